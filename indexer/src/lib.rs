@@ -1,0 +1,4 @@
+//! tack's indexer: files → tree-sitter symbols → graph → ranks. Knows nothing of MCP, async
+//! runtimes or processes.
+
+pub mod walk;

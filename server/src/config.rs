@@ -1,0 +1,49 @@
+//! Finding the root and reading `tack.toml`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use tack_tools::Config;
+
+/// The git top level of the current directory, else the current directory.
+pub fn default_root() -> anyhow::Result<PathBuf> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(&cwd).to_path_buf())
+}
+
+/// Reads `tack.toml` at the root; no file means every default.
+pub fn load(root: &Path) -> anyhow::Result<Config> {
+    let path = root.join("tack.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    };
+    toml::from_str(&text).with_context(|| format!("{} is not a valid tack configuration", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_means_defaults_and_settings_override_them() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load(dir.path()).unwrap(), Config::default());
+        std::fs::write(dir.path().join("tack.toml"), "[output]\nmax_tokens = 2000\n[run]\ntimeout_s = 30\n")
+            .unwrap();
+        let config = load(dir.path()).unwrap();
+        assert_eq!(config.output.max_tokens, 2000);
+        assert_eq!(config.run.timeout_s, 30);
+        assert_eq!(config.run.deny, Config::default().run.deny, "unset keys keep their defaults");
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_in_the_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("tack.toml"), "[run]\ntimeout = 30\n").unwrap();
+        let err = format!("{:#}", load(dir.path()).unwrap_err());
+        assert!(err.contains("timeout"), "{err}");
+        assert!(err.contains("tack.toml"), "{err}");
+    }
+}

@@ -1,0 +1,171 @@
+//! The MCP server: tool listing and calls over rmcp, for stdio and streamable HTTP, with
+//! per-session state keyed the way each transport identifies a session.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+use tack_tools::{CallContext, Session, Toolbox};
+
+use crate::to_mcp;
+
+/// How many HTTP sessions keep their state; the least recently used is dropped beyond this.
+const MAX_SESSIONS: usize = 256;
+
+/// What every connection shares: the toolbox (root, configuration, later the index) and the
+/// state of each HTTP session.
+pub struct Shared {
+    pub toolbox: Toolbox,
+    sessions: Mutex<SessionTable>,
+}
+
+#[derive(Default)]
+struct SessionTable {
+    by_key: HashMap<String, (u64, Arc<Session>)>,
+    clock: u64,
+}
+
+impl Shared {
+    pub fn new(toolbox: Toolbox) -> Arc<Self> {
+        Arc::new(Self { toolbox, sessions: Mutex::new(SessionTable::default()) })
+    }
+
+    /// The session for `key`, created on first use; the least recently used one is dropped
+    /// when the table is full.
+    fn session(&self, key: &str) -> Arc<Session> {
+        let mut table = self.sessions.lock().expect("session table lock");
+        table.clock += 1;
+        let now = table.clock;
+        if let Some((used, session)) = table.by_key.get_mut(key) {
+            *used = now;
+            return session.clone();
+        }
+        if table.by_key.len() >= MAX_SESSIONS
+            && let Some(oldest) =
+                table.by_key.iter().min_by_key(|(_, (used, _))| *used).map(|(k, _)| k.clone())
+        {
+            table.by_key.remove(&oldest);
+        }
+        let session = Arc::new(Session::new());
+        table.by_key.insert(key.to_string(), (now, session.clone()));
+        session
+    }
+}
+
+/// The rmcp handler. Over stdio the process is the session; over HTTP a legacy session is
+/// its `Mcp-Session-Id`, and 2026-07-28 requests (which have no session) share one state.
+#[derive(Clone)]
+pub struct TackServer {
+    shared: Arc<Shared>,
+    stdio_session: Option<Arc<Session>>,
+}
+
+impl TackServer {
+    pub fn stdio(shared: Arc<Shared>) -> Self {
+        Self { shared, stdio_session: Some(Arc::new(Session::new())) }
+    }
+
+    pub fn http(shared: Arc<Shared>) -> Self {
+        Self { shared, stdio_session: None }
+    }
+
+    fn session(&self, context: &RequestContext<RoleServer>) -> Arc<Session> {
+        if let Some(session) = &self.stdio_session {
+            return session.clone();
+        }
+        let key = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|value| value.to_str().ok())
+            .map(|id| format!("http:{id}"))
+            .unwrap_or_else(|| "stateless".to_string());
+        self.shared.session(&key)
+    }
+}
+
+/// Whether the client's protocol revision lets the tool list change during a connection.
+fn list_can_change(context: &RequestContext<RoleServer>) -> bool {
+    match context.protocol_version() {
+        Some(version) => version.as_str() < ProtocolVersion::V_2026_07_28.as_str(),
+        None => true,
+    }
+}
+
+impl ServerHandler for TackServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+            .with_server_info(Implementation::new("tack", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.shared.toolbox.instructions())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let session = self.session(&context);
+        let tools = self
+            .shared
+            .toolbox
+            .listed(&session, list_can_change(&context))
+            .into_iter()
+            .map(to_mcp::tool)
+            .collect();
+        Ok(ListToolsResult { tools, ..Default::default() })
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.shared.toolbox.spec(name).map(to_mcp::tool)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        if self.shared.toolbox.spec(&name).is_none() {
+            return Err(McpError::invalid_params(
+                format!("unknown tool: {name}; tools/list names the tools, find_tools describes them"),
+                None,
+            ));
+        }
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let session = self.session(&context);
+        let progress = context.meta.get_progress_token().map(|token| {
+            let peer = context.peer.clone();
+            let runtime = tokio::runtime::Handle::current();
+            Box::new(move |progress: f64, total: Option<f64>, message: &str| {
+                let mut param = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
+                if let Some(total) = total {
+                    param = param.with_total(total);
+                }
+                let peer = peer.clone();
+                runtime.spawn(async move {
+                    let _ = peer.notify_progress(param).await;
+                });
+            }) as tack_tools::Progress
+        });
+        let ctx =
+            CallContext { cancel: context.ct.clone(), progress, list_can_change: list_can_change(&context) };
+        let shared = self.shared.clone();
+        let tool_name = name.clone();
+        let outcome =
+            tokio::task::spawn_blocking(move || shared.toolbox.call(&session, &tool_name, args, &ctx))
+                .await
+                .map_err(|err| McpError::internal_error(format!("tool {name} failed: {err}"), None))?;
+        if outcome.tools_changed
+            && let Err(err) = context.peer.notify_tool_list_changed().await
+        {
+            tracing::debug!("could not send tools/list_changed: {err}");
+        }
+        Ok(to_mcp::result(outcome.observation).into())
+    }
+}

@@ -1,0 +1,43 @@
+//! The one place tack's own types become MCP types: a [`ToolSpec`] becomes a `Tool`, an
+//! [`Observation`] becomes a `CallToolResult`.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
+use serde_json::{Map, Value, json};
+use tack_tools::{Group, Observation, ToolSpec};
+
+/// The protocol form of a tool. Core tools carry `anthropic/alwaysLoad`, so clients with tool
+/// search keep them loaded.
+pub fn tool(spec: &ToolSpec) -> Tool {
+    let a = spec.annotations;
+    let annotations = ToolAnnotations::with_title(spec.title)
+        .read_only(a.read_only)
+        .destructive(a.destructive)
+        .idempotent(a.idempotent)
+        .open_world(a.open_world);
+    let mut tool = Tool::new(spec.name, spec.description, Arc::new(spec.input_schema.clone()))
+        .with_title(spec.title)
+        .with_annotations(annotations);
+    if let Some(schema) = &spec.output_schema {
+        tool = tool.with_raw_output_schema(Arc::new(schema.clone()));
+    }
+    if spec.group == Group::Core {
+        let mut meta = Map::new();
+        meta.insert("anthropic/alwaysLoad".into(), json!(true));
+        tool = tool.with_meta(rmcp::model::MetaObject(meta));
+    }
+    tool
+}
+
+/// The protocol form of a result: the text as a text block, the data as `structuredContent`,
+/// and `isError` for failures the agent can act on.
+pub fn result(observation: Observation) -> CallToolResult {
+    let content = vec![ContentBlock::text(observation.text)];
+    let mut result =
+        if observation.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    if let Some(data @ Value::Object(_)) = observation.structured {
+        result.structured_content = Some(data);
+    }
+    result
+}

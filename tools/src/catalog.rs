@@ -1,0 +1,245 @@
+//! The tool catalogue: every tool's name, group, description, annotations and schemas, in the
+//! fixed order clients see them.
+
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value, json};
+
+use crate::discover::{CallToolParams, FindToolsOutput, FindToolsParams};
+use crate::read_file::{ReadFileOutput, ReadFileParams};
+use crate::read_output::{ReadOutputOutput, ReadOutputParams};
+use crate::run::{RunOutput, RunParams};
+use crate::search::{SearchOutput, SearchParams};
+
+/// Where a tool is found: core tools are always listed, the rest through `find_tools`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    Core,
+    Navigate,
+    Patch,
+    State,
+    Output,
+}
+
+impl Group {
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Core => "core",
+            Group::Navigate => "navigate",
+            Group::Patch => "patch",
+            Group::State => "state",
+            Group::Output => "output",
+        }
+    }
+}
+
+/// The MCP behaviour hints, in tack's own terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+const READS: Annotations =
+    Annotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+/// One tool as clients see it.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub group: Group,
+    pub description: &'static str,
+    pub annotations: Annotations,
+    /// Removed under `--read-only`.
+    pub writes: bool,
+    pub input_schema: Map<String, Value>,
+    pub output_schema: Option<Map<String, Value>>,
+}
+
+/// Every tool tack has, in the order clients see them.
+pub fn all() -> &'static [ToolSpec] {
+    static ALL: OnceLock<Vec<ToolSpec>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        vec![
+            ToolSpec {
+                name: "search",
+                title: "Search code",
+                group: Group::Core,
+                description: "Search the repository's code for text (mode=text), a regex (mode=regex) or words \
+                    (auto, default). Answers `N matches in M files`, then files best first with their best \
+                    numbered lines. Skips .gitignore'd files; path= takes a folder or a glob like src/**/*.py.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<SearchParams>(),
+                output_schema: Some(output_schema::<SearchOutput>()),
+            },
+            ToolSpec {
+                name: "read_file",
+                title: "Read a file",
+                group: Group::Core,
+                description: "Read a file as numbered lines, 100 at a time (start= first line, 1-based; lines= how \
+                    many), or list a directory. The header says how many lines lie above and below. Returns the \
+                    file's version, a content hash for conflict-checked edits.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<ReadFileParams>(),
+                output_schema: Some(output_schema::<ReadFileOutput>()),
+            },
+            ToolSpec {
+                name: "run",
+                title: "Run a shell command",
+                group: Group::Core,
+                description: "Run a shell command (sh -c) in the repository root. First line `exit=N` or `timeout \
+                    after Ns`, then stdout and stderr merged in order. Long output keeps head and tail; the middle \
+                    stays readable with read_output. Timeout 120 s by default, 600 at most.",
+                annotations: Annotations { read_only: false, destructive: true, idempotent: false, open_world: true },
+                writes: true,
+                input_schema: input_schema::<RunParams>(),
+                output_schema: Some(output_schema::<RunOutput>()),
+            },
+            ToolSpec {
+                name: "find_tools",
+                title: "Find more tools",
+                group: Group::Core,
+                description: "Find tack's specialised tools (navigation, patches, plans, paging cut output) by words \
+                    such as `references` or `output`; without query, list them all with their input schemas. \
+                    Found tools can be called at once with call_tool.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<FindToolsParams>(),
+                output_schema: Some(output_schema::<FindToolsOutput>()),
+            },
+            ToolSpec {
+                name: "call_tool",
+                title: "Call a tool by name",
+                group: Group::Core,
+                description: "Call any tack tool by name with its arguments object, such as \
+                    call_tool(name=\"read_output\", arguments={\"handle\": \"h1\"}): the stable route to the tools \
+                    find_tools reveals.",
+                annotations: Annotations { read_only: false, destructive: true, idempotent: false, open_world: true },
+                writes: false,
+                input_schema: input_schema::<CallToolParams>(),
+                output_schema: None,
+            },
+            ToolSpec {
+                name: "read_output",
+                title: "Page through cut output",
+                group: Group::Output,
+                description: "Page through the full text of a result that was cut: handle from the cut marker (such \
+                    as h3), start= first line, lines= how many (default 200), grep= a regex to keep only matching \
+                    lines.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<ReadOutputParams>(),
+                output_schema: Some(output_schema::<ReadOutputOutput>()),
+            },
+        ]
+    })
+}
+
+/// A plain-object input schema: no `$schema`, no title, no root combinators.
+fn input_schema<T: JsonSchema>() -> Map<String, Value> {
+    let schema = settings().into_generator().into_root_schema_for::<T>();
+    tidy(schema.to_value())
+}
+
+/// An output schema for what the tool serializes, plus the `output_handle` every result may
+/// carry when its text was cut.
+fn output_schema<T: JsonSchema>() -> Map<String, Value> {
+    let schema = settings().for_serialize().into_generator().into_root_schema_for::<T>();
+    let mut map = tidy(schema.to_value());
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        props.insert(
+            "output_handle".into(),
+            json!({"type": "string", "description": "Set when the text was cut: the handle read_output pages."}),
+        );
+    }
+    map
+}
+
+/// Draft 2020-12 (the MCP default) with every subschema inlined: no `$defs` to chase.
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)
+}
+
+fn tidy(mut value: Value) -> Map<String, Value> {
+    simplify(&mut value);
+    let Value::Object(mut map) = value else { unreachable!("a struct's schema is an object") };
+    map.remove("$schema");
+    map.remove("title");
+    map.remove("description");
+    map
+}
+
+/// Strips what an agent does not need to read and some clients warn about: `null` in types and
+/// enums of optional fields (absent is how tack spells "not given"), `default: null`, the
+/// `uint64` formats, and line breaks that doc comments leave in descriptions.
+fn simplify(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            if map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"))
+            {
+                map.remove("format");
+                if map.get("minimum") == Some(&json!(0)) {
+                    map.remove("minimum");
+                }
+            }
+            if let Some(Value::Array(types)) = map.get("type") {
+                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if kept.len() == 1 {
+                    map.insert("type".into(), kept[0].clone());
+                }
+            }
+            if let Some(Value::Array(variants)) = map.get_mut("enum") {
+                variants.retain(|v| !v.is_null());
+            }
+            if let Some(Value::String(text)) = map.get_mut("description") {
+                *text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            }
+            for child in map.values_mut() {
+                simplify(child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(simplify),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_descriptions_short() {
+        let mut names: Vec<&str> = all().iter().map(|t| t.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all().len());
+        for tool in all() {
+            assert!(tool.description.len() <= 320, "{} has {} chars", tool.name, tool.description.len());
+            assert!(!tool.description.contains("  "), "{} has a double space", tool.name);
+        }
+    }
+
+    #[test]
+    fn input_schemas_are_plain_objects() {
+        for tool in all() {
+            let schema = &tool.input_schema;
+            assert_eq!(schema.get("type"), Some(&json!("object")), "{}", tool.name);
+            for combinator in ["anyOf", "oneOf", "allOf", "$schema"] {
+                assert!(!schema.contains_key(combinator), "{} has {combinator}", tool.name);
+            }
+        }
+    }
+}

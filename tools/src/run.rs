@@ -1,0 +1,224 @@
+//! `run`: a shell command in the root, its process group killed on timeout or cancellation,
+//! stdout and stderr merged in the order they were written.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::lenient;
+use crate::observation::Observation;
+use crate::toolbox::{CallContext, Toolbox};
+
+/// The longest timeout a call may ask for, in seconds.
+pub const MAX_TIMEOUT_S: u64 = 600;
+/// Output kept in memory per command: the first and the last this many bytes.
+const KEEP_HEAD: usize = 16 * 1024 * 1024;
+const KEEP_TAIL: usize = 16 * 1024 * 1024;
+/// After the shell exits, how long to wait for the output pipe to drain.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunParams {
+    /// The command line, run with `sh -c` in the repository root.
+    pub command: String,
+    /// Seconds before the command's process group is killed (default 120, at most 600).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub timeout_s: Option<u64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RunOutput {
+    /// The exit code; absent when the command was killed or died of a signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// True when the timeout killed the command.
+    pub timed_out: bool,
+    /// True when the client cancelled the call and the command was killed.
+    pub cancelled: bool,
+    /// Lines of output the command wrote (stdout and stderr together).
+    pub output_lines: u64,
+}
+
+/// How the command ended.
+enum End {
+    Exited(Option<i32>, Option<i32>),
+    TimedOut(u64),
+    Cancelled,
+}
+
+pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observation {
+    let command = params.command.trim();
+    if command.is_empty() {
+        return Observation::error("cannot run an empty command; pass command=\"...\"");
+    }
+    if let Some(rule) = toolbox.denied(command) {
+        return Observation::error(format!(
+            "refused: the command matches the deny rule /{rule}/ ([run] deny in tack.toml); nothing was run. \
+             If it must run, a person can run it outside tack"
+        ));
+    }
+    let timeout_s = params.timeout_s.unwrap_or(toolbox.config().run.timeout_s).clamp(1, MAX_TIMEOUT_S);
+
+    let (reader, writer) = match std::io::pipe() {
+        Ok(pair) => pair,
+        Err(err) => return Observation::error(format!("cannot run: no pipe for the output ({err})")),
+    };
+    let writer_err = match writer.try_clone() {
+        Ok(w) => w,
+        Err(err) => return Observation::error(format!("cannot run: no pipe for the output ({err})")),
+    };
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(toolbox.root().path())
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer_err)
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(err) => return Observation::error(format!("cannot start /bin/sh: {err}")),
+    };
+    // Drop our copies of the write end, so the pipe closes when the group is gone.
+    drop(cmd);
+    let pgid = child.id() as i32;
+
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut reader = reader;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if tx.send(buf[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(timeout_s);
+    let mut capture = Capture::default();
+    let mut last_progress = started;
+    let end = loop {
+        match rx.recv_timeout(Duration::from_millis(25)) {
+            Ok(chunk) => capture.push(&chunk),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {}
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            use std::os::unix::process::ExitStatusExt;
+            break End::Exited(status.code(), status.signal());
+        }
+        if ctx.cancel.is_cancelled() {
+            kill_group(pgid);
+            let _ = child.wait();
+            break End::Cancelled;
+        }
+        if Instant::now() >= deadline {
+            kill_group(pgid);
+            let _ = child.wait();
+            break End::TimedOut(timeout_s);
+        }
+        if last_progress.elapsed() >= Duration::from_secs(5) {
+            last_progress = Instant::now();
+            let secs = started.elapsed().as_secs();
+            ctx.progress(secs as f64, Some(timeout_s as f64), &format!("running for {secs} s"));
+        }
+    };
+    // Whatever the shell left running in its group dies with it, so the pipe can close.
+    kill_group(pgid);
+    let drain_until = Instant::now() + DRAIN_GRACE;
+    while let Some(left) = drain_until.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(chunk) => capture.push(&chunk),
+            Err(_) => break,
+        }
+    }
+
+    let (first_line, exit_code, timed_out, cancelled) = match end {
+        End::Exited(Some(code), _) => (format!("exit={code}"), Some(code), false, false),
+        End::Exited(None, signal) => {
+            (format!("exit=killed by signal {}", signal.unwrap_or(0)), None, false, false)
+        }
+        End::TimedOut(s) => {
+            (format!("timeout after {s}s (the command's process group was killed)"), None, true, false)
+        }
+        End::Cancelled => {
+            ("cancelled (the command's process group was killed)".to_string(), None, false, true)
+        }
+    };
+    let body = capture.into_text();
+    let output_lines = body.lines().count() as u64;
+    let mut text = first_line;
+    text.push('\n');
+    if body.is_empty() {
+        text.push_str("(no output)\n");
+    } else {
+        text.push_str(&body);
+        if !body.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    let out = RunOutput { exit_code, timed_out, cancelled, output_lines };
+    Observation::ok(text, json!(out))
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; it has no memory effects.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+/// The command's output: all of it up to a bound, then the first and last parts.
+#[derive(Default)]
+struct Capture {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    dropped: usize,
+}
+
+impl Capture {
+    fn push(&mut self, chunk: &[u8]) {
+        let room = KEEP_HEAD.saturating_sub(self.head.len());
+        let (to_head, rest) = chunk.split_at(room.min(chunk.len()));
+        self.head.extend_from_slice(to_head);
+        self.tail.extend(rest);
+        if self.tail.len() > KEEP_TAIL {
+            let excess = self.tail.len() - KEEP_TAIL;
+            self.tail.drain(..excess);
+            self.dropped += excess;
+        }
+    }
+
+    fn into_text(self) -> String {
+        let mut bytes = self.head;
+        if self.dropped > 0 {
+            bytes.extend_from_slice(
+                format!(
+                    "\n[… {} bytes of output were not kept: tack keeps the first and last 16 MB …]\n",
+                    self.dropped
+                )
+                .as_bytes(),
+            );
+        }
+        bytes.extend(self.tail);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}

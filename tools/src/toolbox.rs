@@ -1,0 +1,253 @@
+//! The toolbox: the shared workspace (root, configuration, file filter) and the one entry point
+//! that runs a tool by name and shapes what it returns.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use regex::Regex;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::catalog::{self, Group, ToolSpec};
+use crate::config::Config;
+use crate::discover;
+use crate::guard::Root;
+use crate::observation::Observation;
+use crate::read_file;
+use crate::read_output;
+use crate::run;
+use crate::search;
+use crate::session::Session;
+use crate::shape::{self, human_bytes};
+
+/// Which tools are listed from the start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// The core tools; the rest are found with `find_tools`.
+    #[default]
+    Core,
+    /// Every tool.
+    Full,
+}
+
+/// Reports progress on long work: `(progress, total, message)`.
+pub type Progress = Box<dyn Fn(f64, Option<f64>, &str) + Send + Sync>;
+
+/// What one call may consult besides its arguments.
+#[derive(Default)]
+pub struct CallContext {
+    /// Cancelled when the client cancels the call; long work polls it and stops.
+    pub cancel: CancellationToken,
+    /// Where progress goes, when the client asked for it.
+    pub progress: Option<Progress>,
+    /// Whether the client's tool list may change during the connection (2025 protocol
+    /// revisions) or must stay fixed (2026-07-28, where `call_tool` is the route).
+    pub list_can_change: bool,
+}
+
+impl CallContext {
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: &str) {
+        if let Some(report) = &self.progress {
+            report(progress, total, message);
+        }
+    }
+}
+
+/// The result of [`Toolbox::call`].
+#[derive(Debug)]
+pub struct CallOutcome {
+    pub observation: Observation,
+    /// The session's tool list changed: the server should notify the client.
+    pub tools_changed: bool,
+}
+
+/// Everything the tools share: the root, the configuration, the file filter.
+pub struct Toolbox {
+    root: Root,
+    config: Config,
+    profile: Profile,
+    specs: Vec<ToolSpec>,
+    deny: Vec<(String, Regex)>,
+    filter: tack_indexer::walk::Filter,
+}
+
+impl Toolbox {
+    /// Opens a workspace. Fails, naming the setting, when the configuration is unusable.
+    pub fn new(root: &Path, config: Config, profile: Profile, read_only: bool) -> anyhow::Result<Self> {
+        let root = Root::new(root).with_context(|| format!("cannot open the root {}", root.display()))?;
+        let mut deny = Vec::new();
+        for rule in &config.run.deny {
+            let re =
+                Regex::new(rule).with_context(|| format!("[run] deny rule {rule:?} is not a valid regex"))?;
+            deny.push((rule.clone(), re));
+        }
+        let filter = tack_indexer::walk::Filter::new(root.path(), &config.ignore)
+            .context("an ignore glob in tack.toml does not parse")?;
+        if config.output.max_tokens < 500 {
+            anyhow::bail!("[output] max_tokens must be at least 500, got {}", config.output.max_tokens);
+        }
+        let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
+        Ok(Self { root, config, profile, specs, deny, filter })
+    }
+
+    pub fn root(&self) -> &Root {
+        &self.root
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Every tool this workspace offers (fewer under `--read-only`), in catalogue order.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.specs.iter().find(|t| t.name == name)
+    }
+
+    /// The tools to list for a session: core ones, everything under the full profile, and
+    /// what `find_tools` revealed when the client's list may change.
+    pub fn listed(&self, session: &Session, list_can_change: bool) -> Vec<&ToolSpec> {
+        self.specs
+            .iter()
+            .filter(|t| {
+                t.group == Group::Core
+                    || self.profile == Profile::Full
+                    || (list_can_change && session.has_enabled(t.name))
+            })
+            .collect()
+    }
+
+    /// The server's instructions: what tack is for and when to reach for which tool.
+    pub fn instructions(&self) -> String {
+        let mut text = String::from(
+            "tack serves one repository to coding agents, with results shaped to be read at a glance. \
+             search finds code (text, regex, or words from a bug report); read_file shows 100 numbered lines \
+             at a time and says what lies above and below. ",
+        );
+        if self.spec("run").is_some() {
+            text.push_str(
+                "run executes a shell command in the repository root with a timeout (tests, builds, git). ",
+            );
+        }
+        text.push_str(
+            "Every result is capped: a long one keeps its head and tail, and the marker names a handle that \
+             read_output pages. find_tools reveals specialised tools (navigation, patches, plans) and call_tool \
+             calls any tool by name. Paths are relative to the root; nothing outside it is touched. A failed \
+             call answers with what to do next.",
+        );
+        text
+    }
+
+    /// A walker over `dir` with the repository's ignore rules.
+    pub fn walk_builder(&self, dir: &Path) -> ignore::WalkBuilder {
+        self.filter.builder(dir)
+    }
+
+    /// The deny rule `command` matches, if any.
+    pub fn denied(&self, command: &str) -> Option<&str> {
+        self.deny.iter().find(|(_, re)| re.is_match(command)).map(|(rule, _)| rule.as_str())
+    }
+
+    /// Runs the tool `name` with JSON `args` and shapes the result to the cap.
+    pub fn call(&self, session: &Session, name: &str, args: Value, ctx: &CallContext) -> CallOutcome {
+        let (observation, tools_changed) = match self.dispatch(session, name, args, ctx) {
+            Ok(pair) => pair,
+            Err(observation) => (observation, false),
+        };
+        let observation = self.shape(session, name, observation);
+        CallOutcome { observation, tools_changed }
+    }
+
+    fn dispatch(
+        &self,
+        session: &Session,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> Result<(Observation, bool), Observation> {
+        if self.spec(name).is_none() {
+            return Err(Observation::error(format!(
+                "no tool named {name:?} is available; find_tools lists the tools"
+            )));
+        }
+        let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+        let observation = match name {
+            "search" => search::search(self, parse(name, args)?),
+            "read_file" => read_file::read_file(self, parse(name, args)?),
+            "run" => run::run(self, parse(name, args)?, ctx),
+            "read_output" => read_output::read_output(session, parse(name, args)?),
+            "find_tools" => return Ok(discover::find_tools(self, session, parse(name, args)?, ctx)),
+            "call_tool" => {
+                let (target, arguments) = discover::call_target(self, parse(name, args)?)?;
+                return self.dispatch(session, &target, arguments, ctx);
+            }
+            other => unreachable!("catalogue tool {other} has no dispatch arm"),
+        };
+        Ok((observation, false))
+    }
+
+    /// Applies the cap: over it, keep head and tail and spill the full text under a handle
+    /// (except for `read_output`, which pages handles and never makes new ones).
+    fn shape(&self, session: &Session, name: &str, mut observation: Observation) -> Observation {
+        let max_tokens = self.config.output.max_tokens;
+        if shape::fits(&observation.text, max_tokens) {
+            return observation;
+        }
+        if name == "read_output" {
+            let (text, _) = shape::head_tail(&observation.text, max_tokens, |o| {
+                format!(
+                    "[… {} lines ({}) omitted to stay under {max_tokens} tokens; ask for fewer lines, or use grep= …]",
+                    o.lines,
+                    human_bytes(o.bytes)
+                )
+            });
+            observation.text = text;
+            return observation;
+        }
+        let full = std::mem::take(&mut observation.text);
+        let handle = session.outputs.lock().expect("outputs lock").put(full.clone());
+        let (text, _) = shape::head_tail(&full, max_tokens, |o| marker(&handle, o, max_tokens));
+        observation.text = text;
+        if let Some(Value::Object(map)) = &mut observation.structured {
+            map.insert("output_handle".into(), Value::String(handle));
+        }
+        observation
+    }
+}
+
+/// The line that replaces the cut middle of a result.
+fn marker(handle: &str, o: &shape::Omission, max_tokens: usize) -> String {
+    if o.lines == 0 {
+        return format!(
+            "[… long lines were shortened ({} cut) to stay under {max_tokens} tokens; the full text is kept: read_output(handle=\"{handle}\") …]",
+            human_bytes(o.bytes)
+        );
+    }
+    let last = o.first_line + o.lines - 1;
+    format!(
+        "[… {} lines ({}) omitted: lines {}-{last} of {}. The full text is kept: read_output(handle=\"{handle}\", start={}) pages it, grep= filters it …]",
+        o.lines,
+        human_bytes(o.bytes),
+        o.first_line,
+        o.total_lines,
+        o.first_line
+    )
+}
+
+/// Decodes a tool's arguments; a mismatch is an error result naming the problem and the fields.
+fn parse<T: DeserializeOwned>(name: &str, args: Value) -> Result<T, Observation> {
+    serde_json::from_value(args).map_err(|err| {
+        let fields = catalog::all()
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.input_schema.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default();
+        Observation::error(format!("invalid arguments for {name}: {err}; its arguments are: {fields}"))
+    })
+}
