@@ -76,7 +76,7 @@ pub fn read_output(session: &Session, params: ReadOutputParams) -> Observation {
         ));
     }
     let mut body = String::new();
-    let mut shown = 0u64;
+    let shown: u64;
     let mut next_start = None;
     let mut matching = None;
     match params.grep.as_deref().map(str::trim).filter(|g| !g.is_empty()) {
