@@ -1,1 +1,85 @@
-//! Shared helpers for the end-to-end tests live in the test files; this crate has no library code.
+//! Helpers for the end-to-end tests: build and find the real `tack` binary, start it over stdio
+//! or HTTP, and make small repositories to point it at.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// The `tack` binary of this workspace, built once per test process with the same profile as
+/// the tests (so `cargo test` alone is enough).
+pub fn tack_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "tack", "--bin", "tack"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build -p tack failed");
+        // The test executable lives in target/<profile>/deps; the binary one level up.
+        let exe = std::env::current_exe().expect("current exe");
+        let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+        let binary = dir.join("tack");
+        assert!(binary.exists(), "{} is missing", binary.display());
+        binary
+    })
+}
+
+/// A small repository: a Python package, a Rust file, a 1,000-line text file, and a word in
+/// 30 files.
+pub fn sample_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("shop/cart.py", "class Cart:\n    def add(self, item):\n        self.items.append(item)\n");
+    write("shop/__init__.py", "from .cart import Cart\n");
+    write("src/lib.rs", "pub fn area(r: f64) -> f64 {\n    3.14 * r * r\n}\n");
+    write("notes/big.txt", &(1..=1000).map(|i| format!("line {i}\n")).collect::<String>());
+    for i in 0..30 {
+        write(&format!("words/w{i:02}.txt"), "a marker word\n");
+    }
+    dir
+}
+
+/// A `tack serve --http 127.0.0.1:0` process and the URL it serves.
+pub struct HttpServer {
+    pub child: Child,
+    pub url: String,
+}
+
+/// Starts `tack serve --http` on a free loopback port and waits until it listens.
+pub async fn start_http(root: &Path, extra: &[&str]) -> HttpServer {
+    let mut child = Command::new(tack_binary())
+        .args(["serve", "--http", "127.0.0.1:0", "--root"])
+        .arg(root)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("tack starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.strip_prefix("tack: serving MCP at ") {
+                return url.trim().to_string();
+            }
+        }
+        panic!("tack exited before serving");
+    })
+    .await
+    .expect("tack serves within 30 s");
+    // Keep draining stderr so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    HttpServer { child, url }
+}

@@ -1,0 +1,271 @@
+//! End-to-end: the real `tack` binary driven by rmcp's client over stdio (legacy handshake and
+//! 2026-07-28 discovery) and over streamable HTTP with two sessions at once.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use expect_test::expect_file;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam,
+    ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tack_tests::{sample_repo, start_http, tack_binary};
+
+/// A client that counts the notifications tack sends.
+#[derive(Clone, Default)]
+struct Recorder {
+    list_changed: Arc<AtomicUsize>,
+    progress: Arc<std::sync::Mutex<Vec<f64>>>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params.progress);
+    }
+}
+
+type Client = RunningService<RoleClient, Recorder>;
+
+fn stdio_transport(root: &std::path::Path, extra: &[&str]) -> TokioChildProcess {
+    let root = root.to_path_buf();
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
+        cmd.arg("serve").arg("--root").arg(&root).args(&extra).env("TACK_LOG", "warn");
+    }))
+    .expect("tack starts")
+}
+
+async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+        .await
+        .expect("tools/call")
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content.first().and_then(|c| c.as_text()).map(|t| t.text.as_str()).unwrap_or("")
+}
+
+async fn tool_names(client: &Client) -> Vec<String> {
+    client.list_tools(None).await.expect("tools/list").tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+#[tokio::test]
+async fn stdio_legacy_client_lists_calls_and_discovers_tools() {
+    let repo = sample_repo();
+    let recorder = Recorder::default();
+    let client = recorder.clone().serve(stdio_transport(repo.path(), &[])).await.expect("handshake");
+    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2025_11_25);
+
+    let listed = client.list_tools(None).await.unwrap();
+    let json = serde_json::to_string_pretty(&listed.tools).unwrap();
+    expect_file!["snapshots/tools_list.json"].assert_eq(&json);
+    for tool in &listed.tools {
+        assert!(tool.annotations.is_some(), "{} has annotations", tool.name);
+        assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
+    }
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(instructions.len() < 2048, "instructions are {} bytes", instructions.len());
+
+    let result = call(&client, "read_file", json!({"path": "notes/big.txt", "start": 450})).await;
+    assert_eq!(
+        text(&result).lines().next(),
+        Some("[notes/big.txt: lines 450-549 of 1000; 449 above, 451 below]")
+    );
+    assert_eq!(text(&result).lines().count(), 101);
+    assert_eq!(result.structured_content.as_ref().unwrap()["total"], json!(1000));
+
+    let result = call(&client, "search", json!({"query": "marker", "mode": "text", "limit": 5})).await;
+    assert!(text(&result).starts_with("30 matches in 30 files\n"), "{}", text(&result));
+    assert_eq!(result.structured_content.as_ref().unwrap()["results"].as_array().unwrap().len(), 5);
+
+    // Discovery: the new tool is listed and the client is told.
+    assert!(!tool_names(&client).await.contains(&"read_output".to_string()));
+    let result = call(&client, "find_tools", json!({"query": "output"})).await;
+    assert!(text(&result).contains("read_output (output)"), "{}", text(&result));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while recorder.list_changed.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(recorder.list_changed.load(Ordering::SeqCst), 1, "one tools/list_changed");
+    assert!(tool_names(&client).await.contains(&"read_output".to_string()));
+
+    // A cut result and its handle, read back directly and through call_tool.
+    let result = call(&client, "run", json!({"command": "seq 1 200000"})).await;
+    let handle = result.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    assert!(text(&result).starts_with("exit=0\n"));
+    assert!(text(&result).contains(&format!("read_output(handle=\"{handle}\", start=")));
+    let page = call(&client, "read_output", json!({"handle": handle, "start": 100000, "lines": 2})).await;
+    assert!(text(&page).contains("100000\t99999\n100001\t100000\n"), "{}", text(&page));
+    let page = call(
+        &client,
+        "call_tool",
+        json!({"name": "read_output", "arguments": {"handle": handle, "start": "5", "lines": "1"}}),
+    )
+    .await;
+    assert!(text(&page).contains("5\t4\n"), "{}", text(&page));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn stdio_2026_client_keeps_a_fixed_list_and_uses_call_tool() {
+    let repo = sample_repo();
+    let client = Recorder::default()
+        .serve_with_lifecycle(
+            stdio_transport(repo.path(), &[]),
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        )
+        .await
+        .expect("discover");
+    let before = tool_names(&client).await;
+    assert_eq!(before, ["search", "read_file", "run", "find_tools", "call_tool"]);
+    let found = call(&client, "find_tools", json!({})).await;
+    assert!(text(&found).contains("call them with call_tool(name, arguments)\n"), "{}", text(&found));
+    assert_eq!(tool_names(&client).await, before, "2026-07-28: the list never changes per connection");
+    let result = call(&client, "run", json!({"command": "seq 1 100000"})).await;
+    let handle = result.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    let page = call(
+        &client,
+        "call_tool",
+        json!({"name": "read_output", "arguments": {"handle": handle, "lines": 2}}),
+    )
+    .await;
+    assert!(text(&page).starts_with(&format!("[{handle}: lines 1-2 of 100001;")), "{}", text(&page));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cancelled_call_kills_its_command_and_the_server_keeps_serving() {
+    let repo = sample_repo();
+    let client = Recorder::default().serve(stdio_transport(repo.path(), &[])).await.unwrap();
+    let pid_file = repo.path().join("sh.pid");
+    let Value::Object(args) = json!({"command": "echo $$ > sh.pid; sleep 1000"}) else { unreachable!() };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("run").with_arguments(args),
+    ));
+    let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pid_file.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    handle.cancel(Some("test".into())).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "the shell {pid} outlived the cancel");
+    let result = call(&client, "run", json!({"command": "echo still here"})).await;
+    assert_eq!(text(&result), "exit=0\nstill here\n");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn long_runs_report_progress_when_asked() {
+    let repo = sample_repo();
+    let recorder = Recorder::default();
+    let client = recorder.clone().serve(stdio_transport(repo.path(), &[])).await.unwrap();
+    let Value::Object(args) = json!({"command": "sleep 6; echo done"}) else { unreachable!() };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("run").with_arguments(args),
+    ));
+    let handle = client.send_request_with_option(request, PeerRequestOptions::no_options()).await.unwrap();
+    handle.await_response().await.unwrap();
+    let progress = recorder.progress.lock().unwrap().clone();
+    assert!(!progress.is_empty(), "no progress notification in a 6 s run");
+    assert!(progress.windows(2).all(|w| w[0] < w[1]), "progress increases: {progress:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn read_only_server_has_no_run() {
+    let repo = sample_repo();
+    let client = Recorder::default().serve(stdio_transport(repo.path(), &["--read-only"])).await.unwrap();
+    assert_eq!(tool_names(&client).await, ["search", "read_file", "find_tools", "call_tool"]);
+    let err = client
+        .call_tool(
+            CallToolRequestParams::new("run")
+                .with_arguments(json!({"command": "touch x"}).as_object().unwrap().clone()),
+        )
+        .await;
+    assert!(err.is_err(), "run is not a tool under --read-only");
+    assert!(!repo.path().join("x").exists());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn http_serves_two_sessions_at_once_with_separate_state() {
+    let repo = sample_repo();
+    let server = start_http(repo.path(), &[]).await;
+    let a = Recorder::default();
+    let b = Recorder::default();
+    let client_a =
+        a.clone().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.unwrap();
+    let client_b =
+        b.clone().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.unwrap();
+
+    // Both at once: a slow command in A does not hold up B.
+    let slow = call(&client_a, "run", json!({"command": "sleep 2; echo a-done"}));
+    let quick = async {
+        let started = Instant::now();
+        let r = call(&client_b, "search", json!({"query": "Cart", "mode": "text"})).await;
+        (r, started.elapsed())
+    };
+    let (slow, (quick, quick_took)) = tokio::join!(slow, quick);
+    assert_eq!(text(&slow), "exit=0\na-done\n");
+    assert!(text(&quick).starts_with("2 matches in 2 files\n"), "{}", text(&quick));
+    assert!(quick_took < Duration::from_secs(2), "B waited for A: {quick_took:?}");
+
+    // Discovery is per session.
+    call(&client_a, "find_tools", json!({"query": "output"})).await;
+    assert!(tool_names(&client_a).await.contains(&"read_output".to_string()));
+    assert!(!tool_names(&client_b).await.contains(&"read_output".to_string()));
+
+    // Handles are per session: B cannot read A's.
+    let cut = call(&client_a, "run", json!({"command": "seq 1 100000"})).await;
+    let handle = cut.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    let mine = call(&client_a, "read_output", json!({"handle": handle, "lines": 1})).await;
+    assert_eq!(mine.is_error, Some(false));
+    let theirs = call(&client_b, "read_output", json!({"handle": handle})).await;
+    assert_eq!(theirs.is_error, Some(true), "{}", text(&theirs));
+
+    client_a.cancel().await.unwrap();
+    client_b.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn http_2026_requests_share_state_without_sessions() {
+    let repo = sample_repo();
+    let server = start_http(repo.path(), &[]).await;
+    let client = Recorder::default()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.url.clone()),
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        )
+        .await
+        .expect("discover over HTTP");
+    let cut = call(&client, "run", json!({"command": "seq 1 100000"})).await;
+    let handle = cut.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    let page = call(
+        &client,
+        "call_tool",
+        json!({"name": "read_output", "arguments": {"handle": handle, "lines": 1}}),
+    )
+    .await;
+    assert_eq!(page.is_error, Some(false), "a handle outlives the request that made it: {}", text(&page));
+    client.cancel().await.unwrap();
+}
