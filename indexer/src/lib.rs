@@ -1,4 +1,6 @@
 //! tack's indexer: files → tree-sitter symbols → graph → ranks. Knows nothing of MCP, async
 //! runtimes or processes.
 
+pub mod lang;
+pub mod syntax;
 pub mod walk;

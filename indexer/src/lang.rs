@@ -1,0 +1,102 @@
+//! The languages tack parses, in one table: a third language is a `queries/<name>/` folder and
+//! one entry here.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Language, Query};
+
+/// A language tack understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Lang {
+    Python,
+    Rust,
+}
+
+/// Everything tack needs to know about one language.
+pub struct LangSpec {
+    pub lang: Lang,
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+    pub grammar: fn() -> Language,
+    /// The tags query (`queries/<name>/tags.scm`): definitions and references.
+    pub tags: &'static str,
+}
+
+/// The table. Order is the order of [`Lang`].
+pub const LANGS: &[LangSpec] = &[
+    LangSpec {
+        lang: Lang::Python,
+        name: "python",
+        extensions: &["py", "pyi"],
+        grammar: || tree_sitter_python::LANGUAGE.into(),
+        tags: include_str!("../queries/python/tags.scm"),
+    },
+    LangSpec {
+        lang: Lang::Rust,
+        name: "rust",
+        extensions: &["rs"],
+        grammar: || tree_sitter_rust::LANGUAGE.into(),
+        tags: include_str!("../queries/rust/tags.scm"),
+    },
+];
+
+impl Lang {
+    /// The language of a file, by extension.
+    pub fn from_path(path: &Path) -> Option<Lang> {
+        let ext = path.extension()?.to_str()?;
+        LANGS.iter().find(|spec| spec.extensions.contains(&ext)).map(|spec| spec.lang)
+    }
+
+    pub fn spec(self) -> &'static LangSpec {
+        &LANGS[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The tree-sitter grammar.
+    pub fn grammar(self) -> Language {
+        (self.spec().grammar)()
+    }
+
+    /// The compiled tags query, compiled once per process.
+    pub fn tags_query(self) -> &'static Query {
+        static QUERIES: OnceLock<Vec<Query>> = OnceLock::new();
+        let queries = QUERIES.get_or_init(|| {
+            LANGS
+                .iter()
+                .map(|spec| {
+                    Query::new(&(spec.grammar)(), spec.tags).unwrap_or_else(|err| {
+                        panic!("queries/{}/tags.scm does not compile: {err}", spec.name)
+                    })
+                })
+                .collect()
+        });
+        &queries[self as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles() {
+        for (i, spec) in LANGS.iter().enumerate() {
+            assert_eq!(spec.lang as usize, i, "LANGS is in the order of Lang");
+            let query = Query::new(&(spec.grammar)(), spec.tags);
+            assert!(query.is_ok(), "queries/{}/tags.scm: {:?}", spec.name, query.err());
+        }
+    }
+
+    #[test]
+    fn languages_come_from_extensions() {
+        assert_eq!(Lang::from_path(Path::new("a/b.py")), Some(Lang::Python));
+        assert_eq!(Lang::from_path(Path::new("src/lib.rs")), Some(Lang::Rust));
+        assert_eq!(Lang::from_path(Path::new("README.md")), None);
+        assert_eq!(Lang::from_path(Path::new("Makefile")), None);
+    }
+}
