@@ -8,6 +8,8 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use crate::discover::{CallToolParams, FindToolsOutput, FindToolsParams};
+use crate::edit::{EditFileOutput, EditFileParams};
+use crate::patch_tools::{ApplyPatchParams, ChangedFiles, UndoParams, WriteFileParams};
 use crate::read_file::{ReadFileOutput, ReadFileParams};
 use crate::read_output::{ReadOutputOutput, ReadOutputParams};
 use crate::run::{RunOutput, RunParams};
@@ -46,6 +48,10 @@ pub struct Annotations {
 
 const READS: Annotations =
     Annotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+/// Tools that change files in place: a repeated call may change them again.
+const EDITS: Annotations =
+    Annotations { read_only: false, destructive: true, idempotent: false, open_world: false };
 
 /// One tool as clients see it.
 #[derive(Debug, Clone)]
@@ -91,6 +97,18 @@ pub fn all() -> &'static [ToolSpec] {
                 output_schema: Some(output_schema::<ReadFileOutput>()),
             },
             ToolSpec {
+                name: "edit_file",
+                title: "Edit a file",
+                group: Group::Core,
+                description: "Edit a file: replace old (exact text that occurs once; replace_all=true for every \
+                    occurrence) with new. Refuses edits that add syntax errors (Python, Rust), and with version= \
+                    edits to a file changed since read. Answers with the edited lines.",
+                annotations: EDITS,
+                writes: true,
+                input_schema: input_schema::<EditFileParams>(),
+                output_schema: Some(output_schema::<EditFileOutput>()),
+            },
+            ToolSpec {
                 name: "run",
                 title: "Run a shell command",
                 group: Group::Core,
@@ -125,6 +143,42 @@ pub fn all() -> &'static [ToolSpec] {
                 writes: false,
                 input_schema: input_schema::<CallToolParams>(),
                 output_schema: None,
+            },
+            ToolSpec {
+                name: "apply_patch",
+                title: "Apply a multi-file patch",
+                group: Group::Patch,
+                description: "Apply a patch to several files at once, all or none, in the Codex format: *** Begin \
+                    Patch, then *** Add File: p (+ lines), *** Delete File: p, or *** Update File: p (*** Move to: q, \
+                    @@ context, ' '/-/+ lines), then *** End Patch. Refuses syntax errors. Answers A/M/D lines.",
+                annotations: EDITS,
+                writes: true,
+                input_schema: input_schema::<ApplyPatchParams>(),
+                output_schema: Some(output_schema::<ChangedFiles>()),
+            },
+            ToolSpec {
+                name: "write_file",
+                title: "Write a whole file",
+                group: Group::Patch,
+                description: "Write a whole file: create a new one, or overwrite an existing one only when version= \
+                    is the version read_file returned (so no one else's change is lost). Refuses content that adds \
+                    syntax errors (Python, Rust). Answers with the new version.",
+                annotations: Annotations { read_only: false, destructive: true, idempotent: true, open_world: false },
+                writes: true,
+                input_schema: input_schema::<WriteFileParams>(),
+                output_schema: Some(output_schema::<ChangedFiles>()),
+            },
+            ToolSpec {
+                name: "undo",
+                title: "Undo the last write to a file",
+                group: Group::Patch,
+                description: "Undo this session's last write to a file (by edit_file, write_file, apply_patch or \
+                    replace_symbol), refusing when someone else changed the file since. Call again to go further \
+                    back.",
+                annotations: EDITS,
+                writes: true,
+                input_schema: input_schema::<UndoParams>(),
+                output_schema: Some(output_schema::<ChangedFiles>()),
             },
             ToolSpec {
                 name: "read_output",

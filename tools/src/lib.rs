@@ -7,20 +7,28 @@
 mod catalog;
 mod config;
 mod discover;
+mod edit;
+mod fsutil;
 mod guard;
 mod lenient;
+mod matcher;
 mod observation;
 mod outputs;
+mod patch;
+mod patch_tools;
 mod read_file;
 mod read_output;
 mod run;
 mod search;
 mod session;
 mod shape;
+mod syntax_guard;
 mod toolbox;
+mod writer;
 
 pub use catalog::{Annotations, Group, ToolSpec};
 pub use config::{Config, OutputConfig, RunConfig};
+pub use fsutil::{is_temp_name, version_of};
 pub use guard::{PathError, ResolvedPath, Root};
 pub use observation::Observation;
 pub use session::Session;

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::fsutil::{self, VersionCache};
 use crate::guard::ResolvedPath;
 use crate::lenient;
 use crate::observation::Observation;
@@ -75,7 +76,7 @@ pub fn read_file(toolbox: &Toolbox, params: ReadFileParams) -> Observation {
     }
     let start = params.start.unwrap_or(1).max(1);
     let count = params.lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
-    match read_window(&resolved, start, count) {
+    match read_window(&resolved, start, count, toolbox.versions()) {
         Ok(obs) => obs,
         Err(err) => Observation::error(format!("cannot read {}: {err}", resolved.rel)),
     }
@@ -88,7 +89,12 @@ fn parent_of(rel: &str) -> &str {
     }
 }
 
-fn read_window(resolved: &ResolvedPath, start: u64, count: u64) -> std::io::Result<Observation> {
+fn read_window(
+    resolved: &ResolvedPath,
+    start: u64,
+    count: u64,
+    versions: &VersionCache,
+) -> std::io::Result<Observation> {
     let mut reader = BufReader::with_capacity(64 * 1024, File::open(&resolved.abs)?);
     let head = reader.fill_buf()?;
     if head[..head.len().min(8_000)].contains(&0) {
@@ -100,6 +106,8 @@ fn read_window(resolved: &ResolvedPath, start: u64, count: u64) -> std::io::Resu
     }
     // Stream the file once: hash every byte, count every line, keep only the window.
     let mut hasher = blake3::Hasher::new();
+    // A small file's content is kept by version, so a later conflict can show what changed.
+    let mut kept: Option<Vec<u8>> = Some(Vec::new());
     let mut window = String::new();
     let mut line_no: u64 = 0;
     let mut buf = Vec::new();
@@ -112,6 +120,7 @@ fn read_window(resolved: &ResolvedPath, start: u64, count: u64) -> std::io::Resu
             break;
         }
         hasher.update(&buf);
+        keep(&mut kept, &buf);
         line_no += 1;
         if line_no >= start && line_no <= end_wanted {
             if width == 0 {
@@ -127,8 +136,12 @@ fn read_window(resolved: &ResolvedPath, start: u64, count: u64) -> std::io::Resu
     let mut rest = Vec::new();
     reader.read_to_end(&mut rest)?;
     hasher.update(&rest);
+    keep(&mut kept, &rest);
     let total = line_no;
-    let version = hasher.finalize().to_hex()[..16].to_string();
+    let version = fsutil::version_of_hash(&hasher.finalize());
+    if let Some(content) = kept {
+        versions.remember(&content);
+    }
 
     if total == 0 {
         let out = ReadFileOutput {
@@ -175,6 +188,17 @@ fn read_window(resolved: &ResolvedPath, start: u64, count: u64) -> std::io::Resu
         version: Some(version),
     };
     Ok(Observation::ok(format!("{header}\n{window}"), json!(out)))
+}
+
+/// Adds `bytes` to the kept content, or gives up keeping once it is too big to cache.
+fn keep(kept: &mut Option<Vec<u8>>, bytes: &[u8]) {
+    if let Some(content) = kept {
+        if content.len() + bytes.len() > fsutil::CACHE_MAX_FILE {
+            *kept = None;
+        } else {
+            content.extend_from_slice(bytes);
+        }
+    }
 }
 
 fn list_directory(toolbox: &Toolbox, resolved: &ResolvedPath) -> Observation {

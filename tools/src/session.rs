@@ -1,15 +1,18 @@
-//! Per-session state: spilled outputs and the tools this session has discovered.
+//! Per-session state: spilled outputs, the tools this session has discovered, and its writes
+//! (for `undo`).
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use crate::outputs::OutputStore;
+use crate::writer::UndoLog;
 
 /// The state one agent session owns. The index and the configuration are shared; this is not.
 #[derive(Debug, Default)]
 pub struct Session {
     pub(crate) outputs: Mutex<OutputStore>,
     pub(crate) enabled: Mutex<BTreeSet<String>>,
+    pub(crate) undo: Mutex<UndoLog>,
 }
 
 impl Session {

@@ -12,8 +12,11 @@ use tokio_util::sync::CancellationToken;
 use crate::catalog::{self, Group, ToolSpec};
 use crate::config::Config;
 use crate::discover;
+use crate::edit;
+use crate::fsutil::VersionCache;
 use crate::guard::Root;
 use crate::observation::Observation;
+use crate::patch_tools;
 use crate::read_file;
 use crate::read_output;
 use crate::run;
@@ -70,6 +73,7 @@ pub struct Toolbox {
     specs: Vec<ToolSpec>,
     deny: Vec<(String, Regex)>,
     filter: tack_indexer::walk::Filter,
+    versions: VersionCache,
 }
 
 impl Toolbox {
@@ -88,7 +92,7 @@ impl Toolbox {
             anyhow::bail!("[output] max_tokens must be at least 500, got {}", config.output.max_tokens);
         }
         let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
-        Ok(Self { root, config, profile, specs, deny, filter })
+        Ok(Self { root, config, profile, specs, deny, filter, versions: VersionCache::default() })
     }
 
     pub fn root(&self) -> &Root {
@@ -142,6 +146,18 @@ impl Toolbox {
         text
     }
 
+    /// Recent file contents by version, so a refused write can show what changed.
+    pub(crate) fn versions(&self) -> &VersionCache {
+        &self.versions
+    }
+
+    /// Called after every successful write with the root-relative paths written or deleted,
+    /// before the tool answers, so the next call sees the change. Nothing caches file contents
+    /// yet; the symbol index will refresh these paths here.
+    pub(crate) fn files_changed(&self, rel_paths: &[String]) {
+        let _ = rel_paths;
+    }
+
     /// A walker over `dir` with the repository's ignore rules.
     pub fn walk_builder(&self, dir: &Path) -> ignore::WalkBuilder {
         self.filter.builder(dir)
@@ -178,7 +194,11 @@ impl Toolbox {
         let observation = match name {
             "search" => search::search(self, parse(name, args)?),
             "read_file" => read_file::read_file(self, parse(name, args)?),
+            "edit_file" => edit::edit_file(self, session, parse(name, args)?),
             "run" => run::run(self, parse(name, args)?, ctx),
+            "apply_patch" => patch_tools::apply_patch(self, session, parse(name, args)?),
+            "write_file" => patch_tools::write_file(self, session, parse(name, args)?),
+            "undo" => patch_tools::undo(self, session, parse(name, args)?),
             "read_output" => read_output::read_output(session, parse(name, args)?),
             "find_tools" => return Ok(discover::find_tools(self, session, parse(name, args)?, ctx)),
             "call_tool" => {

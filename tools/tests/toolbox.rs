@@ -379,7 +379,7 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
     let tb = toolbox(dir.path());
     let session = Session::new();
     let listed: Vec<&str> = tb.listed(&session, true).iter().map(|t| t.name).collect();
-    assert_eq!(listed, ["search", "read_file", "run", "find_tools", "call_tool"]);
+    assert_eq!(listed, ["search", "read_file", "edit_file", "run", "find_tools", "call_tool"]);
     let ctx = CallContext { list_can_change: true, ..Default::default() };
     let out = tb.call(&session, "find_tools", json!({"query": "page cut output"}), &ctx);
     assert!(out.tools_changed);
@@ -389,8 +389,8 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
         out.observation.text
     );
     let listed: Vec<&str> = tb.listed(&session, true).iter().map(|t| t.name).collect();
-    assert_eq!(listed, ["search", "read_file", "run", "find_tools", "call_tool", "read_output"]);
-    assert_eq!(tb.listed(&session, false).len(), 5, "a fixed-list client keeps the first list");
+    assert_eq!(listed, ["search", "read_file", "edit_file", "run", "find_tools", "call_tool", "read_output"]);
+    assert_eq!(tb.listed(&session, false).len(), 6, "a fixed-list client keeps the first list");
     let again = tb.call(&session, "find_tools", json!({"query": "output"}), &ctx);
     assert!(!again.tools_changed, "nothing new was revealed");
 
