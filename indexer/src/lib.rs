@@ -2,5 +2,6 @@
 //! runtimes or processes.
 
 pub mod lang;
+pub mod symbols;
 pub mod syntax;
 pub mod walk;
