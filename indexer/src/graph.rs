@@ -7,7 +7,18 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
 use crate::index::Snapshot;
-use crate::symbols::RefKind;
+use crate::symbols::{DefKind, RefKind};
+
+const REF_KINDS: [RefKind; 7] = [
+    RefKind::Name,
+    RefKind::Attribute,
+    RefKind::Type,
+    RefKind::Import,
+    RefKind::Inheritance,
+    RefKind::MethodCall,
+    RefKind::Call,
+];
+const N_REF_KINDS: usize = REF_KINDS.len();
 
 /// One edge: `src` references `ident`, which `dst` defines.
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +47,7 @@ pub struct SymbolGraph {
 /// more about a dependency than a bare name that happens to match a definition elsewhere.
 fn ref_weight(kind: RefKind) -> f64 {
     match kind {
-        RefKind::Call | RefKind::Import | RefKind::Inheritance | RefKind::Type => 1.0,
+        RefKind::Call | RefKind::MethodCall | RefKind::Import | RefKind::Inheritance | RefKind::Type => 1.0,
         RefKind::Attribute => 0.5,
         RefKind::Name => 0.25,
     }
@@ -70,32 +81,39 @@ fn ident_multiplier(ident: &str, n_definers: usize) -> f64 {
 impl SymbolGraph {
     pub fn build(snapshot: &Snapshot) -> Self {
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
+        let entries: Vec<&crate::index::FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
         let mut idents: Vec<String> = Vec::new();
         let mut ident_ids: HashMap<String, u32> = HashMap::new();
-        let mut definers: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (file_idx, entry) in snapshot.files.values().enumerate() {
+        // For each identifier, the files defining it and which kinds of definition they hold.
+        let mut defined: HashMap<u32, Vec<(u32, Vec<DefKind>)>> = HashMap::new();
+        for (file_idx, entry) in entries.iter().enumerate() {
             for def in &entry.symbols.defs {
                 let id = *ident_ids.entry(def.name.clone()).or_insert_with(|| {
                     idents.push(def.name.clone());
                     idents.len() as u32 - 1
                 });
-                let list = definers.entry(id).or_default();
-                if list.last() != Some(&(file_idx as u32)) {
-                    list.push(file_idx as u32);
+                let list = defined.entry(id).or_default();
+                match list.last_mut() {
+                    Some((f, kinds)) if *f == file_idx as u32 => {
+                        if !kinds.contains(&def.kind) {
+                            kinds.push(def.kind);
+                        }
+                    }
+                    _ => list.push((file_idx as u32, vec![def.kind])),
                 }
             }
         }
 
-        // Weighted reference counts per (identifier, referencing file), for defined names only.
-        let mut counts: HashMap<u32, Vec<(u32, f64)>> = HashMap::new();
-        for (file_idx, entry) in snapshot.files.values().enumerate() {
-            let mut per_file: HashMap<u32, f64> = HashMap::new();
+        // Weighted reference counts per (identifier, referencing file), by kind of use.
+        let mut counts: HashMap<u32, Vec<(u32, [f64; N_REF_KINDS])>> = HashMap::new();
+        for (file_idx, entry) in entries.iter().enumerate() {
+            let mut per_file: HashMap<u32, [f64; N_REF_KINDS]> = HashMap::new();
             for r in &entry.symbols.refs {
                 if let Some(&id) = ident_ids.get(entry.symbols.ref_name(r)) {
-                    *per_file.entry(id).or_default() += ref_weight(r.kind);
+                    per_file.entry(id).or_insert([0.0; N_REF_KINDS])[r.kind as usize] += ref_weight(r.kind);
                 }
             }
-            let mut per_file: Vec<(u32, f64)> = per_file.into_iter().collect();
+            let mut per_file: Vec<(u32, [f64; N_REF_KINDS])> = per_file.into_iter().collect();
             per_file.sort_by_key(|(id, _)| *id);
             for (id, n) in per_file {
                 counts.entry(id).or_default().push((file_idx as u32, n));
@@ -107,41 +125,57 @@ impl SymbolGraph {
             graph.add_node(i as u32);
         }
         let mut referencers: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut ids: Vec<&u32> = definers.keys().collect();
+        let mut ids: Vec<&u32> = defined.keys().collect();
         ids.sort();
         for &id in ids {
-            let defs = &definers[&id];
-            match counts.get(&id) {
-                Some(refs) => {
-                    let mul = ident_multiplier(&idents[id as usize], defs.len());
-                    for &(src, n) in refs {
-                        // A name the file defines itself most likely means that definition:
-                        // no edge to other definers. And a file using its own definitions
-                        // says nothing about its weight to others (a self-loop would also
-                        // make it a rank sink).
-                        if defs.contains(&src) {
+            let defs = &defined[&id];
+            let mut linked = false;
+            if let Some(refs) = counts.get(&id) {
+                let mul = ident_multiplier(&idents[id as usize], defs.len());
+                let mut users = Vec::new();
+                for &(src, by_kind) in refs {
+                    // A name the file defines itself most likely means that definition: no
+                    // edge to other definers. And a file using its own definitions says
+                    // nothing about its weight to others (a self-loop would also make it a
+                    // rank sink).
+                    if defs.iter().any(|(f, _)| *f == src) {
+                        continue;
+                    }
+                    let lang = entries[src as usize].lang;
+                    for (dst, kinds) in defs {
+                        let n: f64 = REF_KINDS
+                            .iter()
+                            .filter(|k| kinds.iter().any(|d| k.can_mean(lang, *d)))
+                            .map(|k| by_kind[*k as usize])
+                            .sum();
+                        if n <= 0.0 {
                             continue;
                         }
-                        for &dst in defs {
-                            let weight = mul * n.sqrt();
-                            graph.add_edge(
-                                NodeIndex::new(src as usize),
-                                NodeIndex::new(dst as usize),
-                                Edge { ident: id, weight },
-                            );
+                        graph.add_edge(
+                            NodeIndex::new(src as usize),
+                            NodeIndex::new(*dst as usize),
+                            Edge { ident: id, weight: mul * n.sqrt() },
+                        );
+                        linked = true;
+                        if users.last() != Some(&src) {
+                            users.push(src);
                         }
                     }
-                    referencers.insert(id, refs.iter().map(|(f, _)| *f).collect());
                 }
-                None => {
-                    // A definition nobody references still holds a little rank (Aider: 0.1).
-                    for &dst in defs {
-                        let node = NodeIndex::new(dst as usize);
-                        graph.add_edge(node, node, Edge { ident: id, weight: 0.1 });
-                    }
+                if !users.is_empty() {
+                    referencers.insert(id, users);
+                }
+            }
+            if !linked {
+                // A definition nobody else references still holds a little rank (Aider: 0.1).
+                for (dst, _) in defs {
+                    let node = NodeIndex::new(*dst as usize);
+                    graph.add_edge(node, node, Edge { ident: id, weight: 0.1 });
                 }
             }
         }
+        let definers =
+            defined.into_iter().map(|(id, list)| (id, list.into_iter().map(|(f, _)| f).collect())).collect();
         Self { files, graph, idents, ident_ids, definers, referencers }
     }
 
@@ -177,18 +211,27 @@ impl SymbolGraph {
         };
         let weights: Vec<f64> =
             self.graph.edge_references().map(|e| weight(e.source().index() as u32, e.weight())).collect();
+        // Self-loops (definitions nobody else uses) hold rank for spreading onto definitions
+        // but carry none in the iteration: a file whose only edges are self-loops would
+        // otherwise be a sink that swallows the whole graph's rank.
         let mut out_weight = vec![0.0; n];
+        let mut out_flow = vec![0.0; n];
         for (e, w) in self.graph.edge_references().zip(&weights) {
             out_weight[e.source().index()] += w;
+            if e.source() != e.target() {
+                out_flow[e.source().index()] += w;
+            }
         }
         let damping = 0.85;
         let mut rank = p.clone();
         for _ in 0..100 {
-            let dangling: f64 = (0..n).filter(|&i| out_weight[i] == 0.0).map(|i| rank[i]).sum();
+            let dangling: f64 = (0..n).filter(|&i| out_flow[i] == 0.0).map(|i| rank[i]).sum();
             let mut next: Vec<f64> = p.iter().map(|pi| (1.0 - damping + damping * dangling) * pi).collect();
             for (e, w) in self.graph.edge_references().zip(&weights) {
                 let src = e.source().index();
-                next[e.target().index()] += damping * rank[src] * w / out_weight[src];
+                if e.source() != e.target() {
+                    next[e.target().index()] += damping * rank[src] * w / out_flow[src];
+                }
             }
             let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
             rank = next;

@@ -19,9 +19,9 @@ use crate::lang::Lang;
 use crate::symbols::{self, FileSymbols};
 use crate::walk::Filter;
 
-/// Bumped whenever the saved layout or what extraction produces changes; an index saved with
-/// another version is rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
+/// version is rebuilt. Query files need no bump: their hash is part of the saved header.
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// Files larger than this are listed without symbols (generated code, vendored bundles).
 pub const MAX_PARSE_BYTES: u64 = 2 * 1024 * 1024;
@@ -133,6 +133,16 @@ impl Index {
         &self.root
     }
 
+    /// The file filter the index walks with.
+    pub fn filter(&self) -> &Filter {
+        &self.filter
+    }
+
+    /// Rescans when something was marked changed; says what the rescan did.
+    pub fn refresh_if_dirty(&self) -> Option<RefreshStats> {
+        self.dirty.load(Ordering::SeqCst).then(|| self.refresh(&|_, _| {}))
+    }
+
     /// Says that files may have changed; the next snapshot rescans first.
     pub fn mark_dirty(&self) {
         self.dirty.store(true, Ordering::SeqCst);
@@ -143,10 +153,14 @@ impl Index {
         self.parsed_total.load(Ordering::SeqCst)
     }
 
-    /// The current snapshot, rescanned first when something changed since the last one.
+    /// The current snapshot, rescanned first when something changed since the last one. When a
+    /// rescan is already running (the first scan at start-up, a watcher update), this waits for
+    /// it, so a query never answers from an index older than the change it follows.
     pub fn snapshot(&self) -> Arc<Snapshot> {
         if self.dirty.load(Ordering::SeqCst) {
             self.refresh(&|_, _| {});
+        } else {
+            drop(self.update.lock().expect("index update lock"));
         }
         self.current.read().expect("index lock").clone()
     }
@@ -267,6 +281,18 @@ pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
     hash
 }
 
+/// A hash of every language's tags query: extraction output changes when they do.
+fn queries_fingerprint() -> [u8; 8] {
+    let mut hasher = blake3::Hasher::new();
+    for spec in crate::lang::LANGS {
+        hasher.update(spec.name.as_bytes());
+        hasher.update(spec.tags.as_bytes());
+    }
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&hasher.finalize().as_bytes()[..8]);
+    out
+}
+
 fn parse_entry(
     path: String,
     lang: Lang,
@@ -298,6 +324,7 @@ fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(MAGIC)?;
         file.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        file.write_all(&queries_fingerprint())?;
         file.write_all(&(root_bytes.len() as u32).to_le_bytes())?;
         file.write_all(root_bytes)?;
         file.write_all(&body)?;
@@ -313,7 +340,7 @@ fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
     };
-    let header = bytes.get(..16).ok_or("the saved index is truncated")?;
+    let header = bytes.get(..12).ok_or("the saved index is truncated")?;
     if &header[..8] != MAGIC {
         return Err("the saved index is not a tack index".into());
     }
@@ -321,12 +348,19 @@ fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
     if version != FORMAT_VERSION {
         return Err(format!("the saved index has format {version}, this tack writes {FORMAT_VERSION}"));
     }
-    let root_len = u32::from_le_bytes(header[12..16].try_into().expect("4 bytes")) as usize;
-    let saved_root = bytes.get(16..16 + root_len).ok_or("the saved index is truncated")?;
+    let rest = &bytes[12..];
+    let fingerprint = rest.get(..8).ok_or("the saved index is truncated")?;
+    if fingerprint != queries_fingerprint() {
+        return Err("the saved index was made with other tags queries".into());
+    }
+    let rest = &rest[8..];
+    let len_bytes = rest.get(..4).ok_or("the saved index is truncated")?;
+    let root_len = u32::from_le_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
+    let saved_root = rest.get(4..4 + root_len).ok_or("the saved index is truncated")?;
     if saved_root != root.as_os_str().as_encoded_bytes() {
         return Err("the saved index belongs to another root".into());
     }
-    postcard::from_bytes(&bytes[16 + root_len..])
+    postcard::from_bytes(&rest[4 + root_len..])
         .map(Some)
         .map_err(|err| format!("the saved index is corrupt: {err}"))
 }

@@ -95,8 +95,40 @@ pub fn repo_map(
             .then_with(|| graph.files[a.0.0 as usize].cmp(&graph.files[b.0.0 as usize]))
             .then_with(|| graph.idents[a.0.1 as usize].cmp(&graph.idents[b.0.1 as usize]))
     });
-    // Each (file, identifier) stands for every definition of that name in the file.
+    // A focus identifier's definitions come first, then the definitions that use it (the
+    // enclosing function or class of each reference), so the map shows both ends of the focus.
     let mut items: Vec<(usize, usize)> = Vec::with_capacity(total_defs);
+    let mut focus_ids: Vec<u32> = focus_set.idents.iter().copied().collect();
+    focus_ids.sort();
+    for id in &focus_ids {
+        let name = graph.idents[*id as usize].as_str();
+        for &f in graph.definers.get(id).into_iter().flatten() {
+            for (i, def) in entries[f as usize].symbols.defs.iter().enumerate() {
+                if def.name == name {
+                    items.push((f as usize, i));
+                }
+            }
+        }
+    }
+    let mut users: Vec<(usize, usize)> = Vec::new();
+    for id in &focus_ids {
+        let name = graph.idents[*id as usize].as_str();
+        for &f in graph.referencers.get(id).into_iter().flatten() {
+            let symbols = &entries[f as usize].symbols;
+            for r in &symbols.refs {
+                if let Some(d) = r.enclosing
+                    && symbols.ref_name(r) == name
+                {
+                    users.push((f as usize, d as usize));
+                }
+            }
+        }
+    }
+    users.sort_by(|a, b| file_rank[b.0].total_cmp(&file_rank[a.0]).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    items.extend(users);
+    let mut seen: HashSet<(usize, usize)> = HashSet::new();
+    items.retain(|item| seen.insert(*item));
+    // Then each (file, identifier) by rank, standing for every definition of that name there.
     let mut by_name: HashMap<usize, HashMap<&str, Vec<usize>>> = HashMap::new();
     for ((file, ident), _) in &ranked {
         let file = *file as usize;
@@ -108,16 +140,17 @@ pub fn repo_map(
             map
         });
         for &def in names.get(graph.idents[*ident as usize].as_str()).into_iter().flatten() {
-            items.push((file, def));
+            if seen.insert((file, def)) {
+                items.push((file, def));
+            }
         }
     }
 
     // Definitions no other file points at come last, by their file's rank, then line.
-    let mut placed: HashSet<(usize, usize)> = items.iter().copied().collect();
     let mut rest: Vec<(usize, usize)> = Vec::new();
     for (file, entry) in entries.iter().enumerate() {
         for def in 0..entry.symbols.defs.len() {
-            if placed.insert((file, def)) {
+            if seen.insert((file, def)) {
                 rest.push((file, def));
             }
         }

@@ -63,6 +63,9 @@ pub enum RefKind {
     Type,
     Import,
     Inheritance,
+    /// `receiver.name(...)`.
+    MethodCall,
+    /// `name(...)` or `path::name(...)`.
     Call,
 }
 
@@ -74,7 +77,35 @@ impl RefKind {
             RefKind::Type => "type use",
             RefKind::Import => "import",
             RefKind::Inheritance => "inheritance",
+            RefKind::MethodCall => "method call",
             RefKind::Call => "call",
+        }
+    }
+
+    /// Whether a use of this kind can mean a definition of `def` kind in `lang`: a method call
+    /// never means a module, a type use never means a function. Name collisions between
+    /// unrelated kinds (`.map()` and `mod map`) would otherwise link unrelated files.
+    pub fn can_mean(self, lang: crate::lang::Lang, def: DefKind) -> bool {
+        use DefKind as D;
+        let is_type = matches!(def, D::Class | D::Enum | D::Interface | D::Type);
+        match self {
+            RefKind::Import => true,
+            RefKind::Call => matches!(def, D::Function | D::Method | D::Class | D::Macro),
+            // In Python `module.function()` looks like a method call.
+            RefKind::MethodCall => {
+                def == D::Method || (lang == crate::lang::Lang::Python && def == D::Function)
+            }
+            RefKind::Type => is_type,
+            RefKind::Inheritance => matches!(def, D::Class | D::Interface),
+            // A Rust field access names a field, which tack does not index; a Python attribute
+            // can be a method, a property or a module's function, constant or class.
+            RefKind::Attribute => {
+                lang == crate::lang::Lang::Python
+                    && matches!(def, D::Method | D::Function | D::Constant | D::Class)
+            }
+            // A bare name is a variable, a function, a type, a constant: never a method, and a
+            // module only through a path or an import.
+            RefKind::Name => !matches!(def, D::Method | D::Module),
         }
     }
 
@@ -85,6 +116,7 @@ impl RefKind {
             "reference.type" => RefKind::Type,
             "reference.import" => RefKind::Import,
             "reference.inheritance" | "reference.implementation" => RefKind::Inheritance,
+            "reference.method" => RefKind::MethodCall,
             "reference.call" => RefKind::Call,
             _ => return None,
         })
@@ -282,11 +314,12 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         if text.is_empty() || is_noise(lang, text) {
             continue;
         }
-        let kind = if kind != RefKind::Call && kind != RefKind::Inheritance && in_import(lang, node) {
-            RefKind::Import
-        } else {
-            kind
-        };
+        let kind =
+            if matches!(kind, RefKind::Name | RefKind::Attribute | RefKind::Type) && in_import(lang, node) {
+                RefKind::Import
+            } else {
+                kind
+            };
         let id = *name_index.entry(text.to_string()).or_insert_with(|| {
             names.push(text.to_string());
             names.len() as u32 - 1
@@ -529,10 +562,10 @@ def checkout(cart):
             "2:19 Base import in -",
             "6:12 Base inheritance in Cart",
             "11:25 Item type use in Cart.add",
-            "12:20 append call in Cart.add",
+            "12:20 append method call in Cart.add",
             "13:9 h call in Cart.add",
             "19:28 price attribute in Cart.total",
-            "22:10 add call in checkout",
+            "22:10 add method call in checkout",
             "22:14 make_item call in checkout",
         ] {
             assert!(got.contains(&expected.to_string()), "missing {expected:?} in {got:#?}");
@@ -602,7 +635,7 @@ const PI: f64 = 3.14;
             "22:14 Shape inheritance in -",
             "24:9 d call in Circle::area",
             "24:31 origin call in Circle::area",
-            "24:41 powi call in Circle::area",
+            "24:41 powi method call in Circle::area",
         ] {
             assert!(got.contains(&expected.to_string()), "missing {expected:?} in {got:#?}");
         }

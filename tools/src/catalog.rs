@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::discover::{CallToolParams, FindToolsOutput, FindToolsParams};
 use crate::read_file::{ReadFileOutput, ReadFileParams};
 use crate::read_output::{ReadOutputOutput, ReadOutputParams};
+use crate::repo_map::{RepoMapOutput, RepoMapParams};
 use crate::run::{RunOutput, RunParams};
 use crate::search::{SearchOutput, SearchParams};
 
@@ -66,6 +67,18 @@ pub fn all() -> &'static [ToolSpec] {
     static ALL: OnceLock<Vec<ToolSpec>> = OnceLock::new();
     ALL.get_or_init(|| {
         vec![
+            ToolSpec {
+                name: "repo_map",
+                title: "Map the repository",
+                group: Group::Core,
+                description: "Map of the repository: the files and signatures that matter most, ranked by how the \
+                    code references itself (PageRank), within a token budget. focus= paths, symbol names or words \
+                    centers it on them. Start here in an unfamiliar repository.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<RepoMapParams>(),
+                output_schema: Some(output_schema::<RepoMapOutput>()),
+            },
             ToolSpec {
                 name: "search",
                 title: "Search code",

@@ -13,6 +13,7 @@ mod observation;
 mod outputs;
 mod read_file;
 mod read_output;
+mod repo_map;
 mod run;
 mod search;
 mod session;

@@ -2,11 +2,13 @@
 //! that runs a tool by name and shapes what it returns.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use regex::Regex;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tack_indexer::index::{Index, LoadOutcome};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{self, Group, ToolSpec};
@@ -16,6 +18,7 @@ use crate::guard::Root;
 use crate::observation::Observation;
 use crate::read_file;
 use crate::read_output;
+use crate::repo_map;
 use crate::run;
 use crate::search;
 use crate::session::Session;
@@ -70,6 +73,7 @@ pub struct Toolbox {
     specs: Vec<ToolSpec>,
     deny: Vec<(String, Regex)>,
     filter: tack_indexer::walk::Filter,
+    index: Arc<Index>,
 }
 
 impl Toolbox {
@@ -88,7 +92,26 @@ impl Toolbox {
             anyhow::bail!("[output] max_tokens must be at least 500, got {}", config.output.max_tokens);
         }
         let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
-        Ok(Self { root, config, profile, specs, deny, filter })
+        let index = Arc::new(Index::open(root.path(), filter.clone(), None).0);
+        Ok(Self { root, config, profile, specs, deny, filter, index })
+    }
+
+    /// Replaces the in-memory index with one saved in `store` (a directory outside the
+    /// repository), loading what was saved there. Says how loading went.
+    pub fn with_index_store(mut self, store: &Path) -> (Self, LoadOutcome) {
+        let (index, outcome) = Index::open(self.root.path(), self.filter.clone(), Some(store.to_path_buf()));
+        self.index = Arc::new(index);
+        (self, outcome)
+    }
+
+    /// The symbol index every structural tool reads.
+    pub fn index(&self) -> &Arc<Index> {
+        &self.index
+    }
+
+    /// Tells the index that these files changed (a tool wrote them), so the next call sees it.
+    pub fn files_changed(&self, _rel_paths: &[String]) {
+        self.index.mark_dirty();
     }
 
     pub fn root(&self) -> &Root {
@@ -125,6 +148,8 @@ impl Toolbox {
     pub fn instructions(&self) -> String {
         let mut text = String::from(
             "tack serves one repository to coding agents, with results shaped to be read at a glance. \
+             Start with repo_map in an unfamiliar repository: the files and signatures that matter most, \
+             ranked by how the code references itself; give it focus= (paths, symbols, words) to center it. \
              search finds code (text, regex, or words from a bug report); read_file shows 100 numbered lines \
              at a time and says what lies above and below. ",
         );
@@ -176,6 +201,7 @@ impl Toolbox {
         }
         let args = if args.is_null() { Value::Object(Default::default()) } else { args };
         let observation = match name {
+            "repo_map" => repo_map::repo_map(self, parse(name, args)?),
             "search" => search::search(self, parse(name, args)?),
             "read_file" => read_file::read_file(self, parse(name, args)?),
             "run" => run::run(self, parse(name, args)?, ctx),
