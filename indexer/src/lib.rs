@@ -1,6 +1,10 @@
-//! tack's indexer: files → tree-sitter symbols → graph → ranks. Knows nothing of MCP, async
-//! runtimes or processes.
+//! tack's indexer: files → tree-sitter symbols → graph → ranks → repository map. Knows nothing
+//! of MCP, async runtimes or processes.
 
+pub mod graph;
+pub mod index;
 pub mod lang;
+pub mod map;
+pub mod symbols;
 pub mod syntax;
 pub mod walk;

@@ -6,6 +6,7 @@ mod http;
 mod mcp;
 mod stdio;
 mod to_mcp;
+mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
+use tack_indexer::index::LoadOutcome;
 use tack_tools::{CallContext, Profile, Session, Toolbox};
 
 #[derive(Parser)]
@@ -42,6 +44,22 @@ enum Command {
         #[arg(long)]
         read_only: bool,
     },
+    /// Print the repository map, as the `repo_map` tool shows it.
+    Map {
+        #[command(flatten)]
+        root: RootArg,
+        /// A path, symbol name or word to center the map on (repeatable).
+        #[arg(long)]
+        focus: Vec<String>,
+        /// Token budget (default 1024 with a focus, 8192 without).
+        #[arg(long)]
+        tokens: Option<u64>,
+    },
+    /// Build or refresh the saved index, with a progress bar on a terminal.
+    Index {
+        #[command(flatten)]
+        root: RootArg,
+    },
     /// Search the repository as the `search` tool does, and print the result.
     Search {
         /// What to look for.
@@ -69,6 +87,9 @@ struct RootArg {
     /// current directory).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// Where the index is saved (default: the user cache directory, keyed by the root).
+    #[arg(long, value_name = "DIR")]
+    index_dir: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -104,8 +125,68 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ProfileArg::Full => Profile::Full,
             };
             let toolbox = open(&root, profile, read_only)?;
+            let index = toolbox.index().clone();
+            // Watch first, so a change made during the first scan is not missed; then index in
+            // the background: the handshake does not wait, the first query does.
+            if let Err(err) = watch::start(index.clone()) {
+                tracing::warn!(
+                    "not watching for changes ({err}); the index refreshes only on tack's own edits"
+                );
+            }
+            std::thread::Builder::new().name("tack-index".into()).spawn(move || {
+                let stats = index.refresh(&|_, _| {});
+                tracing::info!(
+                    files = stats.files,
+                    parsed = stats.parsed,
+                    reused = stats.reused,
+                    seconds = stats.seconds,
+                    "index ready"
+                );
+                if let Err(err) = index.save() {
+                    tracing::warn!("cannot save the index: {err}");
+                }
+            })?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             runtime.block_on(serve(toolbox, http))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Map { root, focus, tokens } => {
+            let toolbox = open(&root, Profile::Core, true)?;
+            let mut args = serde_json::json!({"focus": focus});
+            if let Some(tokens) = tokens {
+                args["tokens"] = tokens.into();
+            }
+            let obs = toolbox.call(&Session::new(), "repo_map", args, &CallContext::default()).observation;
+            print!("{}", obs.text);
+            save(&toolbox);
+            Ok(if obs.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Index { root } => {
+            let toolbox = open(&root, Profile::Core, true)?;
+            let index = toolbox.index();
+            let bar = progress_bar();
+            let stats = index.refresh(&|done, total| {
+                if let Some(bar) = &bar {
+                    bar.set_length(total as u64);
+                    bar.set_position(done as u64);
+                }
+            });
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let snapshot = index.snapshot();
+            let edges = snapshot.graph().n_edges();
+            save(&toolbox);
+            println!(
+                "{} files, {} symbols, {} references, {} edges in {:.2} s ({} parsed, {} reused)",
+                stats.files,
+                snapshot.n_defs(),
+                snapshot.n_refs(),
+                edges,
+                stats.seconds,
+                stats.parsed,
+                stats.reused
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Search { query, root, limit, mode, path, json } => {
@@ -123,16 +204,63 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Finds the root, reads `tack.toml`, and opens the toolbox.
-fn open(root: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Toolbox> {
-    let root = match &root.root {
+/// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
+fn open(args: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Toolbox> {
+    let root = match &args.root {
         Some(dir) => dir.clone(),
         None => config::default_root()?,
     };
     let config = config::load(&root)?;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
+    let store = match &args.index_dir {
+        Some(dir) => Some(dir.clone()),
+        None => tack_indexer::index::default_store(toolbox.root().path()),
+    };
+    let toolbox = match store {
+        Some(store) => {
+            let (toolbox, outcome) = toolbox.with_index_store(&store);
+            match outcome {
+                LoadOutcome::Loaded { files } => {
+                    tracing::info!(files, store = %store.display(), "reusing the saved index")
+                }
+                LoadOutcome::Rebuilt { reason } => {
+                    tracing::warn!(store = %store.display(), "rebuilding the index: {reason}")
+                }
+                LoadOutcome::NoSavedIndex | LoadOutcome::InMemory => {
+                    tracing::info!(store = %store.display(), "no saved index yet")
+                }
+            }
+            toolbox
+        }
+        None => {
+            tracing::warn!(
+                "no cache directory (HOME unset): the index lives in memory; pass --index-dir to keep it"
+            );
+            toolbox
+        }
+    };
     tracing::info!(root = %toolbox.root().path().display(), "workspace open");
     Ok(toolbox)
+}
+
+fn save(toolbox: &Toolbox) {
+    if let Err(err) = toolbox.index().save() {
+        tracing::warn!("cannot save the index: {err}");
+    }
+}
+
+/// A progress bar on stderr when it is a terminal; none in pipes and logs.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("indexing {bar:40} {pos}/{len} files {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
 }
 
 async fn serve(toolbox: Toolbox, http: Option<SocketAddr>) -> anyhow::Result<()> {

@@ -10,12 +10,13 @@ Usage: python interop.py PATH_TO_TACK REPO_DIR
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 
 from mcp import Client, StdioServerParameters
 
-CORE = ["search", "read_file", "run", "find_tools", "call_tool"]
+CORE = ["repo_map", "search", "read_file", "edit_file", "run", "find_tools", "call_tool"]
 
 failures = []
 
@@ -74,7 +75,10 @@ async def exercise(label, target, mode):
 
 async def main():
     tack, repo = sys.argv[1], sys.argv[2]
-    stdio = StdioServerParameters(command=tack, args=["serve", "--root", repo], env={"TACK_LOG": "warn"})
+    env = {"TACK_LOG": "warn"}
+    if "XDG_CACHE_HOME" in os.environ:
+        env["XDG_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"]
+    stdio = StdioServerParameters(command=tack, args=["serve", "--root", repo], env=env)
     dumps = {}
     dumps["stdio-legacy"] = await exercise("stdio-legacy", stdio, "legacy")
     dumps["stdio-auto"] = await exercise("stdio-auto", stdio, "auto")

@@ -29,6 +29,14 @@ pub fn tack_binary() -> &'static Path {
     })
 }
 
+/// Where servers started by tests keep their indexes: a scratch cache directory, so tests never
+/// write into the user's cache.
+pub fn test_cache_home() -> PathBuf {
+    let dir = std::env::temp_dir().join("tack-test-cache");
+    std::fs::create_dir_all(&dir).expect("test cache dir");
+    dir
+}
+
 /// A small repository: a Python package, a Rust file, a 1,000-line text file, and a word in
 /// 30 files.
 pub fn sample_repo() -> tempfile::TempDir {
@@ -49,6 +57,26 @@ pub fn sample_repo() -> tempfile::TempDir {
     dir
 }
 
+/// Copies a fixture repository into a fresh temporary directory (so a test may change it).
+pub fn fixture_copy(name: &str) -> tempfile::TempDir {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name);
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_tree(&from, dir.path());
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 /// A `tack serve --http 127.0.0.1:0` process and the URL it serves.
 pub struct HttpServer {
     pub child: Child,
@@ -61,6 +89,7 @@ pub async fn start_http(root: &Path, extra: &[&str]) -> HttpServer {
         .args(["serve", "--http", "127.0.0.1:0", "--root"])
         .arg(root)
         .args(extra)
+        .env("XDG_CACHE_HOME", test_cache_home())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

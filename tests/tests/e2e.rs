@@ -14,7 +14,7 @@ use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tack_tests::{sample_repo, start_http, tack_binary};
+use tack_tests::{sample_repo, start_http, tack_binary, test_cache_home};
 
 /// A client that counts the notifications tack sends.
 #[derive(Clone, Default)]
@@ -43,7 +43,12 @@ fn stdio_transport(root: &std::path::Path, extra: &[&str]) -> TokioChildProcess 
     let root = root.to_path_buf();
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
-        cmd.arg("serve").arg("--root").arg(&root).args(&extra).env("TACK_LOG", "warn");
+        cmd.arg("serve")
+            .arg("--root")
+            .arg(&root)
+            .args(&extra)
+            .env("TACK_LOG", "warn")
+            .env("XDG_CACHE_HOME", test_cache_home());
     }))
     .expect("tack starts")
 }
@@ -132,7 +137,7 @@ async fn stdio_2026_client_keeps_a_fixed_list_and_uses_call_tool() {
         .await
         .expect("discover");
     let before = tool_names(&client).await;
-    assert_eq!(before, ["search", "read_file", "run", "find_tools", "call_tool"]);
+    assert_eq!(before, ["repo_map", "search", "read_file", "edit_file", "run", "find_tools", "call_tool"]);
     let found = call(&client, "find_tools", json!({})).await;
     assert!(text(&found).contains("call them with call_tool(name, arguments)\n"), "{}", text(&found));
     assert_eq!(tool_names(&client).await, before, "2026-07-28: the list never changes per connection");
@@ -195,7 +200,7 @@ async fn long_runs_report_progress_when_asked() {
 async fn read_only_server_has_no_run() {
     let repo = sample_repo();
     let client = Recorder::default().serve(stdio_transport(repo.path(), &["--read-only"])).await.unwrap();
-    assert_eq!(tool_names(&client).await, ["search", "read_file", "find_tools", "call_tool"]);
+    assert_eq!(tool_names(&client).await, ["repo_map", "search", "read_file", "find_tools", "call_tool"]);
     let err = client
         .call_tool(
             CallToolRequestParams::new("run")

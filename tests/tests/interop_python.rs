@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tack_tests::{sample_repo, tack_binary};
+use tack_tests::{sample_repo, tack_binary, test_cache_home};
 
 /// The SDK version the interop test is written against.
 const MCP_SDK: &str = "mcp==2.3.0";
@@ -43,6 +43,7 @@ fn python_sdk_lists_and_calls_over_stdio_and_http() {
         .arg(tack_binary())
         .arg(repo.path())
         .env("TACK_LOG", "warn")
+        .env("XDG_CACHE_HOME", test_cache_home())
         .output()
         .expect("the interop script runs");
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tack_tests::{sample_repo, tack_binary};
+use tack_tests::{sample_repo, tack_binary, test_cache_home};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
@@ -16,6 +16,7 @@ async fn malformed_input_gets_errors_never_a_dead_server() {
         .args(["serve", "--root"])
         .arg(repo.path())
         .env("TACK_LOG", "error")
+        .env("XDG_CACHE_HOME", test_cache_home())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -12,6 +12,7 @@ use crate::edit::{EditFileOutput, EditFileParams};
 use crate::patch_tools::{ApplyPatchParams, ChangedFiles, UndoParams, WriteFileParams};
 use crate::read_file::{ReadFileOutput, ReadFileParams};
 use crate::read_output::{ReadOutputOutput, ReadOutputParams};
+use crate::repo_map::{RepoMapOutput, RepoMapParams};
 use crate::run::{RunOutput, RunParams};
 use crate::search::{SearchOutput, SearchParams};
 
@@ -72,6 +73,18 @@ pub fn all() -> &'static [ToolSpec] {
     static ALL: OnceLock<Vec<ToolSpec>> = OnceLock::new();
     ALL.get_or_init(|| {
         vec![
+            ToolSpec {
+                name: "repo_map",
+                title: "Map the repository",
+                group: Group::Core,
+                description: "Map of the repository: the files and signatures that matter most, ranked by how the \
+                    code references itself (PageRank), within a token budget. focus= paths, symbol names or words \
+                    centers it on them. Start here in an unfamiliar repository.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<RepoMapParams>(),
+                output_schema: Some(output_schema::<RepoMapOutput>()),
+            },
             ToolSpec {
                 name: "search",
                 title: "Search code",

@@ -2,11 +2,13 @@
 //! that runs a tool by name and shapes what it returns.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use regex::Regex;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tack_indexer::index::{Index, LoadOutcome};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{self, Group, ToolSpec};
@@ -19,6 +21,7 @@ use crate::observation::Observation;
 use crate::patch_tools;
 use crate::read_file;
 use crate::read_output;
+use crate::repo_map;
 use crate::run;
 use crate::search;
 use crate::session::Session;
@@ -73,6 +76,7 @@ pub struct Toolbox {
     specs: Vec<ToolSpec>,
     deny: Vec<(String, Regex)>,
     filter: tack_indexer::walk::Filter,
+    index: Arc<Index>,
     versions: VersionCache,
 }
 
@@ -92,7 +96,26 @@ impl Toolbox {
             anyhow::bail!("[output] max_tokens must be at least 500, got {}", config.output.max_tokens);
         }
         let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
-        Ok(Self { root, config, profile, specs, deny, filter, versions: VersionCache::default() })
+        let index = Arc::new(Index::open(root.path(), filter.clone(), None).0);
+        Ok(Self { root, config, profile, specs, deny, filter, index, versions: VersionCache::default() })
+    }
+
+    /// Replaces the in-memory index with one saved in `store` (a directory outside the
+    /// repository), loading what was saved there. Says how loading went.
+    pub fn with_index_store(mut self, store: &Path) -> (Self, LoadOutcome) {
+        let (index, outcome) = Index::open(self.root.path(), self.filter.clone(), Some(store.to_path_buf()));
+        self.index = Arc::new(index);
+        (self, outcome)
+    }
+
+    /// The symbol index every structural tool reads.
+    pub fn index(&self) -> &Arc<Index> {
+        &self.index
+    }
+
+    /// Tells the index that these files changed (a tool wrote them), so the next call sees it.
+    pub fn files_changed(&self, _rel_paths: &[String]) {
+        self.index.mark_dirty();
     }
 
     pub fn root(&self) -> &Root {
@@ -129,6 +152,8 @@ impl Toolbox {
     pub fn instructions(&self) -> String {
         let mut text = String::from(
             "tack serves one repository to coding agents, with results shaped to be read at a glance. \
+             Start with repo_map in an unfamiliar repository: the files and signatures that matter most, \
+             ranked by how the code references itself; give it focus= (paths, symbols, words) to center it. \
              search finds code (text, regex, or words from a bug report); read_file shows 100 numbered lines \
              at a time and says what lies above and below. ",
         );
@@ -149,13 +174,6 @@ impl Toolbox {
     /// Recent file contents by version, so a refused write can show what changed.
     pub(crate) fn versions(&self) -> &VersionCache {
         &self.versions
-    }
-
-    /// Called after every successful write with the root-relative paths written or deleted,
-    /// before the tool answers, so the next call sees the change. Nothing caches file contents
-    /// yet; the symbol index will refresh these paths here.
-    pub(crate) fn files_changed(&self, rel_paths: &[String]) {
-        let _ = rel_paths;
     }
 
     /// A walker over `dir` with the repository's ignore rules.
@@ -192,6 +210,7 @@ impl Toolbox {
         }
         let args = if args.is_null() { Value::Object(Default::default()) } else { args };
         let observation = match name {
+            "repo_map" => repo_map::repo_map(self, parse(name, args)?),
             "search" => search::search(self, parse(name, args)?),
             "read_file" => read_file::read_file(self, parse(name, args)?),
             "edit_file" => edit::edit_file(self, session, parse(name, args)?),

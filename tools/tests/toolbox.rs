@@ -379,7 +379,7 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
     let tb = toolbox(dir.path());
     let session = Session::new();
     let listed: Vec<&str> = tb.listed(&session, true).iter().map(|t| t.name).collect();
-    assert_eq!(listed, ["search", "read_file", "edit_file", "run", "find_tools", "call_tool"]);
+    assert_eq!(listed, ["repo_map", "search", "read_file", "edit_file", "run", "find_tools", "call_tool"]);
     let ctx = CallContext { list_can_change: true, ..Default::default() };
     let out = tb.call(&session, "find_tools", json!({"query": "page cut output"}), &ctx);
     assert!(out.tools_changed);
@@ -389,8 +389,11 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
         out.observation.text
     );
     let listed: Vec<&str> = tb.listed(&session, true).iter().map(|t| t.name).collect();
-    assert_eq!(listed, ["search", "read_file", "edit_file", "run", "find_tools", "call_tool", "read_output"]);
-    assert_eq!(tb.listed(&session, false).len(), 6, "a fixed-list client keeps the first list");
+    assert_eq!(
+        listed,
+        ["repo_map", "search", "read_file", "edit_file", "run", "find_tools", "call_tool", "read_output"]
+    );
+    assert_eq!(tb.listed(&session, false).len(), 7, "a fixed-list client keeps the first list");
     let again = tb.call(&session, "find_tools", json!({"query": "output"}), &ctx);
     assert!(!again.tools_changed, "nothing new was revealed");
 
@@ -413,7 +416,7 @@ fn read_only_removes_run() {
     let dir = repo();
     let tb = Toolbox::new(dir.path(), Config::default(), Profile::Full, true).unwrap();
     let names: Vec<&str> = tb.listed(&Session::new(), true).iter().map(|t| t.name).collect();
-    assert_eq!(names, ["search", "read_file", "find_tools", "call_tool", "read_output"]);
+    assert_eq!(names, ["repo_map", "search", "read_file", "find_tools", "call_tool", "read_output"]);
     let obs =
         call(&tb, &Session::new(), "call_tool", json!({"name": "run", "arguments": {"command": "touch x"}}));
     assert!(obs.is_error);

@@ -12,13 +12,14 @@
       left: (identifier) @name) @definition.constant))
 
 ; References, most specific first. One identifier can match several patterns; the extractor
-; keeps the most specific kind: call, inheritance, type, attribute, then any other name.
+; keeps the most specific kind: call, method call, inheritance, type, attribute, then any
+; other name.
 (call
   function: (identifier) @name @reference.call)
 
 (call
   function: (attribute
-    attribute: (identifier) @name @reference.call))
+    attribute: (identifier) @name @reference.method))
 
 (class_definition
   superclasses: (argument_list

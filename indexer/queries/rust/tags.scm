@@ -34,13 +34,14 @@
   name: (identifier) @name) @definition.constant
 
 ; References, most specific first. One identifier can match several patterns; the extractor
-; keeps the most specific kind: call, implementation, type, attribute, then any other name.
+; keeps the most specific kind: call, method call, implementation, type, attribute, then any
+; other name.
 (call_expression
   function: (identifier) @name @reference.call)
 
 (call_expression
   function: (field_expression
-    field: (field_identifier) @name @reference.call))
+    field: (field_identifier) @name @reference.method))
 
 (call_expression
   function: (scoped_identifier
@@ -58,7 +59,7 @@
 (call_expression
   function: (generic_function
     function: (field_expression
-      field: (field_identifier) @name @reference.call)))
+      field: (field_identifier) @name @reference.method)))
 
 (macro_invocation
   macro: (identifier) @name @reference.call)
@@ -77,6 +78,13 @@
 (impl_item
   trait: (generic_type
     type: (type_identifier) @name @reference.implementation))
+
+; A path segment (`geo::distance`, `shapes::Shape`) names a module or type, as an import does.
+(scoped_identifier
+  path: (identifier) @name @reference.import)
+
+(scoped_type_identifier
+  path: (identifier) @name @reference.import)
 
 (type_identifier) @name @reference.type
 

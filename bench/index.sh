@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The indexing benchmark: cold index, warm reopen and the parse-only floor (same run, same thread
+# count), then repo_map latency and write-to-map time through the real server, on two corpora:
+#   cpython: the .py files of the installed CPython standard library (site-packages excluded)
+#   rust:    the .rs files of seven crates from the cargo registry cache, at the versions pinned
+#            by tack's Cargo.lock (tokio, rmcp, syn, regex-automata, clap_builder, hyper, serde)
+# usage: bench/index.sh            (prints a markdown table; ~5 minutes after the release build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p tack --bin tack
+cargo build --release -q -p tack-indexer --example parse_floor
+TACK=$PWD/target/release/tack
+FLOOR=$PWD/target/release/examples/parse_floor
+WORK=${TMPDIR:-/tmp}/tack-bench
+rm -rf "$WORK" && mkdir -p "$WORK"
+
+STDLIB=$(python3 -c "import sysconfig; print(sysconfig.get_paths()['stdlib'])")
+python3 - "$STDLIB" "$WORK/cpython" <<'PY'
+import shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+shutil.copytree(src, dst, ignore=lambda d, names: [n for n in names if n in ("site-packages", "__pycache__") or (not n.endswith(".py") and "." in n)])
+PY
+REGISTRY=$(ls -d "$HOME"/.cargo/registry/src/*/ | head -1)
+mkdir -p "$WORK/rust"
+for crate in $(python3 - <<'PY'
+import re
+lock = open("Cargo.lock").read()
+want = ["tokio", "rmcp", "syn", "regex-automata", "clap_builder", "hyper", "serde"]
+for name in want:
+    versions = re.findall(r'name = "%s"\nversion = "([^"]+)"' % re.escape(name), lock)
+    print(f"{name}-{max(versions)}")
+PY
+); do
+  cp -r "$REGISTRY/$crate" "$WORK/rust/"
+done
+
+measure() { # label, command...: prints "label wall_s cpu_s peak_rss_mb" and the command's output
+  local label=$1; shift
+  local out
+  out=$( { /usr/bin/time -f "TIME %e %U %S %M" "$@" 2>&1 >&3 3>&-; } 3>&1 )
+  echo "$out" | grep -v '^TIME' | sed "s/^/  $label: /" >&2
+  echo "$out" | awk -v l="$label" '/^TIME/ {printf "%s %.2f %.2f %.0f\n", l, $2, $3 + $4, $5 / 1024}'
+}
+
+echo "| corpus | files | MB | floor s (cpu) | cold s (cpu, MB RSS) | cold/floor | warm s (MB RSS) | symbols | edges | map p50/p95 ms | focus p50/p95 ms | write→map p50/max ms |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for corpus in cpython rust; do
+  root="$WORK/$corpus"
+  store=$(mktemp -d)
+  floor_out=$("$FLOOR" "$root")
+  floor=$(measure floor "$FLOOR" "$root")
+  cold=$(measure cold "$TACK" index --root "$root" --index-dir "$store")
+  cold_out=$("$TACK" index --root "$root" --index-dir "$store" 2>/dev/null)
+  warm=$(measure warm "$TACK" index --root "$root" --index-dir "$store")
+  files=$(echo "$floor_out" | sed 's/.*files=\([0-9]*\).*/\1/')
+  mb=$(echo "$floor_out" | awk -F'bytes=' '{split($2,a," "); printf "%.1f", a[1]/1e6}')
+  symbols=$(echo "$cold_out" | awk '{print $3}')
+  edges=$(echo "$cold_out" | awk '{print $7}')
+  if [ "$corpus" = cpython ]; then focus=Message; ext=py; else focus=Runtime; ext=rs; fi
+  lat=$(python3 bench/map_latency.py "$TACK" "$root" "$store" "$focus" "$ext" 30)
+  get() { echo "$lat" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2; }
+  read -r _ fw fc _ <<<"$floor"
+  read -r _ cw cc cr <<<"$cold"
+  read -r _ ww _ wr <<<"$warm"
+  ratio=$(python3 -c "print(f'{$cw / $fw:.2f}')")
+  echo "| $corpus | $files | $mb | $fw ($fc) | $cw ($cc, $cr) | ${ratio}× | $ww ($wr) | $symbols | $edges | $(get map_no_focus_p50_ms)/$(get map_no_focus_p95_ms) | $(get map_focus_p50_ms)/$(get map_focus_p95_ms) | $(get write_to_map_p50_ms)/$(get write_to_map_max_ms) |"
+  rm -rf "$store"
+done

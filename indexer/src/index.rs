@@ -1,0 +1,442 @@
+//! The persistent symbol index: every source file's symbols, keyed by path, reused while the
+//! file's content is unchanged, saved outside the repository, and swapped in whole snapshots so
+//! a query never sees a half-updated index.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::{Instant, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use tree_sitter::Parser;
+
+use crate::graph::SymbolGraph;
+use crate::lang::Lang;
+use crate::symbols::{self, FileSymbols};
+use crate::walk::Filter;
+
+/// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
+/// version is rebuilt. Query files need no bump: their hash is part of the saved header.
+pub const FORMAT_VERSION: u32 = 2;
+const MAGIC: &[u8; 8] = b"TACKIDX\0";
+/// Files larger than this are listed without symbols (generated code, vendored bundles).
+pub const MAX_PARSE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// One source file in the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    pub lang: Lang,
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch: with `size`, the cheap change check.
+    pub mtime_ns: u64,
+    /// BLAKE3 of the content, first 16 bytes: the real change check.
+    pub hash: [u8; 16],
+    pub lines: u32,
+    pub symbols: FileSymbols,
+}
+
+/// An immutable view of the whole index. Queries hold one; updates make a new one.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, Arc<FileEntry>>,
+    /// Increases with every update that changed something.
+    pub generation: u64,
+    graph: OnceLock<Arc<SymbolGraph>>,
+}
+
+impl Snapshot {
+    /// The definition/reference graph, built on first use and shared by later queries.
+    pub fn graph(&self) -> Arc<SymbolGraph> {
+        self.graph.get_or_init(|| Arc::new(SymbolGraph::build(self))).clone()
+    }
+
+    pub fn n_defs(&self) -> usize {
+        self.files.values().map(|f| f.symbols.defs.len()).sum()
+    }
+
+    pub fn n_refs(&self) -> usize {
+        self.files.values().map(|f| f.symbols.refs.len()).sum()
+    }
+}
+
+/// What one refresh did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RefreshStats {
+    pub files: usize,
+    /// Files parsed in this refresh (new or changed content).
+    pub parsed: usize,
+    /// Files whose saved symbols were reused.
+    pub reused: usize,
+    pub removed: usize,
+    pub seconds: f64,
+}
+
+/// How opening went: the saved index was used, there was none, or it was unusable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadOutcome {
+    Loaded { files: usize },
+    NoSavedIndex,
+    Rebuilt { reason: String },
+    InMemory,
+}
+
+/// The live index of one root.
+pub struct Index {
+    root: PathBuf,
+    filter: Filter,
+    store: Option<PathBuf>,
+    current: RwLock<Arc<Snapshot>>,
+    dirty: AtomicBool,
+    unsaved: AtomicBool,
+    update: Mutex<()>,
+    /// Files parsed since the index was opened: tests and logs read it to prove reuse.
+    parsed_total: AtomicU64,
+}
+
+impl Index {
+    /// Opens the index of `root`, loading the saved one from `store` (a directory) when it is
+    /// usable. Nothing is scanned yet: the first [`Index::snapshot`] or [`Index::refresh`] does.
+    pub fn open(root: &Path, filter: Filter, store: Option<PathBuf>) -> (Self, LoadOutcome) {
+        let (files, outcome) = match &store {
+            None => (BTreeMap::new(), LoadOutcome::InMemory),
+            Some(dir) => match load(&dir.join("index.bin"), root) {
+                Ok(Some(entries)) => {
+                    let n = entries.len();
+                    let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
+                    (files, LoadOutcome::Loaded { files: n })
+                }
+                Ok(None) => (BTreeMap::new(), LoadOutcome::NoSavedIndex),
+                Err(reason) => (BTreeMap::new(), LoadOutcome::Rebuilt { reason }),
+            },
+        };
+        let snapshot = Snapshot { files, generation: 0, graph: OnceLock::new() };
+        let index = Self {
+            root: root.to_path_buf(),
+            filter,
+            store,
+            current: RwLock::new(Arc::new(snapshot)),
+            dirty: AtomicBool::new(true),
+            unsaved: AtomicBool::new(false),
+            update: Mutex::new(()),
+            parsed_total: AtomicU64::new(0),
+        };
+        (index, outcome)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file filter the index walks with.
+    pub fn filter(&self) -> &Filter {
+        &self.filter
+    }
+
+    /// Rescans when something was marked changed; says what the rescan did.
+    pub fn refresh_if_dirty(&self) -> Option<RefreshStats> {
+        self.dirty.load(Ordering::SeqCst).then(|| self.refresh(&|_, _| {}))
+    }
+
+    /// Says that files may have changed; the next snapshot rescans first.
+    pub fn mark_dirty(&self) {
+        self.dirty.store(true, Ordering::SeqCst);
+    }
+
+    /// Files parsed since the index was opened.
+    pub fn parsed_total(&self) -> u64 {
+        self.parsed_total.load(Ordering::SeqCst)
+    }
+
+    /// The current snapshot, rescanned first when something changed since the last one. When a
+    /// rescan is already running (the first scan at start-up, a watcher update), this waits for
+    /// it, so a query never answers from an index older than the change it follows.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        if self.dirty.load(Ordering::SeqCst) {
+            self.refresh(&|_, _| {});
+        } else {
+            drop(self.update.lock().expect("index update lock"));
+        }
+        self.current.read().expect("index lock").clone()
+    }
+
+    /// Walks the root, reuses what is unchanged, parses the rest in parallel, and swaps in the
+    /// new snapshot. `progress(done, total)` reports parsing.
+    pub fn refresh(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> RefreshStats {
+        let _guard = self.update.lock().expect("index update lock");
+        let started = Instant::now();
+        // Clear first: a change that lands during the scan marks it dirty again.
+        self.dirty.store(false, Ordering::SeqCst);
+        let previous = self.current.read().expect("index lock").clone();
+
+        let mut candidates: Vec<(String, PathBuf, Lang, u64, u64)> = Vec::new();
+        for entry in self.filter.builder(&self.root).build().flatten() {
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Some(lang) = Lang::from_path(entry.path()) else { continue };
+            let Some(rel) = entry.path().strip_prefix(&self.root).ok().and_then(|p| p.to_str()) else {
+                continue;
+            };
+            let Ok(meta) = entry.metadata() else { continue };
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as u64);
+            candidates.push((rel.replace('\\', "/"), entry.path().to_path_buf(), lang, meta.len(), mtime_ns));
+        }
+
+        let total = candidates.len();
+        let done = AtomicU64::new(0);
+        let parsed = AtomicU64::new(0);
+        let results: Vec<Arc<FileEntry>> = candidates
+            .into_par_iter()
+            .filter_map(|(rel, abs, lang, size, mtime_ns)| {
+                let old = previous.files.get(&rel);
+                let entry = match old {
+                    Some(old) if old.size == size && old.mtime_ns == mtime_ns && old.lang == lang => {
+                        old.clone()
+                    }
+                    _ => {
+                        let bytes = std::fs::read(&abs).ok()?;
+                        let hash = content_hash(&bytes);
+                        match old {
+                            Some(old) if old.hash == hash && old.lang == lang => {
+                                let mut same = (**old).clone();
+                                same.size = size;
+                                same.mtime_ns = mtime_ns;
+                                Arc::new(same)
+                            }
+                            _ => {
+                                parsed.fetch_add(1, Ordering::Relaxed);
+                                Arc::new(parse_entry(rel, lang, size, mtime_ns, hash, &bytes))
+                            }
+                        }
+                    }
+                };
+                let n = done.fetch_add(1, Ordering::Relaxed) as usize + 1;
+                if n.is_multiple_of(64) || n == total {
+                    progress(n, total);
+                }
+                Some(entry)
+            })
+            .collect();
+
+        let files: BTreeMap<String, Arc<FileEntry>> =
+            results.into_iter().map(|e| (e.path.clone(), e)).collect();
+        let parsed = parsed.load(Ordering::Relaxed) as usize;
+        let removed = previous.files.keys().filter(|k| !files.contains_key(*k)).count();
+        let reused = files.len() - parsed;
+        let changed = parsed > 0
+            || removed > 0
+            || files.len() != previous.files.len()
+            || files.iter().any(|(k, v)| previous.files.get(k).is_none_or(|old| !Arc::ptr_eq(old, v)));
+        if changed {
+            let snapshot = Snapshot { files, generation: previous.generation + 1, graph: OnceLock::new() };
+            *self.current.write().expect("index lock") = Arc::new(snapshot);
+            self.unsaved.store(true, Ordering::SeqCst);
+        }
+        self.parsed_total.fetch_add(parsed as u64, Ordering::SeqCst);
+        let files = self.current.read().expect("index lock").files.len();
+        RefreshStats { files, parsed, reused, removed, seconds: started.elapsed().as_secs_f64() }
+    }
+
+    /// Writes the index to its store when it changed since the last save (temp file + rename,
+    /// so a crash never leaves half an index).
+    pub fn save(&self) -> std::io::Result<bool> {
+        let Some(dir) = &self.store else { return Ok(false) };
+        if !self.unsaved.swap(false, Ordering::SeqCst) {
+            return Ok(false);
+        }
+        let snapshot = self.current.read().expect("index lock").clone();
+        let result = save(dir, &self.root, &snapshot);
+        if result.is_err() {
+            self.unsaved.store(true, Ordering::SeqCst);
+        }
+        result.map(|()| true)
+    }
+}
+
+/// The default place for a root's index: the user's cache directory, keyed by the root's path,
+/// so opening a repository never writes into it.
+pub fn default_store(root: &Path) -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("root");
+    let key = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+    Some(base.join("tack").join(format!("{name}-{}", &key[..16])))
+}
+
+pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
+    let mut hash = [0u8; 16];
+    hash.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
+    hash
+}
+
+/// A hash of every language's tags query: extraction output changes when they do.
+fn queries_fingerprint() -> [u8; 8] {
+    let mut hasher = blake3::Hasher::new();
+    for spec in crate::lang::LANGS {
+        hasher.update(spec.name.as_bytes());
+        hasher.update(spec.tags.as_bytes());
+    }
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&hasher.finalize().as_bytes()[..8]);
+    out
+}
+
+fn parse_entry(
+    path: String,
+    lang: Lang,
+    size: u64,
+    mtime_ns: u64,
+    hash: [u8; 16],
+    bytes: &[u8],
+) -> FileEntry {
+    thread_local! {
+        static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+    }
+    let source = String::from_utf8_lossy(bytes);
+    let lines = source.lines().count() as u32;
+    let symbols = if size > MAX_PARSE_BYTES {
+        FileSymbols::default()
+    } else {
+        PARSER.with(|parser| symbols::extract_with(&mut parser.borrow_mut(), lang, &source))
+    };
+    FileEntry { path, lang, size, mtime_ns, hash, lines, symbols }
+}
+
+fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+    let body = postcard::to_stdvec(&entries).map_err(std::io::Error::other)?;
+    let root_bytes = root.as_os_str().as_encoded_bytes();
+    let tmp = dir.join(format!("index.bin.tmp{}", std::process::id()));
+    {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(MAGIC)?;
+        file.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        file.write_all(&queries_fingerprint())?;
+        file.write_all(&(root_bytes.len() as u32).to_le_bytes())?;
+        file.write_all(root_bytes)?;
+        file.write_all(&body)?;
+        file.sync_all()?;
+    }
+    std::fs::rename(&tmp, dir.join("index.bin"))
+}
+
+/// The saved entries, `None` when there is no saved index, or why it cannot be used.
+fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+    };
+    let header = bytes.get(..12).ok_or("the saved index is truncated")?;
+    if &header[..8] != MAGIC {
+        return Err("the saved index is not a tack index".into());
+    }
+    let version = u32::from_le_bytes(header[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(format!("the saved index has format {version}, this tack writes {FORMAT_VERSION}"));
+    }
+    let rest = &bytes[12..];
+    let fingerprint = rest.get(..8).ok_or("the saved index is truncated")?;
+    if fingerprint != queries_fingerprint() {
+        return Err("the saved index was made with other tags queries".into());
+    }
+    let rest = &rest[8..];
+    let len_bytes = rest.get(..4).ok_or("the saved index is truncated")?;
+    let root_len = u32::from_le_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
+    let saved_root = rest.get(4..4 + root_len).ok_or("the saved index is truncated")?;
+    if saved_root != root.as_os_str().as_encoded_bytes() {
+        return Err("the saved index belongs to another root".into());
+    }
+    postcard::from_bytes(&rest[4 + root_len..])
+        .map(Some)
+        .map_err(|err| format!("the saved index is corrupt: {err}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn setup() -> (tempfile::TempDir, tempfile::TempDir) {
+        let repo = tempfile::tempdir().unwrap();
+        let store = tempfile::tempdir().unwrap();
+        fs::write(repo.path().join("a.py"), "def alpha():\n    return beta()\n").unwrap();
+        fs::write(repo.path().join("b.py"), "def beta():\n    return 1\n").unwrap();
+        fs::write(repo.path().join("notes.md"), "not code").unwrap();
+        (repo, store)
+    }
+
+    fn open(repo: &Path, store: &Path) -> (Index, LoadOutcome) {
+        let root = repo.canonicalize().unwrap();
+        Index::open(&root, Filter::new(&root, &[]).unwrap(), Some(store.to_path_buf()))
+    }
+
+    #[test]
+    fn reopening_an_unchanged_root_parses_nothing() {
+        let (repo, store) = setup();
+        let (index, outcome) = open(repo.path(), store.path());
+        assert_eq!(outcome, LoadOutcome::NoSavedIndex);
+        let first = index.refresh(&|_, _| {});
+        assert_eq!((first.files, first.parsed), (2, 2));
+        assert!(index.save().unwrap());
+        let snapshot = index.snapshot();
+        drop(index);
+
+        let (index, outcome) = open(repo.path(), store.path());
+        assert_eq!(outcome, LoadOutcome::Loaded { files: 2 });
+        let again = index.refresh(&|_, _| {});
+        assert_eq!((again.files, again.parsed, again.reused), (2, 0, 2));
+        assert_eq!(index.parsed_total(), 0);
+        let reopened = index.snapshot();
+        assert_eq!(reopened.files.values().collect::<Vec<_>>(), snapshot.files.values().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn only_changed_content_is_reparsed_and_deletions_disappear() {
+        let (repo, store) = setup();
+        let (index, _) = open(repo.path(), store.path());
+        index.refresh(&|_, _| {});
+        fs::write(repo.path().join("a.py"), "def alpha():\n    return 2\n\ndef gamma():\n    pass\n")
+            .unwrap();
+        fs::remove_file(repo.path().join("b.py")).unwrap();
+        index.mark_dirty();
+        let snapshot = index.snapshot();
+        assert_eq!(snapshot.files.keys().collect::<Vec<_>>(), vec!["a.py"]);
+        let names: Vec<&str> = snapshot.files["a.py"].symbols.defs.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, vec!["alpha", "gamma"]);
+        assert_eq!(index.parsed_total(), 3, "two at first, then only a.py");
+    }
+
+    #[test]
+    fn a_corrupt_or_old_index_is_rebuilt_not_fatal() {
+        let (repo, store) = setup();
+        fs::write(store.path().join("index.bin"), b"TACKIDX\0\x01\0\0\0garbage").unwrap();
+        let (index, outcome) = open(repo.path(), store.path());
+        assert!(matches!(outcome, LoadOutcome::Rebuilt { .. }), "{outcome:?}");
+        assert_eq!(index.snapshot().files.len(), 2);
+        let mut old = b"TACKIDX\0".to_vec();
+        old.extend_from_slice(&999u32.to_le_bytes());
+        old.extend_from_slice(&[0; 8]);
+        fs::write(store.path().join("index.bin"), old).unwrap();
+        let (_, outcome) = open(repo.path(), store.path());
+        assert_eq!(
+            outcome,
+            LoadOutcome::Rebuilt {
+                reason: format!("the saved index has format 999, this tack writes {FORMAT_VERSION}")
+            }
+        );
+    }
+}

@@ -1,0 +1,652 @@
+//! Symbol extraction: one file's definitions (with qualified names, spans, signatures and doc
+//! lines) and references (with their kind and enclosing definition), from the tags queries.
+//! A file with syntax errors still yields whatever parses.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
+
+use crate::lang::Lang;
+
+/// What a definition is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum DefKind {
+    Class,
+    Enum,
+    Interface,
+    Type,
+    Function,
+    Method,
+    Constant,
+    Module,
+    Macro,
+}
+
+impl DefKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DefKind::Class => "class",
+            DefKind::Enum => "enum",
+            DefKind::Interface => "interface",
+            DefKind::Type => "type",
+            DefKind::Function => "function",
+            DefKind::Method => "method",
+            DefKind::Constant => "constant",
+            DefKind::Module => "module",
+            DefKind::Macro => "macro",
+        }
+    }
+
+    fn from_capture(capture: &str) -> Option<DefKind> {
+        Some(match capture {
+            "definition.class" => DefKind::Class,
+            "definition.enum" => DefKind::Enum,
+            "definition.interface" => DefKind::Interface,
+            "definition.type" => DefKind::Type,
+            "definition.function" => DefKind::Function,
+            "definition.method" => DefKind::Method,
+            "definition.constant" => DefKind::Constant,
+            "definition.module" => DefKind::Module,
+            "definition.macro" => DefKind::Macro,
+            _ => return None,
+        })
+    }
+}
+
+/// How a name is used. Ordered from least to most specific: when several query patterns match
+/// one identifier, the most specific kind wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum RefKind {
+    Name,
+    Attribute,
+    Type,
+    Import,
+    Inheritance,
+    /// `receiver.name(...)`.
+    MethodCall,
+    /// `name(...)` or `path::name(...)`.
+    Call,
+}
+
+impl RefKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Name => "name",
+            RefKind::Attribute => "attribute",
+            RefKind::Type => "type use",
+            RefKind::Import => "import",
+            RefKind::Inheritance => "inheritance",
+            RefKind::MethodCall => "method call",
+            RefKind::Call => "call",
+        }
+    }
+
+    /// Whether a use of this kind can mean a definition of `def` kind in `lang`: a method call
+    /// never means a module, a type use never means a function. Name collisions between
+    /// unrelated kinds (`.map()` and `mod map`) would otherwise link unrelated files.
+    pub fn can_mean(self, lang: crate::lang::Lang, def: DefKind) -> bool {
+        use DefKind as D;
+        let is_type = matches!(def, D::Class | D::Enum | D::Interface | D::Type);
+        match self {
+            RefKind::Import => true,
+            RefKind::Call => matches!(def, D::Function | D::Method | D::Class | D::Macro),
+            // In Python `module.function()` looks like a method call.
+            RefKind::MethodCall => {
+                def == D::Method || (lang == crate::lang::Lang::Python && def == D::Function)
+            }
+            RefKind::Type => is_type,
+            RefKind::Inheritance => matches!(def, D::Class | D::Interface),
+            // A Rust field access names a field, which tack does not index; a Python attribute
+            // can be a method, a property or a module's function, constant or class.
+            RefKind::Attribute => {
+                lang == crate::lang::Lang::Python
+                    && matches!(def, D::Method | D::Function | D::Constant | D::Class)
+            }
+            // A bare name is a variable, a function, a type, a constant: never a method, and a
+            // module only through a path or an import.
+            RefKind::Name => !matches!(def, D::Method | D::Module),
+        }
+    }
+
+    fn from_capture(capture: &str) -> Option<RefKind> {
+        Some(match capture {
+            "reference.name" => RefKind::Name,
+            "reference.attribute" => RefKind::Attribute,
+            "reference.type" => RefKind::Type,
+            "reference.import" => RefKind::Import,
+            "reference.inheritance" | "reference.implementation" => RefKind::Inheritance,
+            "reference.method" => RefKind::MethodCall,
+            "reference.call" => RefKind::Call,
+            _ => return None,
+        })
+    }
+}
+
+/// One definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Def {
+    pub name: String,
+    /// Within the file: `Class.method` (Python), `module::Type::method` (Rust).
+    pub qualified: String,
+    pub kind: DefKind,
+    /// 1-based first and last line of the whole definition.
+    pub line: u32,
+    pub end_line: u32,
+    /// Byte span of the whole definition.
+    pub start_byte: u32,
+    pub end_byte: u32,
+    /// The definition's first source line, as written (indentation kept, trailing space cut).
+    pub header: String,
+    /// The signature with whitespace collapsed: `def add(self, item)`, `pub fn new(r: f64) -> Self`.
+    pub signature: String,
+    /// The first line of the docstring or doc comment.
+    pub doc: Option<String>,
+    /// The innermost enclosing definition, as an index into the file's `defs`.
+    pub parent: Option<u32>,
+}
+
+/// One reference to a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ref {
+    /// Index into the file's `names`.
+    pub name: u32,
+    /// 1-based line and column (bytes).
+    pub line: u32,
+    pub column: u32,
+    pub kind: RefKind,
+    /// The innermost definition containing the reference, as an index into `defs`.
+    pub enclosing: Option<u32>,
+}
+
+/// Everything one file defines and references.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSymbols {
+    /// In source order.
+    pub defs: Vec<Def>,
+    /// In source order.
+    pub refs: Vec<Ref>,
+    /// The distinct referenced names; `Ref::name` indexes this.
+    pub names: Vec<String>,
+    /// Places where the parser had to recover (0 for a clean file).
+    pub syntax_issues: u32,
+}
+
+impl FileSymbols {
+    pub fn ref_name(&self, r: &Ref) -> &str {
+        &self.names[r.name as usize]
+    }
+}
+
+/// Parses and extracts with a new parser.
+pub fn extract(lang: Lang, source: &str) -> FileSymbols {
+    let mut parser = Parser::new();
+    extract_with(&mut parser, lang, source)
+}
+
+/// Parses and extracts, reusing `parser` (one per thread is the fast path).
+pub fn extract_with(parser: &mut Parser, lang: Lang, source: &str) -> FileSymbols {
+    parser.set_language(&lang.grammar()).expect("grammar version matches tree-sitter");
+    match parser.parse(source, None) {
+        Some(tree) => extract_from_tree(lang, source, &tree),
+        None => FileSymbols { syntax_issues: 1, ..Default::default() },
+    }
+}
+
+/// Parses only: the floor that extraction is measured against.
+pub fn parse_only(parser: &mut Parser, lang: Lang, source: &str) -> bool {
+    parser.set_language(&lang.grammar()).expect("grammar version matches tree-sitter");
+    parser.parse(source, None).is_some()
+}
+
+/// Names that are never worth a reference: the receiver of every method.
+fn is_noise(lang: Lang, name: &str) -> bool {
+    matches!((lang, name), (Lang::Python, "self" | "cls"))
+}
+
+pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
+    let query = lang.tags_query();
+    let capture_names = query.capture_names();
+    let bytes = source.as_bytes();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, tree.root_node(), bytes);
+
+    // Definition nodes (by node id) with their name node and kind; reference identifiers with
+    // the most specific kind any pattern gave them.
+    let mut def_nodes: Vec<(Node, Node, DefKind)> = Vec::new();
+    let mut def_seen: HashMap<usize, usize> = HashMap::new();
+    let mut ref_nodes: HashMap<usize, (Node, RefKind)> = HashMap::new();
+    while let Some(m) = matches.next() {
+        let mut name_node = None;
+        let mut def: Option<(Node, DefKind)> = None;
+        let mut reference: Option<RefKind> = None;
+        for capture in m.captures() {
+            let capture_name = capture_names[capture.index as usize];
+            if capture_name == "name" {
+                name_node = Some(capture.node);
+            } else if let Some(kind) = DefKind::from_capture(capture_name) {
+                def = Some((capture.node, kind));
+            } else if let Some(kind) = RefKind::from_capture(capture_name) {
+                reference = Some(kind);
+            }
+        }
+        let Some(name_node) = name_node else { continue };
+        if let Some((node, kind)) = def {
+            match def_seen.get(&node.id()) {
+                Some(&i) if def_nodes[i].2 <= kind => {}
+                Some(&i) => def_nodes[i].2 = kind,
+                None => {
+                    def_seen.insert(node.id(), def_nodes.len());
+                    def_nodes.push((node, name_node, kind));
+                }
+            }
+        } else if let Some(kind) = reference {
+            let entry = ref_nodes.entry(name_node.id()).or_insert((name_node, kind));
+            if kind > entry.1 {
+                entry.1 = kind;
+            }
+        }
+    }
+
+    def_nodes.sort_by_key(|(node, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
+    let name_ids: std::collections::HashSet<usize> = def_nodes.iter().map(|(_, name, _)| name.id()).collect();
+    let lines: Vec<&str> = source.lines().collect();
+
+    // Parents by a sweep over nested spans, then qualified names from the parent chain.
+    let mut defs: Vec<Def> = Vec::with_capacity(def_nodes.len());
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, (node, name_node, kind)) in def_nodes.iter().enumerate() {
+        while let Some(&top) = stack.last() {
+            if def_nodes[top].0.end_byte() >= node.end_byte()
+                && def_nodes[top].0.start_byte() <= node.start_byte()
+            {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last().copied();
+        let name = node_text(*name_node, bytes).to_string();
+        let container = container_name(lang, *node, bytes);
+        let kind = refine_kind(lang, *node, *kind);
+        let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
+        let line = node.start_position().row as u32 + 1;
+        let header = lines.get(line as usize - 1).map(|l| cut(l.trim_end(), 200)).unwrap_or_default();
+        defs.push(Def {
+            name,
+            qualified,
+            kind,
+            line,
+            end_line: node.end_position().row as u32 + 1,
+            start_byte: node.start_byte() as u32,
+            end_byte: node.end_byte() as u32,
+            header,
+            signature: signature(lang, *node, bytes),
+            doc: doc_line(lang, *node, bytes),
+            parent: parent.map(|p| p as u32),
+        });
+        stack.push(i);
+    }
+
+    // References in source order, each with its innermost enclosing definition.
+    let mut ref_list: Vec<(Node, RefKind)> =
+        ref_nodes.into_values().filter(|(node, _)| !name_ids.contains(&node.id())).collect();
+    ref_list.sort_by_key(|(node, _)| node.start_byte());
+    let mut names: Vec<String> = Vec::new();
+    let mut name_index: HashMap<String, u32> = HashMap::new();
+    let mut refs = Vec::with_capacity(ref_list.len());
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next_def = 0;
+    for (node, kind) in ref_list {
+        let start = node.start_byte() as u32;
+        while next_def < defs.len() && defs[next_def].start_byte <= start {
+            stack.push(next_def);
+            next_def += 1;
+        }
+        while let Some(&top) = stack.last() {
+            if defs[top].end_byte > start {
+                break;
+            }
+            stack.pop();
+        }
+        // A sibling popped late can sit under a still-open one; skip spans that end before us.
+        let enclosing = stack.iter().rev().find(|&&d| defs[d].end_byte > start).map(|&d| d as u32);
+        let text = node_text(node, bytes);
+        if text.is_empty() || is_noise(lang, text) {
+            continue;
+        }
+        let kind =
+            if matches!(kind, RefKind::Name | RefKind::Attribute | RefKind::Type) && in_import(lang, node) {
+                RefKind::Import
+            } else {
+                kind
+            };
+        let id = *name_index.entry(text.to_string()).or_insert_with(|| {
+            names.push(text.to_string());
+            names.len() as u32 - 1
+        });
+        let at = node.start_position();
+        refs.push(Ref { name: id, line: at.row as u32 + 1, column: at.column as u32 + 1, kind, enclosing });
+    }
+
+    let syntax_issues = if tree.root_node().has_error() { count_issues(tree.root_node()) } else { 0 };
+    FileSymbols { defs, refs, names, syntax_issues }
+}
+
+fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
+    std::str::from_utf8(&bytes[node.start_byte()..node.end_byte()]).unwrap_or("")
+}
+
+fn cut(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((i, _)) => text[..i].to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// Methods: a Python function directly in a class body, a Rust function in an impl or trait.
+fn refine_kind(lang: Lang, node: Node, kind: DefKind) -> DefKind {
+    if kind != DefKind::Function {
+        return kind;
+    }
+    let container = match lang {
+        Lang::Python => node
+            .parent()
+            .and_then(|p| if p.kind() == "decorated_definition" { p.parent() } else { Some(p) })
+            .and_then(|block| block.parent()),
+        Lang::Rust => node.parent().filter(|p| p.kind() == "declaration_list").and_then(|p| p.parent()),
+    };
+    match container.map(|c| c.kind()) {
+        Some("class_definition" | "impl_item" | "trait_item") => DefKind::Method,
+        _ => kind,
+    }
+}
+
+/// For a Rust item inside `impl Type`, the type's name (generics dropped); impl blocks are not
+/// definitions themselves, so their name comes from here.
+fn container_name(lang: Lang, node: Node, bytes: &[u8]) -> Option<String> {
+    if lang != Lang::Rust {
+        return None;
+    }
+    let impl_item = node.parent().filter(|p| p.kind() == "declaration_list")?.parent()?;
+    if impl_item.kind() != "impl_item" {
+        return None;
+    }
+    let ty = impl_item.child_by_field_name("type")?;
+    let text = node_text(ty, bytes);
+    let base = text.split('<').next().unwrap_or(text).trim();
+    Some(base.rsplit("::").next().unwrap_or(base).to_string())
+}
+
+fn qualify(lang: Lang, defs: &[Def], parent: Option<usize>, container: Option<&str>, name: &str) -> String {
+    let sep = match lang {
+        Lang::Python => ".",
+        Lang::Rust => "::",
+    };
+    let mut prefix = parent.map(|p| defs[p].qualified.clone());
+    if let Some(container) = container {
+        prefix = Some(match prefix {
+            Some(p) => format!("{p}{sep}{container}"),
+            None => container.to_string(),
+        });
+    }
+    match prefix {
+        Some(p) => format!("{p}{sep}{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// The text from the definition's start to its body, whitespace collapsed.
+fn signature(lang: Lang, node: Node, bytes: &[u8]) -> String {
+    let body_start = node
+        .child_by_field_name("body")
+        .map(|b| b.start_byte())
+        .or_else(|| {
+            // Rust structs and enums keep their fields under other names.
+            let mut cursor = node.walk();
+            node.children(&mut cursor)
+                .find(|c| {
+                    matches!(c.kind(), "field_declaration_list" | "enum_variant_list" | "declaration_list")
+                })
+                .map(|c| c.start_byte())
+        })
+        .unwrap_or(node.end_byte());
+    let text = std::str::from_utf8(&bytes[node.start_byte()..body_start]).unwrap_or("");
+    let mut sig = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if lang == Lang::Python {
+        sig = sig.trim_end_matches(':').trim_end().to_string();
+    }
+    cut(&sig, 300)
+}
+
+/// The first line of a Python docstring or of a Rust `///` comment block.
+fn doc_line(lang: Lang, node: Node, bytes: &[u8]) -> Option<String> {
+    let raw = match lang {
+        Lang::Python => {
+            let body = node.child_by_field_name("body")?;
+            let first = body.named_child(0)?;
+            if first.kind() != "expression_statement" {
+                return None;
+            }
+            let string = first.named_child(0).filter(|s| s.kind() == "string")?;
+            node_text(string, bytes)
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .trim_matches(|c| c == '"' || c == '\'')
+                .to_string()
+        }
+        Lang::Rust => {
+            let mut docs: Vec<&str> = Vec::new();
+            let mut prev = node.prev_sibling();
+            while let Some(p) = prev {
+                match p.kind() {
+                    "line_comment" if node_text(p, bytes).starts_with("///") => {
+                        docs.push(node_text(p, bytes).trim_start_matches('/').trim());
+                    }
+                    "attribute_item" => {}
+                    _ => break,
+                }
+                prev = p.prev_sibling();
+            }
+            docs.into_iter().rev().find(|l| !l.is_empty())?.to_string()
+        }
+    };
+    let line = raw.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(cut(line, 200))
+}
+
+fn in_import(lang: Lang, node: Node) -> bool {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        match (lang, n.kind()) {
+            (Lang::Python, "import_statement" | "import_from_statement" | "future_import_statement") => {
+                return true;
+            }
+            (Lang::Rust, "use_declaration") => return true,
+            (
+                _,
+                "block" | "function_definition" | "class_definition" | "function_item" | "declaration_list",
+            ) => {
+                return false;
+            }
+            _ => {}
+        }
+        current = n.parent();
+    }
+    false
+}
+
+fn count_issues(node: Node) -> u32 {
+    if !node.has_error() {
+        return 0;
+    }
+    if node.is_error() || node.is_missing() {
+        return 1;
+    }
+    let mut cursor = node.walk();
+    node.children(&mut cursor).map(count_issues).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defs(lang: Lang, src: &str) -> Vec<String> {
+        extract(lang, src)
+            .defs
+            .iter()
+            .map(|d| {
+                format!("{} {} {}-{} | {}", d.kind.as_str(), d.qualified, d.line, d.end_line, d.signature)
+            })
+            .collect()
+    }
+
+    fn refs(lang: Lang, src: &str) -> Vec<String> {
+        let fs = extract(lang, src);
+        fs.refs
+            .iter()
+            .map(|r| {
+                let inside = r.enclosing.map(|d| fs.defs[d as usize].qualified.as_str()).unwrap_or("-");
+                format!("{}:{} {} {} in {inside}", r.line, r.column, fs.ref_name(r), r.kind.as_str())
+            })
+            .collect()
+    }
+
+    const PY: &str = r#"import os
+from .base import Base, helper as h
+
+LIMIT = 10
+
+class Cart(Base):
+    """A shopping cart.
+
+    More text."""
+
+    def add(self, item: Item) -> None:
+        self.items.append(item)
+        h(item)
+
+    @property
+    def total(self):
+        def inner(x):
+            return x
+        return sum(inner(i.price) for i in self.items)
+
+def checkout(cart):
+    cart.add(make_item())
+"#;
+
+    #[test]
+    fn python_definitions_are_qualified_and_kinded() {
+        assert_eq!(
+            defs(Lang::Python, PY),
+            vec![
+                "constant LIMIT 4-4 | LIMIT = 10",
+                "class Cart 6-19 | class Cart(Base)",
+                "method Cart.add 11-13 | def add(self, item: Item) -> None",
+                "method Cart.total 16-19 | def total(self)",
+                "function Cart.total.inner 17-18 | def inner(x)",
+                "function checkout 21-22 | def checkout(cart)",
+            ]
+        );
+        let fs = extract(Lang::Python, PY);
+        assert_eq!(fs.defs[1].doc.as_deref(), Some("A shopping cart."));
+        assert_eq!(fs.defs[2].parent, Some(1));
+        assert_eq!(fs.defs[2].header, "    def add(self, item: Item) -> None:");
+        assert_eq!(fs.syntax_issues, 0);
+    }
+
+    #[test]
+    fn python_references_carry_kind_and_enclosing_definition() {
+        let got = refs(Lang::Python, PY);
+        for expected in [
+            "1:8 os import in -",
+            "2:19 Base import in -",
+            "6:12 Base inheritance in Cart",
+            "11:25 Item type use in Cart.add",
+            "12:20 append method call in Cart.add",
+            "13:9 h call in Cart.add",
+            "19:28 price attribute in Cart.total",
+            "22:10 add method call in checkout",
+            "22:14 make_item call in checkout",
+        ] {
+            assert!(got.contains(&expected.to_string()), "missing {expected:?} in {got:#?}");
+        }
+        assert!(!got.iter().any(|r| r.contains(" self ")), "self is noise");
+        assert!(!got.iter().any(|r| r.starts_with("11:9 add")), "a definition's own name is not a reference");
+    }
+
+    const RS: &str = r#"use crate::geo::{Point, dist as d};
+
+/// A circle.
+#[derive(Debug)]
+pub struct Circle {
+    center: Point,
+}
+
+mod shapes {
+    pub trait Shape {
+        fn area(&self) -> f64;
+        fn name(&self) -> String { String::new() }
+    }
+}
+
+impl<T> Circle<T> {
+    pub fn new(center: Point) -> Self {
+        Circle { center }
+    }
+}
+
+impl shapes::Shape for Circle {
+    fn area(&self) -> f64 {
+        d(self.center, Point::origin()).powi(2)
+    }
+}
+
+macro_rules! square { ($x:expr) => { $x * $x }; }
+const PI: f64 = 3.14;
+"#;
+
+    #[test]
+    fn rust_definitions_are_qualified_and_kinded() {
+        assert_eq!(
+            defs(Lang::Rust, RS),
+            vec![
+                "class Circle 5-7 | pub struct Circle",
+                "module shapes 9-14 | mod shapes",
+                "interface shapes::Shape 10-13 | pub trait Shape",
+                "method shapes::Shape::area 11-11 | fn area(&self) -> f64;",
+                "method shapes::Shape::name 12-12 | fn name(&self) -> String",
+                "method Circle::new 17-19 | pub fn new(center: Point) -> Self",
+                "method Circle::area 23-25 | fn area(&self) -> f64",
+                "macro square 28-28 | macro_rules! square { ($x:expr) => { $x * $x }; }",
+                "constant PI 29-29 | const PI: f64 = 3.14;",
+            ]
+        );
+        let fs = extract(Lang::Rust, RS);
+        assert_eq!(fs.defs[0].doc.as_deref(), Some("A circle."));
+    }
+
+    #[test]
+    fn rust_references_carry_kind_and_enclosing_definition() {
+        let got = refs(Lang::Rust, RS);
+        for expected in [
+            "1:18 Point import in -",
+            "1:25 dist import in -",
+            "6:13 Point type use in Circle",
+            "22:14 Shape inheritance in -",
+            "24:9 d call in Circle::area",
+            "24:31 origin call in Circle::area",
+            "24:41 powi method call in Circle::area",
+        ] {
+            assert!(got.contains(&expected.to_string()), "missing {expected:?} in {got:#?}");
+        }
+    }
+
+    #[test]
+    fn a_broken_file_still_yields_what_parses() {
+        let src = "def ok():\n    pass\n\ndef broken(:\n    return 1\n\nclass Fine:\n    def m(self):\n        ok()\n";
+        let fs = extract(Lang::Python, src);
+        assert!(fs.syntax_issues > 0);
+        let names: Vec<&str> = fs.defs.iter().map(|d| d.qualified.as_str()).collect();
+        assert!(names.contains(&"ok") && names.contains(&"Fine"), "{names:?}");
+    }
+}

@@ -1,0 +1,94 @@
+//! The repository map on the hand-checked fixtures: ranking with and without focus, and budgets.
+
+use std::path::{Path, PathBuf};
+
+use tack_indexer::index::Index;
+use tack_indexer::map::repo_map;
+use tack_indexer::walk::Filter;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name).canonicalize().unwrap()
+}
+
+fn index(name: &str) -> Index {
+    let root = fixture(name);
+    Index::open(&root, Filter::new(&root, &[]).unwrap(), None).0
+}
+
+/// A stand-in token count for budget mechanics (the real tokenizer is tested in `tools`).
+fn words(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+fn file_order(map: &tack_indexer::map::RepoMap) -> Vec<&str> {
+    map.files.iter().map(|f| f.path.as_str()).collect()
+}
+
+#[test]
+fn without_focus_the_most_referenced_file_comes_first() {
+    let idx = index("py_shop");
+    let map = repo_map(&idx.snapshot(), &[], 4096, &words);
+    assert_eq!(file_order(&map)[0], "shop/cart.py", "{}", map.text);
+    let idx = index("rs_shapes");
+    let map = repo_map(&idx.snapshot(), &[], 4096, &words);
+    assert_eq!(file_order(&map)[0], "src/geo.rs", "{}", map.text);
+}
+
+#[test]
+fn a_focus_symbol_ranks_its_definition_and_its_users_first() {
+    let idx = index("py_shop");
+    let map = repo_map(&idx.snapshot(), &["apply_discount".to_string()], 4096, &words);
+    let order = file_order(&map);
+    assert_eq!(order[0], "shop/pricing.py", "{}", map.text);
+    let users: Vec<&str> = order[1..3].to_vec();
+    assert!(users.contains(&"shop/cart.py") && users.contains(&"shop/checkout.py"), "{}", map.text);
+
+    let idx = index("rs_shapes");
+    let map = repo_map(&idx.snapshot(), &["geo::distance".to_string()], 4096, &words);
+    let order = file_order(&map);
+    assert_eq!(order[0], "src/geo.rs", "{}", map.text);
+    let users: Vec<&str> = order[1..3].to_vec();
+    assert!(
+        users.contains(&"src/shapes/circle.rs") && users.contains(&"src/shapes/square.rs"),
+        "{}",
+        map.text
+    );
+}
+
+#[test]
+fn a_focus_file_pulls_in_what_it_uses() {
+    let idx = index("py_shop");
+    let map = repo_map(&idx.snapshot(), &["shop/checkout.py".to_string()], 4096, &words);
+    let order = file_order(&map);
+    assert_eq!(order[0], "shop/checkout.py", "{}", map.text);
+    let at = |p: &str| order.iter().position(|x| *x == p).unwrap();
+    assert!(at("shop/cart.py") <= 3 && at("shop/pricing.py") <= 3, "{}", map.text);
+    // receipts.py matters only to checkout.py: the focus lifts it above unrelated files.
+    assert!(at("shop/receipts.py") < at("shop/__init__.py"), "{}", map.text);
+    assert!(at("shop/receipts.py") < at("tests/test_cart.py"), "{}", map.text);
+}
+
+#[test]
+fn the_map_fills_the_budget_or_holds_everything() {
+    let idx = index("rs_shapes");
+    let snapshot = idx.snapshot();
+    let everything = repo_map(&snapshot, &[], 100_000, &words);
+    assert_eq!(everything.shown_defs, everything.total_defs);
+    for budget in [40, 60, 90] {
+        let map = repo_map(&snapshot, &[], budget, &words);
+        assert!(map.tokens <= budget, "{} > {budget}", map.tokens);
+        assert!(map.shown_defs < everything.total_defs);
+        assert!(
+            map.tokens as f64 >= 0.85 * budget as f64 || map.shown_defs + 1 >= everything.total_defs,
+            "{} for {budget}",
+            map.tokens
+        );
+    }
+}
+
+#[test]
+fn the_map_is_byte_stable() {
+    let a = repo_map(&index("py_shop").snapshot(), &["Cart".to_string()], 500, &words);
+    let b = repo_map(&index("py_shop").snapshot(), &["Cart".to_string()], 500, &words);
+    assert_eq!(a, b);
+}

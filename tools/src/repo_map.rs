@@ -1,0 +1,110 @@
+//! `repo_map`: the ranked map of the repository within a token budget.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Value, json};
+use tack_indexer::map::MapFile;
+
+use crate::lenient;
+use crate::observation::Observation;
+use crate::shape::count_tokens;
+use crate::toolbox::Toolbox;
+
+/// The budget with a focus; without one the map may be eight times larger (Aider's rule).
+pub const DEFAULT_TOKENS: u64 = 1024;
+const NO_FOCUS_MULTIPLIER: u64 = 8;
+const MIN_TOKENS: u64 = 128;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepoMapParams {
+    /// Paths, symbol names (`Cart.add`, `shapes::Circle::new`) or words to center the map on.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub focus: Option<Vec<String>>,
+    /// Token budget for the map (default 1024 with a focus, 8192 without).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub tokens: Option<u64>,
+}
+
+/// Lenient: a single string is a one-item focus.
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    use serde::de::Error;
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(vec![s])),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                other => Err(D::Error::custom(format!("focus items must be strings, got {other}"))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(other) => Err(D::Error::custom(format!("focus must be a list of strings, got {other}"))),
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RepoMapOutput {
+    /// Files shown, best first, with the definitions shown from each.
+    pub files: Vec<MapFileOut>,
+    pub total_files: u64,
+    pub total_definitions: u64,
+    pub shown_definitions: u64,
+    /// Tokens in the map text.
+    pub tokens: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MapFileOut {
+    pub path: String,
+    /// PageRank share of the file (all files sum to 1).
+    pub rank: f64,
+    pub symbols: Vec<MapSymbolOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MapSymbolOut {
+    pub name: String,
+    pub kind: String,
+    pub line: u32,
+}
+
+impl From<MapFile> for MapFileOut {
+    fn from(f: MapFile) -> Self {
+        Self {
+            path: f.path,
+            rank: f.rank,
+            symbols: f
+                .symbols
+                .into_iter()
+                .map(|s| MapSymbolOut { name: s.name, kind: s.kind, line: s.line })
+                .collect(),
+        }
+    }
+}
+
+pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams) -> Observation {
+    let focus: Vec<String> = params
+        .focus
+        .unwrap_or_default()
+        .into_iter()
+        .map(|f| f.trim().to_string())
+        .filter(|f| !f.is_empty())
+        .collect();
+    let default = if focus.is_empty() { DEFAULT_TOKENS * NO_FOCUS_MULTIPLIER } else { DEFAULT_TOKENS };
+    // The map must fit the observation cap with room for nothing else to be cut.
+    let ceiling = (toolbox.config().output.max_tokens as u64).saturating_sub(64).max(MIN_TOKENS);
+    let budget = params.tokens.unwrap_or(default).clamp(MIN_TOKENS, ceiling) as usize;
+    let snapshot = toolbox.index().snapshot();
+    let map = tack_indexer::map::repo_map(&snapshot, &focus, budget, &count_tokens);
+    let out = RepoMapOutput {
+        total_files: map.total_files as u64,
+        total_definitions: map.total_defs as u64,
+        shown_definitions: map.shown_defs as u64,
+        tokens: map.tokens as u64,
+        files: map.files.into_iter().map(MapFileOut::from).collect(),
+    };
+    Observation::ok(map.text, json!(out))
+}

@@ -1,0 +1,97 @@
+//! `repo_map` through the toolbox, counted with the real tokenizer: the map an agent reads on the
+//! fixtures, and budgets on real code (a package of the installed CPython standard library).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use expect_test::expect;
+use serde_json::{Value, json};
+use tack_tools::{CallContext, Config, Observation, Profile, Session, Toolbox, count_tokens};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name)
+}
+
+fn map(root: &Path, args: Value) -> Observation {
+    let tb = Toolbox::new(root, Config::default(), Profile::Core, true).unwrap();
+    tb.call(&Session::new(), "repo_map", args, &CallContext::default()).observation
+}
+
+#[test]
+fn focus_on_a_symbol_shows_its_file_then_its_users() {
+    let obs = map(&fixture("py_shop"), json!({"focus": ["apply_discount"], "tokens": 200}));
+    expect![[r#"
+        repo map: 4 of 7 files, 8 of 17 definitions, most referenced first (focus: apply_discount)
+        shop/pricing.py:
+        ⋮
+         3│TAX_RATE = 0.2
+        ⋮
+         5│DISCOUNTS = {"WELCOME10": 0.10, "HALF": 0.50}
+        ⋮
+         8│def apply_discount(amount: float, code: str | None) -> float:
+        ⋮
+        15│def with_tax(amount: float) -> float:
+        ⋮
+        shop/cart.py:
+        ⋮
+         7│class Cart:
+        ⋮
+        23│    def total(self) -> float:
+        ⋮
+        shop/checkout.py:
+        ⋮
+        14│def quote(cart: Cart) -> float:
+        ⋮
+        shop/receipts.py:
+        ⋮
+        4│def send_receipt(cart: Cart, amount: float) -> str:
+        ⋮
+    "#]]
+    .assert_eq(&obs.text);
+    let data = obs.structured.unwrap();
+    assert_eq!(data["files"][0]["path"], json!("shop/pricing.py"));
+    let symbols = data["files"][0]["symbols"].as_array().unwrap();
+    assert!(
+        symbols.contains(&json!({"name": "apply_discount", "kind": "function", "line": 8})),
+        "{symbols:?}"
+    );
+    assert_eq!(data["total_files"], json!(7));
+}
+
+#[test]
+fn without_focus_the_most_referenced_file_leads_and_a_lone_string_is_a_focus() {
+    let obs = map(&fixture("rs_shapes"), json!({}));
+    let first_file = obs.text.lines().nth(1).unwrap();
+    assert_eq!(first_file, "src/geo.rs:", "{}", obs.text);
+    let obs = map(&fixture("rs_shapes"), json!({"focus": "Circle::contains", "tokens": "300"}));
+    assert!(obs.text.lines().nth(1).unwrap() == "src/shapes/circle.rs:", "{}", obs.text);
+}
+
+fn stdlib_package(name: &str) -> PathBuf {
+    let out = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .output()
+        .expect("python3 runs");
+    let dir = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join(name);
+    assert!(dir.is_dir(), "the CPython standard library has no {}", dir.display());
+    dir
+}
+
+#[test]
+fn the_map_lands_within_15_percent_below_each_budget_on_real_code() {
+    let root = stdlib_package("email");
+    for budget in [512u64, 1024, 4096] {
+        for focus in [json!([]), json!(["Message"])] {
+            let obs = map(&root, json!({"tokens": budget, "focus": focus}));
+            let data = obs.structured.as_ref().unwrap();
+            let tokens = count_tokens(&obs.text) as u64;
+            assert_eq!(data["tokens"], json!(tokens), "the reported count is the real one");
+            let whole = data["shown_definitions"] == data["total_definitions"];
+            assert!(tokens <= budget, "{tokens} tokens for a budget of {budget}");
+            assert!(
+                whole || tokens * 100 >= budget * 85,
+                "{tokens} tokens is more than 15% below {budget} ({focus})"
+            );
+        }
+    }
+}
