@@ -12,6 +12,7 @@ use crate::edit::{EditFileOutput, EditFileParams};
 use crate::patch_tools::{ApplyPatchParams, ChangedFiles, UndoParams, WriteFileParams};
 use crate::read_file::{ReadFileOutput, ReadFileParams};
 use crate::read_output::{ReadOutputOutput, ReadOutputParams};
+use crate::replace_symbol::{ReplaceSymbolOutput, ReplaceSymbolParams};
 use crate::repo_map::{RepoMapOutput, RepoMapParams};
 use crate::run::{RunOutput, RunParams};
 use crate::search::{SearchOutput, SearchParams};
@@ -180,6 +181,19 @@ pub fn all() -> &'static [ToolSpec] {
                 writes: true,
                 input_schema: input_schema::<WriteFileParams>(),
                 output_schema: Some(output_schema::<ChangedFiles>()),
+            },
+            ToolSpec {
+                name: "replace_symbol",
+                title: "Replace a definition",
+                group: Group::Patch,
+                description: "Replace one definition (function, method, class, struct…) found by qualified name, \
+                    such as Parser.parse (Python) or parser::Parser::parse (Rust), with new text; keeps its \
+                    indentation and the blank lines around it. Refuses syntax errors; version= guards against \
+                    changes.",
+                annotations: Annotations { read_only: false, destructive: true, idempotent: true, open_world: false },
+                writes: true,
+                input_schema: input_schema::<ReplaceSymbolParams>(),
+                output_schema: Some(output_schema::<ReplaceSymbolOutput>()),
             },
             ToolSpec {
                 name: "undo",

@@ -47,7 +47,7 @@ pub struct EditFileOutput {
     pub version: String,
     /// How many occurrences were replaced.
     pub replacements: u64,
-    /// The 1-based line where each replaced occurrence started.
+    /// The 1-based line where each replaced occurrence started (the first 100).
     pub lines: Vec<u64>,
     /// How old was found: exact, trailing_whitespace, whitespace or unicode_punctuation.
     pub matched: String,
@@ -117,7 +117,7 @@ fn run(toolbox: &Toolbox, session: &Session, params: EditFileParams) -> Result<O
         path: rel,
         version,
         replacements: count as u64,
-        lines: at_lines.iter().map(|&l| l as u64).collect(),
+        lines: at_lines.iter().take(100).map(|&l| l as u64).collect(),
         matched: tolerance.name().into(),
     };
     Ok(Observation::ok(text, json!(out)))

@@ -18,6 +18,7 @@ mod patch;
 mod patch_tools;
 mod read_file;
 mod read_output;
+mod replace_symbol;
 mod repo_map;
 mod run;
 mod search;

@@ -21,6 +21,7 @@ use crate::observation::Observation;
 use crate::patch_tools;
 use crate::read_file;
 use crate::read_output;
+use crate::replace_symbol;
 use crate::repo_map;
 use crate::run;
 use crate::search;
@@ -157,6 +158,14 @@ impl Toolbox {
              search finds code (text, regex, or words from a bug report); read_file shows 100 numbered lines \
              at a time and says what lies above and below. ",
         );
+        if self.spec("edit_file").is_some() {
+            text.push_str(
+                "edit_file replaces one exact, unique snippet (old -> new; pass read_file's version to refuse \
+                 stale edits) and refuses any edit that would add a syntax error, leaving the file untouched; \
+                 apply_patch, write_file, replace_symbol and undo (through find_tools) cover multi-file patches, \
+                 whole files and definitions. ",
+            );
+        }
         if self.spec("run").is_some() {
             text.push_str(
                 "run executes a shell command in the repository root with a timeout (tests, builds, git). ",
@@ -217,6 +226,7 @@ impl Toolbox {
             "run" => run::run(self, parse(name, args)?, ctx),
             "apply_patch" => patch_tools::apply_patch(self, session, parse(name, args)?),
             "write_file" => patch_tools::write_file(self, session, parse(name, args)?),
+            "replace_symbol" => replace_symbol::replace_symbol(self, session, parse(name, args)?),
             "undo" => patch_tools::undo(self, session, parse(name, args)?),
             "read_output" => read_output::read_output(session, parse(name, args)?),
             "find_tools" => return Ok(discover::find_tools(self, session, parse(name, args)?, ctx)),

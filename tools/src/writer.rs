@@ -394,23 +394,25 @@ pub fn short_diff(old: &[u8], new: &[u8], old_name: &str, new_name: &str) -> Str
     out
 }
 
-/// The edited regions of `after`, given as byte spans, with a few lines either side.
+/// The edited regions of `after`, given as sorted byte spans, with a few lines either side.
 pub fn echo_spans(after: &str, spans: &[Range<usize>]) -> String {
     let lines: Vec<&str> = after.split('\n').collect();
-    let line_of = |offset: usize| after[..offset.min(after.len())].matches('\n').count();
-    let ranges: Vec<Range<usize>> = spans
-        .iter()
-        .map(|s| {
-            let first = line_of(s.start);
-            // A span that ends with its line break ends on the line before.
-            let end = if s.end > s.start && after.as_bytes().get(s.end - 1) == Some(&b'\n') {
-                s.end - 1
-            } else {
-                s.end
-            };
-            first..line_of(end).max(first) + 1
-        })
-        .collect();
+    // One pass over the text: line numbers of span ends, counted from the previous offset.
+    let bytes = after.as_bytes();
+    let (mut offset, mut line) = (0usize, 0usize);
+    let mut line_of = |target: usize| {
+        let target = target.clamp(offset, after.len());
+        line += bytes[offset..target].iter().filter(|&&b| b == b'\n').count();
+        offset = target;
+        line
+    };
+    let mut ranges: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+    for s in spans {
+        let first = line_of(s.start);
+        // A span that ends with its line break ends on the line before.
+        let end = if s.end > s.start && bytes.get(s.end - 1) == Some(&b'\n') { s.end - 1 } else { s.end };
+        ranges.push(first..line_of(end).max(first) + 1);
+    }
     echo_ranges(&lines, after.ends_with('\n'), &ranges)
 }
 

@@ -510,6 +510,7 @@ fn every_writing_tool_refuses_paths_outside_the_root() {
             ("edit_file", json!({"path": path, "old": "x = 1", "new": "x = 2"})),
             ("write_file", json!({"path": path, "content": "x = 2\n"})),
             ("undo", json!({"path": path})),
+            ("replace_symbol", json!({"path": path, "symbol": "x", "new": "x = 2"})),
             (
                 "apply_patch",
                 json!({"patch": format!("*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch")}),
@@ -544,7 +545,7 @@ fn read_only_removes_every_writing_tool() {
     let dir = repo();
     let tb = Toolbox::new(dir.path(), Config::default(), Profile::Full, true).unwrap();
     let names: Vec<&str> = tb.specs().iter().map(|t| t.name).collect();
-    for tool in ["edit_file", "apply_patch", "write_file", "undo"] {
+    for tool in ["edit_file", "apply_patch", "write_file", "replace_symbol", "undo"] {
         assert!(!names.contains(&tool), "{tool} is listed under --read-only");
     }
     let obs = call(&tb, &Session::new(), "edit_file", json!({"path": "src.rs", "old": "3.14", "new": "3.0"}));
@@ -577,4 +578,113 @@ fn concurrent_sessions_never_lose_an_edit() {
     });
     let expected: String = (0..100).map(|i| format!("v{i:03} = 1\n")).collect();
     assert_eq!(fs::read_to_string(dir.path().join("vars.py")).unwrap(), expected);
+}
+
+/// A copy of a fixture repository in a temporary folder.
+fn fixture(name: &str) -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        fs::create_dir_all(to).unwrap();
+        for entry in fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name), dir.path());
+    dir
+}
+
+#[test]
+fn replace_symbol_changes_only_that_method() {
+    let dir = fixture("py_shop");
+    let before = read(&dir, "shop/cart.py");
+    let tb = toolbox(dir.path());
+    let new = "def add(self, item: Item, quantity: int = 1) -> None:\n    for _ in range(quantity):\n        self.items.append(item)\n";
+    let obs = call(
+        &tb,
+        &Session::new(),
+        "replace_symbol",
+        json!({"path": "shop/cart.py", "symbol": "Cart.add", "new": new}),
+    );
+    assert!(!obs.is_error, "{}", obs.text);
+    let expected = before.replace(
+        "    def add(self, item: Item) -> None:\n        self.items.append(item)\n",
+        "    def add(self, item: Item, quantity: int = 1) -> None:\n        for _ in range(quantity):\n            self.items.append(item)\n",
+    );
+    assert_ne!(expected, before);
+    assert_eq!(read(&dir, "shop/cart.py"), expected);
+    let text =
+        obs.text.replace(&obs.structured.as_ref().unwrap()["version"].as_str().unwrap().to_string(), "V");
+    expect![[r#"
+        replaced Cart.add in shop/cart.py (was lines 15-16, now 15-17); version V
+        11	        self.customer = customer
+        12	        self.items: list[Item] = []
+        13	        self.code = None
+        14	
+        15	    def add(self, item: Item, quantity: int = 1) -> None:
+        16	        for _ in range(quantity):
+        17	            self.items.append(item)
+        18	
+        19	    def remove(self, name: str) -> bool:
+        20	        before = len(self.items)
+        21	        self.items = [i for i in self.items if i.name != name]
+    "#]]
+    .assert_eq(&text);
+
+    let obs = call(
+        &tb,
+        &Session::new(),
+        "replace_symbol",
+        json!({"path": "shop/cart.py", "symbol": "Cart.pay", "new": "def pay(self): pass"}),
+    );
+    assert!(obs.is_error);
+    assert!(obs.text.starts_with("no definition named \"Cart.pay\" in shop/cart.py; its definitions are:\n  Cart (class, lines 7-26)\n"), "{}", obs.text);
+}
+
+#[test]
+fn replace_symbol_in_rust_takes_a_module_path_and_keeps_the_rest() {
+    let dir = fixture("rs_shapes");
+    let rel = "src/shapes/circle.rs";
+    let before = read(&dir, rel);
+    let tb = toolbox(dir.path());
+    let new = "pub fn contains(&self, p: Point) -> bool {\n    distance(self.center, p) < self.radius\n}";
+    let obs = call(
+        &tb,
+        &Session::new(),
+        "replace_symbol",
+        json!({"path": rel, "symbol": "shapes::circle::Circle::contains", "new": new}),
+    );
+    assert!(!obs.is_error, "{}", obs.text);
+    assert_eq!(read(&dir, rel), before.replace("p) <= self.radius", "p) < self.radius"));
+    let obs = call(
+        &tb,
+        &Session::new(),
+        "replace_symbol",
+        json!({"path": rel, "symbol": "area", "new": "fn area(&self) -> f64 {\n    0.0\n"}),
+    );
+    assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
+    assert_eq!(read(&dir, rel), before.replace("p) <= self.radius", "p) < self.radius"));
+}
+
+#[test]
+fn the_index_sees_a_write_before_the_next_call() {
+    let dir = fixture("py_shop");
+    let tb = toolbox(dir.path());
+    let s = Session::new();
+    let map = call(&tb, &s, "repo_map", json!({"focus": ["refund_everything"]}));
+    assert!(!map.text.contains("def refund_everything"), "{}", map.text);
+    let obs = call(
+        &tb,
+        &s,
+        "edit_file",
+        json!({"path": "shop/cart.py", "old": "    def total(self) -> float:", "new": "    def refund_everything(self) -> None:\n        self.items = []\n\n    def total(self) -> float:"}),
+    );
+    assert!(!obs.is_error, "{}", obs.text);
+    let map = call(&tb, &s, "repo_map", json!({"focus": ["refund_everything"]}));
+    assert!(map.text.contains("def refund_everything(self)"), "{}", map.text);
 }
