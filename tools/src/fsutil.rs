@@ -150,13 +150,13 @@ impl FileLock {
     }
 }
 
-/// The folder of lock files for one root: `$XDG_RUNTIME_DIR` (or the temp folder), then a
-/// per-user folder only its owner can enter, then one folder per root keyed by its path.
+/// The folder of lock files for one root: `/tmp/tack-locks-UID/ROOTKEY`, a per-user folder only
+/// its owner can enter and one folder per canonical root. The base is `/tmp` itself, not
+/// `$TMPDIR` or `$XDG_RUNTIME_DIR`: two servers started by different clients may see different
+/// environments, and they must still meet on the same lock files.
 fn lock_dir(root: &Path) -> io::Result<PathBuf> {
-    let base = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .filter(|p| p.is_dir())
-        .unwrap_or_else(std::env::temp_dir);
+    let tmp = Path::new("/tmp");
+    let base = if tmp.is_dir() { tmp.to_path_buf() } else { std::env::temp_dir() };
     // SAFETY: getuid has no preconditions and cannot fail.
     let uid = unsafe { libc::getuid() };
     let user_dir = base.join(format!("tack-locks-{uid}"));

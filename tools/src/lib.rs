@@ -16,6 +16,8 @@ mod observation;
 mod outputs;
 mod patch;
 mod patch_tools;
+#[cfg(test)]
+mod proptests;
 mod read_file;
 mod read_output;
 mod replace_symbol;

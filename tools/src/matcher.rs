@@ -103,6 +103,15 @@ pub fn plan_edit(content: &str, old: &str, new: &str, replace_all: bool) -> Edit
         let replacements = exact.into_iter().map(|r| (r, new.to_string())).collect();
         return finish(content, &lines, replacements, Tolerance::Exact, false, replace_all);
     }
+    // A file with mixed line endings may hold the text with plain `\n` after all.
+    if crlf {
+        let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
+        let exact: Vec<Range<usize>> = content.match_indices(&old).map(|(i, m)| i..i + m.len()).collect();
+        if !exact.is_empty() {
+            let replacements = exact.into_iter().map(|r| (r, new.clone())).collect();
+            return finish(content, &lines, replacements, Tolerance::Exact, false, replace_all);
+        }
+    }
 
     let old_body = old.strip_suffix('\n').map(|o| o.strip_suffix('\r').unwrap_or(o));
     let ends_with_newline = old_body.is_some();
