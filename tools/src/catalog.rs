@@ -115,8 +115,8 @@ pub fn all() -> &'static [ToolSpec] {
                 title: "Edit a file",
                 group: Group::Core,
                 description: "Edit a file: replace old (exact text that occurs once; replace_all=true for every \
-                    occurrence) with new. Refuses edits that add syntax errors (Python, Rust), and with version= \
-                    edits to a file changed since read. Answers with the edited lines.",
+                    occurrence) with new. Refuses edits that add syntax errors (Python, Rust); with version= (from \
+                    read_file), refuses if the file changed since. Answers with the edited lines.",
                 annotations: EDITS,
                 writes: true,
                 input_schema: input_schema::<EditFileParams>(),
