@@ -336,6 +336,17 @@ impl TextIndex {
         Ok(out)
     }
 
+    /// For each file, how many of `terms` its body holds.
+    pub fn terms_per_file(&self, terms: &[String]) -> tantivy::Result<HashMap<String, u32>> {
+        let mut out: HashMap<String, u32> = HashMap::new();
+        for term in terms {
+            for path in self.field_scores(self.fields.body, std::slice::from_ref(term))?.into_keys() {
+                *out.entry(path).or_default() += 1;
+            }
+        }
+        Ok(out)
+    }
+
     /// How many files contain `term` in the body, and how many files there are: for weighing a
     /// term's rarity when picking hit lines.
     pub fn doc_freq(&self, term: &str) -> (u64, u64) {

@@ -78,7 +78,7 @@ pub struct FileResult {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchOutput {
-    /// Matching lines (text, regex), or query terms found per file, summed (auto).
+    /// Matching lines (text, regex), or the query terms each matching file holds, summed (auto).
     pub total_matches: u64,
     /// Files with at least one match.
     pub total_files: u64,
@@ -173,7 +173,9 @@ fn ranked(
         defines(&b.1.path).cmp(&defines(&a.1.path)).then(b.0.total_cmp(&a.0)).then(a.1.path.cmp(&b.1.path))
     });
     let total_files = scored.len() as u64;
-    let total_matches: u64 = terms.iter().map(|t| text.doc_freq(t).0).sum();
+    let per_file = text.terms_per_file(terms).map_err(|err| err.to_string())?;
+    let total_matches: u64 =
+        scored.iter().map(|(_, c)| per_file.get(&c.path).copied().unwrap_or(0) as u64).sum();
     let results = scored
         .into_iter()
         .take(limit)

@@ -342,10 +342,16 @@ fn search_narrows_by_folder_glob_and_regex() {
     let dir = thirty_files();
     let tb = toolbox(dir.path());
     let s = Session::new();
-    let obs = call(&tb, &s, "search", json!({"query": "needle", "path": "b", "limit": 50}));
+    let obs = call(&tb, &s, "search", json!({"query": "needle", "mode": "text", "path": "b", "limit": 50}));
     assert!(obs.text.starts_with("30 matches in 15 files\n"), "{}", obs.text);
-    let obs = call(&tb, &s, "search", json!({"query": "needle", "path": "**/f0*.rs", "limit": 50}));
+    let obs =
+        call(&tb, &s, "search", json!({"query": "needle", "mode": "text", "path": "**/f0*.rs", "limit": 50}));
     assert!(obs.text.starts_with("19 matches in 10 files\n"), "{}", obs.text);
+    // Ranked search honours the same scopes; a match there is a query term a file holds.
+    let obs = call(&tb, &s, "search", json!({"query": "needle", "path": "**/f0*.rs", "limit": 50}));
+    assert!(obs.text.starts_with("10 matches in 10 files\n"), "{}", obs.text);
+    let obs = call(&tb, &s, "search", json!({"query": "needle", "path": "./b/", "limit": 50}));
+    assert!(obs.text.starts_with("15 matches in 15 files\n"), "{}", obs.text);
     let obs = call(&tb, &s, "search", json!({"query": "^filler$", "mode": "regex"}));
     assert!(obs.text.starts_with("43 matches in 22 files\n"), "{}", obs.text);
     let obs = call(&tb, &s, "search", json!({"query": "needle(", "mode": "regex"}));
