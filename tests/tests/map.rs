@@ -1,4 +1,4 @@
-//! The repository map through the real server: it follows changes made while the server runs,
+//! The map and search through the real server: they follow changes made while the server runs,
 //! and a restart on an unchanged repository reuses the saved index and answers the same bytes.
 
 use std::path::Path;
@@ -33,8 +33,14 @@ async fn repo_map(client: &Client) -> String {
     result.content[0].as_text().unwrap().text.clone()
 }
 
+async fn search(client: &Client, query: &str) -> String {
+    let args = json!({ "query": query }).as_object().unwrap().clone();
+    let result = client.call_tool(CallToolRequestParams::new("search").with_arguments(args)).await.unwrap();
+    result.content[0].as_text().unwrap().text.clone()
+}
+
 #[tokio::test]
-async fn the_map_follows_changes_made_while_the_server_runs() {
+async fn the_map_and_search_follow_changes_made_while_the_server_runs() {
     let repo = fixture_copy("py_shop");
     let store = tempfile::tempdir().unwrap();
     let (client, _stderr) = start(repo.path(), store.path()).await;
@@ -51,6 +57,11 @@ async fn the_map_follows_changes_made_while_the_server_runs() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let after = repo_map(&client).await;
     assert!(after.contains("def refund_order(cart: Cart) -> float:"), "{after}");
+    // The search index follows too: a term that did not exist is found by the next call.
+    std::fs::write(repo.path().join("shop/audit.py"), "def zanzibar_ledger():\n    return 1\n").unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let found = search(&client, "zanzibar ledger").await;
+    assert!(found.starts_with("2 matches in 1 files\nshop/audit.py\n"), "{found}");
 
     std::fs::remove_file(repo.path().join("shop/receipts.py")).unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;

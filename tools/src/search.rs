@@ -1,5 +1,7 @@
-//! `search` in its `text`, `regex` and `auto` modes: ripgrep's matcher over the files the
-//! walker admits, one result per file, best first, totals always.
+//! `search`: `auto` ranks files for a bug report, a phrase or identifiers (BM25 over the text
+//! index with structure, in `tack_indexer::search`); `text` and `regex` run ripgrep's matcher
+//! over the files the walker admits. One result per file, best first, totals always, and every
+//! hit line names its enclosing symbol.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -11,6 +13,8 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tack_indexer::index::Snapshot;
+use tack_indexer::search::{Weights, best_lines, candidates, enclosing_symbol, query_terms};
 
 use crate::lenient;
 use crate::observation::Observation;
@@ -23,7 +27,7 @@ pub const MAX_LIMIT: u64 = 50;
 /// Hit lines shown per file.
 const HITS_PER_FILE: usize = 3;
 /// A hit line is cut to this many characters.
-const HIT_CHARS: usize = 200;
+const HIT_CHARS: usize = 160;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -37,7 +41,7 @@ pub enum Mode {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
-    /// What to look for: text, a regular expression (mode=regex), or words.
+    /// A bug report, a phrase, identifiers (auto); literal text (text); a regular expression (regex).
     pub query: String,
     /// How many files to show (default 10, at most 50).
     #[serde(default, deserialize_with = "lenient::opt_u64")]
@@ -46,8 +50,9 @@ pub struct SearchParams {
     /// Only files whose path matches this glob (such as `src/**/*.py`) or lie under this folder.
     #[serde(default)]
     pub path: Option<String>,
-    /// `auto` (default: the literal text, or when that is nowhere, its words), `text` (literal,
-    /// case-insensitive unless the query has a capital) or `regex` (Rust regex syntax).
+    /// `auto` (default: files ranked by how well they match the words and identifiers, by
+    /// definitions, paths and the reference graph), `text` (literal lines, case-insensitive unless
+    /// the query has a capital) or `regex` (Rust regex syntax).
     #[serde(default)]
     pub mode: Option<Mode>,
 }
@@ -56,35 +61,29 @@ pub struct SearchParams {
 pub struct Hit {
     /// 1-based line number.
     pub line: u64,
-    /// The line's text, cut at 200 characters.
+    /// The line's text, trimmed and cut at 160 characters.
     pub text: String,
+    /// The innermost definition containing the line, by qualified name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FileResult {
     pub path: String,
-    /// Higher is better; in text and regex modes, the number of matching lines.
+    /// Higher is better: the ranking score (auto) or the number of matching lines (text, regex).
     pub score: f64,
     pub hits: Vec<Hit>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchOutput {
-    /// Matching lines in all files.
+    /// Matching lines (text, regex), or the query terms each matching file holds, summed (auto).
     pub total_matches: u64,
     /// Files with at least one match.
     pub total_files: u64,
     /// One result per file, best first, at most `limit`.
     pub results: Vec<FileResult>,
-}
-
-/// One file's matches before ranking.
-struct FileMatches {
-    path: String,
-    matches: u64,
-    /// Distinct query words seen in the file (word fallback only).
-    words: u64,
-    hits: Vec<Hit>,
 }
 
 pub fn search(toolbox: &Toolbox, params: SearchParams) -> Observation {
@@ -98,7 +97,18 @@ pub fn search(toolbox: &Toolbox, params: SearchParams) -> Observation {
         Ok(scope) => scope,
         Err(obs) => return obs,
     };
-
+    let snapshot = toolbox.index().snapshot();
+    if mode == Mode::Auto {
+        let terms = query_terms(query);
+        // A query of punctuation only (`->`, `::`) has no terms: search it literally.
+        if !terms.is_empty() {
+            match ranked(toolbox, &snapshot, &scope, query, &terms, limit) {
+                Ok(obs) => return obs,
+                // The literal search still answers; the log says why ranking did not.
+                Err(err) => tracing::warn!("ranked search failed, searching literally: {err}"),
+            }
+        }
+    }
     let matcher = match mode {
         Mode::Auto | Mode::Text => literal_matcher(query),
         Mode::Regex => RegexMatcherBuilder::new().build(query).map_err(|err| {
@@ -109,35 +119,102 @@ pub fn search(toolbox: &Toolbox, params: SearchParams) -> Observation {
         Ok(matcher) => matcher,
         Err(msg) => return Observation::error(msg),
     };
-    let mut found = scan(toolbox, &scope, &matcher, None);
-    let mut by_words = false;
-    if found.is_empty() && mode == Mode::Auto {
-        let words = query_words(query);
-        if words.len() > 1
-            && let Ok(any) = literal_alternation(&words)
-        {
-            found = scan(toolbox, &scope, &any, Some(&words));
-            by_words = true;
-        }
-    }
-    // Best first: more distinct words, then more matching lines; the path breaks ties so the
-    // order is the same on every run.
-    found.sort_by(|a, b| b.words.cmp(&a.words).then(b.matches.cmp(&a.matches)).then(a.path.cmp(&b.path)));
-    render(query, mode, by_words, limit, params.path.as_deref(), found)
+    let mut found = scan(toolbox, &scope, &matcher);
+    // Best first: more matching lines; the path breaks ties so the order is stable.
+    found.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.path.cmp(&b.path)));
+    let total_files = found.len() as u64;
+    let total_matches: u64 = found.iter().map(|f| f.matches).sum();
+    let results = found
+        .into_iter()
+        .take(limit)
+        .map(|f| {
+            let entry = snapshot.files.get(&f.path);
+            let hits = f
+                .hits
+                .into_iter()
+                .map(|(line, text)| Hit {
+                    line,
+                    text,
+                    symbol: entry.and_then(|e| enclosing_symbol(e, line as u32)),
+                })
+                .collect();
+            FileResult { path: f.path, score: f.matches as f64, hits }
+        })
+        .collect();
+    render(query, mode, params.path.as_deref(), SearchOutput { total_matches, total_files, results })
+}
+
+/// The `auto` mode: every candidate file scored, the best `limit` with their best lines.
+fn ranked(
+    toolbox: &Toolbox,
+    snapshot: &Snapshot,
+    scope: &Scope,
+    query: &str,
+    terms: &[String],
+    limit: usize,
+) -> Result<Observation, String> {
+    let text = toolbox.text_index(snapshot)?;
+    let found = candidates(snapshot, &text, terms).map_err(|err| err.to_string())?;
+    let weights = Weights::for_terms(terms);
+    let mut scored: Vec<(f64, &tack_indexer::search::Candidate)> = found
+        .iter()
+        .filter(|c| scope.admits(&c.path))
+        .filter(|c| c.body + c.defs + c.path_match + c.docs > 0.0)
+        .map(|c| (c.score(&weights), c))
+        .collect();
+    // A query that is exactly one identifier puts the files defining it first.
+    let single = query.split_whitespace().count() == 1
+        && query.chars().all(|c| c.is_alphanumeric() || "_.:".contains(c));
+    let name = query.rsplit(['.', ':']).next().unwrap_or(query);
+    let defines = |path: &str| {
+        single && snapshot.files.get(path).is_some_and(|e| e.symbols.defs.iter().any(|d| d.name == name))
+    };
+    scored.sort_by(|a, b| {
+        defines(&b.1.path).cmp(&defines(&a.1.path)).then(b.0.total_cmp(&a.0)).then(a.1.path.cmp(&b.1.path))
+    });
+    let total_files = scored.len() as u64;
+    let per_file = text.terms_per_file(terms).map_err(|err| err.to_string())?;
+    let total_matches: u64 =
+        scored.iter().map(|(_, c)| per_file.get(&c.path).copied().unwrap_or(0) as u64).sum();
+    let results = scored
+        .into_iter()
+        .take(limit)
+        .map(|(score, c)| {
+            let hits = snapshot
+                .files
+                .get(&c.path)
+                .map(|entry| best_lines(toolbox.root().path(), entry, terms, &text, HITS_PER_FILE))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|h| Hit { line: h.line as u64, text: hit_text(&h.text), symbol: h.symbol })
+                .collect();
+            FileResult { path: c.path.clone(), score: (score * 1000.0).round() / 1000.0, hits }
+        })
+        .collect();
+    Ok(render(
+        query,
+        Mode::Auto,
+        scope.label.as_deref(),
+        SearchOutput { total_matches, total_files, results },
+    ))
 }
 
 /// Where to look: a folder to walk and an optional glob on root-relative paths.
 struct Scope {
     dir: PathBuf,
+    /// The folder relative to the root, when narrowed to one.
+    prefix: Option<String>,
     glob: Option<GlobMatcher>,
+    label: Option<String>,
 }
 
 impl Scope {
     fn new(toolbox: &Toolbox, path: Option<&str>) -> Result<Self, Observation> {
         let root = toolbox.root().path().to_path_buf();
         let Some(path) = path.map(str::trim).filter(|p| !p.is_empty() && *p != "." && *p != "./") else {
-            return Ok(Self { dir: root, glob: None });
+            return Ok(Self { dir: root, prefix: None, glob: None, label: None });
         };
+        let label = Some(path.to_string());
         if path.contains(['*', '?', '[', '{']) {
             let pattern = path.trim_start_matches("./");
             let glob = Glob::new(pattern).map_err(|err| {
@@ -145,7 +222,7 @@ impl Scope {
                     "path={path:?} is not a valid glob: {err}; try a form such as src/**/*.py"
                 ))
             })?;
-            return Ok(Self { dir: root, glob: Some(glob.compile_matcher()) });
+            return Ok(Self { dir: root, prefix: None, glob: Some(glob.compile_matcher()), label });
         }
         let resolved =
             toolbox.root().resolve(path).map_err(|err| Observation::error(format!("cannot search {err}")))?;
@@ -155,7 +232,21 @@ impl Scope {
                 resolved.rel
             )));
         }
-        Ok(Self { dir: resolved.abs, glob: None })
+        let prefix = (resolved.rel != ".").then(|| resolved.rel.clone());
+        Ok(Self { dir: resolved.abs, prefix, glob: None, label })
+    }
+
+    /// Whether a root-relative path is inside the scope.
+    fn admits(&self, rel: &str) -> bool {
+        if let Some(glob) = &self.glob {
+            return glob.is_match(rel);
+        }
+        match &self.prefix {
+            Some(prefix) => {
+                rel == prefix || rel.strip_prefix(prefix.as_str()).is_some_and(|r| r.starts_with('/'))
+            }
+            None => true,
+        }
     }
 }
 
@@ -167,32 +258,14 @@ fn literal_matcher(query: &str) -> Result<RegexMatcher, String> {
         .map_err(|err| format!("cannot search for {query:?}: {err}"))
 }
 
-fn literal_alternation(words: &[String]) -> Result<RegexMatcher, String> {
-    RegexMatcherBuilder::new()
-        .case_insensitive(true)
-        .fixed_strings(true)
-        .build_literals(words)
-        .map_err(|err| err.to_string())
+/// One file's matches in text and regex modes.
+struct FileMatches {
+    path: String,
+    matches: u64,
+    hits: Vec<(u64, String)>,
 }
 
-/// Words of three or more characters, lowercased and without repeats, in query order.
-fn query_words(query: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        let word = word.to_lowercase();
-        if word.chars().count() >= 3 && !words.contains(&word) {
-            words.push(word);
-        }
-    }
-    words
-}
-
-fn scan(
-    toolbox: &Toolbox,
-    scope: &Scope,
-    matcher: &RegexMatcher,
-    words: Option<&[String]>,
-) -> Vec<FileMatches> {
+fn scan(toolbox: &Toolbox, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMatches> {
     let results: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
     let walker = toolbox.walk_builder(&scope.dir).threads(2).build_parallel();
     walker.run(|| {
@@ -205,32 +278,20 @@ fn scan(
                 return WalkState::Continue;
             }
             let Some(rel) = toolbox.root().relative(entry.path()) else { return WalkState::Continue };
-            if let Some(glob) = &scope.glob
-                && !glob.is_match(&rel)
-            {
+            if !scope.admits(&rel) {
                 return WalkState::Continue;
             }
             let mut matches = 0u64;
             let mut hits = Vec::new();
-            let mut seen_words: Vec<bool> = vec![false; words.map_or(0, |w| w.len())];
             let sink = Lossy(|line_no, line: &str| {
                 matches += 1;
-                if let Some(words) = words {
-                    let lower = line.to_lowercase();
-                    for (i, w) in words.iter().enumerate() {
-                        if lower.contains(w.as_str()) {
-                            seen_words[i] = true;
-                        }
-                    }
-                }
                 if hits.len() < HITS_PER_FILE {
-                    hits.push(Hit { line: line_no, text: hit_text(line) });
+                    hits.push((line_no, hit_text(line)));
                 }
                 Ok(true)
             });
             if searcher.search_path(matcher, entry.path(), sink).is_ok() && matches > 0 {
-                let words = seen_words.iter().filter(|s| **s).count() as u64;
-                results.lock().expect("results lock").push(FileMatches { path: rel, matches, words, hits });
+                results.lock().expect("results lock").push(FileMatches { path: rel, matches, hits });
             }
             WalkState::Continue
         })
@@ -239,8 +300,7 @@ fn scan(
 }
 
 fn hit_text(line: &str) -> String {
-    let line = line.trim_end_matches(['\n', '\r']);
-    let trimmed = line.trim();
+    let trimmed = line.trim_end_matches(['\n', '\r']).trim();
     if trimmed.chars().count() <= HIT_CHARS {
         return trimmed.to_string();
     }
@@ -248,63 +308,45 @@ fn hit_text(line: &str) -> String {
     format!("{cut} …")
 }
 
-fn render(
-    query: &str,
-    mode: Mode,
-    by_words: bool,
-    limit: usize,
-    path: Option<&str>,
-    found: Vec<FileMatches>,
-) -> Observation {
-    let total_files = found.len() as u64;
-    let total_matches: u64 = found.iter().map(|f| f.matches).sum();
-    let mut text = format!("{total_matches} matches in {total_files} files\n");
-    if by_words {
-        text.push_str(&format!("(no file has {query:?} as written; these have the most of its words)\n"));
-    }
-    let mut shown: Vec<FileResult> = Vec::new();
-    for f in found.into_iter().take(limit) {
-        text.push_str(&format!("{} ({})\n", f.path, f.matches));
-        let width = f.hits.iter().map(|h| h.line.to_string().len()).max().unwrap_or(1);
-        for hit in &f.hits {
-            text.push_str(&format!("  {:>width$}: {}\n", hit.line, hit.text));
+fn render(query: &str, mode: Mode, path: Option<&str>, out: SearchOutput) -> Observation {
+    let mut text = format!("{} matches in {} files\n", out.total_matches, out.total_files);
+    for result in &out.results {
+        match mode {
+            Mode::Auto => text.push_str(&format!("{}\n", result.path)),
+            _ => text.push_str(&format!("{} ({})\n", result.path, result.score as u64)),
         }
-        let score = if by_words { (f.words * 1_000_000 + f.matches) as f64 } else { f.matches as f64 };
-        shown.push(FileResult { path: f.path, score, hits: f.hits });
+        let width = result.hits.iter().map(|h| h.line.to_string().len()).max().unwrap_or(1);
+        for hit in &result.hits {
+            match &hit.symbol {
+                Some(symbol) => {
+                    text.push_str(&format!("  {:>width$}: {}  # in {symbol}\n", hit.line, hit.text))
+                }
+                None => text.push_str(&format!("  {:>width$}: {}\n", hit.line, hit.text)),
+            }
+        }
     }
-    let more = total_files as usize - shown.len();
-    if total_files == 0 {
+    let more = out.total_files as usize - out.results.len();
+    if out.total_files == 0 {
         let scope = path.map(|p| format!(" under {p}")).unwrap_or_default();
-        let case = if mode != Mode::Regex && query.chars().any(char::is_uppercase) {
+        let case = if mode != Mode::Regex && query.chars().any(char::is_uppercase) && mode == Mode::Text {
             " (the query has capitals, so case must match)"
         } else {
             ""
         };
         text.push_str(&format!(
-            "no file{scope} contains it{case}; files ignored by .gitignore and hidden files are not searched"
+            "no file{scope} contains it{case}; files ignored by .gitignore and hidden files are not searched\n"
         ));
-        text.push('\n');
     } else if more > 0 {
         text.push_str(&format!(
             "… {more} more files; narrow with path= (a folder or a glob such as src/**/*.py) or a more specific query\n"
         ));
     }
-    let out = SearchOutput { total_matches, total_files, results: shown };
     Observation::ok(text, json!(out))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn query_words_skip_short_and_repeated_words() {
-        assert_eq!(
-            query_words("The parser fails on an empty parser input"),
-            vec!["the", "parser", "fails", "empty", "input"]
-        );
-        assert_eq!(query_words("read_to_end()"), vec!["read_to_end"]);
-    }
 
     #[test]
     fn hit_text_is_trimmed_and_cut() {

@@ -9,6 +9,7 @@ use regex::Regex;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tack_indexer::index::{Index, LoadOutcome};
+use tack_indexer::text::TextIndex;
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{self, Group, ToolSpec};
@@ -78,6 +79,9 @@ pub struct Toolbox {
     deny: Vec<(String, Regex)>,
     filter: tack_indexer::walk::Filter,
     index: Arc<Index>,
+    /// Where the full-text index is saved (`None`: in memory), and the index once opened.
+    text_store: Option<std::path::PathBuf>,
+    text: std::sync::OnceLock<Result<Arc<TextIndex>, String>>,
     versions: VersionCache,
 }
 
@@ -98,7 +102,18 @@ impl Toolbox {
         }
         let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
         let index = Arc::new(Index::open(root.path(), filter.clone(), None).0);
-        Ok(Self { root, config, profile, specs, deny, filter, index, versions: VersionCache::default() })
+        Ok(Self {
+            root,
+            config,
+            profile,
+            specs,
+            deny,
+            filter,
+            index,
+            text_store: None,
+            text: std::sync::OnceLock::new(),
+            versions: VersionCache::default(),
+        })
     }
 
     /// Replaces the in-memory index with one saved in `store` (a directory outside the
@@ -106,7 +121,23 @@ impl Toolbox {
     pub fn with_index_store(mut self, store: &Path) -> (Self, LoadOutcome) {
         let (index, outcome) = Index::open(self.root.path(), self.filter.clone(), Some(store.to_path_buf()));
         self.index = Arc::new(index);
+        self.text_store = Some(store.join("search"));
         (self, outcome)
+    }
+
+    /// The full-text index, opened on first use and brought in step with the current snapshot.
+    pub fn text_index(&self, snapshot: &tack_indexer::index::Snapshot) -> Result<Arc<TextIndex>, String> {
+        let text = self
+            .text
+            .get_or_init(|| {
+                TextIndex::open(self.text_store.as_deref())
+                    .map(|(text, _dropped)| Arc::new(text))
+                    .map_err(|err| format!("the search index cannot be opened: {err}"))
+            })
+            .clone()?;
+        text.sync(self.root.path(), snapshot)
+            .map_err(|err| format!("the search index cannot be updated: {err}"))?;
+        Ok(text)
     }
 
     /// The symbol index every structural tool reads.

@@ -1,0 +1,122 @@
+//! `search` in `auto` mode through the toolbox: exact names, identifier words, enclosing symbols,
+//! the cap, and what an agent reads.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use expect_test::expect;
+use serde_json::{Value, json};
+use tack_tools::{CallContext, Config, Observation, Profile, Session, Toolbox, count_tokens};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name)
+}
+
+fn search(root: &Path, args: Value) -> Observation {
+    let tb = Toolbox::new(root, Config::default(), Profile::Core, true).unwrap();
+    tb.call(&Session::new(), "search", args, &CallContext::default()).observation
+}
+
+#[test]
+fn an_exact_definition_name_finds_its_file_first_at_its_line() {
+    let obs = search(&fixture("py_shop"), json!({"query": "apply_discount"}));
+    let data = obs.structured.as_ref().unwrap();
+    assert_eq!(data["results"][0]["path"], json!("shop/pricing.py"), "{}", obs.text);
+    assert_eq!(data["results"][0]["hits"][0]["line"], json!(8), "{}", obs.text);
+    assert_eq!(data["results"][0]["hits"][0]["symbol"], json!("apply_discount"));
+    let obs = search(&fixture("rs_shapes"), json!({"query": "distance"}));
+    let data = obs.structured.as_ref().unwrap();
+    assert_eq!(data["results"][0]["path"], json!("src/geo.rs"), "{}", obs.text);
+    assert_eq!(data["results"][0]["hits"][0]["line"], json!(21), "{}", obs.text);
+}
+
+#[test]
+fn a_bug_report_reads_as_ranked_files_with_symbols() {
+    let obs = search(
+        &fixture("py_shop"),
+        json!({"query": "Receipt shows the wrong amount after a discount code", "limit": 3}),
+    );
+    expect![[r#"
+        12 matches in 5 files
+        shop/checkout.py
+          10: send_receipt(cart, amount)  # in checkout
+           6: def checkout(cart: Cart, code: str | None = None) -> float:  # in checkout
+           3: from .receipts import send_receipt
+        shop/pricing.py
+           8: def apply_discount(amount: float, code: str | None) -> float:  # in apply_discount
+           9: """Take a discount code off an amount; unknown codes change nothing."""  # in apply_discount
+          15: def with_tax(amount: float) -> float:  # in with_tax
+        shop/receipts.py
+          4: def send_receipt(cart: Cart, amount: float) -> str:  # in send_receipt
+          6: return f"Receipt for {cart.customer}: " + ", ".join(lines) + f" = {amount:.2f}"  # in send_receipt
+        … 2 more files; narrow with path= (a folder or a glob such as src/**/*.py) or a more specific query
+    "#]]
+    .assert_eq(&obs.text);
+}
+
+#[test]
+fn a_camel_case_identifier_is_found_by_its_words_and_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("src")).unwrap();
+    fs::write(
+        dir.path().join("src/http.rs"),
+        "pub fn parseHttpResponse(buf: &[u8]) -> usize {\n    buf.len()\n}\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("src/other.rs"), "pub fn respond() {}\npub fn parse_args() {}\n").unwrap();
+    fs::write(dir.path().join("src/third.rs"), "pub fn http_client() {}\n").unwrap();
+    for query in ["parse http response", "parseHttpResponse", "HTTP response parsing"] {
+        let obs = search(dir.path(), json!({ "query": query }));
+        assert_eq!(
+            obs.structured.unwrap()["results"][0]["path"],
+            json!("src/http.rs"),
+            "{query}: {}",
+            obs.text
+        );
+    }
+}
+
+#[test]
+fn every_hit_inside_a_definition_names_it() {
+    let obs = search(&fixture("py_shop"), json!({"query": "cart items total", "limit": 50}));
+    let data = obs.structured.unwrap();
+    let mut checked = 0;
+    for result in data["results"].as_array().unwrap() {
+        for hit in result["hits"].as_array().unwrap() {
+            let text = hit["text"].as_str().unwrap();
+            // Imports and the module docstring are the only module-level lines here.
+            let top_level = text.starts_with("from ")
+                || text.starts_with("import ")
+                || text.starts_with("\"\"\"A tiny shop");
+            assert_eq!(hit.get("symbol").is_some(), !top_level, "{result}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 10);
+}
+
+fn stdlib() -> PathBuf {
+    let out = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .output()
+        .expect("python3 runs");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+#[test]
+fn the_text_stays_under_the_cap_for_any_limit() {
+    let root = stdlib().join("email");
+    for limit in [1, 10, 50] {
+        let obs = search(
+            &root,
+            json!({"query": "parse the message header and encode the payload", "limit": limit}),
+        );
+        let data = obs.structured.as_ref().unwrap();
+        let total = data["total_files"].as_u64().unwrap();
+        assert!(total > 20);
+        assert_eq!(data["results"].as_array().unwrap().len() as u64, total.min(limit));
+        assert!(count_tokens(&obs.text) <= 10_000, "limit {limit}: {} tokens", count_tokens(&obs.text));
+        assert!(data.get("output_handle").is_none(), "no cut needed: results are bounded by construction");
+    }
+}
