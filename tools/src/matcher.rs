@@ -87,12 +87,18 @@ pub enum EditPlan {
 /// `replace_all`. `old` must not be empty (the caller refuses that first).
 pub fn plan_edit(content: &str, old: &str, new: &str, replace_all: bool) -> EditPlan {
     let lines = LineIndex::new(content);
-    // A CRLF file edited with LF text: speak the file's line endings.
+    // Speak the file's line endings: a CRLF file edited with LF text, or an LF file edited with
+    // CRLF text (when the file does not hold that text as sent).
     let crlf = lines.crlf && !old.contains('\r');
+    let to_lf = !lines.crlf && old.contains("\r\n") && !content.contains(old);
     let (old_eol, new_eol);
     let (old, new) = if crlf {
         old_eol = old.replace('\n', "\r\n");
         new_eol = new.replace('\n', "\r\n");
+        (old_eol.as_str(), new_eol.as_str())
+    } else if to_lf {
+        old_eol = old.replace("\r\n", "\n");
+        new_eol = new.replace("\r\n", "\n");
         (old_eol.as_str(), new_eol.as_str())
     } else {
         (old, new)
@@ -467,9 +473,11 @@ mod tests {
     }
 
     #[test]
-    fn crlf_files_are_edited_with_lf_text() {
+    fn crlf_files_are_edited_with_lf_text_and_lf_files_with_crlf_text() {
         let (text, t, _) = applied(plan_edit("a\r\nb\r\nc\r\n", "a\nb\n", "x\ny\n", false));
         assert_eq!((text.as_str(), t), ("x\r\ny\r\nc\r\n", Tolerance::Exact));
+        let (text, t, _) = applied(plan_edit("a\nb\nc\n", "a\r\nb\r\n", "x\r\ny\r\n", false));
+        assert_eq!((text.as_str(), t), ("x\ny\nc\n", Tolerance::Exact));
     }
 
     #[test]
