@@ -242,6 +242,22 @@ pub fn repo_map(
         (text, out)
     };
 
+    // Token counts during the search add up cached per-line counts (the tokenizer splits at
+    // line breaks, so the sum matches the whole); the chosen map is then counted exactly.
+    let line_tokens: std::cell::RefCell<HashMap<String, usize>> = Default::default();
+    let count_by_lines = |text: &str| -> usize {
+        let mut cache = line_tokens.borrow_mut();
+        text.split_inclusive('\n')
+            .map(|line| match cache.get(line) {
+                Some(n) => *n,
+                None => {
+                    let n = count_tokens(line);
+                    cache.insert(line.to_string(), n);
+                    n
+                }
+            })
+            .sum()
+    };
     // Binary search on how many ranked definitions to show (Aider's search, 15% tolerance).
     let mut lower = 0usize;
     let mut upper = items.len();
@@ -249,7 +265,7 @@ pub fn repo_map(
     let mut best: Option<(usize, String, Vec<MapFile>, usize)> = None;
     while lower <= upper && middle >= 1 {
         let (text, files) = render(middle);
-        let tokens = count_tokens(&text);
+        let tokens = count_by_lines(&text);
         let fits = tokens <= budget;
         if fits && best.as_ref().is_none_or(|b| tokens > b.3) {
             best = Some((middle, text, files, tokens));
@@ -273,11 +289,14 @@ pub fn repo_map(
             break;
         }
     }
-    let (shown_defs, text, files, tokens) = best.unwrap_or_else(|| {
-        let text = header(0, 0);
-        let tokens = count_tokens(&text);
-        (0, text, Vec::new(), tokens)
-    });
+    let (mut shown_defs, mut text, mut files, _) = best.unwrap_or_else(|| (0, header(0, 0), Vec::new(), 0));
+    let mut tokens = count_tokens(&text);
+    // Should the exact count exceed the sum of the lines, step down until it fits.
+    while tokens > budget && shown_defs > 0 {
+        shown_defs -= 1;
+        (text, files) = if shown_defs == 0 { (header(0, 0), Vec::new()) } else { render(shown_defs) };
+        tokens = count_tokens(&text);
+    }
     RepoMap { text, files, total_files: entries.len(), total_defs, shown_defs, tokens }
 }
 
