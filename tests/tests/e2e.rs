@@ -164,10 +164,12 @@ async fn a_cancelled_call_kills_its_command_and_the_server_keeps_serving() {
     ));
     let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !pid_file.exists() && Instant::now() < deadline {
+    // The file exists before the shell has written the number into it: wait until it parses.
+    let read_pid = || std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse::<i32>().ok());
+    while read_pid().is_none() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let pid = read_pid().expect("the shell wrote its pid");
     handle.cancel(Some("test".into())).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while std::path::Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
