@@ -21,7 +21,7 @@ use crate::walk::Filter;
 
 /// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
 /// version is rebuilt. Query files need no bump: their hash is part of the saved header.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// Files larger than this are listed without symbols (generated code, vendored bundles).
 pub const MAX_PARSE_BYTES: u64 = 2 * 1024 * 1024;
@@ -281,12 +281,12 @@ pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
     hash
 }
 
-/// A hash of every language's tags query: extraction output changes when they do.
+/// A hash of every language's queries: extraction output changes when they do.
 fn queries_fingerprint() -> [u8; 8] {
     let mut hasher = blake3::Hasher::new();
     for spec in crate::lang::LANGS {
         hasher.update(spec.name.as_bytes());
-        hasher.update(spec.tags.as_bytes());
+        hasher.update(spec.source().as_bytes());
     }
     let mut out = [0u8; 8];
     out.copy_from_slice(&hasher.finalize().as_bytes()[..8]);

@@ -5,6 +5,7 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 pub mod map;
+pub mod names;
 pub mod symbols;
 pub mod syntax;
 pub mod walk;
