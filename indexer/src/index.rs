@@ -48,12 +48,23 @@ pub struct Snapshot {
     /// Increases with every update that changed something.
     pub generation: u64,
     graph: OnceLock<Arc<SymbolGraph>>,
+    resolver: OnceLock<Arc<crate::resolve::Resolver>>,
 }
 
 impl Snapshot {
     /// The definition/reference graph, built on first use and shared by later queries.
     pub fn graph(&self) -> Arc<SymbolGraph> {
         self.graph.get_or_init(|| Arc::new(SymbolGraph::build(self))).clone()
+    }
+
+    pub(crate) fn resolver_cell(&self) -> &OnceLock<Arc<crate::resolve::Resolver>> {
+        &self.resolver
+    }
+
+    /// A snapshot of the given entries (tests and tools that index files they hold in memory).
+    pub fn from_entries(entries: impl IntoIterator<Item = FileEntry>) -> Snapshot {
+        let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
+        Snapshot { files, generation: 0, graph: OnceLock::new(), resolver: OnceLock::new() }
     }
 
     pub fn n_defs(&self) -> usize {
@@ -115,7 +126,7 @@ impl Index {
                 Err(reason) => (BTreeMap::new(), LoadOutcome::Rebuilt { reason }),
             },
         };
-        let snapshot = Snapshot { files, generation: 0, graph: OnceLock::new() };
+        let snapshot = Snapshot { files, generation: 0, graph: OnceLock::new(), resolver: OnceLock::new() };
         let index = Self {
             root: root.to_path_buf(),
             filter,
@@ -238,7 +249,12 @@ impl Index {
             || files.len() != previous.files.len()
             || files.iter().any(|(k, v)| previous.files.get(k).is_none_or(|old| !Arc::ptr_eq(old, v)));
         if changed {
-            let snapshot = Snapshot { files, generation: previous.generation + 1, graph: OnceLock::new() };
+            let snapshot = Snapshot {
+                files,
+                generation: previous.generation + 1,
+                graph: OnceLock::new(),
+                resolver: OnceLock::new(),
+            };
             *self.current.write().expect("index lock") = Arc::new(snapshot);
             self.unsaved.store(true, Ordering::SeqCst);
         }

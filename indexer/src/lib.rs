@@ -6,6 +6,7 @@ pub mod index;
 pub mod lang;
 pub mod map;
 pub mod names;
+pub mod resolve;
 pub mod symbols;
 pub mod syntax;
 pub mod walk;

@@ -39,12 +39,30 @@ impl ScopeKind {
     }
 }
 
+/// A 1-based line and column (bytes), ordered as they appear in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Pos {
+    pub fn new(line: u32, column: u32) -> Pos {
+        Pos { line, column }
+    }
+
+    pub(crate) fn of(point: tree_sitter::Point) -> Pos {
+        Pos { line: point.row as u32 + 1, column: point.column as u32 + 1 }
+    }
+}
+
 /// A region where names are bound. Scopes are in source order; scope 0 is the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Scope {
     pub kind: ScopeKind,
-    pub start_byte: u32,
-    pub end_byte: u32,
+    /// Where the region starts and ends (the end is exclusive).
+    pub start: Pos,
+    pub end: Pos,
     /// The enclosing scope; [`NONE`] for the file.
     pub parent: u32,
     /// The definition this scope is the body of (a function, class or module), else [`NONE`].
@@ -78,7 +96,7 @@ impl BindKind {
         Some(match capture {
             "local.param" => BindKind::Param,
             "local.self" => BindKind::SelfParam,
-            "local.assign" => BindKind::Assign,
+            "local.assign" | "local.alias" => BindKind::Assign,
             "local.let" => BindKind::Let,
             "local.loop" => BindKind::Loop,
             "local.with" => BindKind::With,
@@ -102,8 +120,9 @@ pub struct Binding {
     pub line: u32,
     pub column: u32,
     pub kind: BindKind,
-    /// An evident type, as an index into `names`: a type path (`Cart`, `geo::Point`, `Self`),
-    /// or a callee path ending in `()` whose result the name holds (`Cart()`, `Circle::new()`);
+    /// An evident type, as an index into `names`: a type path (`Cart`, `geo::Point`, `Self`)
+    /// whose instance the name holds, a callee path ending in `()` whose result it holds
+    /// (`Cart()`, `Circle::new()`), or `=` and a path it is another name for (`=Cart`);
     /// [`NONE`] when nothing is evident.
     pub hint: u32,
 }
@@ -135,8 +154,8 @@ pub struct Impl {
     pub self_ty: u32,
     /// Index into `names`: the trait's path, or [`NONE`] for an inherent impl.
     pub trait_path: u32,
-    pub start_byte: u32,
-    pub end_byte: u32,
+    pub start: Pos,
+    pub end: Pos,
 }
 
 pub(crate) fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
@@ -153,6 +172,7 @@ pub(crate) enum Role {
     Bind(BindKind),
     Hint,
     HintCall,
+    HintAlias,
     Receiver,
     Import,
     Impl,
@@ -168,6 +188,7 @@ impl Role {
             "scope" => Role::Scope,
             "local.hint" => Role::Hint,
             "local.hint.call" => Role::HintCall,
+            "local.hint.alias" => Role::HintAlias,
             "local.receiver" => Role::Receiver,
             "import" => Role::Import,
             "impl" => Role::Impl,

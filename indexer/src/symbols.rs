@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
 use crate::lang::Lang;
-use crate::names::{self, Binding, Impl, Import, NONE, Role, Scope, ScopeKind};
+use crate::names::{self, Binding, Impl, Import, NONE, Pos, Role, Scope, ScopeKind};
 
 /// What a definition is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -258,12 +258,12 @@ impl Interner {
     }
 }
 
-/// The innermost scope containing `byte`, given scopes sorted by start (nested spans): the
+/// The innermost scope containing `pos`, given scopes sorted by start (nested spans): the
 /// last scope starting at or before it, or the nearest of that scope's parents that contains it.
-pub(crate) fn innermost_scope(scopes: &[Scope], byte: u32) -> u32 {
-    let i = scopes.partition_point(|s| s.start_byte <= byte);
+pub fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
+    let i = scopes.partition_point(|s| s.start <= pos);
     let mut at = i.saturating_sub(1) as u32;
-    while at != 0 && scopes[at as usize].end_byte <= byte {
+    while at != 0 && scopes[at as usize].end <= pos {
         at = scopes[at as usize].parent;
     }
     at
@@ -304,6 +304,9 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
                 Role::Hint => hint = names::type_hint(lang, node_text(capture.node, bytes)),
                 Role::HintCall => {
                     hint = names::type_hint(lang, node_text(capture.node, bytes)).map(|h| h + "()")
+                }
+                Role::HintAlias => {
+                    hint = names::type_hint(lang, node_text(capture.node, bytes)).map(|h| format!("={h}"))
                 }
                 Role::Receiver => receiver_ok = matches!(node_text(capture.node, bytes), "self" | "cls"),
                 Role::Import => import_nodes.push(capture.node),
@@ -392,8 +395,8 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let mut scopes: Vec<Scope> = Vec::with_capacity(scope_nodes.len() + 1);
     scopes.push(Scope {
         kind: ScopeKind::File,
-        start_byte: 0,
-        end_byte: (bytes.len() as u32).max(1),
+        start: Pos::new(0, 0),
+        end: Pos::new(u32::MAX, 0),
         parent: NONE,
         def: NONE,
     });
@@ -401,17 +404,18 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let def_by_span: HashMap<(u32, u32), u32> =
         defs.iter().enumerate().map(|(i, d)| ((d.start_byte, d.end_byte), i as u32)).collect();
     for node in &scope_nodes {
-        let (start, end) = (node.start_byte() as u32, node.end_byte() as u32);
-        while open.len() > 1 && scopes[*open.last().expect("non-empty") as usize].end_byte < end {
+        let (start, end) = (Pos::of(node.start_position()), Pos::of(node.end_position()));
+        while open.len() > 1 && scopes[*open.last().expect("non-empty") as usize].end < end {
             open.pop();
         }
         let parent = *open.last().expect("the file scope stays open");
+        let span = (node.start_byte() as u32, node.end_byte() as u32);
         scopes.push(Scope {
             kind: ScopeKind::from_node(node.kind()),
-            start_byte: start,
-            end_byte: end,
+            start,
+            end,
             parent,
-            def: def_by_span.get(&(start, end)).copied().unwrap_or(NONE),
+            def: def_by_span.get(&span).copied().unwrap_or(NONE),
         });
         open.push(scopes.len() as u32 - 1);
     }
@@ -488,7 +492,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             (_, Some(h)) => interner.id(h),
             _ => NONE,
         };
-        let mut scope = innermost_scope(&scopes, ident.start_byte() as u32);
+        let mut scope = innermost_scope(&scopes, Pos::of(ident.start_position()));
         if *kind == names::BindKind::Attribute {
             // `self.x = …` in a method binds `x` in the class body.
             let function = scopes[scope as usize];
@@ -520,7 +524,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     for node in &import_nodes {
         raw.clear();
         names::decode_import(lang, *node, bytes, &mut raw);
-        let scope = innermost_scope(&scopes, node.start_byte() as u32);
+        let scope = innermost_scope(&scopes, Pos::of(node.start_position()));
         for r in &raw {
             let at = r.at.start_position();
             imports.push(Import {
@@ -542,12 +546,12 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             impls.push(Impl {
                 self_ty: interner.id(&ty),
                 trait_path: trait_path.map_or(NONE, |t| interner.id(&t)),
-                start_byte: node.start_byte() as u32,
-                end_byte: node.end_byte() as u32,
+                start: Pos::of(node.start_position()),
+                end: Pos::of(node.end_position()),
             });
         }
     }
-    impls.sort_by_key(|i| i.start_byte);
+    impls.sort_by_key(|i| i.start);
 
     let exports = (!export_nodes.is_empty()).then(|| {
         let mut out = Vec::new();
@@ -991,7 +995,7 @@ class Cart(Base):
             bind 17:20 w Loop in 3
             bind 18:29 fh With in 3
             bind 20:9 c Assign in 3 : Cart()
-            bind 21:9 d Assign in 3 : c.add
+            bind 21:9 d Assign in 3 : =c.add
             import 1:8 module="os.path" item="" bound="os" alias=false glob=false in 0
             import 2:15 module="a.b" item="" bound="ab" alias=true glob=false in 0
             import 3:23 module="..pkg.mod" item="x" bound="x" alias=false glob=false in 0

@@ -22,14 +22,14 @@
 (list_splat_pattern (identifier) @local.param)
 (dictionary_splat_pattern (identifier) @local.param)
 
-; Assignments: `x = Cart()` hints an instance of what `Cart` names, `x: Cart = …` and
-; `x = other` hint `Cart` and `other` themselves.
+; Assignments: `x = Cart()` and `x: Cart = …` hint an instance of what `Cart` names, `x = other`
+; makes `x` another name for `other`.
 (assignment left: (_) @local.assign)
 (assignment left: (identifier) @local.assign type: (type) @local.hint)
 (assignment
   left: (identifier) @local.assign
   right: (call function: [(identifier) (attribute)] @local.hint.call))
-(assignment left: (identifier) @local.assign right: [(identifier) (attribute)] @local.hint)
+(assignment left: (identifier) @local.assign right: [(identifier) (attribute)] @local.hint.alias)
 (augmented_assignment left: (identifier) @local.assign)
 (named_expression name: (identifier) @local.assign)
 
