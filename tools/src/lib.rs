@@ -9,6 +9,7 @@ mod config;
 mod discover;
 mod guard;
 mod lenient;
+mod navigate;
 mod observation;
 mod outputs;
 mod read_file;

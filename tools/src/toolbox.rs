@@ -15,6 +15,7 @@ use crate::catalog::{self, Group, ToolSpec};
 use crate::config::Config;
 use crate::discover;
 use crate::guard::Root;
+use crate::navigate;
 use crate::observation::Observation;
 use crate::read_file;
 use crate::read_output;
@@ -205,6 +206,11 @@ impl Toolbox {
             "search" => search::search(self, parse(name, args)?),
             "read_file" => read_file::read_file(self, parse(name, args)?),
             "run" => run::run(self, parse(name, args)?, ctx),
+            "definition" => navigate::definition(self, parse(name, args)?),
+            "references" => navigate::references(self, parse(name, args)?),
+            "callers" => navigate::callers(self, parse(name, args)?),
+            "outline" => navigate::outline(self, parse(name, args)?),
+            "symbols" => navigate::symbols(self, parse(name, args)?),
             "read_output" => read_output::read_output(session, parse(name, args)?),
             "find_tools" => return Ok(discover::find_tools(self, session, parse(name, args)?, ctx)),
             "call_tool" => {
