@@ -177,6 +177,8 @@ pub(crate) enum Role {
     Import,
     Impl,
     Exports,
+    Qualifier,
+    Qualified,
     Other,
 }
 
@@ -193,6 +195,8 @@ impl Role {
             "import" => Role::Import,
             "impl" => Role::Impl,
             "exports" => Role::Exports,
+            "qualifier" => Role::Qualifier,
+            "qualified" => Role::Qualified,
             other => {
                 if let Some(kind) = DefKind::from_capture(other) {
                     Role::Def(kind)
@@ -389,6 +393,16 @@ pub(crate) fn qualifier(lang: Lang, node: Node, bytes: &[u8]) -> Option<String> 
             }
             Some(prefix.join("::"))
         }
+    }
+}
+
+/// The qualifier text of a captured object or path node (outside imports).
+pub(crate) fn qualifier_text(lang: Lang, qualifier: Node, bytes: &[u8]) -> String {
+    match (lang, qualifier.kind()) {
+        (Lang::Rust, kind) if kind != "field_expression" && kind != "call_expression" && kind != "self" => {
+            type_hint(lang, node_text(qualifier, bytes)).unwrap_or_else(|| "?".to_string())
+        }
+        _ => simple_chain(lang, qualifier, bytes),
     }
 }
 

@@ -287,6 +287,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let mut import_nodes: Vec<Node> = Vec::new();
     let mut impl_nodes: Vec<Node> = Vec::new();
     let mut export_nodes: Vec<Node> = Vec::new();
+    let mut qualifier_of: HashMap<usize, Node> = HashMap::new();
     while let Some(m) = matches.next() {
         let mut name_node = None;
         let mut def: Option<(Node, DefKind)> = None;
@@ -294,6 +295,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         let mut bind: Option<(Node, names::BindKind)> = None;
         let mut hint: Option<String> = None;
         let mut receiver_ok = true;
+        let mut qualified: Option<(Node, Node)> = None;
         for capture in m.captures() {
             match roles[capture.index as usize] {
                 Role::Name => name_node = Some(capture.node),
@@ -312,8 +314,14 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
                 Role::Import => import_nodes.push(capture.node),
                 Role::Impl => impl_nodes.push(capture.node),
                 Role::Exports => export_nodes.push(capture.node),
+                Role::Qualifier => qualified = Some((capture.node, qualified.map_or(capture.node, |q| q.1))),
+                Role::Qualified => qualified = Some((qualified.map_or(capture.node, |q| q.0), capture.node)),
                 Role::Other => {}
             }
+        }
+        if let Some((qualifier, name)) = qualified {
+            qualifier_of.insert(name.id(), qualifier);
+            continue;
         }
         if let Some((node, kind)) = bind {
             if receiver_ok {
@@ -421,6 +429,16 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     }
 
     let mut interner = Interner { names: Vec::new(), index: HashMap::new() };
+    // Import statements by span: a name inside one is an import (a binary search, where
+    // walking up the tree from every name would cost a parent lookup per level).
+    import_nodes.sort_by_key(|n| n.start_byte());
+    import_nodes.dedup_by_key(|n| n.id());
+    let import_spans: Vec<(usize, usize)> =
+        import_nodes.iter().map(|n| (n.start_byte(), n.end_byte())).collect();
+    let in_import = |byte: usize| {
+        let i = import_spans.partition_point(|s| s.0 <= byte);
+        i > 0 && import_spans[i - 1].1 > byte
+    };
 
     // References in source order, each with its innermost enclosing definition.
     let mut ref_list: Vec<(Node, RefKind)> =
@@ -444,20 +462,22 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         // A sibling popped late can sit under a still-open one; skip spans that end before us.
         let enclosing = stack.iter().rev().find(|&&d| defs[d].end_byte > start).map(|&d| d as u32);
         let text = node_text(node, bytes);
-        if text.is_empty() || is_noise(lang, text) || names::is_alias(node) {
+        let importing = in_import(node.start_byte());
+        if text.is_empty() || is_noise(lang, text) || (importing && names::is_alias(node)) {
             continue;
         }
-        let kind =
-            if matches!(kind, RefKind::Name | RefKind::Attribute | RefKind::Type) && in_import(lang, node) {
-                RefKind::Import
-            } else {
-                kind
-            };
-        let id = interner.id(text);
-        let qualifier = match names::qualifier(lang, node, bytes) {
-            Some(q) => interner.id(&q),
-            None => NONE,
+        let kind = if matches!(kind, RefKind::Name | RefKind::Attribute | RefKind::Type) && importing {
+            RefKind::Import
+        } else {
+            kind
         };
+        let id = interner.id(text);
+        let qualifier = if importing {
+            names::qualifier(lang, node, bytes)
+        } else {
+            qualifier_of.get(&node.id()).map(|q| names::qualifier_text(lang, *q, bytes))
+        };
+        let qualifier = qualifier.map_or(NONE, |q| interner.id(&q));
         let at = node.start_position();
         refs.push(Ref {
             name: id,
@@ -519,8 +539,6 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
 
     let mut imports: Vec<Import> = Vec::new();
     let mut raw = Vec::new();
-    import_nodes.sort_by_key(|n| n.start_byte());
-    import_nodes.dedup_by_key(|n| n.id());
     for node in &import_nodes {
         raw.clear();
         names::decode_import(lang, *node, bytes, &mut raw);
@@ -694,27 +712,6 @@ fn doc_line(lang: Lang, node: Node, bytes: &[u8]) -> Option<String> {
     };
     let line = raw.lines().map(str::trim).find(|l| !l.is_empty())?;
     Some(cut(line, 200))
-}
-
-fn in_import(lang: Lang, node: Node) -> bool {
-    let mut current = node.parent();
-    while let Some(n) = current {
-        match (lang, n.kind()) {
-            (Lang::Python, "import_statement" | "import_from_statement" | "future_import_statement") => {
-                return true;
-            }
-            (Lang::Rust, "use_declaration") => return true,
-            (
-                _,
-                "block" | "function_definition" | "class_definition" | "function_item" | "declaration_list",
-            ) => {
-                return false;
-            }
-            _ => {}
-        }
-        current = n.parent();
-    }
-    false
 }
 
 fn count_issues(node: Node) -> u32 {

@@ -445,7 +445,16 @@ fn at_position(
             }
         },
     };
-    let Some(at) = resolver.at(file, Pos::new(line, column)) else {
+    let at = resolver.at(file, Pos::new(line, column)).or_else(|| {
+        // A name the index keeps no reference for (`self`): read it from the line.
+        let raw = std::fs::read(toolbox.root().path().join(&rel)).ok()?;
+        let text = String::from_utf8_lossy(&raw);
+        let source_line = text.lines().nth(line as usize - 1)?;
+        let (start, name) = identifier_at(source_line, column as usize)?;
+        let resolution = resolver.resolve_name(file, Pos::new(line, start as u32), name);
+        Some(tack_indexer::resolve::AtPosition { name: name.to_string(), resolution })
+    });
+    let Some(at) = at else {
         let text = lines.line(&rel, line);
         return Err(Observation::error(if text.is_empty() {
             format!("{rel}:{line} is an empty line; give the line and 1-based column of a name")
@@ -464,6 +473,28 @@ fn at_position(
         note: at.resolution.note,
     })
 }
+
+/// The identifier over a 1-based byte column, with its 1-based start.
+fn identifier_at(line: &str, column: usize) -> Option<(usize, &str)> {
+    let bytes = line.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let at = column.checked_sub(1)?.min(bytes.len().checked_sub(1)?);
+    let at = if is_ident(bytes[at]) { at } else { at.checked_sub(1).filter(|&a| is_ident(bytes[a]))? };
+    let start = (0..=at).rev().take_while(|&i| is_ident(bytes[i])).last()?;
+    let end = (at..bytes.len()).take_while(|&i| is_ident(bytes[i])).last()? + 1;
+    let word = &line[start..end];
+    (!word.starts_with(|c: char| c.is_ascii_digit()) && !KEYWORDS.contains(&word))
+        .then_some((start + 1, word))
+}
+
+/// Python and Rust keywords: never a name to look up (`self` and `Self` are names here).
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
+    "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "const",
+    "crate", "dyn", "enum", "extern", "false", "fn", "impl", "let", "loop", "match", "mod", "move", "mut",
+    "pub", "ref", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+];
 
 fn quote(text: &str) -> String {
     format!("`{text}`")

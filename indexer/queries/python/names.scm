@@ -52,9 +52,13 @@
   left: (attribute object: (identifier) @local.receiver attribute: (identifier) @local.attribute)
   right: (call function: [(identifier) (attribute)] @local.hint.call))
 
-; Imports, decoded by the extractor.
+; Imports, decoded by the extractor (their spans also mark which names are imports).
 (import_statement) @import
 (import_from_statement) @import
+(future_import_statement) @import
+
+; What stands before an attribute: `a.b` before `name` in `a.b.name`.
+(attribute object: (_) @qualifier attribute: (identifier) @qualified)
 
 ; `__all__ = [...]` lists what `from module import *` brings.
 (module

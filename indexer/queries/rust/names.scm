@@ -28,9 +28,15 @@
 (let_condition pattern: (_) @local.pattern)
 (match_pattern) @local.pattern
 
-; `use` and `extern crate`, decoded by the extractor.
+; `use` and `extern crate`, decoded by the extractor (their spans also mark which names are
+; imports).
 (use_declaration) @import
 (extern_crate_declaration) @import
+
+; What stands before a name: the path of `geo::name`, the receiver of `self.name`.
+(scoped_identifier path: (_) @qualifier name: (identifier) @qualified)
+(scoped_type_identifier path: (_) @qualifier name: (type_identifier) @qualified)
+(field_expression value: (_) @qualifier field: (field_identifier) @qualified)
 
 ; Impl blocks: which type (and trait) their items belong to.
 (impl_item) @impl

@@ -324,6 +324,13 @@ impl Resolver {
         None
     }
 
+    /// A bare name the index kept no reference for (`self`, a name inside an f-string), read by
+    /// the caller from the source at a position: what it means there.
+    pub fn resolve_name(&self, file: u32, pos: Pos, name: &str) -> Resolution {
+        let found = self.lookup_lexical(file, pos, name, 0);
+        Resolution { resolved: dedup(found.iter().map(|f| f.target)), ..Default::default() }
+    }
+
     fn resolution(&self, found: Vec<Found>, file: u32, import: usize) -> Resolution {
         let mut resolution =
             Resolution { resolved: dedup(found.iter().map(|f| f.target)), ..Default::default() };
@@ -641,6 +648,8 @@ impl Resolver {
                         };
                     }
                 },
+                // `Self` alone is the impl's type (or the trait around a default method).
+                Lang::Rust if name == "Self" => self.rs.resolve_path_at(self, file, pos, name, 0),
                 _ => self.lookup_lexical(file, pos, name, 0),
             };
             let resolved: Vec<Target> = dedup(found.iter().map(|f| f.target));

@@ -256,7 +256,7 @@ impl Modules {
     }
 
     /// What a path (`crate::geo::Point`, `super::Shape`, `Self::new`, `geo`) means at a position.
-    fn resolve_path_at(
+    pub(super) fn resolve_path_at(
         &self,
         resolver: &Resolver,
         file: u32,
