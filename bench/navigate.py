@@ -113,11 +113,62 @@ def byte_column(line_text, char_col):
     return len(line_text[:char_col].encode("utf-8")) + 1
 
 
+_qualified_lines = {}
+
+
+def qualified_lines(path):
+    """Qualified name → first line, for the classes, functions and assigned names of a file."""
+    if path not in _qualified_lines:
+        table = {}
+        try:
+            tree = ast.parse(open(path, encoding="utf-8").read())
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            tree = None
+
+        def walk(body, prefix):
+            for node in body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    table.setdefault(prefix + node.name, node.lineno)
+                    if isinstance(node, ast.ClassDef):
+                        walk(node.body, prefix + node.name + ".")
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for target in targets:
+                        if isinstance(target, ast.Name):
+                            table.setdefault(prefix + target.id, node.lineno)
+                elif isinstance(node, (ast.If, ast.Try)):
+                    walk(node.body, prefix)
+                    walk(getattr(node, "orelse", []), prefix)
+                    for handler in getattr(node, "handlers", []):
+                        walk(handler.body, prefix)
+
+        if tree is not None:
+            walk(tree.body, "")
+        _qualified_lines[path] = table
+    return _qualified_lines[path]
+
+
 def jedi_places(names, root, stdlib):
-    """(relative path, line) of jedi's answers inside the corpus."""
+    """(relative path, line) of jedi's answers inside the corpus. For the standard library jedi
+    answers from typeshed's stubs; a stub answer is mapped back to the corpus's source by its
+    qualified name (dropped when the source has no such name: a C module, a builtin)."""
     out = set()
     for name in names:
         path = str(name.module_path) if name.module_path else ""
+        if path.endswith(".pyi") and "typeshed" in path and name.module_name and name.full_name:
+            module = name.module_name
+            for candidate in (module.replace(".", "/") + ".py", module.replace(".", "/") + "/__init__.py"):
+                source = os.path.join(root, candidate)
+                if os.path.exists(source):
+                    if name.type == "module":
+                        out.add((candidate, 1))
+                    else:
+                        rest = name.full_name[len(module) + 1 :] if name.full_name.startswith(module + ".") else ""
+                        line = qualified_lines(source).get(rest)
+                        if line:
+                            out.add((candidate, line))
+                    break
+            continue
         for base in (root, stdlib):
             if path.startswith(base + os.sep):
                 rel = os.path.relpath(path, base)

@@ -47,6 +47,10 @@ def page_links(page, rel):
             target_page, span = href.split("#", 1)
             target_rel = rel if not target_page else os.path.normpath(os.path.join(os.path.dirname(rel), target_page[: -len(".html")]))
             first, _, last = span.partition("-")
+            # rustdoc links a whole path (`crate::error::Error`) to its last segment's item.
+            if "::" in label:
+                column += len(label[: label.rindex("::") + 2].encode("utf-8"))
+                label = label[label.rindex("::") + 2 :]
             out.append((line_no, column, label, target_rel, int(first), int(last or first)))
     return out
 
@@ -77,6 +81,20 @@ def main():
         # A module: tack names the `mod x;` that declares the file.
         return is_module(target_rel, first, last) and re.search(rf"\bmod\s+{re.escape(label)}\b", hit["text"]) is not None
 
+    pages = {l[0] for l in links}
+
+    def rustdoc_saw(path, text, label):
+        """Whether rustdoc could have linked this use: it renders no page for `#[cfg(test)]`
+        modules and links nothing inside a macro's arguments."""
+        if path not in pages:
+            return False
+        for m in re.finditer(rf"\b{re.escape(label)}\b", text):
+            before = text[: m.start()]
+            inside_macro = re.search(r"\w!\s*[(\[{]", before) and before.count("(") > before.count(")")
+            if not inside_macro:
+                return True
+        return False
+
     tack = Tack(tack_bin, crate, index_dir)
     tack.call("symbols", {"query": "x"})
     d = {k: 0 for k in ["asked", "lines_res", "hit_res", "lines_all", "hit_all", "found_res", "found_all"]}
@@ -106,7 +124,7 @@ def main():
         if label.endswith("!") or is_module(target_rel, first, last):
             continue
         targets.setdefault((target_rel, first, label), set()).add((rel, line))
-    r = {k: 0 for k in ["asked", "res", "res_hit", "all", "all_hit", "gold"]}
+    r = {k: 0 for k in ["asked", "res", "res_hit", "all", "all_hit", "gold", "ignored"]}
     latency_ref = []
     for (target_rel, first, label), gold in sorted(targets.items()):
         text_line = lines[target_rel][first - 1] if first <= len(lines[target_rel]) else ""
@@ -123,8 +141,12 @@ def main():
         if is_error or not data:
             resolved, candidates = set(), set()
         else:
-            keep = lambda hits: {(h["path"], h["line"]) for h in hits if h["relation"] != "definition"}
+            def keep(hits):
+                return {(h["path"], h["line"]) for h in hits if h["relation"] != "definition" and rustdoc_saw(h["path"], h["text"], label)}
+
             resolved, candidates = keep(data["resolved"]), keep(data["candidates"])
+            ignored = {(h["path"], h["line"]) for h in data["resolved"] if h["relation"] != "definition"} - resolved
+            r["ignored"] += len(ignored)
         both = resolved | candidates
         r["res"] += len(resolved)
         r["res_hit"] += len(resolved & gold)
@@ -142,7 +164,7 @@ def main():
     print(f"  precision resolved {ratio(d['hit_res'], d['lines_res'])} ({d['hit_res']}/{d['lines_res']}), +candidates {ratio(d['hit_all'], d['lines_all'])} ({d['hit_all']}/{d['lines_all']})")
     print(f"  recall resolved {ratio(d['found_res'], d['asked'])} ({d['found_res']}/{d['asked']}), +candidates {ratio(d['found_all'], d['asked'])} ({d['found_all']}/{d['asked']})")
     print(f"  latency p50 {statistics.median(latency) * 1000:.1f} ms, p95 {percentile(latency, 0.95) * 1000:.1f} ms")
-    print(f"references: {r['asked']} definitions, {r['gold']} linked uses")
+    print(f"references: {r['asked']} definitions, {r['gold']} linked uses; {r['ignored']} resolved tack lines where rustdoc links nothing (tests, macro arguments) left out")
     print(f"  precision resolved {ratio(r['res_hit'], r['res'])} ({r['res_hit']}/{r['res']}), +candidates {ratio(r['all_hit'], r['all'])} ({r['all_hit']}/{r['all']})")
     print(f"  recall resolved {ratio(r['res_hit'], r['gold'])}, +candidates {ratio(r['all_hit'], r['gold'])}")
     print(f"  latency p50 {statistics.median(latency_ref) * 1000:.1f} ms, p95 {percentile(latency_ref, 0.95) * 1000:.1f} ms")

@@ -32,7 +32,9 @@ impl ScopeKind {
             "function_definition" | "function_item" => ScopeKind::Function,
             "class_definition" => ScopeKind::Class,
             "lambda" | "closure_expression" => ScopeKind::Lambda,
-            "block" => ScopeKind::Block,
+            "block" | "match_arm" | "if_expression" | "while_expression" | "for_expression" => {
+                ScopeKind::Block
+            }
             "mod_item" => ScopeKind::Module,
             _ => ScopeKind::Comprehension,
         }
@@ -179,6 +181,8 @@ pub(crate) enum Role {
     Exports,
     Qualifier,
     Qualified,
+    /// A keyword argument's name: its qualifier is the callee, marked with a trailing `(`.
+    QualifiedArgument,
     Other,
 }
 
@@ -197,6 +201,7 @@ impl Role {
             "exports" => Role::Exports,
             "qualifier" => Role::Qualifier,
             "qualified" => Role::Qualified,
+            "qualified.argument" => Role::QualifiedArgument,
             other => {
                 if let Some(kind) = DefKind::from_capture(other) {
                     Role::Def(kind)

@@ -287,7 +287,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let mut import_nodes: Vec<Node> = Vec::new();
     let mut impl_nodes: Vec<Node> = Vec::new();
     let mut export_nodes: Vec<Node> = Vec::new();
-    let mut qualifier_of: HashMap<usize, Node> = HashMap::new();
+    let mut qualifier_of: HashMap<usize, (Node, bool)> = HashMap::new();
     while let Some(m) = matches.next() {
         let mut name_node = None;
         let mut def: Option<(Node, DefKind)> = None;
@@ -296,6 +296,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         let mut hint: Option<String> = None;
         let mut receiver_ok = true;
         let mut qualified: Option<(Node, Node)> = None;
+        let mut argument = false;
         for capture in m.captures() {
             match roles[capture.index as usize] {
                 Role::Name => name_node = Some(capture.node),
@@ -316,11 +317,15 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
                 Role::Exports => export_nodes.push(capture.node),
                 Role::Qualifier => qualified = Some((capture.node, qualified.map_or(capture.node, |q| q.1))),
                 Role::Qualified => qualified = Some((qualified.map_or(capture.node, |q| q.0), capture.node)),
+                Role::QualifiedArgument => {
+                    argument = true;
+                    qualified = Some((qualified.map_or(capture.node, |q| q.0), capture.node));
+                }
                 Role::Other => {}
             }
         }
         if let Some((qualifier, name)) = qualified {
-            qualifier_of.insert(name.id(), qualifier);
+            qualifier_of.insert(name.id(), (qualifier, argument));
             continue;
         }
         if let Some((node, kind)) = bind {
@@ -475,7 +480,10 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         let qualifier = if importing {
             names::qualifier(lang, node, bytes)
         } else {
-            qualifier_of.get(&node.id()).map(|q| names::qualifier_text(lang, *q, bytes))
+            qualifier_of.get(&node.id()).map(|&(q, argument)| {
+                let text = names::qualifier_text(lang, q, bytes);
+                if argument { text + "(" } else { text }
+            })
         };
         let qualifier = qualifier.map_or(NONE, |q| interner.id(&q));
         let at = node.start_position();
@@ -1050,19 +1058,21 @@ impl Shape for Circle {
             scope 4 Function parent 0 def Circle::area
             scope 5 Block parent 4 def -
             scope 6 Block parent 5 def -
-            scope 7 Block parent 5 def -
-            scope 8 Lambda parent 5 def -
+            scope 7 Block parent 6 def -
+            scope 8 Block parent 5 def -
+            scope 9 Block parent 8 def -
+            scope 10 Lambda parent 5 def -
             bind 10:13 self SelfParam in 4 : Self
             bind 10:20 scale Param in 4 : Scale
             bind 11:13 c Let in 5 : Circle::new()
             bind 12:13 p Let in 5 : Point
             bind 13:21 x Let in 5
             bind 13:27 yy Let in 5
-            bind 14:21 v Pattern in 5
-            bind 15:14 i Loop in 5
-            bind 15:17 item Loop in 5
+            bind 14:21 v Pattern in 6
+            bind 15:14 i Loop in 8
+            bind 15:17 item Loop in 8
             bind 16:13 run Let in 5
-            bind 16:20 q Param in 8 : u8
+            bind 16:20 q Param in 10 : u8
             import 1:18 module="crate" item="geo" bound="geo" alias=false glob=false in 0
             import 1:36 module="crate::geo" item="distance" bound="dist" alias=true glob=false in 0
             import 1:51 module="crate::geo::shapes" item="Circle" bound="Circle" alias=false glob=false in 0

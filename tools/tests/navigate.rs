@@ -318,3 +318,33 @@ fn broken_files_and_odd_positions_never_panic() {
     }
     let _ = call(dir.path(), "symbols", json!({"query": "x"}));
 }
+
+fn stdlib_file(name: &str) -> PathBuf {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .output()
+        .expect("python3 runs");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join(name)
+}
+
+#[test]
+fn outline_of_a_3000_line_file_fits_the_cap_and_shows_every_top_level_definition() {
+    for name in ["inspect.py", "_pydecimal.py"] {
+        let dir = tempfile::tempdir().unwrap();
+        let source = std::fs::read_to_string(stdlib_file(name)).unwrap();
+        assert!(source.lines().count() >= 3000, "{name} has {} lines", source.lines().count());
+        std::fs::write(dir.path().join(name), &source).unwrap();
+        let obs = call(dir.path(), "outline", json!({"path": name}));
+        assert!(!obs.is_error, "{}", obs.text);
+        assert!(!obs.text.contains("read_output(handle="), "the outline was cut:\n{}", obs.text);
+        assert!(tack_tools::count_tokens(&obs.text) <= Config::default().output.max_tokens);
+        let symbols = obs.structured.unwrap()["symbols"].as_array().unwrap().clone();
+        let top_level: Vec<&Value> = symbols.iter().filter(|s| s["qualified_name"] == s["name"]).collect();
+        assert!(top_level.len() > 50, "{name}: {} top-level definitions", top_level.len());
+        for def in top_level {
+            let shown = format!("{} {}", def["name"].as_str().unwrap(), def["line"]);
+            let signature = def["signature"].as_str().unwrap();
+            assert!(obs.text.contains(&shown) || obs.text.contains(signature), "{name}: {shown} missing");
+        }
+    }
+}

@@ -57,8 +57,12 @@
 (import_from_statement) @import
 (future_import_statement) @import
 
-; What stands before an attribute: `a.b` before `name` in `a.b.name`.
+; What stands before an attribute: `a.b` before `name` in `a.b.name`; the function whose
+; parameter a keyword argument names.
 (attribute object: (_) @qualifier attribute: (identifier) @qualified)
+(call
+  function: (_) @qualifier
+  arguments: (argument_list (keyword_argument name: (identifier) @qualified.argument)))
 
 ; `__all__ = [...]` lists what `from module import *` brings.
 (module

@@ -7,6 +7,11 @@
 (closure_expression) @scope
 (block) @scope
 (mod_item body: (_)) @scope
+; A pattern's names live in its arm, its `if let`, its loop.
+(match_arm) @scope
+(if_expression) @scope
+(while_expression) @scope
+(for_expression) @scope
 
 ; Parameters, with their type as a hint; `self` is the impl's type.
 (parameter pattern: (_) @local.param type: (_) @local.hint)

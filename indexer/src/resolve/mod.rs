@@ -26,12 +26,17 @@ pub enum Target {
     Module { file: u32 },
     /// A variable: a parameter, an assignment, a loop variable, an attribute set through `self`.
     Binding { file: u32, binding: u32 },
+    /// A name an import binds when what it imports is outside the repository (a C module).
+    Import { file: u32, import: u32 },
 }
 
 impl Target {
     pub fn file(self) -> u32 {
         match self {
-            Target::Def { file, .. } | Target::Module { file } | Target::Binding { file, .. } => file,
+            Target::Def { file, .. }
+            | Target::Module { file }
+            | Target::Binding { file, .. }
+            | Target::Import { file, .. } => file,
         }
     }
 }
@@ -42,6 +47,7 @@ enum Key {
     Def(u32, u32),
     Module(u32),
     Var(u32, u32, String),
+    Import(u32, u32),
 }
 
 /// How a line relates to the symbol asked about.
@@ -314,7 +320,12 @@ impl Resolver {
                 && import.column <= pos.column
                 && pos.column <= import.column + name.len() as u32
             {
-                let found = self.follow_import(file, i as u32, 0);
+                let itself = Target::Import { file, import: i as u32 };
+                let found: Vec<Found> = self
+                    .follow_import(file, i as u32, 0)
+                    .into_iter()
+                    .filter(|f| f.target != itself)
+                    .collect();
                 return Some(AtPosition {
                     name: name.to_string(),
                     resolution: self.resolution(found, file, i),
@@ -430,6 +441,16 @@ impl Resolver {
                     symbol: self.scope_symbol(file, b.scope),
                 }]
             }
+            Target::Import { file, import } => {
+                let i = self.symbols(file).imports[import as usize];
+                vec![Hit {
+                    file,
+                    line: i.line,
+                    column: i.column,
+                    relation: Relation::Import,
+                    symbol: self.scope_symbol(file, i.scope),
+                }]
+            }
         }
     }
 
@@ -473,6 +494,17 @@ impl Resolver {
                 };
                 format!("{what} {} ({}:{})", symbols.text(b.name), self.path(file), b.line)
             }
+            Target::Import { file, import } => {
+                let symbols = self.symbols(file);
+                let i = symbols.imports[import as usize];
+                format!(
+                    "{} imported from {} ({}:{})",
+                    symbols.text(i.bound),
+                    self.import_source(file, &i),
+                    self.path(file),
+                    i.line
+                )
+            }
         }
     }
 
@@ -494,6 +526,10 @@ impl Resolver {
             Target::Binding { file, binding } => {
                 let symbols = self.symbols(file);
                 symbols.text(symbols.bindings[binding as usize].name).to_string()
+            }
+            Target::Import { file, import } => {
+                let symbols = self.symbols(file);
+                symbols.text(symbols.imports[import as usize].bound).to_string()
             }
         }
     }
@@ -628,6 +664,7 @@ impl Resolver {
                 let b = symbols.bindings[binding as usize];
                 Key::Var(file, b.scope, symbols.text(b.name).to_string())
             }
+            Target::Import { file, import } => Key::Import(file, import),
         }
     }
 
@@ -658,6 +695,14 @@ impl Resolver {
             }
             return Resolution { resolved, ..Default::default() };
         }
+        // `f(name=…)`: the parameter of the function called.
+        if let Some(callee) = symbols.text(r.qualifier).strip_suffix('(') {
+            return Resolution { resolved: self.parameter_of(file, pos, callee, name), ..Default::default() };
+        }
+        // A Rust field access names a field, which the index does not keep: never a method.
+        if lang == Lang::Rust && r.kind == RefKind::Attribute {
+            return Resolution::default();
+        }
         let qualifier = symbols.text(r.qualifier);
         let base = match lang {
             Lang::Python if r.kind == RefKind::Import => {
@@ -687,6 +732,31 @@ impl Resolver {
             Value::Module(..) => Resolution::default(),
             _ => Resolution { candidates: self.candidates(file, r), ..Default::default() },
         }
+    }
+
+    /// The parameter `name` of the function (or the class's `__init__`) a callee names.
+    fn parameter_of(&self, file: u32, pos: Pos, callee: &str, name: &str) -> Vec<Target> {
+        let function = match self.eval_chain(file, pos, callee, 0) {
+            Some(Value::Function(f, d)) => Some((f, d)),
+            Some(Value::Class(f, d)) => {
+                self.member(Value::Class(f, d), "__init__", 1).iter().find_map(|found| match found.value {
+                    Some(Value::Function(f, d)) => Some((f, d)),
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
+        let Some((f, d)) = function else { return Vec::new() };
+        let scope = self.ctx(f).own_scope[d as usize];
+        let symbols = self.symbols(f);
+        symbols
+            .bindings
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.scope == scope && b.kind == BindKind::Param && symbols.text(b.name) == name)
+            .map(|(i, _)| Target::Binding { file: f, binding: i as u32 })
+            .take(1)
+            .collect()
     }
 
     /// Definitions (and Python class attributes) with the reference's name that its kind can mean.
@@ -987,10 +1057,17 @@ impl FileCtx {
             }
         }
         let mut def_scope = vec![NONE; symbols.defs.len()];
+        let in_impl =
+            |def: &Def| symbols.impls.iter().any(|i| i.start.line <= def.line && def.end_line <= i.end.line);
         for (i, def) in symbols.defs.iter().enumerate() {
+            // Rust items of an impl or a trait are reached through their type, not by name.
             let reachable_by_name = match lang {
                 Lang::Python => def.kind != DefKind::Constant,
-                Lang::Rust => def.kind != DefKind::Method,
+                Lang::Rust => {
+                    def.kind != DefKind::Method
+                        && !def.parent.is_some_and(|p| symbols.defs[p as usize].kind == DefKind::Interface)
+                        && !(def.parent.is_none_or(|p| own_scope[p as usize] == NONE) && in_impl(def))
+                }
             };
             if !reachable_by_name {
                 continue;
@@ -1051,7 +1128,7 @@ impl FileCtx {
 /// Which of a scope's entries for a name a use at `pos` sees. Rust locals must come before the
 /// use (the last one wins, shadowing the others); items and imports are visible everywhere.
 /// Python: in the use's own scope, the last binding before it (all of them when none is
-/// before, as in a loop); from an enclosing scope, every binding.
+/// before, as in a loop); from an enclosing scope, its last binding.
 fn choose(lang: Lang, entries: &[Entry], symbols: &FileSymbols, pos: Pos, same_scope: bool) -> Vec<Entry> {
     let is_local = |e: &Entry| match e.bound {
         Bound::Binding(b) => !matches!(symbols.bindings[b as usize].kind, BindKind::Attribute),
@@ -1067,15 +1144,19 @@ fn choose(lang: Lang, entries: &[Entry], symbols: &FileSymbols, pos: Pos, same_s
             entries.iter().filter(|e| !is_local(e)).copied().collect()
         }
         Lang::Python => {
+            // From a nested function the enclosing scope has run to its end: its last binding.
             if !same_scope {
-                return entries.to_vec();
+                return entries.last().map(|e| vec![*e]).unwrap_or_default();
             }
-            match entries.iter().rposition(|e| e.pos <= pos) {
-                Some(i) => {
-                    // Definitions and imports bound at the same place (`try: import x / except:
-                    // x = None`) all count; otherwise the last binding before the use.
-                    vec![entries[i]]
-                }
+            // The right side of `s = f(s)` runs before the assignment: a binding counts only
+            // from the next line (or at the use itself, when the use is the binding).
+            let before = |e: &Entry| {
+                let assigns = matches!(e.bound, Bound::Binding(b)
+                    if matches!(symbols.bindings[b as usize].kind, BindKind::Assign | BindKind::Loop));
+                e.pos == pos || if assigns { e.pos.line < pos.line } else { e.pos <= pos }
+            };
+            match entries.iter().rposition(before) {
+                Some(i) => vec![entries[i]],
                 None => entries.to_vec(),
             }
         }
@@ -1086,14 +1167,18 @@ fn is_marker(kind: BindKind) -> bool {
     matches!(kind, BindKind::Global | BindKind::Nonlocal)
 }
 
-/// Whether `name` occurs in `header` over the 1-based byte column `column`.
+/// Whether the first whole-word `name` in `header` (the definition's own name: `def name`,
+/// `pub fn name`) lies over the 1-based byte column `column`.
 fn name_spans(header: &str, name: &str, column: u32) -> bool {
     let column = column as usize;
-    header.match_indices(name).any(|(i, _)| {
-        let before_ok = !header[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_');
-        let after_ok = !header[i + name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
-        before_ok && after_ok && i < column && column <= i + name.len() + 1
-    })
+    header
+        .match_indices(name)
+        .find(|(i, _)| {
+            let before_ok = !header[..*i].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            let after_ok = !header[i + name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            before_ok && after_ok
+        })
+        .is_some_and(|(i, _)| i < column && column <= i + name.len() + 1)
 }
 
 fn split_call(part: &str) -> (&str, bool) {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::{Found, MAX_DEPTH, Resolver, Target, Value, module_found};
 use crate::index::FileEntry;
 use crate::lang::Lang;
-use crate::names::{NONE, Pos, ScopeKind};
+use crate::names::{BindKind, NONE, Pos, ScopeKind};
 use crate::symbols::{RefKind, innermost_scope};
 
 pub(super) struct Modules {
@@ -90,7 +90,9 @@ impl Modules {
     pub(super) fn resolve_module(&self, resolver: &Resolver, file: u32, text: &str) -> Option<u32> {
         let dots = text.len() - text.trim_start_matches('.').len();
         if dots == 0 {
-            return self.absolute(resolver, file, text);
+            return self
+                .absolute(resolver, file, text)
+                .or_else(|| self.module_through_attributes(resolver, file, text));
         }
         let own = self.module_name(file)?;
         let mut package: Vec<&str> = own.split('.').collect();
@@ -111,23 +113,39 @@ impl Modules {
         self.absolute(resolver, file, &name)
     }
 
-    pub(super) fn follow_import(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        import: u32,
-        depth: u32,
-    ) -> Vec<Found> {
+    /// A dotted module name that is no file: a module another module binds (`os.path` is
+    /// `posixpath`, bound by `import posixpath as path` in `os`).
+    fn module_through_attributes(&self, resolver: &Resolver, file: u32, name: &str) -> Option<u32> {
+        let (head, last) = name.rsplit_once('.')?;
+        let base = self
+            .absolute(resolver, file, head)
+            .or_else(|| self.module_through_attributes(resolver, file, head))?;
+        self.module_member(resolver, base, last, 1, false).iter().find_map(|f| match f.value {
+            Some(Value::Module(m, _)) => Some(m),
+            _ => None,
+        })
+    }
+
+    /// Where an import leads; when that is outside the repository (a C module, a package not
+    /// in it), the import itself is where the name is bound.
+    pub(super) fn follow_import(&self, resolver: &Resolver, file: u32, index: u32, depth: u32) -> Vec<Found> {
         let symbols = resolver.symbols(file);
-        let import = symbols.imports[import as usize];
+        let import = symbols.imports[index as usize];
         let module = symbols.text(import.module);
-        if import.item == NONE {
+        let found: Vec<Found> = if import.item == NONE {
             // `import a.b` binds `a`; `import a.b as c` binds `a.b`.
             let name = if import.alias { module } else { module.split('.').next().unwrap_or(module) };
-            return self.absolute(resolver, file, name).map(module_found).into_iter().collect();
+            self.resolve_module(resolver, file, name).map(module_found).into_iter().collect()
+        } else {
+            match self.resolve_module(resolver, file, module) {
+                Some(base) => self.module_member(resolver, base, symbols.text(import.item), depth + 1, false),
+                None => Vec::new(),
+            }
+        };
+        if found.is_empty() {
+            return vec![Found { target: Target::Import { file, import: index }, value: None }];
         }
-        let Some(base) = self.resolve_module(resolver, file, module) else { return Vec::new() };
-        self.module_member(resolver, base, symbols.text(import.item), depth + 1, false)
+        found
     }
 
     /// The first name of a chain: `self`, `cls`, `super`, or a name in scope.
@@ -238,11 +256,21 @@ impl Modules {
             }
             let scope = resolver.ctx(file).own_scope[class as usize];
             if let (Some(id), true) = (resolver.name_id(file, name), scope != NONE) {
-                let found: Vec<Found> = resolver
-                    .ctx(file)
-                    .entries_of(scope, id)
+                let entries = resolver.ctx(file).entries_of(scope, id);
+                // `self.x = …` in the methods says what instances hold; a class-level `x = …`
+                // counts only when no method sets it.
+                let set_by_methods = entries.iter().any(|e| {
+                    matches!(e.bound, super::Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
+                });
+                let found: Vec<Found> = entries
                     .iter()
-                    .filter(|e| matches!(e.bound, super::Bound::Binding(_) | super::Bound::Import(_)))
+                    .filter(|e| match e.bound {
+                        super::Bound::Binding(b) => {
+                            !set_by_methods || symbols.bindings[b as usize].kind == BindKind::Attribute
+                        }
+                        super::Bound::Import(_) => !set_by_methods,
+                        super::Bound::Def(_) => false,
+                    })
                     .flat_map(|e| resolver.entry_found(file, *e, depth))
                     .collect();
                 if !found.is_empty() {

@@ -882,3 +882,112 @@ impl Square {
         "#]],
     );
 }
+
+#[test]
+fn py_keyword_argument_names_the_parameter() {
+    check(
+        r#"
+//- m.py
+def fetch(url, timeout=10):
+    pass
+class Client:
+    def __init__(self, base, retries=3):
+        pass
+fetch("x", time$0out=5)
+Client("y", retries=1)
+"#,
+        expect![[r#"
+            timeout
+            parameter timeout (m.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_name_from_an_outside_module_stops_at_its_import() {
+    check(
+        r#"
+//- collections/__init__.py
+from _collections import deque
+//- main.py
+from collections import deque
+de$0que()
+"#,
+        expect![[r#"
+            deque
+            deque imported from _collections (collections/__init__.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_module_bound_by_another_module() {
+    check(
+        r#"
+//- posixpath.py
+extsep = '.'
+//- os.py
+import posixpath as path
+//- main.py
+from os.path import extsep
+print(ext$0sep)
+"#,
+        expect![[r#"
+            extsep
+            variable extsep (posixpath.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_right_side_of_an_assignment_sees_the_previous_binding() {
+    check(
+        r#"
+//- m.py
+def f(s):
+    s = s.strip()
+    s = "<" + $0s
+    return s
+"#,
+        expect![[r#"
+            s
+            local variable s (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_field_access_is_not_a_method() {
+    check(
+        r#"
+//- src/lib.rs
+pub struct Entry { path: String }
+impl Entry {
+    pub fn path(&self) -> &str { &self.pa$0th }
+}
+"#,
+        expect![[r#"
+            path
+        "#]],
+    );
+}
+
+#[test]
+fn rs_match_arm_binding_stays_in_its_arm() {
+    check(
+        r#"
+//- src/lib.rs
+fn f(x: Option<u8>) -> u8 {
+    let canonical = match x {
+        Some(canonical) => canonical,
+        None => 0,
+    };
+    canon$0ical + 1
+}
+"#,
+        expect![[r#"
+            canonical
+            local variable canonical (src/lib.rs:2)
+        "#]],
+    );
+}
