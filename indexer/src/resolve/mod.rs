@@ -1065,7 +1065,7 @@ impl FileCtx {
                 Lang::Python => def.kind != DefKind::Constant,
                 Lang::Rust => {
                     def.kind != DefKind::Method
-                        && !def.parent.is_some_and(|p| symbols.defs[p as usize].kind == DefKind::Interface)
+                        && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
                         && !(def.parent.is_none_or(|p| own_scope[p as usize] == NONE) && in_impl(def))
                 }
             };
