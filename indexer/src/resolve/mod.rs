@@ -160,6 +160,9 @@ struct FileCtx {
     entries: Vec<Entry>,
     /// For each definition, the scope that is its body ([`NONE`] when it has none).
     own_scope: Vec<u32>,
+    /// For each definition, the scope its name is bound in ([`NONE`]: reached only through its
+    /// type, like a Rust method).
+    def_scope: Vec<u32>,
 }
 
 /// Name resolution over one snapshot.
@@ -575,13 +578,23 @@ impl Resolver {
         match self.key(target) {
             Key::Var(file, scope, name) => {
                 let symbols = self.symbols(file);
+                let ctx = self.ctx(file);
                 let mut hits: Vec<Hit> = symbols
                     .bindings
                     .iter()
                     .enumerate()
                     .filter(|(_, b)| b.scope == scope && symbols.text(b.name) == name && !is_marker(b.kind))
                     .flat_map(|(i, _)| self.definition_hits(Target::Binding { file, binding: i as u32 }))
+                    .chain(
+                        symbols
+                            .defs
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, d)| ctx.def_scope[*i] == scope && d.name == name)
+                            .flat_map(|(i, _)| self.definition_hits(Target::Def { file, def: i as u32 })),
+                    )
                     .collect();
+                hits.sort_by_key(|h| (h.line, h.column));
                 hits.dedup_by_key(|h| h.line);
                 hits
             }
@@ -657,7 +670,14 @@ impl Resolver {
 
     fn key(&self, target: Target) -> Key {
         match self.canonical(target) {
-            Target::Def { file, def } => Key::Def(file, def),
+            // A Python function or class is a variable of its scope too: every `def f` of one
+            // scope (in the branches of an `if`, redefined later) is the same name.
+            Target::Def { file, def } => match (self.lang(file), self.ctx(file).def_scope[def as usize]) {
+                (Lang::Python, scope) if scope != NONE => {
+                    Key::Var(file, scope, self.def(file, def).name.clone())
+                }
+                _ => Key::Def(file, def),
+            },
             Target::Module { file } => Key::Module(file),
             Target::Binding { file, binding } => {
                 let symbols = self.symbols(file);
@@ -803,7 +823,12 @@ impl Resolver {
         let Some(id) = self.name_id(file, name) else {
             return self.lookup_beyond(file, 0, name, depth);
         };
-        let start = innermost_scope(&symbols.scopes, pos);
+        let mut start = innermost_scope(&symbols.scopes, pos);
+        // A Python class's bases are looked up where the class statement stands, not in its body.
+        let header = symbols.scopes[start as usize];
+        if lang == Lang::Python && header.kind == ScopeKind::Class && header.start.line == pos.line {
+            start = header.parent;
+        }
         let mut scope = start;
         loop {
             let s = symbols.scopes[scope as usize];
@@ -1115,7 +1140,7 @@ impl FileCtx {
             }
         }
         entries.sort_by_key(|e| (e.scope, e.name, e.pos));
-        FileCtx { name_ids, entries, own_scope }
+        FileCtx { name_ids, entries, own_scope, def_scope }
     }
 
     fn entries_of(&self, scope: u32, name: u32) -> &[Entry] {

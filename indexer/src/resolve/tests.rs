@@ -991,3 +991,44 @@ fn f(x: Option<u8>) -> u8 {
         "#]],
     );
 }
+
+#[test]
+fn py_bases_of_a_nested_class_are_looked_up_around_it() {
+    check(
+        r#"
+//- m.py
+class Suite:
+    class Base:
+        pass
+    class Child(Ba$0se):
+        pass
+"#,
+        expect![[r#"
+            Base
+            class Suite.Base (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_a_function_defined_in_both_branches_is_one_name() {
+    check_refs(
+        r#"
+//- m.py
+import sys
+if sys.platform == "win32":
+    def $0quote(s):
+        return s
+else:
+    def quote(s):
+        return s
+def f():
+    return quote("x")
+"#,
+        expect![[r#"
+            m.py:3 definition in quote
+            m.py:6 definition in quote
+            m.py:9 call in f
+        "#]],
+    );
+}
