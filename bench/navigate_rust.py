@@ -11,12 +11,10 @@ with the `mod name;` line that declares it: both count as the module.
 """
 
 import html
-import json
 import os
 import re
 import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from navigate import Tack, percentile  # noqa: E402
@@ -154,7 +152,7 @@ def main():
         r["all_hit"] += len(both & gold)
         r["gold"] += len(gold)
         if os.environ.get("BENCH_VERBOSE") and (resolved != gold):
-            print(f"REF {target_rel}:{first} {label} missing={sorted(gold - resolved)[:4]} extra={sorted(resolved - gold)[:4]}", file=sys.stderr)
+            print(f"REF {target_rel}:{first} {label} missing={sorted(gold - resolved)} extra={sorted(resolved - gold)}", file=sys.stderr)
     tack.close()
 
     def ratio(a, b):
