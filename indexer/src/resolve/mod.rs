@@ -128,6 +128,9 @@ enum Value {
     /// Python `super()` inside a class: lookups start at its bases.
     Super(u32, u32),
     Function(u32, u32),
+    /// Something from outside the repository (a C module, a crate not in it), named in this
+    /// file: its members are outside too, so they are neither resolved nor candidates.
+    External(u32),
 }
 
 /// A name's meaning with the value it holds, when known.
@@ -632,9 +635,12 @@ impl Resolver {
             resolved.extend(resolution.resolved);
             candidates.extend(resolution.candidates);
         }
-        let resolved = dedup(resolved);
+        // What is called is a function, a class or a name imported from outside; a call of a
+        // parameter or a variable (a callback) says nothing about which code runs.
+        let callable = |t: &Target| matches!(t, Target::Def { .. } | Target::Import { .. });
+        let resolved: Vec<Target> = dedup(resolved).into_iter().filter(callable).collect();
         let candidates: Vec<Target> =
-            dedup(candidates).into_iter().filter(|t| !resolved.contains(t)).collect();
+            dedup(candidates).into_iter().filter(|t| callable(t) && !resolved.contains(t)).collect();
         let hits = |targets: Vec<Target>| {
             let mut hits: Vec<Hit> = targets
                 .into_iter()
@@ -743,6 +749,12 @@ impl Resolver {
         let Some(base) = base else {
             return Resolution { candidates: self.candidates(file, r), ..Default::default() };
         };
+        if let Value::External(_) = base {
+            return Resolution {
+                note: Some(format!("{qualifier} is outside the repository")),
+                ..Default::default()
+            };
+        }
         let found = self.member(base, name, 0);
         if !found.is_empty() {
             return Resolution { resolved: dedup(found.iter().map(|f| f.target)), ..Default::default() };
@@ -1219,7 +1231,8 @@ fn value_file(value: Value) -> u32 {
         | Value::Class(f, _)
         | Value::Instance(f, _)
         | Value::Super(f, _)
-        | Value::Function(f, _) => f,
+        | Value::Function(f, _)
+        | Value::External(f) => f,
     }
 }
 

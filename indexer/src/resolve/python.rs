@@ -143,7 +143,10 @@ impl Modules {
             }
         };
         if found.is_empty() {
-            return vec![Found { target: Target::Import { file, import: index }, value: None }];
+            return vec![Found {
+                target: Target::Import { file, import: index },
+                value: Some(Value::External(file)),
+            }];
         }
         found
     }

@@ -360,7 +360,16 @@ impl Modules {
         name: &str,
         depth: u32,
     ) -> Option<Value> {
-        self.resolve_path_at(resolver, file, pos, name, depth).iter().find_map(|f| f.value)
+        let found = self.resolve_path_at(resolver, file, pos, name, depth);
+        if found.is_empty()
+            && let Some((first, _)) = name.split_once("::")
+            && !matches!(first, "crate" | "self" | "super" | "Self" | "")
+            && resolver.lookup_lexical(file, pos, first, depth + 1).is_empty()
+        {
+            // A path from a crate that is not in the repository (`std::fs::read`).
+            return Some(Value::External(file));
+        }
+        found.iter().find_map(|f| f.value)
     }
 
     /// The type `Self` means at a position: the impl's type, or the trait around a default

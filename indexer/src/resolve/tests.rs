@@ -1032,3 +1032,62 @@ def f():
         "#]],
     );
 }
+
+#[test]
+fn py_member_of_an_outside_module_is_no_candidate() {
+    check(
+        r#"
+//- pickle.py
+def loads(data):
+    pass
+//- main.py
+import marshal
+marshal.lo$0ads(b"")
+"#,
+        expect![[r#"
+            loads
+            note: marshal is outside the repository
+        "#]],
+    );
+}
+
+#[test]
+fn rs_path_into_an_outside_crate_is_no_candidate() {
+    check(
+        r#"
+//- src/lib.rs
+pub fn read() {}
+fn f() {
+    std::fs::re$0ad("x");
+}
+"#,
+        expect![[r#"
+            read
+            note: std::fs is outside the repository
+        "#]],
+    );
+}
+
+#[test]
+fn callees_are_functions_not_callbacks() {
+    let (snapshot, path, pos) = snapshot(
+        r#"
+//- m.py
+def helper():
+    pass
+def run(callback, $0x):
+    helper()
+    callback(x)
+"#,
+    );
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let run = Target::Def { file, def: 1 };
+    let (resolved, candidates) = resolver.callees(run);
+    expect![[r#"
+        m.py:1 call in helper
+    "#]]
+    .assert_eq(&render_hits(&resolver, &resolved));
+    assert!(candidates.is_empty());
+    let _ = pos;
+}
