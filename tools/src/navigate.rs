@@ -190,6 +190,8 @@ struct Subject {
     candidates: Vec<Target>,
     label: String,
     note: Option<String>,
+    /// Named by `symbol=` rather than found at a position.
+    by_symbol: bool,
 }
 
 fn navigate(toolbox: &Toolbox, question: Question, params: NavParams) -> Observation {
@@ -213,7 +215,18 @@ fn navigate(toolbox: &Toolbox, question: Question, params: NavParams) -> Observa
                 subject.targets.iter().flat_map(|t| resolver.definition_hits(*t)).collect();
             let candidates: Vec<Hit> =
                 subject.candidates.iter().flat_map(|t| resolver.definition_hits(*t)).collect();
-            (resolved, candidates, format!("definition of {}", subject.label))
+            // A bare name asked by symbol= can name several definitions: say so, and how to pick.
+            let what = if subject.by_symbol && subject.targets.len() > 1 {
+                let example = qualified(&resolver, subject.targets[0]);
+                format!(
+                    "definitions named {} ({} of them; a qualified name such as {example:?} picks one)",
+                    subject.label,
+                    subject.targets.len()
+                )
+            } else {
+                format!("definition of {}", subject.label)
+            };
+            (resolved, candidates, what)
         }
         Question::References | Question::Callers | Question::Callees => {
             if subject.targets.len() > 1 {
@@ -394,7 +407,13 @@ fn subject(
                     "no definition named {symbol:?} in the repository; symbols(query={symbol:?}) searches by prefix, camel humps and letters in order"
                 )));
             }
-            Ok(Subject { targets, candidates: Vec::new(), label: format!("`{symbol}`"), note: None })
+            Ok(Subject {
+                targets,
+                candidates: Vec::new(),
+                label: format!("`{symbol}`"),
+                note: None,
+                by_symbol: true,
+            })
         }
         _ => Err(Observation::error(
             "say what to look up: symbol= (a name such as \"Cart.add\" or \"shapes::Circle::new\"), or path= with line= and column= (1-based) of a name",
@@ -471,6 +490,7 @@ fn at_position(
         candidates: at.resolution.candidates,
         label,
         note: at.resolution.note,
+        by_symbol: false,
     })
 }
 

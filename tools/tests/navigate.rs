@@ -348,3 +348,18 @@ fn outline_of_a_3000_line_file_fits_the_cap_and_shows_every_top_level_definition
         }
     }
 }
+
+#[test]
+fn a_bare_name_with_several_definitions_says_how_to_pick_one() {
+    check(
+        "rs_shapes",
+        "definition",
+        json!({"symbol": "area"}),
+        expect![[r#"
+        definitions named `area` (3 of them; a qualified name such as "Circle::area" picks one): 3 resolved, 0 candidates
+        src/shapes/circle.rs:20: fn area(&self) -> f64 {  (definition, Circle::area)
+        src/shapes/mod.rs:11: fn area(&self) -> f64;  (definition, Shape::area)
+        src/shapes/square.rs:17: fn area(&self) -> f64 {  (definition, Square::area)
+    "#]],
+    );
+}
