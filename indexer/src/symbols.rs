@@ -196,11 +196,6 @@ impl FileSymbols {
     pub fn text(&self, id: u32) -> &str {
         self.names.get(id as usize).map_or("", String::as_str)
     }
-
-    /// The index of `text` in `names`, if the file has it.
-    pub fn name_id(&self, text: &str) -> Option<u32> {
-        self.names.iter().position(|n| n == text).map(|i| i as u32)
-    }
 }
 
 /// Parses and extracts with a new parser.

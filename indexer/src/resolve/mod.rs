@@ -971,7 +971,7 @@ impl Resolver {
         let hint = symbols.text(b.hint);
         let pos = Pos::new(b.line, b.column);
         if b.kind == BindKind::SelfParam {
-            return self.rs.self_type(self, file, pos, depth).map(|(f, d)| instance_of(self, f, d));
+            return self.rs.self_type(self, file, pos, depth).map(|(f, d)| Value::Instance(f, d));
         }
         if let Some(alias) = hint.strip_prefix('=') {
             // `x = other`: the same value, looked up where `other` stands.
@@ -982,7 +982,7 @@ impl Resolver {
         }
         // An annotation: an instance of the type.
         match self.eval_chain(file, pos, hint, depth + 1)? {
-            Value::Class(f, d) => Some(instance_of(self, f, d)),
+            Value::Class(f, d) => Some(Value::Instance(f, d)),
             _ => None,
         }
     }
@@ -1028,12 +1028,12 @@ impl Resolver {
                     return self
                         .rs
                         .impl_type_of_def(self, f, d, depth)
-                        .map(|(tf, td)| instance_of(self, tf, td));
+                        .map(|(tf, td)| Value::Instance(tf, td));
                 }
                 let ret = crate::names::type_hint(lang, ret)?;
                 let pos = Pos::new(def.line, 1);
                 match self.eval_chain(f, pos, &ret, depth + 1)? {
-                    Value::Class(tf, td) => Some(instance_of(self, tf, td)),
+                    Value::Class(tf, td) => Some(Value::Instance(tf, td)),
                     _ => None,
                 }
             }
@@ -1238,12 +1238,6 @@ fn value_file(value: Value) -> u32 {
 
 fn module_found(file: u32) -> Found {
     Found { target: Target::Module { file }, value: Some(Value::Module(file, NONE)) }
-}
-
-/// An instance of a class; an instance of a Rust trait is any implementor (`dyn Trait`), kept
-/// as the trait itself.
-fn instance_of(_resolver: &Resolver, file: u32, def: u32) -> Value {
-    Value::Instance(file, def)
 }
 
 fn join(prefix: &str, rest: &str, sep: &str) -> String {
