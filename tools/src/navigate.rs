@@ -619,7 +619,12 @@ pub fn outline(toolbox: &Toolbox, params: OutlineParams) -> Observation {
             break;
         }
     }
-    if defs.is_empty() {
+    if entry.size > tack_indexer::index::MAX_PARSE_BYTES {
+        text.push_str(&format!(
+            "the file is larger than {} MB, so tack does not parse it; read_file(path={rel:?}) pages it\n",
+            tack_indexer::index::MAX_PARSE_BYTES / (1024 * 1024)
+        ));
+    } else if defs.is_empty() {
         text.push_str("no definitions (functions, classes, constants) in this file\n");
     }
     let out = SymbolsOutput {

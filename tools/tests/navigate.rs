@@ -363,3 +363,21 @@ fn a_bare_name_with_several_definitions_says_how_to_pick_one() {
     "#]],
     );
 }
+
+#[test]
+fn a_file_too_large_to_index_answers_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut big = String::from("import os\nx = os.path\n");
+    while big.len() < 2 * 1024 * 1024 + 10 {
+        big.push_str("def f():\n    return x.y\n");
+    }
+    std::fs::write(dir.path().join("big.py"), &big).unwrap();
+    std::fs::write(dir.path().join("bad.py"), "nonlocal q\nq\n").unwrap();
+    for (path, line, column) in [("big.py", 2, 1), ("big.py", 4, 12), ("bad.py", 2, 1), ("bad.py", 1, 10)] {
+        for tool in ["definition", "references", "callers"] {
+            let _ = call(dir.path(), tool, json!({"path": path, "line": line, "column": column}));
+        }
+    }
+    let obs = call(dir.path(), "outline", json!({"path": "big.py"}));
+    assert!(obs.text.contains("tack does not parse it"), "{}", obs.text);
+}

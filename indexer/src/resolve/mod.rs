@@ -200,7 +200,25 @@ impl Snapshot {
 
 impl Resolver {
     pub fn new(snapshot: &Snapshot) -> Resolver {
-        let files: Vec<Arc<FileEntry>> = snapshot.files.values().cloned().collect();
+        // Every file has its file scope; one the index did not parse (too large) gets it here.
+        let files: Vec<Arc<FileEntry>> = snapshot
+            .files
+            .values()
+            .map(|entry| {
+                if !entry.symbols.scopes.is_empty() {
+                    return entry.clone();
+                }
+                let mut entry = (**entry).clone();
+                entry.symbols.scopes.push(crate::names::Scope {
+                    kind: ScopeKind::File,
+                    start: Pos::new(0, 0),
+                    end: Pos::new(u32::MAX, 0),
+                    parent: NONE,
+                    def: NONE,
+                });
+                Arc::new(entry)
+            })
+            .collect();
         let by_path = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i as u32)).collect();
         let mut defs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut attrs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
@@ -860,6 +878,9 @@ impl Resolver {
                             return self.module_scope_lookup(file, id, name, depth);
                         }
                         // `nonlocal`: keep looking outward.
+                        if s.parent == NONE {
+                            break;
+                        }
                         scope = s.parent;
                         continue;
                     }
