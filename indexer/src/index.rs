@@ -21,7 +21,7 @@ use crate::walk::Filter;
 
 /// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
 /// version is rebuilt. Query files need no bump: their hash is part of the saved header.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// Files larger than this are listed without symbols (generated code, vendored bundles).
 pub const MAX_PARSE_BYTES: u64 = 2 * 1024 * 1024;
@@ -48,12 +48,23 @@ pub struct Snapshot {
     /// Increases with every update that changed something.
     pub generation: u64,
     graph: OnceLock<Arc<SymbolGraph>>,
+    resolver: OnceLock<Arc<crate::resolve::Resolver>>,
 }
 
 impl Snapshot {
     /// The definition/reference graph, built on first use and shared by later queries.
     pub fn graph(&self) -> Arc<SymbolGraph> {
         self.graph.get_or_init(|| Arc::new(SymbolGraph::build(self))).clone()
+    }
+
+    pub(crate) fn resolver_cell(&self) -> &OnceLock<Arc<crate::resolve::Resolver>> {
+        &self.resolver
+    }
+
+    /// A snapshot of the given entries (tests and tools that index files they hold in memory).
+    pub fn from_entries(entries: impl IntoIterator<Item = FileEntry>) -> Snapshot {
+        let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
+        Snapshot { files, generation: 0, graph: OnceLock::new(), resolver: OnceLock::new() }
     }
 
     pub fn n_defs(&self) -> usize {
@@ -115,7 +126,7 @@ impl Index {
                 Err(reason) => (BTreeMap::new(), LoadOutcome::Rebuilt { reason }),
             },
         };
-        let snapshot = Snapshot { files, generation: 0, graph: OnceLock::new() };
+        let snapshot = Snapshot { files, generation: 0, graph: OnceLock::new(), resolver: OnceLock::new() };
         let index = Self {
             root: root.to_path_buf(),
             filter,
@@ -238,7 +249,12 @@ impl Index {
             || files.len() != previous.files.len()
             || files.iter().any(|(k, v)| previous.files.get(k).is_none_or(|old| !Arc::ptr_eq(old, v)));
         if changed {
-            let snapshot = Snapshot { files, generation: previous.generation + 1, graph: OnceLock::new() };
+            let snapshot = Snapshot {
+                files,
+                generation: previous.generation + 1,
+                graph: OnceLock::new(),
+                resolver: OnceLock::new(),
+            };
             *self.current.write().expect("index lock") = Arc::new(snapshot);
             self.unsaved.store(true, Ordering::SeqCst);
         }
@@ -281,12 +297,12 @@ pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
     hash
 }
 
-/// A hash of every language's tags query: extraction output changes when they do.
+/// A hash of every language's queries: extraction output changes when they do.
 fn queries_fingerprint() -> [u8; 8] {
     let mut hasher = blake3::Hasher::new();
     for spec in crate::lang::LANGS {
         hasher.update(spec.name.as_bytes());
-        hasher.update(spec.tags.as_bytes());
+        hasher.update(spec.source().as_bytes());
     }
     let mut out = [0u8; 8];
     out.copy_from_slice(&hasher.finalize().as_bytes()[..8]);

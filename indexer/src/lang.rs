@@ -22,6 +22,8 @@ pub struct LangSpec {
     pub grammar: fn() -> Language,
     /// The tags query (`queries/<name>/tags.scm`): definitions and references.
     pub tags: &'static str,
+    /// What name resolution needs (`queries/<name>/names.scm`): scopes, bindings, imports.
+    pub names: &'static str,
 }
 
 /// The table. Order is the order of [`Lang`].
@@ -32,6 +34,7 @@ pub const LANGS: &[LangSpec] = &[
         extensions: &["py", "pyi"],
         grammar: || tree_sitter_python::LANGUAGE.into(),
         tags: include_str!("../queries/python/tags.scm"),
+        names: include_str!("../queries/python/names.scm"),
     },
     LangSpec {
         lang: Lang::Rust,
@@ -39,8 +42,21 @@ pub const LANGS: &[LangSpec] = &[
         extensions: &["rs"],
         grammar: || tree_sitter_rust::LANGUAGE.into(),
         tags: include_str!("../queries/rust/tags.scm"),
+        names: include_str!("../queries/rust/names.scm"),
     },
 ];
+
+impl LangSpec {
+    /// Every query file of the language, in order: what [`Lang::query`] compiles.
+    pub fn query_files(&self) -> [(&'static str, &'static str); 2] {
+        [("tags.scm", self.tags), ("names.scm", self.names)]
+    }
+
+    /// The query files joined into one query source.
+    pub fn source(&self) -> String {
+        self.query_files().iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n")
+    }
+}
 
 impl Lang {
     /// The language of a file, by extension.
@@ -62,15 +78,16 @@ impl Lang {
         (self.spec().grammar)()
     }
 
-    /// The compiled tags query, compiled once per process.
-    pub fn tags_query(self) -> &'static Query {
+    /// The extraction query: the tags and names queries compiled as one, so one pass over the
+    /// tree yields both. Compiled once per process.
+    pub fn query(self) -> &'static Query {
         static QUERIES: OnceLock<Vec<Query>> = OnceLock::new();
         let queries = QUERIES.get_or_init(|| {
             LANGS
                 .iter()
                 .map(|spec| {
-                    Query::new(&(spec.grammar)(), spec.tags).unwrap_or_else(|err| {
-                        panic!("queries/{}/tags.scm does not compile: {err}", spec.name)
+                    Query::new(&(spec.grammar)(), &spec.source()).unwrap_or_else(|err| {
+                        panic!("queries/{}/{{tags,names}}.scm do not compile: {err}", spec.name)
                     })
                 })
                 .collect()
@@ -87,8 +104,12 @@ mod tests {
     fn every_query_compiles() {
         for (i, spec) in LANGS.iter().enumerate() {
             assert_eq!(spec.lang as usize, i, "LANGS is in the order of Lang");
-            let query = Query::new(&(spec.grammar)(), spec.tags);
-            assert!(query.is_ok(), "queries/{}/tags.scm: {:?}", spec.name, query.err());
+            for (file, text) in spec.query_files() {
+                let query = Query::new(&(spec.grammar)(), text);
+                assert!(query.is_ok(), "queries/{}/{file}: {:?}", spec.name, query.err());
+            }
+            let joined = Query::new(&(spec.grammar)(), &spec.source());
+            assert!(joined.is_ok(), "queries/{} joined: {:?}", spec.name, joined.err());
         }
     }
 

@@ -5,6 +5,8 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 pub mod map;
+pub mod names;
+pub mod resolve;
 pub mod search;
 pub mod symbols;
 pub mod syntax;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
 use crate::lang::Lang;
+use crate::names::{self, Binding, Impl, Import, NONE, Pos, Role, Scope, ScopeKind};
 
 /// What a definition is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -38,7 +39,7 @@ impl DefKind {
         }
     }
 
-    fn from_capture(capture: &str) -> Option<DefKind> {
+    pub(crate) fn from_capture(capture: &str) -> Option<DefKind> {
         Some(match capture {
             "definition.class" => DefKind::Class,
             "definition.enum" => DefKind::Enum,
@@ -109,7 +110,7 @@ impl RefKind {
         }
     }
 
-    fn from_capture(capture: &str) -> Option<RefKind> {
+    pub(crate) fn from_capture(capture: &str) -> Option<RefKind> {
         Some(match capture {
             "reference.name" => RefKind::Name,
             "reference.attribute" => RefKind::Attribute,
@@ -157,6 +158,10 @@ pub struct Ref {
     pub kind: RefKind,
     /// The innermost definition containing the reference, as an index into `defs`.
     pub enclosing: Option<u32>,
+    /// What comes before the name, as an index into `names`: the object of `a.b.name`
+    /// (`a.b`, or `?` when it is not a plain chain), the path of `geo::name`, the module of an
+    /// imported name (`..pkg`); [`names::NONE`] for a bare name.
+    pub qualifier: u32,
 }
 
 /// Everything one file defines and references.
@@ -166,15 +171,30 @@ pub struct FileSymbols {
     pub defs: Vec<Def>,
     /// In source order.
     pub refs: Vec<Ref>,
-    /// The distinct referenced names; `Ref::name` indexes this.
+    /// The distinct names and paths the fields below point at; `Ref::name` indexes this.
     pub names: Vec<String>,
     /// Places where the parser had to recover (0 for a clean file).
     pub syntax_issues: u32,
+    /// Scopes in source order; scope 0 is the whole file.
+    pub scopes: Vec<Scope>,
+    /// Names bound in scopes (parameters, assignments, loop variables, patterns), in source
+    /// order.
+    pub bindings: Vec<Binding>,
+    pub imports: Vec<Import>,
+    /// Rust impl blocks.
+    pub impls: Vec<Impl>,
+    /// Python `__all__`, when the module sets it.
+    pub exports: Option<Vec<String>>,
 }
 
 impl FileSymbols {
     pub fn ref_name(&self, r: &Ref) -> &str {
         &self.names[r.name as usize]
+    }
+
+    /// The string at a `names` index; empty for [`names::NONE`].
+    pub fn text(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", String::as_str)
     }
 }
 
@@ -204,31 +224,120 @@ fn is_noise(lang: Lang, name: &str) -> bool {
     matches!((lang, name), (Lang::Python, "self" | "cls"))
 }
 
+/// The role of each capture of a language's query, by capture index, computed once.
+fn roles(lang: Lang) -> &'static [Role] {
+    static ROLES: std::sync::OnceLock<Vec<Vec<Role>>> = std::sync::OnceLock::new();
+    let all = ROLES.get_or_init(|| {
+        crate::lang::LANGS
+            .iter()
+            .map(|spec| spec.lang.query().capture_names().iter().map(|c| Role::from_capture(c)).collect())
+            .collect()
+    });
+    &all[lang as usize]
+}
+
+/// Interns strings into a file's `names`.
+struct Interner {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Interner {
+    fn id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.index.get(text) {
+            return id;
+        }
+        self.names.push(text.to_string());
+        self.index.insert(text.to_string(), self.names.len() as u32 - 1);
+        self.names.len() as u32 - 1
+    }
+}
+
+/// The innermost scope containing `pos`, given scopes sorted by start (nested spans): the
+/// last scope starting at or before it, or the nearest of that scope's parents that contains it.
+pub fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
+    let i = scopes.partition_point(|s| s.start <= pos);
+    let mut at = i.saturating_sub(1) as u32;
+    while at != 0 && scopes[at as usize].end <= pos {
+        at = scopes[at as usize].parent;
+    }
+    at
+}
+
 pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
-    let query = lang.tags_query();
-    let capture_names = query.capture_names();
+    let query = lang.query();
+    let roles = roles(lang);
     let bytes = source.as_bytes();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, tree.root_node(), bytes);
 
     // Definition nodes (by node id) with their name node and kind; reference identifiers with
-    // the most specific kind any pattern gave them.
+    // the most specific kind any pattern gave them; what name resolution needs.
     let mut def_nodes: Vec<(Node, Node, DefKind)> = Vec::new();
     let mut def_seen: HashMap<usize, usize> = HashMap::new();
     let mut ref_nodes: HashMap<usize, (Node, RefKind)> = HashMap::new();
+    let mut scope_nodes: Vec<Node> = Vec::new();
+    let mut bind_nodes: Vec<(Node, BindKindOf, Option<String>)> = Vec::new();
+    let mut bind_seen: HashMap<usize, usize> = HashMap::new();
+    let mut import_nodes: Vec<Node> = Vec::new();
+    let mut impl_nodes: Vec<Node> = Vec::new();
+    let mut export_nodes: Vec<Node> = Vec::new();
+    let mut qualifier_of: HashMap<usize, (Node, bool)> = HashMap::new();
     while let Some(m) = matches.next() {
         let mut name_node = None;
         let mut def: Option<(Node, DefKind)> = None;
         let mut reference: Option<RefKind> = None;
+        let mut bind: Option<(Node, names::BindKind)> = None;
+        let mut hint: Option<String> = None;
+        let mut receiver_ok = true;
+        let mut qualified: Option<(Node, Node)> = None;
+        let mut argument = false;
         for capture in m.captures() {
-            let capture_name = capture_names[capture.index as usize];
-            if capture_name == "name" {
-                name_node = Some(capture.node);
-            } else if let Some(kind) = DefKind::from_capture(capture_name) {
-                def = Some((capture.node, kind));
-            } else if let Some(kind) = RefKind::from_capture(capture_name) {
-                reference = Some(kind);
+            match roles[capture.index as usize] {
+                Role::Name => name_node = Some(capture.node),
+                Role::Def(kind) => def = Some((capture.node, kind)),
+                Role::Ref(kind) => reference = Some(kind),
+                Role::Scope => scope_nodes.push(capture.node),
+                Role::Bind(kind) => bind = Some((capture.node, kind)),
+                Role::Hint => hint = names::type_hint(lang, node_text(capture.node, bytes)),
+                Role::HintCall => {
+                    hint = names::type_hint(lang, node_text(capture.node, bytes)).map(|h| h + "()")
+                }
+                Role::HintAlias => {
+                    hint = names::type_hint(lang, node_text(capture.node, bytes)).map(|h| format!("={h}"))
+                }
+                Role::Receiver => receiver_ok = matches!(node_text(capture.node, bytes), "self" | "cls"),
+                Role::Import => import_nodes.push(capture.node),
+                Role::Impl => impl_nodes.push(capture.node),
+                Role::Exports => export_nodes.push(capture.node),
+                Role::Qualifier => qualified = Some((capture.node, qualified.map_or(capture.node, |q| q.1))),
+                Role::Qualified => qualified = Some((qualified.map_or(capture.node, |q| q.0), capture.node)),
+                Role::QualifiedArgument => {
+                    argument = true;
+                    qualified = Some((qualified.map_or(capture.node, |q| q.0), capture.node));
+                }
+                Role::Other => {}
             }
+        }
+        if let Some((qualifier, name)) = qualified {
+            qualifier_of.insert(name.id(), (qualifier, argument));
+            continue;
+        }
+        if let Some((node, kind)) = bind {
+            if receiver_ok {
+                match bind_seen.get(&node.id()) {
+                    Some(&i) => {
+                        if bind_nodes[i].2.is_none() {
+                            bind_nodes[i].2 = hint;
+                        }
+                    }
+                    None => {
+                        bind_seen.insert(node.id(), bind_nodes.len());
+                        bind_nodes.push((node, kind, hint));
+                    }
+                }
+            }
+            continue;
         }
         let Some(name_node) = name_node else { continue };
         if let Some((node, kind)) = def {
@@ -287,12 +396,54 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         stack.push(i);
     }
 
+    // Scopes: the file, then every captured region in source order, each with its parent and
+    // the definition it is the body of.
+    scope_nodes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    scope_nodes.dedup_by_key(|n| n.id());
+    let mut scopes: Vec<Scope> = Vec::with_capacity(scope_nodes.len() + 1);
+    scopes.push(Scope {
+        kind: ScopeKind::File,
+        start: Pos::new(0, 0),
+        end: Pos::new(u32::MAX, 0),
+        parent: NONE,
+        def: NONE,
+    });
+    let mut open: Vec<u32> = vec![0];
+    let def_by_span: HashMap<(u32, u32), u32> =
+        defs.iter().enumerate().map(|(i, d)| ((d.start_byte, d.end_byte), i as u32)).collect();
+    for node in &scope_nodes {
+        let (start, end) = (Pos::of(node.start_position()), Pos::of(node.end_position()));
+        while open.len() > 1 && scopes[*open.last().expect("non-empty") as usize].end < end {
+            open.pop();
+        }
+        let parent = *open.last().expect("the file scope stays open");
+        let span = (node.start_byte() as u32, node.end_byte() as u32);
+        scopes.push(Scope {
+            kind: ScopeKind::from_node(node.kind()),
+            start,
+            end,
+            parent,
+            def: def_by_span.get(&span).copied().unwrap_or(NONE),
+        });
+        open.push(scopes.len() as u32 - 1);
+    }
+
+    let mut interner = Interner { names: Vec::new(), index: HashMap::new() };
+    // Import statements by span: a name inside one is an import (a binary search, where
+    // walking up the tree from every name would cost a parent lookup per level).
+    import_nodes.sort_by_key(|n| n.start_byte());
+    import_nodes.dedup_by_key(|n| n.id());
+    let import_spans: Vec<(usize, usize)> =
+        import_nodes.iter().map(|n| (n.start_byte(), n.end_byte())).collect();
+    let in_import = |byte: usize| {
+        let i = import_spans.partition_point(|s| s.0 <= byte);
+        i > 0 && import_spans[i - 1].1 > byte
+    };
+
     // References in source order, each with its innermost enclosing definition.
     let mut ref_list: Vec<(Node, RefKind)> =
         ref_nodes.into_values().filter(|(node, _)| !name_ids.contains(&node.id())).collect();
     ref_list.sort_by_key(|(node, _)| node.start_byte());
-    let mut names: Vec<String> = Vec::new();
-    let mut name_index: HashMap<String, u32> = HashMap::new();
     let mut refs = Vec::with_capacity(ref_list.len());
     let mut stack: Vec<usize> = Vec::new();
     let mut next_def = 0;
@@ -311,30 +462,143 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         // A sibling popped late can sit under a still-open one; skip spans that end before us.
         let enclosing = stack.iter().rev().find(|&&d| defs[d].end_byte > start).map(|&d| d as u32);
         let text = node_text(node, bytes);
-        if text.is_empty() || is_noise(lang, text) {
+        let importing = in_import(node.start_byte());
+        if text.is_empty() || is_noise(lang, text) || (importing && names::is_alias(node)) {
             continue;
         }
-        let kind =
-            if matches!(kind, RefKind::Name | RefKind::Attribute | RefKind::Type) && in_import(lang, node) {
-                RefKind::Import
-            } else {
-                kind
-            };
-        let id = *name_index.entry(text.to_string()).or_insert_with(|| {
-            names.push(text.to_string());
-            names.len() as u32 - 1
-        });
+        let kind = if matches!(kind, RefKind::Name | RefKind::Attribute | RefKind::Type) && importing {
+            RefKind::Import
+        } else {
+            kind
+        };
+        let id = interner.id(text);
+        let qualifier = if importing {
+            names::qualifier(lang, node, bytes)
+        } else {
+            qualifier_of.get(&node.id()).map(|&(q, argument)| {
+                let text = names::qualifier_text(lang, q, bytes);
+                if argument { text + "(" } else { text }
+            })
+        };
+        let qualifier = qualifier.map_or(NONE, |q| interner.id(&q));
         let at = node.start_position();
-        refs.push(Ref { name: id, line: at.row as u32 + 1, column: at.column as u32 + 1, kind, enclosing });
+        refs.push(Ref {
+            name: id,
+            line: at.row as u32 + 1,
+            column: at.column as u32 + 1,
+            kind,
+            enclosing,
+            qualifier,
+        });
     }
 
+    // Bindings: every identifier of every captured pattern, in source order, in its scope.
+    // One identifier can sit in two captured patterns (a closure parameter and its pattern);
+    // it binds once, with the hint if either had one.
+    let mut bind_idents: Vec<(Node, names::BindKind, Option<&str>)> = Vec::new();
+    let mut idents: Vec<Node> = Vec::new();
+    for (node, kind, hint) in &bind_nodes {
+        idents.clear();
+        match kind {
+            names::BindKind::SelfParam => idents.push(*node),
+            _ => names::pattern_identifiers(lang, *node, bytes, &mut idents),
+        }
+        let hint = if idents.len() == 1 { hint.as_deref() } else { None };
+        bind_idents.extend(idents.iter().map(|ident| (*ident, *kind, hint)));
+    }
+    bind_idents.sort_by_key(|(node, _, hint)| (node.start_byte(), node.id(), hint.is_none()));
+    bind_idents.dedup_by_key(|(node, _, _)| node.id());
+    let mut bindings: Vec<Binding> = Vec::with_capacity(bind_idents.len());
+    for (ident, kind, hint) in &bind_idents {
+        let hint = match (kind, hint) {
+            (names::BindKind::SelfParam, _) => interner.id("Self"),
+            (_, Some(h)) => interner.id(h),
+            _ => NONE,
+        };
+        let mut scope = innermost_scope(&scopes, Pos::of(ident.start_position()));
+        if *kind == names::BindKind::Attribute {
+            // `self.x = …` in a method binds `x` in the class body.
+            let function = scopes[scope as usize];
+            let class = function.parent;
+            if function.kind != ScopeKind::Function
+                || class == NONE
+                || scopes[class as usize].kind != ScopeKind::Class
+            {
+                continue;
+            }
+            scope = class;
+        }
+        let text = if *kind == names::BindKind::SelfParam { "self" } else { node_text(*ident, bytes) };
+        let at = ident.start_position();
+        bindings.push(Binding {
+            name: interner.id(text),
+            scope,
+            line: at.row as u32 + 1,
+            column: at.column as u32 + 1,
+            kind: *kind,
+            hint,
+        });
+    }
+
+    let mut imports: Vec<Import> = Vec::new();
+    let mut raw = Vec::new();
+    for node in &import_nodes {
+        raw.clear();
+        names::decode_import(lang, *node, bytes, &mut raw);
+        let scope = innermost_scope(&scopes, Pos::of(node.start_position()));
+        for r in &raw {
+            let at = r.at.start_position();
+            imports.push(Import {
+                module: interner.id(&r.module),
+                item: r.item.as_deref().map_or(NONE, |i| interner.id(i)),
+                bound: r.bound.as_deref().map_or(NONE, |b| interner.id(b)),
+                alias: r.alias,
+                glob: r.glob,
+                scope,
+                line: at.row as u32 + 1,
+                column: at.column as u32 + 1,
+            });
+        }
+    }
+
+    let mut impls: Vec<Impl> = Vec::new();
+    for node in &impl_nodes {
+        if let Some((ty, trait_path)) = names::impl_paths(*node, bytes) {
+            impls.push(Impl {
+                self_ty: interner.id(&ty),
+                trait_path: trait_path.map_or(NONE, |t| interner.id(&t)),
+                start: Pos::of(node.start_position()),
+                end: Pos::of(node.end_position()),
+            });
+        }
+    }
+    impls.sort_by_key(|i| i.start);
+
+    let exports = (!export_nodes.is_empty()).then(|| {
+        let mut out = Vec::new();
+        for node in &export_nodes {
+            names::exported_names(*node, bytes, &mut out);
+        }
+        out
+    });
+
     let syntax_issues = if tree.root_node().has_error() { count_issues(tree.root_node()) } else { 0 };
-    FileSymbols { defs, refs, names, syntax_issues }
+    FileSymbols {
+        defs,
+        refs,
+        names: interner.names,
+        syntax_issues,
+        scopes,
+        bindings,
+        imports,
+        impls,
+        exports,
+    }
 }
 
-fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
-    std::str::from_utf8(&bytes[node.start_byte()..node.end_byte()]).unwrap_or("")
-}
+type BindKindOf = names::BindKind;
+
+use names::node_text;
 
 fn cut(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
@@ -451,27 +715,6 @@ fn doc_line(lang: Lang, node: Node, bytes: &[u8]) -> Option<String> {
     };
     let line = raw.lines().map(str::trim).find(|l| !l.is_empty())?;
     Some(cut(line, 200))
-}
-
-fn in_import(lang: Lang, node: Node) -> bool {
-    let mut current = node.parent();
-    while let Some(n) = current {
-        match (lang, n.kind()) {
-            (Lang::Python, "import_statement" | "import_from_statement" | "future_import_statement") => {
-                return true;
-            }
-            (Lang::Rust, "use_declaration") => return true,
-            (
-                _,
-                "block" | "function_definition" | "class_definition" | "function_item" | "declaration_list",
-            ) => {
-                return false;
-            }
-            _ => {}
-        }
-        current = n.parent();
-    }
-    false
 }
 
 fn count_issues(node: Node) -> u32 {
@@ -648,5 +891,204 @@ const PI: f64 = 3.14;
         assert!(fs.syntax_issues > 0);
         let names: Vec<&str> = fs.defs.iter().map(|d| d.qualified.as_str()).collect();
         assert!(names.contains(&"ok") && names.contains(&"Fine"), "{names:?}");
+    }
+
+    /// Scopes, bindings, imports and qualified references, one per line.
+    fn names_dump(lang: Lang, src: &str) -> String {
+        let fs = extract(lang, src);
+        let mut out = String::new();
+        for (i, s) in fs.scopes.iter().enumerate() {
+            let def = if s.def == NONE { "-".to_string() } else { fs.defs[s.def as usize].qualified.clone() };
+            let parent = if s.parent == NONE { "-".to_string() } else { s.parent.to_string() };
+            out.push_str(&format!("scope {i} {:?} parent {parent} def {def}\n", s.kind));
+        }
+        for b in &fs.bindings {
+            let hint = if b.hint == NONE { String::new() } else { format!(" : {}", fs.text(b.hint)) };
+            out.push_str(&format!(
+                "bind {}:{} {} {:?} in {}{hint}\n",
+                b.line,
+                b.column,
+                fs.text(b.name),
+                b.kind,
+                b.scope
+            ));
+        }
+        for im in &fs.imports {
+            out.push_str(&format!(
+                "import {}:{} module={:?} item={:?} bound={:?} alias={} glob={} in {}\n",
+                im.line,
+                im.column,
+                fs.text(im.module),
+                fs.text(im.item),
+                fs.text(im.bound),
+                im.alias,
+                im.glob,
+                im.scope
+            ));
+        }
+        for r in fs.refs.iter().filter(|r| r.qualifier != NONE) {
+            out.push_str(&format!(
+                "ref {}:{} {}.{}\n",
+                r.line,
+                r.column,
+                fs.text(r.qualifier),
+                fs.ref_name(r)
+            ));
+        }
+        for im in &fs.impls {
+            out.push_str(&format!("impl {} for {}\n", fs.text(im.trait_path), fs.text(im.self_ty)));
+        }
+        if let Some(all) = &fs.exports {
+            out.push_str(&format!("__all__ {all:?}\n"));
+        }
+        out
+    }
+
+    #[test]
+    fn python_scopes_bindings_and_imports() {
+        let src = r#"import os.path
+import a.b as ab
+from ..pkg.mod import x, y as z
+from . import sib
+from m import *
+__all__ = ["Cart", 'x']
+
+class Cart(Base):
+    size = 3
+    def __init__(self, owner: Owner, n=1, *args, **kw):
+        self.owner = owner
+        self.items: list = []
+        self.clock = Clock()
+    def add(self, item):
+        global total
+        found = [i for i in self.items if i]
+        for k, (v, w) in pairs:
+            with open(k) as fh:
+                pass
+        c = Cart()
+        d = c.add
+        return super().add(os.path.join(ab.f))
+"#;
+        expect_test::expect![[r#"
+            scope 0 File parent - def -
+            scope 1 Class parent 0 def Cart
+            scope 2 Function parent 1 def Cart.__init__
+            scope 3 Function parent 1 def Cart.add
+            scope 4 Comprehension parent 3 def -
+            bind 6:1 __all__ Assign in 0
+            bind 9:5 size Assign in 1
+            bind 10:18 self Param in 2
+            bind 10:24 owner Param in 2 : Owner
+            bind 10:38 n Param in 2
+            bind 10:44 args Param in 2
+            bind 10:52 kw Param in 2
+            bind 11:14 owner Attribute in 1
+            bind 12:14 items Attribute in 1 : list
+            bind 13:14 clock Attribute in 1 : Clock()
+            bind 14:13 self Param in 3
+            bind 14:19 item Param in 3
+            bind 15:16 total Global in 3
+            bind 16:9 found Assign in 3
+            bind 16:24 i Loop in 4
+            bind 17:13 k Loop in 3
+            bind 17:17 v Loop in 3
+            bind 17:20 w Loop in 3
+            bind 18:29 fh With in 3
+            bind 20:9 c Assign in 3 : Cart()
+            bind 21:9 d Assign in 3 : =c.add
+            import 1:8 module="os.path" item="" bound="os" alias=false glob=false in 0
+            import 2:15 module="a.b" item="" bound="ab" alias=true glob=false in 0
+            import 3:23 module="..pkg.mod" item="x" bound="x" alias=false glob=false in 0
+            import 3:31 module="..pkg.mod" item="y" bound="z" alias=true glob=false in 0
+            import 4:15 module="." item="sib" bound="sib" alias=false glob=false in 0
+            import 5:15 module="m" item="" bound="" alias=false glob=true in 0
+            ref 1:11 os.path
+            ref 2:10 a.b
+            ref 3:8 ...pkg
+            ref 3:12 ..pkg.mod
+            ref 3:23 ..pkg.mod.x
+            ref 3:26 ..pkg.mod.y
+            ref 4:15 ..sib
+            ref 11:14 self.owner
+            ref 12:14 self.items
+            ref 13:14 self.clock
+            ref 16:34 self.items
+            ref 21:15 c.add
+            ref 22:24 super().add
+            ref 22:31 os.path
+            ref 22:36 os.path.join
+            ref 22:44 ab.f
+            __all__ ["Cart", "x"]
+        "#]]
+        .assert_eq(&names_dump(Lang::Python, src));
+    }
+
+    #[test]
+    fn rust_scopes_bindings_imports_and_impls() {
+        let src = r#"use crate::geo::{self, distance as dist, shapes::{Circle, Square}};
+use super::*;
+extern crate alloc as a;
+
+mod inner {
+    pub fn f() {}
+}
+
+impl Shape for Circle {
+    fn area(&self, scale: &mut Scale) -> f64 {
+        let c = Circle::new(1.0);
+        let p: Point = make();
+        let Point { x, y: yy } = p;
+        if let Some(v) = opt { v.go(); }
+        for (i, item) in items.iter().enumerate() {}
+        let run = |q: u8| q;
+        c.radius().powi(2) + geo::distance(p, self.center)
+    }
+}
+"#;
+        expect_test::expect![[r#"
+            scope 0 File parent - def -
+            scope 1 Module parent 0 def inner
+            scope 2 Function parent 1 def inner::f
+            scope 3 Block parent 2 def -
+            scope 4 Function parent 0 def Circle::area
+            scope 5 Block parent 4 def -
+            scope 6 Block parent 5 def -
+            scope 7 Block parent 6 def -
+            scope 8 Block parent 5 def -
+            scope 9 Block parent 8 def -
+            scope 10 Lambda parent 5 def -
+            bind 10:13 self SelfParam in 4 : Self
+            bind 10:20 scale Param in 4 : Scale
+            bind 11:13 c Let in 5 : Circle::new()
+            bind 12:13 p Let in 5 : Point
+            bind 13:21 x Let in 5
+            bind 13:27 yy Let in 5
+            bind 14:21 v Pattern in 6
+            bind 15:14 i Loop in 8
+            bind 15:17 item Loop in 8
+            bind 16:13 run Let in 5
+            bind 16:20 q Param in 10 : u8
+            import 1:18 module="crate" item="geo" bound="geo" alias=false glob=false in 0
+            import 1:36 module="crate::geo" item="distance" bound="dist" alias=true glob=false in 0
+            import 1:51 module="crate::geo::shapes" item="Circle" bound="Circle" alias=false glob=false in 0
+            import 1:59 module="crate::geo::shapes" item="Square" bound="Square" alias=false glob=false in 0
+            import 2:5 module="super" item="" bound="" alias=false glob=true in 0
+            import 3:23 module="" item="alloc" bound="a" alias=true glob=false in 0
+            ref 1:12 crate.geo
+            ref 1:24 crate::geo.distance
+            ref 1:42 crate::geo.shapes
+            ref 1:51 crate::geo::shapes.Circle
+            ref 1:59 crate::geo::shapes.Square
+            ref 11:25 Circle.new
+            ref 14:34 v.go
+            ref 15:32 items.iter
+            ref 15:39 items.iter().enumerate
+            ref 17:11 c.radius
+            ref 17:20 c.radius().powi
+            ref 17:35 geo.distance
+            ref 17:52 self.center
+            impl Shape for Circle
+        "#]]
+        .assert_eq(&names_dump(Lang::Rust, src));
     }
 }

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::discover::{CallToolParams, FindToolsOutput, FindToolsParams};
 use crate::edit::{EditFileOutput, EditFileParams};
+use crate::navigate::{CallersParams, NavOutput, NavParams, OutlineParams, SymbolsOutput, SymbolsParams};
 use crate::patch_tools::{ApplyPatchParams, ChangedFiles, UndoParams, WriteFileParams};
 use crate::read_file::{ReadFileOutput, ReadFileParams};
 use crate::read_output::{ReadOutputOutput, ReadOutputParams};
@@ -157,6 +158,64 @@ pub fn all() -> &'static [ToolSpec] {
                 writes: false,
                 input_schema: input_schema::<CallToolParams>(),
                 output_schema: None,
+            },
+            ToolSpec {
+                name: "definition",
+                title: "Go to definition",
+                group: Group::Navigate,
+                description: "Where a name is defined, resolved like a language server: by symbol (Cart.add, \
+                    shapes::Circle::new) or by path+line+column of a use. Says resolved vs candidates (same name, \
+                    receiver type unknown); each line: path:line, text, enclosing symbol, relation.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<NavParams>(),
+                output_schema: Some(output_schema::<NavOutput>()),
+            },
+            ToolSpec {
+                name: "references",
+                title: "Find references",
+                group: Group::Navigate,
+                description: "Every use of a definition (calls, imports, type uses, inheritance), by symbol or by \
+                    path+line+column; resolved by name resolution first, then candidates (same name, receiver \
+                    unknown), with totals. within= narrows to a folder.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<NavParams>(),
+                output_schema: Some(output_schema::<NavOutput>()),
+            },
+            ToolSpec {
+                name: "callers",
+                title: "Callers and callees",
+                group: Group::Navigate,
+                description: "Who calls a function (direction=callers, default) or what it calls \
+                    (direction=callees), by symbol or path+line+column; resolved calls first, then candidates, \
+                    with totals.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<CallersParams>(),
+                output_schema: Some(output_schema::<NavOutput>()),
+            },
+            ToolSpec {
+                name: "outline",
+                title: "Outline a file",
+                group: Group::Navigate,
+                description: "A file's definitions as a tree: classes, functions, methods, constants with line spans \
+                    and signatures. Cheaper than reading the file to see what it holds.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<OutlineParams>(),
+                output_schema: Some(output_schema::<SymbolsOutput>()),
+            },
+            ToolSpec {
+                name: "symbols",
+                title: "Find symbols by name",
+                group: Group::Navigate,
+                description: "Find definitions by name across the repository: exact, prefix, camel humps (CA finds \
+                    CartAdapter), substring, letters in order. Each with kind, path:line and signature.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<SymbolsParams>(),
+                output_schema: Some(output_schema::<SymbolsOutput>()),
             },
             ToolSpec {
                 name: "apply_patch",

@@ -12,6 +12,7 @@ mod fsutil;
 mod guard;
 mod lenient;
 mod matcher;
+mod navigate;
 mod observation;
 mod outputs;
 mod patch;

@@ -18,6 +18,7 @@ use crate::discover;
 use crate::edit;
 use crate::fsutil::VersionCache;
 use crate::guard::Root;
+use crate::navigate;
 use crate::observation::Observation;
 use crate::patch_tools;
 use crate::read_file;
@@ -255,6 +256,11 @@ impl Toolbox {
             "read_file" => read_file::read_file(self, parse(name, args)?),
             "edit_file" => edit::edit_file(self, session, parse(name, args)?),
             "run" => run::run(self, parse(name, args)?, ctx),
+            "definition" => navigate::definition(self, parse(name, args)?),
+            "references" => navigate::references(self, parse(name, args)?),
+            "callers" => navigate::callers(self, parse(name, args)?),
+            "outline" => navigate::outline(self, parse(name, args)?),
+            "symbols" => navigate::symbols(self, parse(name, args)?),
             "apply_patch" => patch_tools::apply_patch(self, session, parse(name, args)?),
             "write_file" => patch_tools::write_file(self, session, parse(name, args)?),
             "replace_symbol" => replace_symbol::replace_symbol(self, session, parse(name, args)?),

@@ -421,7 +421,22 @@ fn read_only_removes_run() {
     let dir = repo();
     let tb = Toolbox::new(dir.path(), Config::default(), Profile::Full, true).unwrap();
     let names: Vec<&str> = tb.listed(&Session::new(), true).iter().map(|t| t.name).collect();
-    assert_eq!(names, ["repo_map", "search", "read_file", "find_tools", "call_tool", "read_output"]);
+    assert_eq!(
+        names,
+        [
+            "repo_map",
+            "search",
+            "read_file",
+            "find_tools",
+            "call_tool",
+            "definition",
+            "references",
+            "callers",
+            "outline",
+            "symbols",
+            "read_output"
+        ]
+    );
     let obs =
         call(&tb, &Session::new(), "call_tool", json!({"name": "run", "arguments": {"command": "touch x"}}));
     assert!(obs.is_error);

@@ -1,0 +1,1279 @@
+//! Name resolution over a [`Snapshot`]: which definition a name at a position means, and which
+//! references mean a definition. Built once per snapshot generation; each file's scope table is
+//! built on first use. A name bound by the language's rules is `resolved`; a name whose receiver
+//! cannot be typed gets the same-named definitions as `candidates`, never as resolved.
+
+mod python;
+mod rust;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, OnceLock};
+
+use crate::index::{FileEntry, Snapshot};
+use crate::lang::Lang;
+use crate::names::{BindKind, NONE, Pos, ScopeKind};
+use crate::symbols::{Def, DefKind, FileSymbols, Ref, RefKind, innermost_scope};
+
+/// How deep one resolution may chase imports, aliases and base classes.
+const MAX_DEPTH: u32 = 12;
+
+/// What a name can mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// A definition from the tags query (function, class, method, module declaration, …).
+    Def { file: u32, def: u32 },
+    /// A whole file as a module (Python modules, Rust crate roots).
+    Module { file: u32 },
+    /// A variable: a parameter, an assignment, a loop variable, an attribute set through `self`.
+    Binding { file: u32, binding: u32 },
+    /// A name an import binds when what it imports is outside the repository (a C module).
+    Import { file: u32, import: u32 },
+}
+
+impl Target {
+    pub fn file(self) -> u32 {
+        match self {
+            Target::Def { file, .. }
+            | Target::Module { file }
+            | Target::Binding { file, .. }
+            | Target::Import { file, .. } => file,
+        }
+    }
+}
+
+/// The identity references are compared by: every binding of one variable is the same variable.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Key {
+    Def(u32, u32),
+    Module(u32),
+    Var(u32, u32, String),
+    Import(u32, u32),
+}
+
+/// How a line relates to the symbol asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Relation {
+    Definition,
+    Call,
+    Import,
+    TypeUse,
+    Inheritance,
+    Reference,
+}
+
+impl Relation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Definition => "definition",
+            Relation::Call => "call",
+            Relation::Import => "import",
+            Relation::TypeUse => "type use",
+            Relation::Inheritance => "inheritance",
+            Relation::Reference => "reference",
+        }
+    }
+
+    fn of(kind: RefKind) -> Relation {
+        match kind {
+            RefKind::Call | RefKind::MethodCall => Relation::Call,
+            RefKind::Import => Relation::Import,
+            RefKind::Type => Relation::TypeUse,
+            RefKind::Inheritance => Relation::Inheritance,
+            RefKind::Name | RefKind::Attribute => Relation::Reference,
+        }
+    }
+}
+
+/// One line of an answer.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Hit {
+    pub file: u32,
+    pub line: u32,
+    pub column: u32,
+    pub relation: Relation,
+    /// The qualified name of the enclosing definition (for a definition, its own), or `None` at
+    /// module level.
+    pub symbol: Option<String>,
+}
+
+/// What a name resolves to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolution {
+    /// Bound by name resolution.
+    pub resolved: Vec<Target>,
+    /// Same name, but the receiver's type is unknown.
+    pub candidates: Vec<Target>,
+    /// Why nothing was found, when it is worth saying (a module outside the repository).
+    pub note: Option<String>,
+}
+
+/// What stands at a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtPosition {
+    /// The name under the cursor.
+    pub name: String,
+    pub resolution: Resolution,
+}
+
+/// A value an expression evaluates to, as far as the index can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Value {
+    /// A Python module file or a Rust module: the file and the inline `mod` definition
+    /// (or [`NONE`] for the file itself).
+    Module(u32, u32),
+    /// A class or Rust type (struct, enum, trait, alias).
+    Class(u32, u32),
+    /// An instance of a class or type.
+    Instance(u32, u32),
+    /// Python `super()` inside a class: lookups start at its bases.
+    Super(u32, u32),
+    Function(u32, u32),
+    /// Something from outside the repository (a C module, a crate not in it), named in this
+    /// file: its members are outside too, so they are neither resolved nor candidates.
+    External(u32),
+}
+
+/// A name's meaning with the value it holds, when known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Found {
+    target: Target,
+    value: Option<Value>,
+}
+
+/// One name bound in a scope.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    scope: u32,
+    name: u32,
+    pos: Pos,
+    bound: Bound,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Def(u32),
+    Binding(u32),
+    Import(u32),
+}
+
+/// One file's lookup tables, built on first use.
+struct FileCtx {
+    name_ids: HashMap<String, u32>,
+    /// Sorted by (scope, name, position).
+    entries: Vec<Entry>,
+    /// For each definition, the scope that is its body ([`NONE`] when it has none).
+    own_scope: Vec<u32>,
+    /// For each definition, the scope its name is bound in ([`NONE`]: reached only through its
+    /// type, like a Rust method).
+    def_scope: Vec<u32>,
+}
+
+/// Name resolution over one snapshot.
+pub struct Resolver {
+    files: Vec<Arc<FileEntry>>,
+    by_path: HashMap<String, u32>,
+    ctx: Vec<OnceLock<FileCtx>>,
+    /// Definitions by name: (file, def).
+    defs_by_name: HashMap<String, Vec<(u32, u32)>>,
+    /// Python class-body bindings by name (attributes): (file, binding).
+    attrs_by_name: HashMap<String, Vec<(u32, u32)>>,
+    /// The files whose references include a name.
+    files_by_ref: HashMap<String, Vec<u32>>,
+    py: python::Modules,
+    rs: rust::Modules,
+    /// Rust impl blocks by the type and the trait they are for: (file, impl index).
+    impls: OnceLock<rust::ImplMap>,
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolver").field("files", &self.files.len()).finish_non_exhaustive()
+    }
+}
+
+impl Snapshot {
+    /// Name resolution for this snapshot, built on first use and shared by later queries.
+    pub fn resolver(&self) -> Arc<Resolver> {
+        self.resolver_cell().get_or_init(|| Arc::new(Resolver::new(self))).clone()
+    }
+}
+
+impl Resolver {
+    pub fn new(snapshot: &Snapshot) -> Resolver {
+        // Every file has its file scope; one the index did not parse (too large) gets it here.
+        let files: Vec<Arc<FileEntry>> = snapshot
+            .files
+            .values()
+            .map(|entry| {
+                if !entry.symbols.scopes.is_empty() {
+                    return entry.clone();
+                }
+                let mut entry = (**entry).clone();
+                entry.symbols.scopes.push(crate::names::Scope {
+                    kind: ScopeKind::File,
+                    start: Pos::new(0, 0),
+                    end: Pos::new(u32::MAX, 0),
+                    parent: NONE,
+                    def: NONE,
+                });
+                Arc::new(entry)
+            })
+            .collect();
+        let by_path = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i as u32)).collect();
+        let mut defs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut attrs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut files_by_ref: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, file) in files.iter().enumerate() {
+            let symbols = &file.symbols;
+            for (d, def) in symbols.defs.iter().enumerate() {
+                defs_by_name.entry(def.name.clone()).or_default().push((i as u32, d as u32));
+            }
+            for (b, binding) in symbols.bindings.iter().enumerate() {
+                let in_class =
+                    symbols.scopes.get(binding.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class);
+                if in_class {
+                    attrs_by_name
+                        .entry(symbols.text(binding.name).to_string())
+                        .or_default()
+                        .push((i as u32, b as u32));
+                }
+            }
+            let mut seen = vec![false; symbols.names.len()];
+            for r in &symbols.refs {
+                if !std::mem::replace(&mut seen[r.name as usize], true) {
+                    files_by_ref.entry(symbols.ref_name(r).to_string()).or_default().push(i as u32);
+                }
+            }
+        }
+        let py = python::Modules::new(&files);
+        let rs = rust::Modules::new(&files);
+        Resolver {
+            ctx: (0..files.len()).map(|_| OnceLock::new()).collect(),
+            files,
+            by_path,
+            defs_by_name,
+            attrs_by_name,
+            files_by_ref,
+            py,
+            rs,
+            impls: OnceLock::new(),
+        }
+    }
+
+    pub fn n_files(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn path(&self, file: u32) -> &str {
+        &self.files[file as usize].path
+    }
+
+    pub fn file_index(&self, path: &str) -> Option<u32> {
+        self.by_path.get(path).copied()
+    }
+
+    pub fn entry(&self, file: u32) -> &FileEntry {
+        &self.files[file as usize]
+    }
+
+    fn symbols(&self, file: u32) -> &FileSymbols {
+        &self.files[file as usize].symbols
+    }
+
+    fn lang(&self, file: u32) -> Lang {
+        self.files[file as usize].lang
+    }
+
+    fn def(&self, file: u32, def: u32) -> &Def {
+        &self.symbols(file).defs[def as usize]
+    }
+
+    fn ctx(&self, file: u32) -> &FileCtx {
+        self.ctx[file as usize].get_or_init(|| FileCtx::build(self.lang(file), self.symbols(file)))
+    }
+
+    /// The name's id in `file`, if the file has it at all.
+    fn name_id(&self, file: u32, name: &str) -> Option<u32> {
+        self.ctx(file).name_ids.get(name).copied()
+    }
+
+    // ----- What the tools ask -----
+
+    /// The name at a 1-based position and what it means; `None` when no name starts or ends
+    /// there.
+    pub fn at(&self, file: u32, pos: Pos) -> Option<AtPosition> {
+        let symbols = self.symbols(file);
+        // A definition's own name.
+        for (d, def) in symbols.defs.iter().enumerate() {
+            if def.line == pos.line && name_spans(&def.header, &def.name, pos.column) {
+                return Some(AtPosition {
+                    name: def.name.clone(),
+                    resolution: Resolution {
+                        resolved: vec![self.canonical(Target::Def { file, def: d as u32 })],
+                        ..Default::default()
+                    },
+                });
+            }
+        }
+        // A reference.
+        let first = symbols.refs.partition_point(|r| r.line < pos.line);
+        for r in symbols.refs[first..].iter().take_while(|r| r.line == pos.line) {
+            let name = symbols.ref_name(r);
+            if r.column <= pos.column && pos.column <= r.column + name.len() as u32 {
+                return Some(AtPosition { name: name.to_string(), resolution: self.resolve_ref(file, r) });
+            }
+        }
+        // A binding that is not also a reference (a `self` parameter, an import alias).
+        for (b, binding) in symbols.bindings.iter().enumerate() {
+            let name = symbols.text(binding.name);
+            if binding.line == pos.line
+                && binding.column <= pos.column
+                && pos.column <= binding.column + name.len() as u32
+            {
+                let target = Target::Binding { file, binding: b as u32 };
+                return Some(AtPosition {
+                    name: name.to_string(),
+                    resolution: Resolution { resolved: vec![target], ..Default::default() },
+                });
+            }
+        }
+        for (i, import) in symbols.imports.iter().enumerate() {
+            let name = symbols.text(import.bound);
+            if import.bound != NONE
+                && import.line == pos.line
+                && import.column <= pos.column
+                && pos.column <= import.column + name.len() as u32
+            {
+                let itself = Target::Import { file, import: i as u32 };
+                let found: Vec<Found> = self
+                    .follow_import(file, i as u32, 0)
+                    .into_iter()
+                    .filter(|f| f.target != itself)
+                    .collect();
+                return Some(AtPosition {
+                    name: name.to_string(),
+                    resolution: self.resolution(found, file, i),
+                });
+            }
+        }
+        None
+    }
+
+    /// A bare name the index kept no reference for (`self`, a name inside an f-string), read by
+    /// the caller from the source at a position: what it means there.
+    pub fn resolve_name(&self, file: u32, pos: Pos, name: &str) -> Resolution {
+        let found = self.lookup_lexical(file, pos, name, 0);
+        Resolution { resolved: dedup(found.iter().map(|f| f.target)), ..Default::default() }
+    }
+
+    fn resolution(&self, found: Vec<Found>, file: u32, import: usize) -> Resolution {
+        let mut resolution =
+            Resolution { resolved: dedup(found.iter().map(|f| f.target)), ..Default::default() };
+        if resolution.resolved.is_empty() {
+            let symbols = self.symbols(file);
+            let import = &symbols.imports[import];
+            resolution.note = Some(format!(
+                "{} is imported from {}, which is outside the repository",
+                symbols.text(import.bound),
+                self.import_source(file, import)
+            ));
+        }
+        resolution
+    }
+
+    fn import_source(&self, file: u32, import: &crate::names::Import) -> String {
+        let symbols = self.symbols(file);
+        let module = symbols.text(import.module);
+        match self.lang(file) {
+            Lang::Python => module.to_string(),
+            Lang::Rust if module.is_empty() => symbols.text(import.item).to_string(),
+            Lang::Rust => module.to_string(),
+        }
+    }
+
+    /// Definitions whose name matches a symbol as written: a qualified name (`Cart.add`,
+    /// `shapes::Circle::new`, `shop.cart.Cart`), or a bare name.
+    pub fn lookup_symbol(&self, query: &str) -> Vec<Target> {
+        let query = query.trim().trim_end_matches("()");
+        if query.is_empty() {
+            return Vec::new();
+        }
+        let is_rust_path = query.contains("::");
+        let last = query.rsplit(['.', ':']).next().unwrap_or(query);
+        let mut exact = Vec::new();
+        let mut suffix = Vec::new();
+        for &(file, d) in self.defs_by_name.get(last).into_iter().flatten() {
+            let def = self.def(file, d);
+            let lang = self.lang(file);
+            let sep = if lang == Lang::Rust { "::" } else { "." };
+            let qualified = def.qualified.as_str();
+            // Rust qualified names carry the file's module path too: `shapes::circle::Circle::new`.
+            let with_module = match lang {
+                Lang::Rust => self.rs.module_path(file).map(|m| join(&m, &def.qualified, "::")),
+                Lang::Python => self.py.module_name(file).map(|m| join(m, &def.qualified, ".")),
+            };
+            let forms = [Some(qualified.to_string()), with_module];
+            if forms.iter().flatten().any(|q| q == query) {
+                exact.push(self.canonical(Target::Def { file, def: d }));
+            } else if forms.iter().flatten().any(|q| q.ends_with(&format!("{sep}{query}"))) {
+                suffix.push(self.canonical(Target::Def { file, def: d }));
+            }
+        }
+        if !exact.is_empty() {
+            return dedup(exact);
+        }
+        // A path through re-exports (`shapes::Circle::new` where `shapes` re-exports `Circle`).
+        let through =
+            if is_rust_path { self.rs.lookup_path(self, query) } else { self.py.lookup_path(self, query) };
+        if !through.is_empty() {
+            return dedup(through.into_iter().map(|t| self.canonical(t)));
+        }
+        if !suffix.is_empty() {
+            return dedup(suffix);
+        }
+        // A module by its name or path.
+        dedup(self.py.module_named(query).into_iter().map(|file| Target::Module { file }))
+    }
+
+    /// The lines that define a target: a definition's header, every binding of a variable.
+    pub fn definition_hits(&self, target: Target) -> Vec<Hit> {
+        match target {
+            Target::Def { file, def } => {
+                let d = self.def(file, def);
+                vec![Hit {
+                    file,
+                    line: d.line,
+                    column: 1,
+                    relation: Relation::Definition,
+                    symbol: Some(d.qualified.clone()),
+                }]
+            }
+            Target::Module { file } => vec![Hit {
+                file,
+                line: 1,
+                column: 1,
+                relation: Relation::Definition,
+                symbol: self.module_label(file),
+            }],
+            Target::Binding { file, binding } => {
+                let b = self.symbols(file).bindings[binding as usize];
+                vec![Hit {
+                    file,
+                    line: b.line,
+                    column: b.column,
+                    relation: Relation::Definition,
+                    symbol: self.scope_symbol(file, b.scope),
+                }]
+            }
+            Target::Import { file, import } => {
+                let i = self.symbols(file).imports[import as usize];
+                vec![Hit {
+                    file,
+                    line: i.line,
+                    column: i.column,
+                    relation: Relation::Import,
+                    symbol: self.scope_symbol(file, i.scope),
+                }]
+            }
+        }
+    }
+
+    fn module_label(&self, file: u32) -> Option<String> {
+        match self.lang(file) {
+            Lang::Python => self.py.module_name(file).map(str::to_string),
+            Lang::Rust => self.rs.module_path(file).filter(|p| !p.is_empty()),
+        }
+    }
+
+    /// The qualified name of the definition a scope belongs to (the nearest one up).
+    fn scope_symbol(&self, file: u32, mut scope: u32) -> Option<String> {
+        let symbols = self.symbols(file);
+        while scope != NONE {
+            let s = symbols.scopes[scope as usize];
+            if s.def != NONE {
+                return Some(symbols.defs[s.def as usize].qualified.clone());
+            }
+            scope = s.parent;
+        }
+        None
+    }
+
+    /// A short description: `class Cart (shop/cart.py:7)`.
+    pub fn describe(&self, target: Target) -> String {
+        match target {
+            Target::Def { file, def } => {
+                let d = self.def(file, def);
+                format!("{} {} ({}:{})", d.kind.as_str(), d.qualified, self.path(file), d.line)
+            }
+            Target::Module { file } => format!("module {}", self.path(file)),
+            Target::Binding { file, binding } => {
+                let symbols = self.symbols(file);
+                let b = symbols.bindings[binding as usize];
+                let what = match b.kind {
+                    BindKind::Param | BindKind::SelfParam => "parameter",
+                    BindKind::Attribute => "attribute",
+                    _ if symbols.scopes[b.scope as usize].kind == ScopeKind::Class => "attribute",
+                    _ if b.scope == 0 => "variable",
+                    _ => "local variable",
+                };
+                format!("{what} {} ({}:{})", symbols.text(b.name), self.path(file), b.line)
+            }
+            Target::Import { file, import } => {
+                let symbols = self.symbols(file);
+                let i = symbols.imports[import as usize];
+                format!(
+                    "{} imported from {} ({}:{})",
+                    symbols.text(i.bound),
+                    self.import_source(file, &i),
+                    self.path(file),
+                    i.line
+                )
+            }
+        }
+    }
+
+    /// The name a target is referred to by.
+    pub fn target_name(&self, target: Target) -> String {
+        match target {
+            Target::Def { file, def } => self.def(file, def).name.clone(),
+            Target::Module { file } => {
+                let path = self.path(file);
+                let stem = path.rsplit('/').next().unwrap_or(path);
+                let stem = stem.split('.').next().unwrap_or(stem);
+                if matches!(stem, "__init__" | "mod" | "lib" | "main") {
+                    let dir = path.rsplit('/').nth(1).unwrap_or(stem);
+                    dir.to_string()
+                } else {
+                    stem.to_string()
+                }
+            }
+            Target::Binding { file, binding } => {
+                let symbols = self.symbols(file);
+                symbols.text(symbols.bindings[binding as usize].name).to_string()
+            }
+            Target::Import { file, import } => {
+                let symbols = self.symbols(file);
+                symbols.text(symbols.imports[import as usize].bound).to_string()
+            }
+        }
+    }
+
+    /// Every reference to `target`: resolved ones, and candidates (same name, receiver unknown).
+    /// The definition lines come first among the resolved.
+    pub fn references(&self, target: Target) -> (Vec<Hit>, Vec<Hit>) {
+        let target = self.canonical(target);
+        let key = self.key(target);
+        let name = self.target_name(target);
+        let mut resolved: BTreeSet<Hit> = BTreeSet::new();
+        let mut candidates: BTreeSet<Hit> = BTreeSet::new();
+        let definitions = self.definition_lines(target);
+        let def_positions: BTreeSet<(u32, u32)> = definitions.iter().map(|h| (h.file, h.line)).collect();
+        for &file in self.files_by_ref.get(&name).into_iter().flatten() {
+            let symbols = self.symbols(file);
+            let Some(id) = self.name_id(file, &name) else { continue };
+            for r in symbols.refs.iter().filter(|r| r.name == id) {
+                let resolution = self.resolve_ref(file, r);
+                let hit = || Hit {
+                    file,
+                    line: r.line,
+                    column: r.column,
+                    relation: Relation::of(r.kind),
+                    symbol: r.enclosing.map(|d| symbols.defs[d as usize].qualified.clone()),
+                };
+                if resolution.resolved.iter().any(|t| self.key(*t) == key) {
+                    if !def_positions.contains(&(file, r.line)) {
+                        resolved.insert(hit());
+                    }
+                } else if resolution.candidates.iter().any(|t| self.key(*t) == key) {
+                    candidates.insert(hit());
+                }
+            }
+        }
+        let mut out = definitions;
+        out.extend(resolved);
+        (out, candidates.into_iter().collect())
+    }
+
+    /// The definition lines of a target; every binding of a variable.
+    fn definition_lines(&self, target: Target) -> Vec<Hit> {
+        match self.key(target) {
+            Key::Var(file, scope, name) => {
+                let symbols = self.symbols(file);
+                let ctx = self.ctx(file);
+                let mut hits: Vec<Hit> = symbols
+                    .bindings
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.scope == scope && symbols.text(b.name) == name && !is_marker(b.kind))
+                    .flat_map(|(i, _)| self.definition_hits(Target::Binding { file, binding: i as u32 }))
+                    .chain(
+                        symbols
+                            .defs
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, d)| ctx.def_scope[*i] == scope && d.name == name)
+                            .flat_map(|(i, _)| self.definition_hits(Target::Def { file, def: i as u32 })),
+                    )
+                    .collect();
+                hits.sort_by_key(|h| (h.line, h.column));
+                hits.dedup_by_key(|h| h.line);
+                hits
+            }
+            _ => self.definition_hits(target),
+        }
+    }
+
+    /// Where a function is called from (resolved and candidates).
+    pub fn callers(&self, target: Target) -> (Vec<Hit>, Vec<Hit>) {
+        let (resolved, candidates) = self.references(target);
+        let calls = |hits: Vec<Hit>| hits.into_iter().filter(|h| h.relation == Relation::Call).collect();
+        (calls(resolved), calls(candidates))
+    }
+
+    /// What a function calls: the definitions its calls resolve to (resolved and candidates).
+    pub fn callees(&self, target: Target) -> (Vec<Hit>, Vec<Hit>) {
+        let Target::Def { file, def } = target else { return (Vec::new(), Vec::new()) };
+        let symbols = self.symbols(file);
+        let inside = |mut d: Option<u32>| {
+            while let Some(x) = d {
+                if x == def {
+                    return true;
+                }
+                d = symbols.defs[x as usize].parent;
+            }
+            false
+        };
+        let mut resolved: Vec<Target> = Vec::new();
+        let mut candidates: Vec<Target> = Vec::new();
+        for r in symbols.refs.iter().filter(|r| matches!(r.kind, RefKind::Call | RefKind::MethodCall)) {
+            if !inside(r.enclosing) {
+                continue;
+            }
+            let resolution = self.resolve_ref(file, r);
+            resolved.extend(resolution.resolved);
+            candidates.extend(resolution.candidates);
+        }
+        // What is called is a function, a class or a name imported from outside; a call of a
+        // parameter or a variable (a callback) says nothing about which code runs.
+        let callable = |t: &Target| matches!(t, Target::Def { .. } | Target::Import { .. });
+        let resolved: Vec<Target> = dedup(resolved).into_iter().filter(callable).collect();
+        let candidates: Vec<Target> =
+            dedup(candidates).into_iter().filter(|t| callable(t) && !resolved.contains(t)).collect();
+        let hits = |targets: Vec<Target>| {
+            let mut hits: Vec<Hit> = targets
+                .into_iter()
+                .flat_map(|t| self.definition_hits(t))
+                .map(|h| Hit { relation: Relation::Call, ..h })
+                .collect();
+            hits.sort();
+            hits.dedup();
+            hits
+        };
+        (hits(resolved), hits(candidates))
+    }
+
+    // ----- Resolution -----
+
+    /// A Python constant is a definition and a binding at once; the binding is its identity.
+    fn canonical(&self, target: Target) -> Target {
+        if let Target::Def { file, def } = target {
+            let d = self.def(file, def);
+            if self.lang(file) == Lang::Python && d.kind == DefKind::Constant {
+                let symbols = self.symbols(file);
+                if let Some(b) = symbols
+                    .bindings
+                    .iter()
+                    .position(|b| b.scope == 0 && b.line == d.line && symbols.text(b.name) == d.name)
+                {
+                    return Target::Binding { file, binding: b as u32 };
+                }
+            }
+        }
+        target
+    }
+
+    fn key(&self, target: Target) -> Key {
+        match self.canonical(target) {
+            // A Python function or class is a variable of its scope too: every `def f` of one
+            // scope (in the branches of an `if`, redefined later) is the same name.
+            Target::Def { file, def } => match (self.lang(file), self.ctx(file).def_scope[def as usize]) {
+                (Lang::Python, scope) if scope != NONE => {
+                    Key::Var(file, scope, self.def(file, def).name.clone())
+                }
+                _ => Key::Def(file, def),
+            },
+            Target::Module { file } => Key::Module(file),
+            Target::Binding { file, binding } => {
+                let symbols = self.symbols(file);
+                let b = symbols.bindings[binding as usize];
+                Key::Var(file, b.scope, symbols.text(b.name).to_string())
+            }
+            Target::Import { file, import } => Key::Import(file, import),
+        }
+    }
+
+    /// What one reference means.
+    pub fn resolve_ref(&self, file: u32, r: &Ref) -> Resolution {
+        let symbols = self.symbols(file);
+        let name = symbols.ref_name(r);
+        let pos = Pos::new(r.line, r.column);
+        let lang = self.lang(file);
+        if r.qualifier == NONE {
+            let found = match lang {
+                Lang::Python if r.kind == RefKind::Import => match self.py.absolute(self, file, name) {
+                    Some(m) => vec![module_found(m)],
+                    None => {
+                        return Resolution {
+                            note: Some(format!("module {name} is outside the repository")),
+                            ..Default::default()
+                        };
+                    }
+                },
+                // `Self` alone is the impl's type (or the trait around a default method).
+                Lang::Rust if name == "Self" => self.rs.resolve_path_at(self, file, pos, name, 0),
+                _ => self.lookup_lexical(file, pos, name, 0),
+            };
+            let resolved: Vec<Target> = dedup(found.iter().map(|f| f.target));
+            if resolved.is_empty() && lang == Lang::Python && self.has_external_glob(file) {
+                return Resolution { candidates: self.candidates(file, r), ..Default::default() };
+            }
+            return Resolution { resolved, ..Default::default() };
+        }
+        // `f(name=…)`: the parameter of the function called.
+        if let Some(callee) = symbols.text(r.qualifier).strip_suffix('(') {
+            return Resolution { resolved: self.parameter_of(file, pos, callee, name), ..Default::default() };
+        }
+        // A Rust field access names a field, which the index does not keep: never a method.
+        if lang == Lang::Rust && r.kind == RefKind::Attribute {
+            return Resolution::default();
+        }
+        let qualifier = symbols.text(r.qualifier);
+        let base = match lang {
+            Lang::Python if r.kind == RefKind::Import => {
+                match self.py.resolve_module(self, file, qualifier) {
+                    Some(m) => Some(Value::Module(m, NONE)),
+                    None => {
+                        return Resolution {
+                            note: Some(format!(
+                                "{name} is imported from {qualifier}, which is outside the repository"
+                            )),
+                            ..Default::default()
+                        };
+                    }
+                }
+            }
+            _ => self.eval_chain(file, pos, qualifier, 0),
+        };
+        let Some(base) = base else {
+            return Resolution { candidates: self.candidates(file, r), ..Default::default() };
+        };
+        if let Value::External(_) = base {
+            return Resolution {
+                note: Some(format!("{qualifier} is outside the repository")),
+                ..Default::default()
+            };
+        }
+        let found = self.member(base, name, 0);
+        if !found.is_empty() {
+            return Resolution { resolved: dedup(found.iter().map(|f| f.target)), ..Default::default() };
+        }
+        match base {
+            // A module's missing name is outside what the index can see, not a guess.
+            Value::Module(..) => Resolution::default(),
+            _ => Resolution { candidates: self.candidates(file, r), ..Default::default() },
+        }
+    }
+
+    /// The parameter `name` of the function (or the class's `__init__`) a callee names.
+    fn parameter_of(&self, file: u32, pos: Pos, callee: &str, name: &str) -> Vec<Target> {
+        let function = match self.eval_chain(file, pos, callee, 0) {
+            Some(Value::Function(f, d)) => Some((f, d)),
+            Some(Value::Class(f, d)) => {
+                self.member(Value::Class(f, d), "__init__", 1).iter().find_map(|found| match found.value {
+                    Some(Value::Function(f, d)) => Some((f, d)),
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
+        let Some((f, d)) = function else { return Vec::new() };
+        let scope = self.ctx(f).own_scope[d as usize];
+        let symbols = self.symbols(f);
+        symbols
+            .bindings
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.scope == scope && b.kind == BindKind::Param && symbols.text(b.name) == name)
+            .map(|(i, _)| Target::Binding { file: f, binding: i as u32 })
+            .take(1)
+            .collect()
+    }
+
+    /// Definitions (and Python class attributes) with the reference's name that its kind can mean.
+    fn candidates(&self, file: u32, r: &Ref) -> Vec<Target> {
+        let lang = self.lang(file);
+        let name = self.symbols(file).ref_name(r);
+        let mut out: Vec<Target> = self
+            .defs_by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|&&(f, d)| self.lang(f) == lang && r.kind.can_mean(lang, self.def(f, d).kind))
+            .map(|&(f, d)| self.canonical(Target::Def { file: f, def: d }))
+            .collect();
+        if lang == Lang::Python && matches!(r.kind, RefKind::Attribute | RefKind::MethodCall) {
+            out.extend(
+                self.attrs_by_name
+                    .get(name)
+                    .into_iter()
+                    .flatten()
+                    .map(|&(f, b)| Target::Binding { file: f, binding: b }),
+            );
+        }
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|t| seen.insert(self.key(*t)));
+        out.sort();
+        out
+    }
+
+    fn has_external_glob(&self, file: u32) -> bool {
+        let symbols = self.symbols(file);
+        symbols.imports.iter().any(|i| {
+            i.glob && i.scope == 0 && self.py.resolve_module(self, file, symbols.text(i.module)).is_none()
+        })
+    }
+
+    /// A bare name at a position: the innermost binding that is visible there.
+    fn lookup_lexical(&self, file: u32, pos: Pos, name: &str, depth: u32) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let lang = self.lang(file);
+        let symbols = self.symbols(file);
+        let Some(id) = self.name_id(file, name) else {
+            return self.lookup_beyond(file, 0, name, depth);
+        };
+        let mut start = innermost_scope(&symbols.scopes, pos);
+        // A Python class's bases are looked up where the class statement stands, not in its body.
+        let header = symbols.scopes[start as usize];
+        if lang == Lang::Python && header.kind == ScopeKind::Class && header.start.line == pos.line {
+            start = header.parent;
+        }
+        let mut scope = start;
+        loop {
+            let s = symbols.scopes[scope as usize];
+            // Python class bodies are not visible from the functions nested in them.
+            let visible = !(lang == Lang::Python && s.kind == ScopeKind::Class && scope != start);
+            if visible {
+                let entries = self.ctx(file).entries_of(scope, id);
+                if !entries.is_empty() {
+                    let marker = entries.iter().find_map(|e| match e.bound {
+                        Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind) => {
+                            Some(symbols.bindings[b as usize].kind)
+                        }
+                        _ => None,
+                    });
+                    if let Some(marker) = marker {
+                        if marker == BindKind::Global {
+                            return self.module_scope_lookup(file, id, name, depth);
+                        }
+                        // `nonlocal`: keep looking outward.
+                        if s.parent == NONE {
+                            break;
+                        }
+                        scope = s.parent;
+                        continue;
+                    }
+                    let chosen = choose(lang, entries, symbols, pos, scope == start);
+                    let found: Vec<Found> =
+                        chosen.iter().flat_map(|e| self.entry_found(file, *e, depth)).collect();
+                    if !found.is_empty() || lang == Lang::Python {
+                        return found;
+                    }
+                }
+            }
+            if lang == Lang::Rust && s.kind == ScopeKind::Module {
+                return self.lookup_beyond(file, scope, name, depth);
+            }
+            if s.parent == NONE {
+                break;
+            }
+            scope = s.parent;
+        }
+        self.lookup_beyond(file, 0, name, depth)
+    }
+
+    fn module_scope_lookup(&self, file: u32, id: u32, name: &str, depth: u32) -> Vec<Found> {
+        let entries = self.ctx(file).entries_of(0, id);
+        let found: Vec<Found> = entries
+            .iter()
+            .filter(|e| !matches!(e.bound, Bound::Binding(b) if is_marker(self.symbols(file).bindings[b as usize].kind)))
+            .flat_map(|e| self.entry_found(file, *e, depth))
+            .collect();
+        if found.is_empty() { self.lookup_beyond(file, 0, name, depth) } else { found }
+    }
+
+    /// After the lexical scopes: glob imports of the module scope, then (Rust) crate names.
+    fn lookup_beyond(&self, file: u32, scope: u32, name: &str, depth: u32) -> Vec<Found> {
+        let symbols = self.symbols(file);
+        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == scope) {
+            let module = symbols.text(import.module);
+            let base = match self.lang(file) {
+                Lang::Python => self.py.resolve_module(self, file, module).map(|m| Value::Module(m, NONE)),
+                Lang::Rust => self.rs.resolve_path_value(self, file, scope, module, depth + 1),
+            };
+            if let Some(base) = base {
+                let found = self.member_public(base, name, depth + 1);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        if self.lang(file) == Lang::Rust
+            && let Some(root) = self.rs.crate_named(name)
+        {
+            return vec![Found {
+                target: Target::Module { file: root },
+                value: Some(Value::Module(root, NONE)),
+            }];
+        }
+        Vec::new()
+    }
+
+    /// What one scope entry means, imports followed.
+    fn entry_found(&self, file: u32, entry: Entry, depth: u32) -> Vec<Found> {
+        match entry.bound {
+            Bound::Def(d) => vec![self.def_found(file, d)],
+            Bound::Binding(b) => {
+                let target = Target::Binding { file, binding: b };
+                vec![Found { target, value: self.binding_value(file, b, depth + 1) }]
+            }
+            Bound::Import(i) => self.follow_import(file, i, depth + 1),
+        }
+    }
+
+    fn def_found(&self, file: u32, d: u32) -> Found {
+        let def = self.def(file, d);
+        let value = match def.kind {
+            DefKind::Class | DefKind::Enum | DefKind::Interface | DefKind::Type => {
+                Some(Value::Class(file, d))
+            }
+            DefKind::Function | DefKind::Method | DefKind::Macro => Some(Value::Function(file, d)),
+            DefKind::Module => match self.lang(file) {
+                Lang::Rust => self.rs.module_of_decl(self, file, d),
+                Lang::Python => None,
+            },
+            DefKind::Constant => None,
+        };
+        Found { target: self.canonical(Target::Def { file, def: d }), value }
+    }
+
+    /// Where an import leads.
+    fn follow_import(&self, file: u32, import: u32, depth: u32) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        match self.lang(file) {
+            Lang::Python => self.py.follow_import(self, file, import, depth),
+            Lang::Rust => self.rs.follow_import(self, file, import, depth),
+        }
+    }
+
+    /// The value a binding holds, from its hint.
+    fn binding_value(&self, file: u32, binding: u32, depth: u32) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let symbols = self.symbols(file);
+        let b = symbols.bindings[binding as usize];
+        if b.hint == NONE {
+            return None;
+        }
+        let hint = symbols.text(b.hint);
+        let pos = Pos::new(b.line, b.column);
+        if b.kind == BindKind::SelfParam {
+            return self.rs.self_type(self, file, pos, depth).map(|(f, d)| Value::Instance(f, d));
+        }
+        if let Some(alias) = hint.strip_prefix('=') {
+            // `x = other`: the same value, looked up where `other` stands.
+            return self.eval_chain(file, pos, alias, depth + 1);
+        }
+        if hint.ends_with("()") {
+            return self.eval_chain(file, pos, hint, depth + 1);
+        }
+        // An annotation: an instance of the type.
+        match self.eval_chain(file, pos, hint, depth + 1)? {
+            Value::Class(f, d) => Some(Value::Instance(f, d)),
+            _ => None,
+        }
+    }
+
+    /// Evaluates a qualifier such as `self.items`, `os.path`, `Cart()`, `geo::Point`,
+    /// `Circle::new()` at a position.
+    fn eval_chain(&self, file: u32, pos: Pos, chain: &str, depth: u32) -> Option<Value> {
+        if depth > MAX_DEPTH || chain.is_empty() || chain.contains('?') {
+            return None;
+        }
+        let lang = self.lang(file);
+        let mut parts = chain.split('.');
+        let first = parts.next()?;
+        let (first_name, first_call) = split_call(first);
+        let mut value = match lang {
+            Lang::Python => self.py.eval_first(self, file, pos, first_name, depth)?,
+            Lang::Rust => self.rs.eval_first(self, file, pos, first_name, depth)?,
+        };
+        if first_call {
+            value = self.call_result(value, depth)?;
+        }
+        for part in parts {
+            let (name, call) = split_call(part);
+            let found = self.member(value, name, depth + 1);
+            value = found.iter().find_map(|f| f.value)?;
+            if call {
+                value = self.call_result(value, depth)?;
+            }
+        }
+        Some(value)
+    }
+
+    /// The value of calling a class (an instance) or a function with an evident return type.
+    fn call_result(&self, value: Value, depth: u32) -> Option<Value> {
+        match value {
+            Value::Class(f, d) => Some(Value::Instance(f, d)),
+            Value::Super(..) => Some(value),
+            Value::Function(f, d) => {
+                let def = self.def(f, d);
+                let ret = def.signature.rsplit_once("->")?.1.trim().trim_end_matches(['{', ';', ':']).trim();
+                let lang = self.lang(f);
+                if lang == Lang::Rust && ret == "Self" {
+                    return self
+                        .rs
+                        .impl_type_of_def(self, f, d, depth)
+                        .map(|(tf, td)| Value::Instance(tf, td));
+                }
+                let ret = crate::names::type_hint(lang, ret)?;
+                let pos = Pos::new(def.line, 1);
+                match self.eval_chain(f, pos, &ret, depth + 1)? {
+                    Value::Class(tf, td) => Some(Value::Instance(tf, td)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A member of a value: a module's name, a class's method or attribute (through its bases),
+    /// a Rust type's associated item.
+    fn member(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        match (value, self.lang(value_file(value))) {
+            (Value::Module(file, def), Lang::Python) => {
+                let _ = def;
+                self.py.module_member(self, file, name, depth, false)
+            }
+            (Value::Module(file, def), Lang::Rust) => self.rs.module_member(self, file, def, name, depth),
+            (Value::Class(f, d) | Value::Instance(f, d), Lang::Python) => {
+                self.py.class_member(self, f, d, name, depth, false)
+            }
+            (Value::Super(f, d), Lang::Python) => self.py.class_member(self, f, d, name, depth, true),
+            (Value::Class(f, d) | Value::Instance(f, d), Lang::Rust) => {
+                self.rs.type_member(self, f, d, name, depth, matches!(value, Value::Instance(..)))
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A member as a glob import sees it: Python's `__all__` or public names.
+    fn member_public(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
+        match (value, self.lang(value_file(value))) {
+            (Value::Module(file, _), Lang::Python) => self.py.module_member(self, file, name, depth, true),
+            _ => self.member(value, name, depth),
+        }
+    }
+
+    fn impls(&self) -> &rust::ImplMap {
+        self.impls.get_or_init(|| rust::ImplMap::build(self))
+    }
+}
+
+impl FileCtx {
+    fn build(lang: Lang, symbols: &FileSymbols) -> FileCtx {
+        // Definition names need not be among the file's names (nothing in the file may refer
+        // to them); they get ids after the names'.
+        let mut name_ids: HashMap<String, u32> =
+            symbols.names.iter().enumerate().map(|(i, n)| (n.clone(), i as u32)).collect();
+        for def in &symbols.defs {
+            let next = name_ids.len() as u32;
+            name_ids.entry(def.name.clone()).or_insert(next);
+        }
+        let mut own_scope = vec![NONE; symbols.defs.len()];
+        for (i, scope) in symbols.scopes.iter().enumerate() {
+            if scope.def != NONE {
+                own_scope[scope.def as usize] = i as u32;
+            }
+        }
+        let mut def_scope = vec![NONE; symbols.defs.len()];
+        let in_impl =
+            |def: &Def| symbols.impls.iter().any(|i| i.start.line <= def.line && def.end_line <= i.end.line);
+        for (i, def) in symbols.defs.iter().enumerate() {
+            // Rust items of an impl or a trait are reached through their type, not by name.
+            let reachable_by_name = match lang {
+                Lang::Python => def.kind != DefKind::Constant,
+                Lang::Rust => {
+                    def.kind != DefKind::Method
+                        && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
+                        && !(def.parent.is_none_or(|p| own_scope[p as usize] == NONE) && in_impl(def))
+                }
+            };
+            if !reachable_by_name {
+                continue;
+            }
+            let mut parent = def.parent;
+            let mut scope = 0;
+            while let Some(p) = parent {
+                if own_scope[p as usize] != NONE {
+                    scope = own_scope[p as usize];
+                    break;
+                }
+                parent = symbols.defs[p as usize].parent;
+            }
+            def_scope[i] = scope;
+        }
+        let mut entries: Vec<Entry> = Vec::new();
+        for (i, def) in symbols.defs.iter().enumerate() {
+            if def_scope[i] == NONE {
+                continue;
+            }
+            let name = name_ids[&def.name];
+            entries.push(Entry {
+                scope: def_scope[i],
+                name,
+                pos: Pos::new(def.line, 1),
+                bound: Bound::Def(i as u32),
+            });
+        }
+        for (i, b) in symbols.bindings.iter().enumerate() {
+            entries.push(Entry {
+                scope: b.scope,
+                name: b.name,
+                pos: Pos::new(b.line, b.column),
+                bound: Bound::Binding(i as u32),
+            });
+        }
+        for (i, import) in symbols.imports.iter().enumerate() {
+            if import.bound != NONE {
+                entries.push(Entry {
+                    scope: import.scope,
+                    name: import.bound,
+                    pos: Pos::new(import.line, import.column),
+                    bound: Bound::Import(i as u32),
+                });
+            }
+        }
+        entries.sort_by_key(|e| (e.scope, e.name, e.pos));
+        FileCtx { name_ids, entries, own_scope, def_scope }
+    }
+
+    fn entries_of(&self, scope: u32, name: u32) -> &[Entry] {
+        let start = self.entries.partition_point(|e| (e.scope, e.name) < (scope, name));
+        let end = self.entries.partition_point(|e| (e.scope, e.name) <= (scope, name));
+        &self.entries[start..end]
+    }
+}
+
+/// Which of a scope's entries for a name a use at `pos` sees. Rust locals must come before the
+/// use (the last one wins, shadowing the others); items and imports are visible everywhere.
+/// Python: in the use's own scope, the last binding before it (all of them when none is
+/// before, as in a loop); from an enclosing scope, its last binding.
+fn choose(lang: Lang, entries: &[Entry], symbols: &FileSymbols, pos: Pos, same_scope: bool) -> Vec<Entry> {
+    let is_local = |e: &Entry| match e.bound {
+        Bound::Binding(b) => !matches!(symbols.bindings[b as usize].kind, BindKind::Attribute),
+        _ => false,
+    };
+    match lang {
+        Lang::Rust => {
+            let before: Vec<Entry> =
+                entries.iter().filter(|e| is_local(e) && e.pos <= pos).copied().collect();
+            if let Some(last) = before.last() {
+                return vec![*last];
+            }
+            entries.iter().filter(|e| !is_local(e)).copied().collect()
+        }
+        Lang::Python => {
+            // From a nested function the enclosing scope has run to its end: its last binding.
+            if !same_scope {
+                return entries.last().map(|e| vec![*e]).unwrap_or_default();
+            }
+            // The right side of `s = f(s)` runs before the assignment: a binding counts only
+            // from the next line (or at the use itself, when the use is the binding).
+            let before = |e: &Entry| {
+                let assigns = matches!(e.bound, Bound::Binding(b)
+                    if matches!(symbols.bindings[b as usize].kind, BindKind::Assign | BindKind::Loop));
+                e.pos == pos || if assigns { e.pos.line < pos.line } else { e.pos <= pos }
+            };
+            match entries.iter().rposition(before) {
+                Some(i) => vec![entries[i]],
+                None => entries.to_vec(),
+            }
+        }
+    }
+}
+
+fn is_marker(kind: BindKind) -> bool {
+    matches!(kind, BindKind::Global | BindKind::Nonlocal)
+}
+
+/// Whether the first whole-word `name` in `header` (the definition's own name: `def name`,
+/// `pub fn name`) lies over the 1-based byte column `column`.
+fn name_spans(header: &str, name: &str, column: u32) -> bool {
+    let column = column as usize;
+    header
+        .match_indices(name)
+        .find(|(i, _)| {
+            let before_ok = !header[..*i].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            let after_ok = !header[i + name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            before_ok && after_ok
+        })
+        .is_some_and(|(i, _)| i < column && column <= i + name.len() + 1)
+}
+
+fn split_call(part: &str) -> (&str, bool) {
+    match part.strip_suffix("()") {
+        Some(name) => (name, true),
+        None => (part, false),
+    }
+}
+
+fn value_file(value: Value) -> u32 {
+    match value {
+        Value::Module(f, _)
+        | Value::Class(f, _)
+        | Value::Instance(f, _)
+        | Value::Super(f, _)
+        | Value::Function(f, _)
+        | Value::External(f) => f,
+    }
+}
+
+fn module_found(file: u32) -> Found {
+    Found { target: Target::Module { file }, value: Some(Value::Module(file, NONE)) }
+}
+
+fn join(prefix: &str, rest: &str, sep: &str) -> String {
+    if prefix.is_empty() { rest.to_string() } else { format!("{prefix}{sep}{rest}") }
+}
+
+fn dedup(targets: impl IntoIterator<Item = Target>) -> Vec<Target> {
+    let mut out: Vec<Target> = Vec::new();
+    for t in targets {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

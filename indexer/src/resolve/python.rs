@@ -1,0 +1,360 @@
+//! Python's side of name resolution: module names from paths (a directory with `__init__.py`
+//! is a package), absolute and relative imports, `__all__`, module members, class members
+//! through base classes, `self`, `cls` and `super()`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{Found, MAX_DEPTH, Resolver, Target, Value, module_found};
+use crate::index::FileEntry;
+use crate::lang::Lang;
+use crate::names::{BindKind, NONE, Pos, ScopeKind};
+use crate::symbols::{RefKind, innermost_scope};
+
+pub(super) struct Modules {
+    /// Each Python file's dotted module name.
+    name_of: Vec<Option<String>>,
+    is_package: Vec<bool>,
+    pub(super) by_name: HashMap<String, Vec<u32>>,
+}
+
+impl Modules {
+    pub(super) fn new(files: &[Arc<FileEntry>]) -> Modules {
+        let packages: std::collections::HashSet<&str> = files
+            .iter()
+            .filter(|f| f.lang == Lang::Python)
+            .filter_map(|f| {
+                let (dir, name) = f.path.rsplit_once('/').unwrap_or(("", &f.path));
+                matches!(name, "__init__.py" | "__init__.pyi").then_some(dir)
+            })
+            .collect();
+        let mut name_of = Vec::with_capacity(files.len());
+        let mut is_package = Vec::with_capacity(files.len());
+        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, file) in files.iter().enumerate() {
+            if file.lang != Lang::Python {
+                name_of.push(None);
+                is_package.push(false);
+                continue;
+            }
+            let (mut dir, name) = file.path.rsplit_once('/').unwrap_or(("", &file.path));
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            let mut parts: Vec<&str> = Vec::new();
+            let package = stem == "__init__";
+            if !package {
+                parts.push(stem);
+            }
+            // Walk up while the directory is a package.
+            while !dir.is_empty() && packages.contains(dir) {
+                let (parent, last) = dir.rsplit_once('/').unwrap_or(("", dir));
+                parts.push(last);
+                dir = parent;
+            }
+            parts.reverse();
+            let module = parts.join(".");
+            if module.is_empty() || !module.split('.').all(is_identifier) {
+                name_of.push(None);
+                is_package.push(false);
+                continue;
+            }
+            by_name.entry(module.clone()).or_default().push(i as u32);
+            name_of.push(Some(module));
+            is_package.push(package);
+        }
+        Modules { name_of, is_package, by_name }
+    }
+
+    pub(super) fn module_name(&self, file: u32) -> Option<&str> {
+        self.name_of.get(file as usize)?.as_deref()
+    }
+
+    pub(super) fn module_named(&self, name: &str) -> Vec<u32> {
+        self.by_name.get(name).cloned().unwrap_or_default()
+    }
+
+    /// The file of an absolute module name; with several (`a/x.py` and `b/x.py` both top
+    /// level), the one nearest the importing file.
+    pub(super) fn absolute(&self, resolver: &Resolver, from: u32, name: &str) -> Option<u32> {
+        let files = self.by_name.get(name)?;
+        let from_path = resolver.path(from);
+        files.iter().copied().max_by_key(|&f| {
+            let path = resolver.path(f);
+            let common = from_path.bytes().zip(path.bytes()).take_while(|(a, b)| a == b).count();
+            // Prefer a `.py` over a `.pyi` stub, then the shorter path.
+            (common, !path.ends_with(".pyi"), std::cmp::Reverse(path.len()), std::cmp::Reverse(f))
+        })
+    }
+
+    /// A module as an import names it: absolute (`a.b`) or relative to the importing file
+    /// (`.`, `..pkg.mod`).
+    pub(super) fn resolve_module(&self, resolver: &Resolver, file: u32, text: &str) -> Option<u32> {
+        let dots = text.len() - text.trim_start_matches('.').len();
+        if dots == 0 {
+            return self
+                .absolute(resolver, file, text)
+                .or_else(|| self.module_through_attributes(resolver, file, text));
+        }
+        let own = self.module_name(file)?;
+        let mut package: Vec<&str> = own.split('.').collect();
+        if !self.is_package[file as usize] {
+            package.pop();
+        }
+        for _ in 1..dots {
+            package.pop()?;
+        }
+        let rest = &text[dots..];
+        if !rest.is_empty() {
+            package.extend(rest.split('.'));
+        }
+        let name = package.join(".");
+        if name.is_empty() {
+            return None;
+        }
+        self.absolute(resolver, file, &name)
+    }
+
+    /// A dotted module name that is no file: a module another module binds (`os.path` is
+    /// `posixpath`, bound by `import posixpath as path` in `os`).
+    fn module_through_attributes(&self, resolver: &Resolver, file: u32, name: &str) -> Option<u32> {
+        let (head, last) = name.rsplit_once('.')?;
+        let base = self
+            .absolute(resolver, file, head)
+            .or_else(|| self.module_through_attributes(resolver, file, head))?;
+        self.module_member(resolver, base, last, 1, false).iter().find_map(|f| match f.value {
+            Some(Value::Module(m, _)) => Some(m),
+            _ => None,
+        })
+    }
+
+    /// Where an import leads; when that is outside the repository (a C module, a package not
+    /// in it), the import itself is where the name is bound.
+    pub(super) fn follow_import(&self, resolver: &Resolver, file: u32, index: u32, depth: u32) -> Vec<Found> {
+        let symbols = resolver.symbols(file);
+        let import = symbols.imports[index as usize];
+        let module = symbols.text(import.module);
+        let found: Vec<Found> = if import.item == NONE {
+            // `import a.b` binds `a`; `import a.b as c` binds `a.b`.
+            let name = if import.alias { module } else { module.split('.').next().unwrap_or(module) };
+            self.resolve_module(resolver, file, name).map(module_found).into_iter().collect()
+        } else {
+            match self.resolve_module(resolver, file, module) {
+                Some(base) => self.module_member(resolver, base, symbols.text(import.item), depth + 1, false),
+                None => Vec::new(),
+            }
+        };
+        if found.is_empty() {
+            return vec![Found {
+                target: Target::Import { file, import: index },
+                value: Some(Value::External(file)),
+            }];
+        }
+        found
+    }
+
+    /// The first name of a chain: `self`, `cls`, `super`, or a name in scope.
+    pub(super) fn eval_first(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        pos: Pos,
+        name: &str,
+        depth: u32,
+    ) -> Option<Value> {
+        match name {
+            "self" | "cls" | "super" => {
+                if let Some(class) = enclosing_class(resolver, file, pos) {
+                    return Some(match name {
+                        "self" => Value::Instance(file, class),
+                        "cls" => Value::Class(file, class),
+                        _ => Value::Super(file, class),
+                    });
+                }
+            }
+            _ => {}
+        }
+        resolver.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
+    }
+
+    /// A name a module defines, binds or imports; a submodule of a package. `public`: as a
+    /// `from m import *` sees it (`__all__`, else names without a leading underscore).
+    pub(super) fn module_member(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        name: &str,
+        depth: u32,
+        public: bool,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let symbols = resolver.symbols(file);
+        if public {
+            let visible = match &symbols.exports {
+                Some(all) => all.iter().any(|n| n == name),
+                None => !name.starts_with('_'),
+            };
+            if !visible {
+                return Vec::new();
+            }
+        }
+        if let Some(id) = resolver.name_id(file, name) {
+            let entries = resolver.ctx(file).entries_of(0, id);
+            let found: Vec<Found> = entries
+                .iter()
+                .filter(|e| {
+                    !matches!(e.bound, super::Bound::Binding(b)
+                        if super::is_marker(symbols.bindings[b as usize].kind))
+                })
+                .flat_map(|e| resolver.entry_found(file, *e, depth))
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        if self.is_package[file as usize]
+            && let Some(module) = self.module_name(file)
+            && let Some(sub) = self.absolute(resolver, file, &format!("{module}.{name}"))
+        {
+            return vec![module_found(sub)];
+        }
+        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
+            if let Some(base) = self.resolve_module(resolver, file, symbols.text(import.module))
+                && base != file
+            {
+                let found = self.module_member(resolver, base, name, depth + 1, true);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// A class's method, nested class or attribute, else the first base (left to right, depth
+    /// first) that has it. `skip_own`: for `super()`, start at the bases.
+    pub(super) fn class_member(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        class: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let symbols = resolver.symbols(file);
+        if !skip_own {
+            let own: Vec<Found> = symbols
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.parent == Some(class) && d.name == name)
+                .map(|(i, _)| resolver.def_found(file, i as u32))
+                .collect();
+            if !own.is_empty() {
+                return own;
+            }
+            let scope = resolver.ctx(file).own_scope[class as usize];
+            if let (Some(id), true) = (resolver.name_id(file, name), scope != NONE) {
+                let entries = resolver.ctx(file).entries_of(scope, id);
+                // `self.x = …` in the methods says what instances hold; a class-level `x = …`
+                // counts only when no method sets it.
+                let set_by_methods = entries.iter().any(|e| {
+                    matches!(e.bound, super::Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
+                });
+                let found: Vec<Found> = entries
+                    .iter()
+                    .filter(|e| match e.bound {
+                        super::Bound::Binding(b) => {
+                            !set_by_methods || symbols.bindings[b as usize].kind == BindKind::Attribute
+                        }
+                        super::Bound::Import(_) => !set_by_methods,
+                        super::Bound::Def(_) => false,
+                    })
+                    .flat_map(|e| resolver.entry_found(file, *e, depth))
+                    .collect();
+                if !found.is_empty() {
+                    // One attribute, however many places assign it: the first assignment
+                    // stands for it, the others are the same variable.
+                    return found;
+                }
+            }
+        }
+        for r in symbols.refs.iter().filter(|r| r.kind == RefKind::Inheritance && r.enclosing == Some(class))
+        {
+            let base_name = symbols.ref_name(r);
+            let chain = if r.qualifier == NONE {
+                base_name.to_string()
+            } else {
+                format!("{}.{base_name}", symbols.text(r.qualifier))
+            };
+            let pos = Pos::new(r.line, r.column);
+            if let Some(Value::Class(bf, bd)) = resolver.eval_chain(file, pos, &chain, depth + 1) {
+                if (bf, bd) == (file, class) {
+                    continue;
+                }
+                let found = self.class_member(resolver, bf, bd, name, depth + 1, false);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// A dotted path from a module name: `shop.cart.Cart.add`.
+    pub(super) fn lookup_path(&self, resolver: &Resolver, query: &str) -> Vec<Target> {
+        let parts: Vec<&str> = query.split('.').collect();
+        for k in (1..parts.len()).rev() {
+            let module = parts[..k].join(".");
+            let Some(files) = self.by_name.get(&module) else { continue };
+            let Some(&file) = files.first() else { continue };
+            let mut value = Value::Module(file, NONE);
+            let mut targets = Vec::new();
+            for (i, part) in parts[k..].iter().enumerate() {
+                let found = resolver.member(value, part, 0);
+                if i + 1 == parts.len() - k {
+                    targets = found.iter().map(|f| f.target).collect();
+                } else if let Some(v) = found.iter().find_map(|f| f.value) {
+                    value = v;
+                } else {
+                    break;
+                }
+            }
+            if !targets.is_empty() {
+                return targets;
+            }
+        }
+        Vec::new()
+    }
+}
+
+/// The class whose method (or lambda or comprehension inside one) contains `pos`.
+fn enclosing_class(resolver: &Resolver, file: u32, pos: Pos) -> Option<u32> {
+    let symbols = resolver.symbols(file);
+    let mut scope = innermost_scope(&symbols.scopes, pos);
+    while scope != NONE {
+        let s = symbols.scopes[scope as usize];
+        if s.kind == ScopeKind::Function {
+            let parent = symbols.scopes.get(s.parent as usize)?;
+            if parent.kind == ScopeKind::Class && parent.def != NONE {
+                return Some(parent.def);
+            }
+            // A function nested in a method still sees the method's `self`.
+        }
+        if s.kind == ScopeKind::Class && s.def != NONE && scope != innermost_scope(&symbols.scopes, pos) {
+            return Some(s.def);
+        }
+        scope = s.parent;
+    }
+    None
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}

@@ -1,0 +1,564 @@
+//! Rust's side of name resolution: the module tree from `mod` declarations and the file layout
+//! (`mod.rs`, `foo.rs` beside `foo/`), paths with `crate`, `self`, `super` and `Self`, `use`
+//! (globs, renames, groups), impl blocks (inherent and trait) for associated items and method
+//! calls on a receiver whose type is evident.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::{Found, MAX_DEPTH, Resolver, Target, Value};
+use crate::index::FileEntry;
+use crate::lang::Lang;
+use crate::names::{NONE, Pos, ScopeKind};
+use crate::symbols::{DefKind, innermost_scope};
+
+/// Glob imports are followed only this deep, so `use super::*` chains stay cheap.
+const GLOB_DEPTH: u32 = 6;
+
+pub(super) struct Modules {
+    /// For each file that some `mod name;` declares: the declaring file and the inline module
+    /// around the declaration ([`NONE`] for none).
+    parent: HashMap<u32, (u32, u32)>,
+    /// `mod name;` (file, def) → the file it declares.
+    decl_child: HashMap<(u32, u32), u32>,
+    /// Crate roots by crate name (the directory above `src/`, `-` read as `_`).
+    crates: HashMap<String, u32>,
+    /// Each Rust file's module path from its crate root (`shapes::circle`); empty for a root.
+    paths: Vec<Option<String>>,
+}
+
+impl Modules {
+    pub(super) fn new(files: &[Arc<FileEntry>]) -> Modules {
+        let by_path: HashMap<&str, u32> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.lang == Lang::Rust)
+            .map(|(i, f)| (f.path.as_str(), i as u32))
+            .collect();
+        let mut parent = HashMap::new();
+        let mut decl_child = HashMap::new();
+        let mut decl_names: HashMap<u32, Vec<String>> = HashMap::new();
+        for (i, file) in files.iter().enumerate() {
+            if file.lang != Lang::Rust {
+                continue;
+            }
+            let symbols = &file.symbols;
+            let inline: HashSet<u32> =
+                symbols.scopes.iter().filter(|s| s.def != NONE).map(|s| s.def).collect();
+            let (dir, name) = file.path.rsplit_once('/').unwrap_or(("", &file.path));
+            let stem = name.strip_suffix(".rs").unwrap_or(name);
+            let owns_dir = matches!(stem, "mod" | "lib" | "main");
+            for (d, def) in symbols.defs.iter().enumerate() {
+                if def.kind != DefKind::Module || inline.contains(&(d as u32)) {
+                    continue;
+                }
+                // The inline modules around the declaration add directories.
+                let mut nested: Vec<&str> = Vec::new();
+                let mut around = NONE;
+                let mut p = def.parent;
+                while let Some(x) = p {
+                    if symbols.defs[x as usize].kind == DefKind::Module && inline.contains(&x) {
+                        nested.push(&symbols.defs[x as usize].name);
+                        if around == NONE {
+                            around = x;
+                        }
+                    }
+                    p = symbols.defs[x as usize].parent;
+                }
+                nested.reverse();
+                let mut bases = Vec::new();
+                if !owns_dir {
+                    bases.push(join_dir(dir, stem));
+                }
+                bases.push(dir.to_string());
+                let found = bases.iter().find_map(|base| {
+                    let mut base = base.clone();
+                    for n in &nested {
+                        base = join_dir(&base, n);
+                    }
+                    let flat = format!("{}.rs", join_dir(&base, &def.name));
+                    let nested_mod = format!("{}/mod.rs", join_dir(&base, &def.name));
+                    by_path.get(flat.as_str()).or_else(|| by_path.get(nested_mod.as_str())).copied()
+                });
+                if let Some(child) = found
+                    && child != i as u32
+                    && !parent.contains_key(&child)
+                {
+                    parent.insert(child, (i as u32, around));
+                    decl_child.insert((i as u32, d as u32), child);
+                    let mut names: Vec<String> = nested.iter().map(|s| s.to_string()).collect();
+                    names.push(def.name.clone());
+                    decl_names.insert(child, names);
+                }
+            }
+        }
+        // Module paths, from each root down.
+        let mut paths: Vec<Option<String>> = vec![None; files.len()];
+        for &file in by_path.values() {
+            let mut chain: Vec<String> = Vec::new();
+            let mut at = file;
+            let mut guard = 0;
+            while let Some(&(up, _)) = parent.get(&at) {
+                let mut names = decl_names.get(&at).cloned().unwrap_or_default();
+                names.reverse();
+                chain.extend(names);
+                at = up;
+                guard += 1;
+                if guard > 64 {
+                    break;
+                }
+            }
+            chain.reverse();
+            paths[file as usize] = Some(chain.join("::"));
+        }
+        let mut crates = HashMap::new();
+        let mut roots: Vec<&str> =
+            by_path.keys().copied().filter(|p| !parent.contains_key(&by_path[p])).collect();
+        // Libraries first, so a package's `lib.rs` owns its name rather than its `main.rs`.
+        roots.sort_by_key(|p| (!p.ends_with("lib.rs"), p.len(), p.to_string()));
+        for root in roots {
+            let Some(rest) = root.strip_suffix("/src/lib.rs").or_else(|| root.strip_suffix("/src/main.rs"))
+            else {
+                continue;
+            };
+            let name = rest.rsplit('/').next().unwrap_or(rest).replace('-', "_");
+            crates.entry(name).or_insert(by_path[root]);
+        }
+        Modules { parent, decl_child, crates, paths }
+    }
+
+    pub(super) fn module_path(&self, file: u32) -> Option<String> {
+        self.paths.get(file as usize)?.clone()
+    }
+
+    pub(super) fn crate_named(&self, name: &str) -> Option<u32> {
+        self.crates.get(name).copied()
+    }
+
+    fn root_of(&self, mut file: u32) -> u32 {
+        let mut guard = 0;
+        while let Some(&(up, _)) = self.parent.get(&file) {
+            file = up;
+            guard += 1;
+            if guard > 64 {
+                break;
+            }
+        }
+        file
+    }
+
+    /// The module a `mod` definition stands for: an inline module, or the file it declares.
+    pub(super) fn module_of_decl(&self, resolver: &Resolver, file: u32, def: u32) -> Option<Value> {
+        if resolver.ctx(file).own_scope[def as usize] != NONE {
+            return Some(Value::Module(file, def));
+        }
+        self.decl_child.get(&(file, def)).map(|&child| Value::Module(child, NONE))
+    }
+
+    /// The module whose scope holds `scope`.
+    fn module_at(&self, resolver: &Resolver, file: u32, mut scope: u32) -> Value {
+        let symbols = resolver.symbols(file);
+        while scope != NONE && scope != 0 {
+            let s = symbols.scopes[scope as usize];
+            if s.kind == ScopeKind::Module && s.def != NONE {
+                return Value::Module(file, s.def);
+            }
+            scope = s.parent;
+        }
+        Value::Module(file, NONE)
+    }
+
+    fn parent_module(&self, resolver: &Resolver, module: Value) -> Option<Value> {
+        let Value::Module(file, def) = module else { return None };
+        if def != NONE {
+            let symbols = resolver.symbols(file);
+            let mut p = symbols.defs[def as usize].parent;
+            while let Some(x) = p {
+                if resolver.ctx(file).own_scope[x as usize] != NONE
+                    && symbols.defs[x as usize].kind == DefKind::Module
+                {
+                    return Some(Value::Module(file, x));
+                }
+                p = symbols.defs[x as usize].parent;
+            }
+            return Some(Value::Module(file, NONE));
+        }
+        self.parent.get(&file).map(|&(up, around)| Value::Module(up, around))
+    }
+
+    fn module_scope(&self, resolver: &Resolver, file: u32, def: u32) -> u32 {
+        if def == NONE { 0 } else { resolver.ctx(file).own_scope[def as usize] }
+    }
+
+    /// The items, `use` names and glob-imported names of a module.
+    pub(super) fn module_member(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let scope = self.module_scope(resolver, file, def);
+        if scope == NONE {
+            return Vec::new();
+        }
+        if let Some(id) = resolver.name_id(file, name) {
+            let found: Vec<Found> = resolver
+                .ctx(file)
+                .entries_of(scope, id)
+                .iter()
+                .filter(|e| !matches!(e.bound, super::Bound::Binding(_)))
+                .flat_map(|e| resolver.entry_found(file, *e, depth))
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        if depth <= GLOB_DEPTH {
+            let symbols = resolver.symbols(file);
+            for import in symbols.imports.iter().filter(|i| i.glob && i.scope == scope) {
+                let at = Pos::new(import.line, import.column);
+                let base = self
+                    .resolve_path_at(resolver, file, at, symbols.text(import.module), depth + 1)
+                    .iter()
+                    .find_map(|f| f.value);
+                if let Some(base) = base
+                    && base != Value::Module(file, def)
+                {
+                    let found = resolver.member(base, name, depth + 1);
+                    if !found.is_empty() {
+                        return found;
+                    }
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// A path's value as seen from a scope (glob imports).
+    pub(super) fn resolve_path_value(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        scope: u32,
+        path: &str,
+        depth: u32,
+    ) -> Option<Value> {
+        if depth > GLOB_DEPTH {
+            return None;
+        }
+        let at = resolver.symbols(file).scopes.get(scope as usize).map_or(Pos::new(1, 1), |s| s.start);
+        self.resolve_path_at(resolver, file, at, path, depth).iter().find_map(|f| f.value)
+    }
+
+    /// What a path (`crate::geo::Point`, `super::Shape`, `Self::new`, `geo`) means at a position.
+    pub(super) fn resolve_path_at(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        pos: Pos,
+        path: &str,
+        depth: u32,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH || path.is_empty() {
+            return Vec::new();
+        }
+        let path = path.strip_prefix("::").unwrap_or(path);
+        let segments: Vec<&str> = path.split("::").collect();
+        let symbols = resolver.symbols(file);
+        let scope = innermost_scope(&symbols.scopes, pos);
+        let mut found: Vec<Found> = match segments[0] {
+            "crate" => {
+                let root = self.root_of(file);
+                vec![Found { target: Target::Module { file: root }, value: Some(Value::Module(root, NONE)) }]
+            }
+            // `self::x` is the current module; `self` alone is the receiver.
+            "self" if segments.len() > 1 => {
+                let module = self.module_at(resolver, file, scope);
+                vec![Found { target: module_target(module), value: Some(module) }]
+            }
+            "super" => {
+                let module = self.module_at(resolver, file, scope);
+                match self.parent_module(resolver, module) {
+                    Some(up) => vec![Found { target: module_target(up), value: Some(up) }],
+                    None => return Vec::new(),
+                }
+            }
+            "Self" => match self.self_type(resolver, file, pos, depth + 1) {
+                Some((f, d)) => vec![resolver.def_found(f, d)],
+                None => return Vec::new(),
+            },
+            first => resolver.lookup_lexical(file, pos, first, depth + 1),
+        };
+        for segment in &segments[1..] {
+            let value = match (*segment, found.iter().find_map(|f| f.value)) {
+                (_, None) => return Vec::new(),
+                ("super", Some(v)) => match self.parent_module(resolver, v) {
+                    Some(up) => {
+                        found = vec![Found { target: module_target(up), value: Some(up) }];
+                        continue;
+                    }
+                    None => return Vec::new(),
+                },
+                (_, Some(v)) => v,
+            };
+            found = resolver.member(value, segment, depth + 1);
+        }
+        found
+    }
+
+    pub(super) fn follow_import(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        import: u32,
+        depth: u32,
+    ) -> Vec<Found> {
+        let symbols = resolver.symbols(file);
+        let import = symbols.imports[import as usize];
+        let module = symbols.text(import.module);
+        let item = symbols.text(import.item);
+        let at = Pos::new(import.line, import.column);
+        if module.is_empty() {
+            // `use foo;` or `extern crate foo;`: a crate of the repository.
+            if let Some(root) = self.crate_named(item) {
+                return vec![Found {
+                    target: Target::Module { file: root },
+                    value: Some(Value::Module(root, NONE)),
+                }];
+            }
+            // `use foo;` of a module in scope: look it up without finding this import again.
+            let scope = innermost_scope(&symbols.scopes, at);
+            return match resolver.name_id(file, item) {
+                Some(id) => resolver
+                    .ctx(file)
+                    .entries_of(scope, id)
+                    .iter()
+                    .filter(|e| !matches!(e.bound, super::Bound::Import(_) | super::Bound::Binding(_)))
+                    .flat_map(|e| resolver.entry_found(file, *e, depth))
+                    .collect(),
+                None => Vec::new(),
+            };
+        }
+        let base = self.resolve_path_at(resolver, file, at, module, depth + 1);
+        match base.iter().find_map(|f| f.value) {
+            Some(value) => resolver.member(value, item, depth + 1),
+            None => Vec::new(),
+        }
+    }
+
+    /// The first part of a chain: a path or a name in scope.
+    pub(super) fn eval_first(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        pos: Pos,
+        name: &str,
+        depth: u32,
+    ) -> Option<Value> {
+        let found = self.resolve_path_at(resolver, file, pos, name, depth);
+        if found.is_empty()
+            && let Some((first, _)) = name.split_once("::")
+            && !matches!(first, "crate" | "self" | "super" | "Self" | "")
+            && resolver.lookup_lexical(file, pos, first, depth + 1).is_empty()
+        {
+            // A path from a crate that is not in the repository (`std::fs::read`).
+            return Some(Value::External(file));
+        }
+        found.iter().find_map(|f| f.value)
+    }
+
+    /// The type `Self` means at a position: the impl's type, or the trait around a default
+    /// method.
+    pub(super) fn self_type(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        pos: Pos,
+        depth: u32,
+    ) -> Option<(u32, u32)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let symbols = resolver.symbols(file);
+        if let Some(imp) = symbols.impls.iter().rev().find(|i| i.start <= pos && pos < i.end) {
+            let path = symbols.text(imp.self_ty);
+            if path == "Self" {
+                return None;
+            }
+            return self.resolve_path_at(resolver, file, imp.start, path, depth + 1).iter().find_map(|f| {
+                match f.value {
+                    Some(Value::Class(tf, td)) => Some((tf, td)),
+                    _ => None,
+                }
+            });
+        }
+        symbols
+            .defs
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, d)| d.kind == DefKind::Interface && d.line <= pos.line && pos.line <= d.end_line)
+            .map(|(i, _)| (file, i as u32))
+    }
+
+    /// The type of the impl block a method is defined in.
+    pub(super) fn impl_type_of_def(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        def: u32,
+        depth: u32,
+    ) -> Option<(u32, u32)> {
+        let d = &resolver.symbols(file).defs[def as usize];
+        self.self_type(resolver, file, Pos::new(d.line, u32::MAX / 2), depth)
+    }
+
+    /// An associated item of a type: from its inherent impls, then its trait impls, then the
+    /// default methods of those traits; for a trait, its own items.
+    pub(super) fn type_member(
+        &self,
+        resolver: &Resolver,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        _instance: bool,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let impls = resolver.impls();
+        let mut found = Vec::new();
+        let mut traits: Vec<(u32, u32)> = Vec::new();
+        for &(f, i, trait_def) in impls.by_type.get(&(file, def)).into_iter().flatten() {
+            found.extend(impl_items(resolver, f, i, name).map(|d| resolver.def_found(f, d)));
+            if let Some(t) = trait_def {
+                traits.push(t);
+            }
+        }
+        if !found.is_empty() {
+            return found;
+        }
+        let own_items = |f: u32, d: u32| -> Vec<Found> {
+            resolver
+                .symbols(f)
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.parent == Some(d) && x.name == name)
+                .map(|(i, _)| resolver.def_found(f, i as u32))
+                .collect()
+        };
+        if resolver.def(file, def).kind == DefKind::Interface {
+            return own_items(file, def);
+        }
+        traits.sort();
+        traits.dedup();
+        traits.into_iter().flat_map(|(f, d)| own_items(f, d)).collect()
+    }
+
+    /// A path from a crate root: `shapes::Circle::new`, `crate::geo::Point`.
+    pub(super) fn lookup_path(&self, resolver: &Resolver, query: &str) -> Vec<Target> {
+        let query = query.strip_prefix("crate::").unwrap_or(query);
+        let segments: Vec<&str> = query.split("::").collect();
+        let mut roots: Vec<u32> = self
+            .paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.as_deref() == Some(""))
+            .map(|(i, _)| i as u32)
+            .collect();
+        if let Some(root) = self.crate_named(segments[0]) {
+            roots = vec![root];
+        }
+        let mut out = Vec::new();
+        for root in roots {
+            let skip = usize::from(self.crate_named(segments[0]) == Some(root) && segments.len() > 1);
+            let mut value = Value::Module(root, NONE);
+            for (i, segment) in segments[skip..].iter().enumerate() {
+                let found = resolver.member(value, segment, 0);
+                if i + 1 == segments.len() - skip {
+                    out.extend(found.iter().map(|f| f.target));
+                } else if let Some(v) = found.iter().find_map(|f| f.value) {
+                    value = v;
+                } else {
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Every impl block, by the type it is for, with the trait it implements.
+pub(super) struct ImplMap {
+    by_type: HashMap<(u32, u32), Vec<ImplOf>>,
+}
+
+/// An impl block of a type: (file, impl index, the trait's (file, def) when it implements one).
+type ImplOf = (u32, u32, Option<(u32, u32)>);
+
+impl ImplMap {
+    pub(super) fn build(resolver: &Resolver) -> ImplMap {
+        let mut by_type: HashMap<(u32, u32), Vec<ImplOf>> = HashMap::new();
+        for file in 0..resolver.n_files() as u32 {
+            if resolver.lang(file) != Lang::Rust {
+                continue;
+            }
+            let symbols = resolver.symbols(file);
+            for (i, imp) in symbols.impls.iter().enumerate() {
+                let modules = &resolver.rs;
+                let class = |path: &str| {
+                    modules.resolve_path_at(resolver, file, imp.start, path, 1).iter().find_map(|f| {
+                        match f.value {
+                            Some(Value::Class(tf, td)) => Some((tf, td)),
+                            _ => None,
+                        }
+                    })
+                };
+                let Some(ty) = class(symbols.text(imp.self_ty)) else { continue };
+                let trait_def =
+                    if imp.trait_path == NONE { None } else { class(symbols.text(imp.trait_path)) };
+                by_type.entry(ty).or_default().push((file, i as u32, trait_def));
+            }
+        }
+        // Inherent impls first, so their items win over trait items of the same name.
+        for list in by_type.values_mut() {
+            list.sort_by_key(|(f, i, t)| (t.is_some(), *f, *i));
+        }
+        ImplMap { by_type }
+    }
+}
+
+/// The items named `name` directly inside impl block `imp` of `file`.
+fn impl_items<'a>(
+    resolver: &'a Resolver,
+    file: u32,
+    imp: u32,
+    name: &'a str,
+) -> impl Iterator<Item = u32> + 'a {
+    let symbols = resolver.symbols(file);
+    let block = symbols.impls[imp as usize];
+    let inside = move |d: &crate::symbols::Def| block.start.line <= d.line && d.end_line <= block.end.line;
+    symbols.defs.iter().enumerate().filter_map(move |(i, d)| {
+        let direct = d.parent.is_none_or(|p| !inside(&symbols.defs[p as usize]));
+        (d.name == name && inside(d) && direct).then_some(i as u32)
+    })
+}
+
+fn module_target(module: Value) -> Target {
+    match module {
+        Value::Module(file, def) if def != NONE => Target::Def { file, def },
+        Value::Module(file, _) => Target::Module { file },
+        _ => unreachable!("module_target takes modules"),
+    }
+}
+
+fn join_dir(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}

@@ -1,0 +1,1093 @@
+//! Resolution rules, one small multi-file fixture each, with the expected answer beside it.
+//! `//- path` starts a file; `$0` marks the cursor.
+
+use expect_test::{Expect, expect};
+
+use super::*;
+use crate::index::{FileEntry, Snapshot};
+
+fn snapshot(fixture: &str) -> (Snapshot, String, Pos) {
+    let mut cursor = None;
+    let mut entries = Vec::new();
+    for chunk in fixture.split("//- ").filter(|c| !c.trim().is_empty()) {
+        let (path, body) = chunk.split_once('\n').expect("a path line");
+        let path = path.trim().to_string();
+        let mut text = body.to_string();
+        if let Some(at) = text.find("$0") {
+            let before = &text[..at];
+            let line = before.matches('\n').count() as u32 + 1;
+            let column = (at - before.rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
+            cursor = Some((path.clone(), Pos::new(line, column)));
+            text = text.replacen("$0", "", 1);
+        }
+        let lang = Lang::from_path(std::path::Path::new(&path)).expect("a .py or .rs path");
+        entries.push(FileEntry {
+            path,
+            lang,
+            size: text.len() as u64,
+            mtime_ns: 0,
+            hash: [0; 16],
+            lines: text.lines().count() as u32,
+            symbols: crate::symbols::extract(lang, &text),
+        });
+    }
+    let (path, pos) = cursor.expect("a $0 cursor");
+    (Snapshot::from_entries(entries), path, pos)
+}
+
+fn render(resolver: &Resolver, targets: &[Target]) -> String {
+    targets.iter().map(|t| format!("{}\n", resolver.describe(*t))).collect()
+}
+
+fn render_hits(resolver: &Resolver, hits: &[Hit]) -> String {
+    hits.iter()
+        .map(|h| {
+            format!(
+                "{}:{} {} in {}\n",
+                resolver.path(h.file),
+                h.line,
+                h.relation.as_str(),
+                h.symbol.as_deref().unwrap_or("<module>")
+            )
+        })
+        .collect()
+}
+
+/// What the name at the cursor resolves to.
+fn check(fixture: &str, expect: Expect) {
+    let (snapshot, path, pos) = snapshot(fixture);
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let Some(at) = resolver.at(file, pos) else {
+        expect.assert_eq("no name at the cursor\n");
+        return;
+    };
+    let mut out = format!("{}\n", at.name);
+    out.push_str(&render(&resolver, &at.resolution.resolved));
+    if !at.resolution.candidates.is_empty() {
+        out.push_str("candidates:\n");
+        out.push_str(&render(&resolver, &at.resolution.candidates));
+    }
+    if let Some(note) = &at.resolution.note {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    expect.assert_eq(&out);
+}
+
+/// Every reference to what the name at the cursor resolves to.
+fn check_refs(fixture: &str, expect: Expect) {
+    let (snapshot, path, pos) = snapshot(fixture);
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let at = resolver.at(file, pos).expect("a name at the cursor");
+    let target = *at.resolution.resolved.first().expect("a resolved name at the cursor");
+    let (resolved, candidates) = resolver.references(target);
+    let mut out = render_hits(&resolver, &resolved);
+    if !candidates.is_empty() {
+        out.push_str("candidates:\n");
+        out.push_str(&render_hits(&resolver, &candidates));
+    }
+    expect.assert_eq(&out);
+}
+
+// ----- Python -----
+
+#[test]
+fn py_import_module_from_path() {
+    check(
+        r#"
+//- pkg/__init__.py
+//- pkg/util.py
+def helper():
+    pass
+//- main.py
+import pkg.util
+pkg.util.hel$0per()
+"#,
+        expect![[r#"
+            helper
+            function helper (pkg/util.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_import_as() {
+    check(
+        r#"
+//- pkg/__init__.py
+//- pkg/util.py
+def helper():
+    pass
+//- main.py
+import pkg.util as u
+u.hel$0per()
+"#,
+        expect![[r#"
+            helper
+            function helper (pkg/util.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_from_dot_import_submodule() {
+    check(
+        r#"
+//- pkg/__init__.py
+//- pkg/util.py
+LIMIT = 3
+//- pkg/main.py
+from . import util
+print(util.LIM$0IT)
+"#,
+        expect![[r#"
+            LIMIT
+            variable LIMIT (pkg/util.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_from_dotdot_import_as() {
+    check(
+        r#"
+//- app/__init__.py
+//- app/a.py
+def b():
+    pass
+//- app/sub/__init__.py
+//- app/sub/m.py
+from ..a import b as c
+c$0()
+"#,
+        expect![[r#"
+            c
+            function b (app/a.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_init_reexport() {
+    check(
+        r#"
+//- shop/__init__.py
+from .cart import Cart
+//- shop/cart.py
+class Cart:
+    pass
+//- main.py
+from shop import Cart
+Ca$0rt()
+"#,
+        expect![[r#"
+            Cart
+            class Cart (shop/cart.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_all_limits_star_import() {
+    check(
+        r#"
+//- lib.py
+__all__ = ["public"]
+def public():
+    pass
+def hidden():
+    pass
+//- main.py
+from lib import *
+public()
+hid$0den()
+"#,
+        expect![[r#"
+            hidden
+        "#]],
+    );
+}
+
+#[test]
+fn py_star_import_sees_all() {
+    check(
+        r#"
+//- lib.py
+__all__ = ["public"]
+def public():
+    pass
+//- main.py
+from lib import *
+pub$0lic()
+"#,
+        expect![[r#"
+            public
+            function public (lib.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_method_via_self() {
+    check(
+        r#"
+//- cart.py
+class Cart:
+    def add(self, item):
+        self.items.append(item)
+    def add_all(self, items):
+        for i in items:
+            self.a$0dd(i)
+"#,
+        expect![[r#"
+            add
+            method Cart.add (cart.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_classmethod_via_cls() {
+    check(
+        r#"
+//- cart.py
+class Cart:
+    @classmethod
+    def empty(cls):
+        return cls.mak$0e([])
+    @classmethod
+    def make(cls, items):
+        return cls()
+"#,
+        expect![[r#"
+            make
+            method Cart.make (cart.py:6)
+        "#]],
+    );
+}
+
+#[test]
+fn py_inherited_method_through_bases() {
+    check(
+        r#"
+//- base.py
+class Base:
+    def save(self):
+        pass
+//- model.py
+from base import Base
+class Mid(Base):
+    pass
+class Model(Mid):
+    def run(self):
+        self.sa$0ve()
+"#,
+        expect![[r#"
+            save
+            method Base.save (base.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_super_call_skips_own_class() {
+    check(
+        r#"
+//- m.py
+class Base:
+    def save(self):
+        pass
+class Model(Base):
+    def save(self):
+        super().sa$0ve()
+"#,
+        expect![[r#"
+            save
+            method Base.save (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_instance_attribute_set_in_init() {
+    check(
+        r#"
+//- m.py
+class Cart:
+    def __init__(self):
+        self.items = []
+    def count(self):
+        return len(self.ite$0ms)
+"#,
+        expect![[r#"
+            items
+            attribute items (m.py:3)
+        "#]],
+    );
+}
+
+#[test]
+fn py_module_attribute() {
+    check(
+        r#"
+//- config.py
+TIMEOUT = 5
+//- main.py
+import config
+print(config.TIME$0OUT)
+"#,
+        expect![[r#"
+            TIMEOUT
+            variable TIMEOUT (config.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_parameter_shadows_module_name() {
+    check(
+        r#"
+//- m.py
+item = 1
+def f(item):
+    return it$0em
+"#,
+        expect![[r#"
+            item
+            parameter item (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_local_assignment_shadows_and_last_binding_wins() {
+    check(
+        r#"
+//- m.py
+total = 0
+def f():
+    total = 1
+    total = 2
+    return tot$0al
+"#,
+        expect![[r#"
+            total
+            local variable total (m.py:4)
+        "#]],
+    );
+}
+
+#[test]
+fn py_comprehension_variable_is_its_own_scope() {
+    check(
+        r#"
+//- m.py
+x = 10
+def f(xs):
+    ys = [x for x in xs]
+    return $0x
+"#,
+        expect![[r#"
+            x
+            variable x (m.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_nested_function_sees_enclosing_local() {
+    check(
+        r#"
+//- m.py
+def outer():
+    def helper():
+        return 1
+    def inner():
+        return hel$0per()
+    return inner
+"#,
+        expect![[r#"
+            helper
+            function outer.helper (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_global_statement_sends_name_to_module() {
+    check(
+        r#"
+//- m.py
+count = 0
+def bump():
+    global count
+    count = count + 1
+    return cou$0nt
+"#,
+        expect![[r#"
+            count
+            variable count (m.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_class_body_is_not_visible_from_methods() {
+    check(
+        r#"
+//- m.py
+size = 1
+class A:
+    size = 2
+    def f(self):
+        return si$0ze
+"#,
+        expect![[r#"
+            size
+            variable size (m.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_instance_from_constructor_call_and_annotation() {
+    check(
+        r#"
+//- cart.py
+class Cart:
+    def add(self, x):
+        pass
+//- main.py
+from cart import Cart
+def f(other: Cart):
+    c = Cart()
+    c.add(1)
+    other.a$0dd(2)
+"#,
+        expect![[r#"
+            add
+            method Cart.add (cart.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_return_annotation_gives_the_instance() {
+    check(
+        r#"
+//- m.py
+class Cart:
+    def add(self, x):
+        pass
+def make() -> Cart:
+    return Cart()
+make().a$0dd(1)
+"#,
+        expect![[r#"
+            add
+            method Cart.add (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_unknown_receiver_gives_candidates_not_resolved() {
+    check(
+        r#"
+//- a.py
+class Cart:
+    def add(self, x):
+        pass
+//- b.py
+class Set:
+    def add(self, x):
+        pass
+//- main.py
+def f(thing):
+    thing.a$0dd(1)
+"#,
+        expect![[r#"
+            add
+            candidates:
+            method Cart.add (a.py:2)
+            method Set.add (b.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_import_of_outside_module_says_so() {
+    check(
+        r#"
+//- main.py
+from collections import Ord$0eredDict
+"#,
+        expect![[r#"
+            OrderedDict
+            note: OrderedDict is imported from collections, which is outside the repository
+        "#]],
+    );
+}
+
+#[test]
+fn py_references_of_a_method_split_resolved_and_candidates() {
+    check_refs(
+        r#"
+//- shop/__init__.py
+from .cart import Cart
+//- shop/cart.py
+class Cart:
+    def a$0dd(self, item):
+        pass
+    def add_twice(self, item):
+        self.add(item)
+        self.add(item)
+//- shop/other.py
+class Basket:
+    def add(self, item):
+        pass
+//- main.py
+from shop import Cart
+def fill(cart: Cart, thing):
+    cart.add(1)
+    thing.add(2)
+    Cart().add(3)
+"#,
+        expect![[r#"
+            shop/cart.py:2 definition in Cart.add
+            main.py:3 call in fill
+            main.py:5 call in fill
+            shop/cart.py:5 call in Cart.add_twice
+            shop/cart.py:6 call in Cart.add_twice
+            candidates:
+            main.py:4 call in fill
+        "#]],
+    );
+}
+
+#[test]
+fn py_references_of_a_local_stay_in_its_function() {
+    check_refs(
+        r#"
+//- m.py
+def f():
+    total = 0
+    for i in range(3):
+        total += i
+    return tot$0al
+def g():
+    total = 5
+    return total
+"#,
+        expect![[r#"
+            m.py:2 definition in f
+            m.py:4 definition in f
+            m.py:5 reference in f
+        "#]],
+    );
+}
+
+// ----- Rust -----
+
+#[test]
+fn rs_module_tree_from_mod_rs_and_file_layout() {
+    check(
+        r#"
+//- src/lib.rs
+mod shapes;
+mod geo;
+fn main() {
+    let d = geo::dist$0ance();
+    shapes::circle::area();
+}
+//- src/geo.rs
+pub fn distance() -> f64 { 0.0 }
+//- src/shapes/mod.rs
+pub mod circle;
+//- src/shapes/circle.rs
+pub fn area() -> f64 { 1.0 }
+"#,
+        expect![[r#"
+            distance
+            function distance (src/geo.rs:1)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_foo_rs_beside_foo_dir() {
+    check(
+        r#"
+//- src/lib.rs
+mod net;
+fn main() {
+    net::tcp::conn$0ect();
+}
+//- src/net.rs
+pub mod tcp;
+//- src/net/tcp.rs
+pub fn connect() {}
+"#,
+        expect![[r#"
+            connect
+            function connect (src/net/tcp.rs:1)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_use_with_crate_super_self() {
+    check(
+        r#"
+//- src/lib.rs
+mod geo;
+mod shapes;
+//- src/geo.rs
+pub struct Point;
+//- src/shapes/mod.rs
+mod circle;
+pub trait Shape {}
+//- src/shapes/circle.rs
+use crate::geo::Point;
+use super::Shape;
+use self::inner::Radius;
+mod inner { pub struct Radius; }
+fn f(p: Point, r: Radius) -> impl Sha$0pe {}
+"#,
+        expect![[r#"
+            Shape
+            interface Shape (src/shapes/mod.rs:2)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_use_group_rename_and_glob() {
+    check(
+        r#"
+//- src/lib.rs
+mod geo;
+mod prelude;
+use geo::{Point as P, distance};
+use prelude::*;
+fn f() {
+    let a = P::origin();
+    distance();
+    hel$0per();
+}
+//- src/geo.rs
+pub struct Point;
+impl Point { pub fn origin() -> Self { Point } }
+pub fn distance() {}
+//- src/prelude.rs
+pub fn helper() {}
+"#,
+        expect![[r#"
+            helper
+            function helper (src/prelude.rs:1)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_renamed_import_resolves_through_the_alias() {
+    check(
+        r#"
+//- src/lib.rs
+mod geo;
+use geo::Point as P;
+fn f() {
+    let a = P::ori$0gin();
+}
+//- src/geo.rs
+pub struct Point;
+impl Point { pub fn origin() -> Self { Point } }
+"#,
+        expect![[r#"
+            origin
+            method Point::origin (src/geo.rs:2)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_associated_item_through_reexport() {
+    check(
+        r#"
+//- src/lib.rs
+mod shapes;
+use shapes::Circle;
+fn f() {
+    let c = Circle::n$0ew(1.0);
+}
+//- src/shapes/mod.rs
+mod circle;
+pub use circle::Circle;
+//- src/shapes/circle.rs
+pub struct Circle { r: f64 }
+impl Circle {
+    pub fn new(r: f64) -> Self { Circle { r } }
+}
+"#,
+        expect![[r#"
+            new
+            method Circle::new (src/shapes/circle.rs:3)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_method_call_on_evident_receiver() {
+    check(
+        r#"
+//- src/lib.rs
+pub struct Circle;
+impl Circle {
+    pub fn new() -> Self { Circle }
+    pub fn area(&self) -> f64 { 1.0 }
+}
+pub struct Square;
+impl Square {
+    pub fn area(&self) -> f64 { 2.0 }
+}
+fn f() {
+    let c = Circle::new();
+    c.ar$0ea();
+}
+"#,
+        expect![[r#"
+            area
+            method Circle::area (src/lib.rs:4)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_trait_method_through_impl_and_self() {
+    check(
+        r#"
+//- src/lib.rs
+pub trait Shape {
+    fn area(&self) -> f64;
+    fn describe(&self) -> String { format!("{}", self.area()) }
+}
+pub struct Square;
+impl Shape for Square {
+    fn area(&self) -> f64 { 2.0 }
+}
+impl Square {
+    fn twice(&self) -> f64 { self.ar$0ea() * 2.0 }
+}
+"#,
+        expect![[r#"
+            area
+            method Square::area (src/lib.rs:7)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_trait_default_method_on_implementor() {
+    check(
+        r#"
+//- src/lib.rs
+pub trait Shape {
+    fn area(&self) -> f64;
+    fn describe(&self) -> String { String::new() }
+}
+pub struct Square;
+impl Shape for Square {
+    fn area(&self) -> f64 { 2.0 }
+}
+fn f(s: &Square) {
+    s.descr$0ibe();
+}
+"#,
+        expect![[r#"
+            describe
+            method Shape::describe (src/lib.rs:3)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_unknown_receiver_gives_candidates() {
+    check(
+        r#"
+//- src/lib.rs
+pub struct Circle;
+impl Circle { pub fn area(&self) -> f64 { 1.0 } }
+pub struct Square;
+impl Square { pub fn area(&self) -> f64 { 2.0 } }
+fn f<T>(items: Vec<T>) {
+    items[0].ar$0ea();
+}
+"#,
+        expect![[r#"
+            area
+            candidates:
+            method Circle::area (src/lib.rs:2)
+            method Square::area (src/lib.rs:4)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_local_let_shadows_and_param() {
+    check(
+        r#"
+//- src/lib.rs
+const x: u8 = 0;
+fn f(x: u8) -> u8 {
+    let x = x + 1;
+    let y = { let x = 5; x };
+    $0x + y
+}
+"#,
+        expect![[r#"
+            x
+            local variable x (src/lib.rs:3)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_references_of_a_method_resolved_and_candidates() {
+    check_refs(
+        r#"
+//- src/lib.rs
+mod shapes;
+use shapes::Circle;
+fn f(c: &Circle, other: Thing) -> f64 {
+    c.area() + other.area() + Circle::new().area()
+}
+//- src/shapes.rs
+pub struct Circle;
+impl Circle {
+    pub fn new() -> Self { Circle }
+    pub fn ar$0ea(&self) -> f64 { 1.0 }
+}
+pub struct Square;
+impl Square {
+    pub fn area(&self) -> f64 { self.area() }
+}
+"#,
+        expect![[r#"
+            src/shapes.rs:4 definition in Circle::area
+            src/lib.rs:4 call in f
+            src/lib.rs:4 call in f
+            candidates:
+            src/lib.rs:4 call in f
+        "#]],
+    );
+}
+
+#[test]
+fn py_keyword_argument_names_the_parameter() {
+    check(
+        r#"
+//- m.py
+def fetch(url, timeout=10):
+    pass
+class Client:
+    def __init__(self, base, retries=3):
+        pass
+fetch("x", time$0out=5)
+Client("y", retries=1)
+"#,
+        expect![[r#"
+            timeout
+            parameter timeout (m.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_name_from_an_outside_module_stops_at_its_import() {
+    check(
+        r#"
+//- collections/__init__.py
+from _collections import deque
+//- main.py
+from collections import deque
+de$0que()
+"#,
+        expect![[r#"
+            deque
+            deque imported from _collections (collections/__init__.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_module_bound_by_another_module() {
+    check(
+        r#"
+//- posixpath.py
+extsep = '.'
+//- os.py
+import posixpath as path
+//- main.py
+from os.path import extsep
+print(ext$0sep)
+"#,
+        expect![[r#"
+            extsep
+            variable extsep (posixpath.py:1)
+        "#]],
+    );
+}
+
+#[test]
+fn py_right_side_of_an_assignment_sees_the_previous_binding() {
+    check(
+        r#"
+//- m.py
+def f(s):
+    s = s.strip()
+    s = "<" + $0s
+    return s
+"#,
+        expect![[r#"
+            s
+            local variable s (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn rs_field_access_is_not_a_method() {
+    check(
+        r#"
+//- src/lib.rs
+pub struct Entry { path: String }
+impl Entry {
+    pub fn path(&self) -> &str { &self.pa$0th }
+}
+"#,
+        expect![[r#"
+            path
+        "#]],
+    );
+}
+
+#[test]
+fn rs_match_arm_binding_stays_in_its_arm() {
+    check(
+        r#"
+//- src/lib.rs
+fn f(x: Option<u8>) -> u8 {
+    let canonical = match x {
+        Some(canonical) => canonical,
+        None => 0,
+    };
+    canon$0ical + 1
+}
+"#,
+        expect![[r#"
+            canonical
+            local variable canonical (src/lib.rs:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_bases_of_a_nested_class_are_looked_up_around_it() {
+    check(
+        r#"
+//- m.py
+class Suite:
+    class Base:
+        pass
+    class Child(Ba$0se):
+        pass
+"#,
+        expect![[r#"
+            Base
+            class Suite.Base (m.py:2)
+        "#]],
+    );
+}
+
+#[test]
+fn py_a_function_defined_in_both_branches_is_one_name() {
+    check_refs(
+        r#"
+//- m.py
+import sys
+if sys.platform == "win32":
+    def $0quote(s):
+        return s
+else:
+    def quote(s):
+        return s
+def f():
+    return quote("x")
+"#,
+        expect![[r#"
+            m.py:3 definition in quote
+            m.py:6 definition in quote
+            m.py:9 call in f
+        "#]],
+    );
+}
+
+#[test]
+fn py_member_of_an_outside_module_is_no_candidate() {
+    check(
+        r#"
+//- pickle.py
+def loads(data):
+    pass
+//- main.py
+import marshal
+marshal.lo$0ads(b"")
+"#,
+        expect![[r#"
+            loads
+            note: marshal is outside the repository
+        "#]],
+    );
+}
+
+#[test]
+fn rs_path_into_an_outside_crate_is_no_candidate() {
+    check(
+        r#"
+//- src/lib.rs
+pub fn read() {}
+fn f() {
+    std::fs::re$0ad("x");
+}
+"#,
+        expect![[r#"
+            read
+            note: std::fs is outside the repository
+        "#]],
+    );
+}
+
+#[test]
+fn callees_are_functions_not_callbacks() {
+    let (snapshot, path, pos) = snapshot(
+        r#"
+//- m.py
+def helper():
+    pass
+def run(callback, $0x):
+    helper()
+    callback(x)
+"#,
+    );
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let run = Target::Def { file, def: 1 };
+    let (resolved, candidates) = resolver.callees(run);
+    expect![[r#"
+        m.py:1 call in helper
+    "#]]
+    .assert_eq(&render_hits(&resolver, &resolved));
+    assert!(candidates.is_empty());
+    let _ = pos;
+}

@@ -1,0 +1,991 @@
+//! The navigate group: `definition`, `references`, `callers` (and callees), `outline` and
+//! `symbols`, answered from the index's name resolution. Every answer says how many lines are
+//! resolved and how many are candidates (same name, receiver unknown), resolved first.
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tack_indexer::index::Snapshot;
+use tack_indexer::names::Pos;
+use tack_indexer::resolve::{Hit, Resolver, Target};
+use tack_indexer::symbols::Def;
+
+use crate::lenient;
+use crate::observation::Observation;
+use crate::shape::fits;
+use crate::toolbox::Toolbox;
+
+/// Lines listed per kind (resolved, candidates) when the call names no limit.
+pub const DEFAULT_LIMIT: u64 = 50;
+pub const MAX_LIMIT: u64 = 500;
+/// A result line's source text is cut to this many characters.
+const TEXT_CHARS: usize = 160;
+/// Symbols listed when the call names no limit.
+const DEFAULT_SYMBOLS: u64 = 20;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NavParams {
+    /// A name, qualified or not: `Cart.add`, `shop.cart.Cart`, `shapes::Circle::new`, `apply_discount`.
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// A file, with line and column: the name at that position.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// 1-based line in `path`.
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub line: Option<u64>,
+    /// 1-based column of the name in `line` (default: the first name on the line).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub column: Option<u64>,
+    /// Only list results under this folder or file (such as `src/` or `tests/`).
+    #[serde(default)]
+    pub within: Option<String>,
+    /// Most lines listed of each kind (default 50, at most 500).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub limit: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Where the function is called from.
+    #[default]
+    Callers,
+    /// What the function calls.
+    Callees,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CallersParams {
+    /// A function's name, qualified or not: `Cart.total`, `shapes::Circle::new`.
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// A file, with line and column: the function named at that position.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// 1-based line in `path`.
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub line: Option<u64>,
+    /// 1-based column of the name in `line` (default: the first name on the line).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub column: Option<u64>,
+    /// `callers` (default): where it is called from; `callees`: what it calls.
+    #[serde(default)]
+    pub direction: Option<Direction>,
+    /// Only list results under this folder or file.
+    #[serde(default)]
+    pub within: Option<String>,
+    /// Most lines listed of each kind (default 50, at most 500).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub limit: Option<u64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NavOutput {
+    /// Lines bound by name resolution.
+    pub total_resolved: u64,
+    /// Lines with the same name whose receiver could not be resolved.
+    pub total_candidates: u64,
+    /// Resolved lines, definitions first (up to the limit).
+    pub resolved: Vec<NavHit>,
+    /// Candidate lines (up to the limit).
+    pub candidates: Vec<NavHit>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct NavHit {
+    pub path: String,
+    pub line: u32,
+    /// The line's text, trimmed.
+    pub text: String,
+    /// The enclosing definition's qualified name (`<module>` at top level).
+    pub symbol: String,
+    /// `definition`, `call`, `import`, `type use`, `inheritance` or `reference`.
+    pub relation: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutlineParams {
+    /// A source file, relative to the root.
+    pub path: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolsParams {
+    /// A name or part of one: exact, prefix, camel humps (`CA` finds `CartAdapter`) or letters in order.
+    pub query: String,
+    /// Most symbols listed (default 20, at most 500).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub limit: Option<u64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SymbolsOutput {
+    /// Definitions that match (symbols) or that the file has (outline).
+    pub total: u64,
+    pub symbols: Vec<SymbolOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SymbolOut {
+    pub name: String,
+    pub qualified_name: String,
+    pub kind: String,
+    pub path: String,
+    pub line: u32,
+    pub end_line: u32,
+    pub signature: String,
+}
+
+/// Which navigation question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Question {
+    Definition,
+    References,
+    Callers,
+    Callees,
+}
+
+pub fn definition(toolbox: &Toolbox, params: NavParams) -> Observation {
+    navigate(toolbox, Question::Definition, params)
+}
+
+pub fn references(toolbox: &Toolbox, params: NavParams) -> Observation {
+    navigate(toolbox, Question::References, params)
+}
+
+pub fn callers(toolbox: &Toolbox, params: CallersParams) -> Observation {
+    let question = match params.direction.unwrap_or_default() {
+        Direction::Callers => Question::Callers,
+        Direction::Callees => Question::Callees,
+    };
+    let params = NavParams {
+        symbol: params.symbol,
+        path: params.path,
+        line: params.line,
+        column: params.column,
+        within: params.within,
+        limit: params.limit,
+    };
+    navigate(toolbox, question, params)
+}
+
+/// What the call points at: the targets, how it was named, and a note worth passing on.
+struct Subject {
+    targets: Vec<Target>,
+    /// Candidates when the name at a position could not be resolved.
+    candidates: Vec<Target>,
+    label: String,
+    note: Option<String>,
+    /// Named by `symbol=` rather than found at a position.
+    by_symbol: bool,
+}
+
+fn navigate(toolbox: &Toolbox, question: Question, params: NavParams) -> Observation {
+    let snapshot = toolbox.index().snapshot();
+    let resolver = snapshot.resolver();
+    let subject = match subject(toolbox, &snapshot, &resolver, &params) {
+        Ok(subject) => subject,
+        Err(err) => return err,
+    };
+    let limit = params.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
+    let within = match params.within.as_deref().map(str::trim).filter(|w| !w.is_empty()) {
+        None => None,
+        Some(w) => match toolbox.root().resolve(w) {
+            Ok(resolved) => Some(resolved.rel),
+            Err(err) => return Observation::error(format!("cannot narrow to {err}")),
+        },
+    };
+    let (resolved, candidates, what) = match question {
+        Question::Definition => {
+            let resolved: Vec<Hit> =
+                subject.targets.iter().flat_map(|t| resolver.definition_hits(*t)).collect();
+            let candidates: Vec<Hit> =
+                subject.candidates.iter().flat_map(|t| resolver.definition_hits(*t)).collect();
+            // A bare name asked by symbol= can name several definitions: say so, and how to pick.
+            let what = if subject.by_symbol && subject.targets.len() > 1 {
+                let example = qualified(&resolver, subject.targets[0]);
+                format!(
+                    "definitions named {} ({} of them; a qualified name such as {example:?} picks one)",
+                    subject.label,
+                    subject.targets.len()
+                )
+            } else {
+                format!("definition of {}", subject.label)
+            };
+            (resolved, candidates, what)
+        }
+        Question::References | Question::Callers | Question::Callees => {
+            if subject.targets.len() > 1 {
+                return ambiguous(&resolver, &subject);
+            }
+            let Some(&target) = subject.targets.first() else {
+                return unresolved(&resolver, &subject, question);
+            };
+            let (resolved, candidates) = match question {
+                Question::References => resolver.references(target),
+                Question::Callers => resolver.callers(target),
+                _ => resolver.callees(target),
+            };
+            let verb = match question {
+                Question::References => "references to",
+                Question::Callers => "callers of",
+                _ => "callees of",
+            };
+            (resolved, candidates, format!("{verb} {}", resolver.describe(target)))
+        }
+    };
+    let keep = |hits: Vec<Hit>| -> Vec<Hit> {
+        let mut hits: Vec<Hit> = hits
+            .into_iter()
+            .filter(|h| within.as_deref().is_none_or(|w| under(resolver.path(h.file), w)))
+            .collect();
+        // One line per source line: `a.f() + b.f()` reads once.
+        let mut seen = std::collections::HashSet::new();
+        hits.retain(|h| seen.insert((h.file, h.line)));
+        hits
+    };
+    let (resolved, candidates) = (keep(resolved), keep(candidates));
+    let mut lines = LineCache::new(toolbox);
+    let resolved_out: Vec<NavHit> =
+        resolved.iter().take(limit).map(|h| nav_hit(&resolver, &mut lines, h)).collect();
+    let candidates_out: Vec<NavHit> =
+        candidates.iter().take(limit).map(|h| nav_hit(&resolver, &mut lines, h)).collect();
+
+    let mut text = format!(
+        "{what}: {} resolved, {} {}{}\n",
+        resolved.len(),
+        candidates.len(),
+        plural(candidates.len(), "candidate", "candidates"),
+        within.as_deref().map(|w| format!(" (within {w})")).unwrap_or_default()
+    );
+    if let Some(note) = &subject.note {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    if resolved.is_empty() && candidates.is_empty() {
+        text.push_str(&nothing_found(question));
+    }
+    for hit in &resolved_out {
+        text.push_str(&hit_line(hit));
+    }
+    if resolved.len() > limit {
+        text.push_str(&more_line(resolved.len() - limit, "resolved", &resolved[limit..], &resolver));
+    }
+    if !candidates.is_empty() {
+        text.push_str(
+            "candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):\n",
+        );
+        for hit in &candidates_out {
+            text.push_str(&hit_line(hit));
+        }
+        if candidates.len() > limit {
+            text.push_str(&more_line(
+                candidates.len() - limit,
+                "candidates",
+                &candidates[limit..],
+                &resolver,
+            ));
+        }
+    }
+    let out = NavOutput {
+        total_resolved: resolved.len() as u64,
+        total_candidates: candidates.len() as u64,
+        resolved: resolved_out,
+        candidates: candidates_out,
+    };
+    Observation::ok(text, json!(out))
+}
+
+fn nothing_found(question: Question) -> String {
+    match question {
+        Question::Definition => {
+            "nothing in the repository defines it (a builtin, or a name from a package outside the repository)\n"
+                .into()
+        }
+        Question::References => "no references in the repository\n".into(),
+        Question::Callers => "no calls in the repository; references lists every other use\n".into(),
+        Question::Callees => "it calls nothing defined in the repository\n".into(),
+    }
+}
+
+fn more_line(n: usize, what: &str, rest: &[Hit], resolver: &Resolver) -> String {
+    // Name the files that hold most of the rest, so the agent knows where to narrow.
+    let mut per_file: HashMap<u32, usize> = HashMap::new();
+    for h in rest {
+        *per_file.entry(h.file).or_default() += 1;
+    }
+    let mut files: Vec<(u32, usize)> = per_file.into_iter().collect();
+    files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let top: Vec<String> =
+        files.iter().take(5).map(|(f, n)| format!("{} ({n})", resolver.path(*f))).collect();
+    format!(
+        "… {n} more {what} in {} {}, most in {}; pass within= a folder or file to narrow, or limit= (at most {MAX_LIMIT})\n",
+        files.len(),
+        plural(files.len(), "file", "files"),
+        top.join(", ")
+    )
+}
+
+fn hit_line(hit: &NavHit) -> String {
+    format!("{}:{}: {}  ({}, {})\n", hit.path, hit.line, hit.text, hit.relation, hit.symbol)
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+fn under(path: &str, within: &str) -> bool {
+    within == "." || path == within || path.starts_with(&format!("{}/", within.trim_end_matches('/')))
+}
+
+fn nav_hit(resolver: &Resolver, lines: &mut LineCache, hit: &Hit) -> NavHit {
+    let path = resolver.path(hit.file).to_string();
+    NavHit {
+        text: lines.line(&path, hit.line),
+        line: hit.line,
+        path,
+        symbol: hit.symbol.clone().unwrap_or_else(|| "<module>".into()),
+        relation: hit.relation.as_str().into(),
+    }
+}
+
+/// Source lines read from disk once per file per call.
+struct LineCache<'a> {
+    toolbox: &'a Toolbox,
+    files: HashMap<String, Vec<String>>,
+}
+
+impl<'a> LineCache<'a> {
+    fn new(toolbox: &'a Toolbox) -> Self {
+        Self { toolbox, files: HashMap::new() }
+    }
+
+    fn line(&mut self, path: &str, line: u32) -> String {
+        let toolbox = self.toolbox;
+        let lines = self.files.entry(path.to_string()).or_insert_with(|| {
+            let text = std::fs::read(toolbox.root().path().join(path)).unwrap_or_default();
+            String::from_utf8_lossy(&text).lines().map(str::to_string).collect()
+        });
+        let text = lines.get(line.saturating_sub(1) as usize).map_or("", |l| l.trim());
+        match text.char_indices().nth(TEXT_CHARS) {
+            Some((i, _)) => format!("{}…", &text[..i]),
+            None => text.to_string(),
+        }
+    }
+}
+
+/// Resolves the call's arguments to what they name.
+fn subject(
+    toolbox: &Toolbox,
+    snapshot: &Snapshot,
+    resolver: &Resolver,
+    params: &NavParams,
+) -> Result<Subject, Observation> {
+    let symbol = params.symbol.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    match (&params.path, params.line, symbol) {
+        (Some(path), Some(line), _) => at_position(toolbox, snapshot, resolver, path, line, params.column),
+        (Some(path), None, None) => Err(Observation::error(format!(
+            "line= is missing: pass path={path:?} with line= and column= (1-based) of a name, or symbol= such as \"Cart.add\""
+        ))),
+        (_, _, Some(symbol)) => {
+            let targets = resolver.lookup_symbol(symbol);
+            if targets.is_empty() {
+                return Err(Observation::error(format!(
+                    "no definition named {symbol:?} in the repository; symbols(query={symbol:?}) searches by prefix, camel humps and letters in order"
+                )));
+            }
+            Ok(Subject {
+                targets,
+                candidates: Vec::new(),
+                label: format!("`{symbol}`"),
+                note: None,
+                by_symbol: true,
+            })
+        }
+        _ => Err(Observation::error(
+            "say what to look up: symbol= (a name such as \"Cart.add\" or \"shapes::Circle::new\"), or path= with line= and column= (1-based) of a name",
+        )),
+    }
+}
+
+fn at_position(
+    toolbox: &Toolbox,
+    snapshot: &Snapshot,
+    resolver: &Resolver,
+    path: &str,
+    line: u64,
+    column: Option<u64>,
+) -> Result<Subject, Observation> {
+    let rel = match toolbox.root().resolve(path) {
+        Ok(resolved) => resolved.rel,
+        Err(err) => return Err(Observation::error(format!("cannot look in {err}"))),
+    };
+    let Some(file) = resolver.file_index(&rel) else {
+        let exists = toolbox.root().path().join(&rel).is_file();
+        return Err(Observation::error(if exists {
+            format!(
+                "{rel} is not a source file tack indexes (Python and Rust); search finds text in any file"
+            )
+        } else {
+            format!("{rel} does not exist; search or read_file(path=\".\") finds the right path")
+        }));
+    };
+    let entry = &snapshot.files[&rel];
+    let n_lines = entry.lines.max(1);
+    if line == 0 || line > n_lines as u64 {
+        return Err(Observation::error(format!(
+            "{rel} has {n_lines} lines; line {line} is outside it (lines are 1-based)"
+        )));
+    }
+    let line = line as u32;
+    let mut lines = LineCache::new(toolbox);
+    let column = match column {
+        Some(c) if c > 0 => c.min(u32::MAX as u64 / 2) as u32,
+        _ => match first_name_column(resolver, file, line) {
+            Some(c) => c,
+            None => {
+                return Err(Observation::error(format!(
+                    "no name on {rel}:{line}, which reads: {}; pick a line with a name and give its column",
+                    quote(&lines.line(&rel, line))
+                )));
+            }
+        },
+    };
+    let at = resolver.at(file, Pos::new(line, column)).or_else(|| {
+        // A name the index keeps no reference for (`self`): read it from the line.
+        let raw = std::fs::read(toolbox.root().path().join(&rel)).ok()?;
+        let text = String::from_utf8_lossy(&raw);
+        let source_line = text.lines().nth(line as usize - 1)?;
+        let (start, name) = identifier_at(source_line, column as usize)?;
+        let resolution = resolver.resolve_name(file, Pos::new(line, start as u32), name);
+        Some(tack_indexer::resolve::AtPosition { name: name.to_string(), resolution })
+    });
+    let Some(at) = at else {
+        let text = lines.line(&rel, line);
+        return Err(Observation::error(if text.is_empty() {
+            format!("{rel}:{line} is an empty line; give the line and 1-based column of a name")
+        } else {
+            format!(
+                "no name at {rel}:{line}:{column}; the line reads: {}; give the 1-based column of a name on it",
+                quote(&text)
+            )
+        }));
+    };
+    let label = format!("`{}` at {rel}:{line}:{column}", at.name);
+    Ok(Subject {
+        targets: at.resolution.resolved,
+        candidates: at.resolution.candidates,
+        label,
+        note: at.resolution.note,
+        by_symbol: false,
+    })
+}
+
+/// The identifier over a 1-based byte column, with its 1-based start.
+fn identifier_at(line: &str, column: usize) -> Option<(usize, &str)> {
+    let bytes = line.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let at = column.checked_sub(1)?.min(bytes.len().checked_sub(1)?);
+    let at = if is_ident(bytes[at]) { at } else { at.checked_sub(1).filter(|&a| is_ident(bytes[a]))? };
+    let start = (0..=at).rev().take_while(|&i| is_ident(bytes[i])).last()?;
+    let end = (at..bytes.len()).take_while(|&i| is_ident(bytes[i])).last()? + 1;
+    let word = &line[start..end];
+    (!word.starts_with(|c: char| c.is_ascii_digit()) && !KEYWORDS.contains(&word))
+        .then_some((start + 1, word))
+}
+
+/// Python and Rust keywords: never a name to look up (`self` and `Self` are names here).
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
+    "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "const",
+    "crate", "dyn", "enum", "extern", "false", "fn", "impl", "let", "loop", "match", "mod", "move", "mut",
+    "pub", "ref", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+];
+
+fn quote(text: &str) -> String {
+    format!("`{text}`")
+}
+
+/// The column of the first definition or reference on a line.
+fn first_name_column(resolver: &Resolver, file: u32, line: u32) -> Option<u32> {
+    let symbols = &resolver.entry(file).symbols;
+    let def = symbols
+        .defs
+        .iter()
+        .find(|d| d.line == line)
+        .and_then(|d| d.header.find(&d.name))
+        .map(|i| i as u32 + 1);
+    let reference = symbols.refs.iter().find(|r| r.line == line).map(|r| r.column);
+    match (def, reference) {
+        (Some(d), Some(r)) => Some(d.min(r)),
+        (d, r) => d.or(r),
+    }
+}
+
+fn ambiguous(resolver: &Resolver, subject: &Subject) -> Observation {
+    let mut listed: Vec<String> = subject.targets.iter().take(10).map(|t| resolver.describe(*t)).collect();
+    if subject.targets.len() > 10 {
+        listed.push(format!("and {} more", subject.targets.len() - 10));
+    }
+    let example = subject.targets.first().map(|t| qualified(resolver, *t)).unwrap_or_default();
+    Observation::error(format!(
+        "{} names {} definitions: {}. Pass a qualified name (symbol={example:?}) or path=, line= and column= of one",
+        subject.label,
+        subject.targets.len(),
+        listed.join("; ")
+    ))
+}
+
+fn unresolved(resolver: &Resolver, subject: &Subject, question: Question) -> Observation {
+    let mut text = format!("{} is not bound to a definition tack can see", subject.label);
+    if let Some(note) = &subject.note {
+        text.push_str(&format!(" ({note})"));
+    }
+    if !subject.candidates.is_empty() {
+        let listed: Vec<String> = subject.candidates.iter().take(10).map(|t| resolver.describe(*t)).collect();
+        let verb = if question == Question::References { "references" } else { "callers" };
+        text.push_str(&format!(
+            "; definitions with that name: {}. Call {verb} with symbol= one of them, or with the path and line of its definition",
+            listed.join("; ")
+        ));
+    } else {
+        text.push_str(
+            "; it is a builtin, a local of code outside the index, or defined outside the repository",
+        );
+    }
+    Observation::error(text)
+}
+
+fn qualified(resolver: &Resolver, target: Target) -> String {
+    let described = resolver.describe(target);
+    described.split_whitespace().nth(1).unwrap_or(&described).to_string()
+}
+
+// ----- outline -----
+
+pub fn outline(toolbox: &Toolbox, params: OutlineParams) -> Observation {
+    let rel = match toolbox.root().resolve(&params.path) {
+        Ok(resolved) => resolved.rel,
+        Err(err) => return Observation::error(format!("cannot outline {err}")),
+    };
+    let snapshot = toolbox.index().snapshot();
+    let Some(entry) = snapshot.files.get(&rel) else {
+        let exists = toolbox.root().path().join(&rel).is_file();
+        return Observation::error(if exists {
+            format!("{rel} is not a source file tack indexes (Python and Rust); read_file shows any file")
+        } else {
+            format!("{rel} does not exist; read_file(path=\".\") lists the root")
+        });
+    };
+    let defs = &entry.symbols.defs;
+    let budget = toolbox.config().output.max_tokens.saturating_sub(200).max(300);
+    let header = format!(
+        "{rel}: {} {}, {} lines{}\n",
+        defs.len(),
+        plural(defs.len(), "definition", "definitions"),
+        entry.lines,
+        if entry.symbols.syntax_issues > 0 {
+            format!(" ({} syntax errors; what parses is shown)", entry.symbols.syntax_issues)
+        } else {
+            String::new()
+        }
+    );
+    // The most detailed view that fits: every definition with its signature; then nested
+    // ones by name only; then top-level ones with counts of what they hold; then names only.
+    let mut text = String::new();
+    for detail in [Detail::Full, Detail::NestedNames, Detail::TopLevel, Detail::TopNames] {
+        text = format!("{header}{}", render_outline(defs, detail));
+        if fits(&text, budget) {
+            if detail != Detail::Full {
+                text.push_str(&format!(
+                    "(shortened to fit: {}; read_file(path={rel:?}, start=N) shows any part)\n",
+                    detail.describe()
+                ));
+            }
+            break;
+        }
+    }
+    if entry.size > tack_indexer::index::MAX_PARSE_BYTES {
+        text.push_str(&format!(
+            "the file is larger than {} MB, so tack does not parse it; read_file(path={rel:?}) pages it\n",
+            tack_indexer::index::MAX_PARSE_BYTES / (1024 * 1024)
+        ));
+    } else if defs.is_empty() {
+        text.push_str("no definitions (functions, classes, constants) in this file\n");
+    }
+    let out = SymbolsOutput {
+        total: defs.len() as u64,
+        symbols: defs.iter().map(|d| symbol_out(&rel, d)).collect(),
+    };
+    Observation::ok(text, json!(out))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    Full,
+    NestedNames,
+    TopLevel,
+    TopNames,
+}
+
+impl Detail {
+    fn describe(self) -> &'static str {
+        match self {
+            Detail::Full => "everything",
+            Detail::NestedNames => "nested definitions by name and line",
+            Detail::TopLevel => "top-level definitions, with how many they hold",
+            Detail::TopNames => "top-level definitions by name and line",
+        }
+    }
+}
+
+fn depth(defs: &[Def], def: &Def) -> usize {
+    let mut n = 0;
+    let mut parent = def.parent;
+    while let Some(p) = parent {
+        n += 1;
+        parent = defs[p as usize].parent;
+    }
+    n
+}
+
+fn render_outline(defs: &[Def], detail: Detail) -> String {
+    let mut out = String::new();
+    match detail {
+        Detail::Full => {
+            for def in defs {
+                let indent = "  ".repeat(depth(defs, def));
+                out.push_str(&format!(
+                    "{indent}{}-{} {}: {}\n",
+                    def.line,
+                    def.end_line,
+                    def.kind.as_str(),
+                    def.signature
+                ));
+            }
+        }
+        Detail::NestedNames => {
+            for (i, def) in defs.iter().enumerate() {
+                if def.parent.is_some() {
+                    continue;
+                }
+                out.push_str(&format!(
+                    "{}-{} {}: {}\n",
+                    def.line,
+                    def.end_line,
+                    def.kind.as_str(),
+                    def.signature
+                ));
+                let children: Vec<String> = defs
+                    .iter()
+                    .filter(|d| d.parent == Some(i as u32))
+                    .map(|d| format!("{} {}", d.name, d.line))
+                    .collect();
+                if !children.is_empty() {
+                    out.push_str(&format!("  {}\n", children.join(", ")));
+                }
+            }
+        }
+        Detail::TopLevel => {
+            for (i, def) in defs.iter().enumerate() {
+                if def.parent.is_some() {
+                    continue;
+                }
+                let held = defs.iter().filter(|d| d.parent == Some(i as u32)).count();
+                let held = if held > 0 { format!(" ({held} inside)") } else { String::new() };
+                out.push_str(&format!(
+                    "{}-{} {}: {}{held}\n",
+                    def.line,
+                    def.end_line,
+                    def.kind.as_str(),
+                    def.signature
+                ));
+            }
+        }
+        Detail::TopNames => {
+            let names: Vec<String> = defs
+                .iter()
+                .filter(|d| d.parent.is_none())
+                .map(|d| format!("{} {}", d.name, d.line))
+                .collect();
+            for chunk in names.chunks(8) {
+                out.push_str(&chunk.join(", "));
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn symbol_out(path: &str, def: &Def) -> SymbolOut {
+    SymbolOut {
+        name: def.name.clone(),
+        qualified_name: def.qualified.clone(),
+        kind: def.kind.as_str().into(),
+        path: path.to_string(),
+        line: def.line,
+        end_line: def.end_line,
+        signature: def.signature.clone(),
+    }
+}
+
+// ----- symbols -----
+
+/// How a name matched a query; earlier is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Match {
+    Exact,
+    ExactIgnoringCase,
+    Prefix,
+    CamelHumps,
+    Substring,
+    Fuzzy,
+}
+
+impl Match {
+    fn as_str(self) -> &'static str {
+        match self {
+            Match::Exact | Match::ExactIgnoringCase => "exact",
+            Match::Prefix => "prefix",
+            Match::CamelHumps => "camel humps",
+            Match::Substring => "substring",
+            Match::Fuzzy => "fuzzy",
+        }
+    }
+}
+
+pub fn symbols(toolbox: &Toolbox, params: SymbolsParams) -> Observation {
+    let query = params.query.trim();
+    if query.is_empty() {
+        return Observation::error(
+            "query is empty; pass part of a name, such as \"Cart\", \"apply_disc\" or \"CA\" (camel humps)",
+        );
+    }
+    let limit = params.limit.unwrap_or(DEFAULT_SYMBOLS).clamp(1, MAX_LIMIT) as usize;
+    let snapshot = toolbox.index().snapshot();
+    let qualified_query = query.contains('.') || query.contains("::");
+    let mut found: Vec<(Match, u32, &str, &Def)> = Vec::new();
+    for (path, entry) in &snapshot.files {
+        for def in &entry.symbols.defs {
+            let haystack = if qualified_query { def.qualified.as_str() } else { def.name.as_str() };
+            if let Some((how, spread)) = match_name(query, haystack, qualified_query) {
+                found.push((how, spread, path.as_str(), def));
+            }
+        }
+    }
+    // Best match first; then kinds that define things people look for (types before
+    // methods), shorter names, path and line for a stable order.
+    found.sort_by(|a, b| {
+        (a.0, a.1, kind_rank(a.3), a.3.name.len(), a.2, a.3.line).cmp(&(
+            b.0,
+            b.1,
+            kind_rank(b.3),
+            b.3.name.len(),
+            b.2,
+            b.3.line,
+        ))
+    });
+    let total = found.len();
+    let mut counts: Vec<(Match, usize)> = Vec::new();
+    for (how, ..) in &found {
+        let how = if *how == Match::ExactIgnoringCase { Match::Exact } else { *how };
+        match counts.last_mut() {
+            Some((m, n)) if *m == how => *n += 1,
+            _ => counts.push((how, 1)),
+        }
+    }
+    let mut merged: Vec<(Match, usize)> = Vec::new();
+    for (m, n) in counts {
+        match merged.iter_mut().find(|(x, _)| *x == m) {
+            Some((_, total)) => *total += n,
+            None => merged.push((m, n)),
+        }
+    }
+    let breakdown: Vec<String> = merged.iter().map(|(m, n)| format!("{n} {}", m.as_str())).collect();
+    let mut text = if total == 0 {
+        format!(
+            "no definition matches {query:?}; search(query={query:?}) finds it in text (comments, strings, other languages)\n"
+        )
+    } else {
+        format!(
+            "{total} {} match {query:?} ({}){}\n",
+            plural(total, "definition", "definitions"),
+            breakdown.join(", "),
+            if total > limit { format!("; showing the best {limit}") } else { String::new() }
+        )
+    };
+    let shown: Vec<SymbolOut> =
+        found.iter().take(limit).map(|(_, _, path, def)| symbol_out(path, def)).collect();
+    for s in &shown {
+        text.push_str(&format!("{}:{} {} {}: {}\n", s.path, s.line, s.kind, s.qualified_name, s.signature));
+    }
+    if total > limit {
+        text.push_str(&format!(
+            "… {} more; a longer or qualified query (such as \"Cart.add\") narrows, limit= shows more (at most {MAX_LIMIT})\n",
+            total - limit
+        ));
+    }
+    Observation::ok(text, json!(SymbolsOutput { total: total as u64, symbols: shown }))
+}
+
+fn kind_rank(def: &Def) -> u8 {
+    use tack_indexer::symbols::DefKind as K;
+    match def.kind {
+        K::Class | K::Interface | K::Enum | K::Type => 0,
+        K::Function | K::Macro => 1,
+        K::Method => 2,
+        K::Module => 3,
+        K::Constant => 4,
+    }
+}
+
+/// How `name` matches `query`, with a spread (lower is tighter) for ordering fuzzy matches.
+fn match_name(query: &str, name: &str, qualified: bool) -> Option<(Match, u32)> {
+    if name == query {
+        return Some((Match::Exact, 0));
+    }
+    if qualified {
+        // `Cart.add` matches `shop.Cart.add` at a separator.
+        if name.ends_with(query) && name[..name.len() - query.len()].ends_with(['.', ':']) {
+            return Some((Match::Exact, 0));
+        }
+    }
+    let lower_name = name.to_lowercase();
+    let lower_query = query.to_lowercase();
+    if lower_name == lower_query {
+        return Some((Match::ExactIgnoringCase, 0));
+    }
+    if lower_name.starts_with(&lower_query) {
+        return Some((Match::Prefix, 0));
+    }
+    if camel_humps(query, name) {
+        return Some((Match::CamelHumps, 0));
+    }
+    if lower_query.len() >= 3 && lower_name.contains(&lower_query) {
+        return Some((Match::Substring, 0));
+    }
+    if lower_query.chars().count() >= 2 {
+        return fuzzy(&lower_query, &lower_name).map(|spread| (Match::Fuzzy, spread));
+    }
+    None
+}
+
+/// The words of an identifier: `CartAdapter` → Cart, Adapter; `apply_discount` → apply, discount.
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == ':' || c == '.' {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.push(c);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Camel humps: the query's chunks (split at capitals and underscores) start successive words
+/// of the name (`CA` and `CarAd` find `CartAdapter`, `ap_d` finds `apply_discount`), or the
+/// query is the start of the name's initials (`ad` finds `apply_discount`).
+fn camel_humps(query: &str, name: &str) -> bool {
+    let words: Vec<String> = words(name).iter().map(|w| w.to_lowercase()).collect();
+    if words.len() < 2 {
+        return false;
+    }
+    let initials: String = words.iter().filter_map(|w| w.chars().next()).collect();
+    let lower = query.to_lowercase();
+    if lower.chars().count() >= 2 && initials.starts_with(&lower) {
+        return true;
+    }
+    let chunks: Vec<String> = words_of_query(query);
+    if chunks.len() < 2 {
+        return false;
+    }
+    let mut at = 0;
+    for chunk in &chunks {
+        match (at..words.len()).find(|&i| words[i].starts_with(chunk.as_str())) {
+            Some(i) => at = i + 1,
+            None => return false,
+        }
+    }
+    true
+}
+
+fn words_of_query(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for c in query.chars() {
+        if c == '_' {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if c.is_uppercase() && !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// The query's letters in order in the name; the spread is how far apart they lie.
+fn fuzzy(query: &str, name: &str) -> Option<u32> {
+    let name: Vec<char> = name.chars().collect();
+    let mut at = 0;
+    let mut first = None;
+    for q in query.chars() {
+        let i = (at..name.len()).find(|&i| name[i] == q)?;
+        first.get_or_insert(i);
+        at = i + 1;
+    }
+    Some((at - first.unwrap_or(0)) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_exactly_by_prefix_humps_and_fuzzily() {
+        assert_eq!(match_name("Cart", "Cart", false), Some((Match::Exact, 0)));
+        assert_eq!(match_name("cart", "Cart", false), Some((Match::ExactIgnoringCase, 0)));
+        assert_eq!(match_name("app", "apply_discount", false), Some((Match::Prefix, 0)));
+        assert_eq!(match_name("CA", "CartAdapter", false), Some((Match::Prefix, 0)));
+        assert_eq!(match_name("CAd", "CartAdapter", false), Some((Match::CamelHumps, 0)));
+        assert_eq!(match_name("ad", "apply_discount", false), Some((Match::CamelHumps, 0)));
+        assert_eq!(match_name("a_d", "apply_discount", false), Some((Match::CamelHumps, 0)));
+        assert_eq!(match_name("disc", "apply_discount", false), Some((Match::Substring, 0)));
+        assert_eq!(match_name("apdc", "apply_discount", false).map(|m| m.0), Some(Match::Fuzzy));
+        assert_eq!(match_name("xyz", "apply_discount", false), None);
+        assert_eq!(match_name("Cart.add", "shop.Cart.add", true), Some((Match::Exact, 0)));
+    }
+}

@@ -1,0 +1,383 @@
+//! The navigate tools through `Toolbox::call` on the fixtures: the text an agent reads for
+//! each tool, by symbol and by position, and the refusals with their next step.
+
+use std::path::{Path, PathBuf};
+
+use expect_test::{Expect, expect};
+use serde_json::{Value, json};
+use tack_tools::{CallContext, Config, Observation, Profile, Session, Toolbox};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name)
+}
+
+fn call(root: &Path, tool: &str, args: Value) -> Observation {
+    let tb = Toolbox::new(root, Config::default(), Profile::Full, true).unwrap();
+    tb.call(&Session::new(), tool, args, &CallContext::default()).observation
+}
+
+fn check(root: &str, tool: &str, args: Value, expect: Expect) {
+    let obs = call(&fixture(root), tool, args);
+    let text = if obs.is_error { format!("error: {}", obs.text) } else { obs.text };
+    expect.assert_eq(&text);
+}
+
+#[test]
+fn definition_by_position_follows_the_import() {
+    // checkout.py:9 `amount = cart.total()`: `cart: Cart` makes the receiver evident.
+    check(
+        "py_shop",
+        "definition",
+        json!({"path": "shop/checkout.py", "line": 9, "column": 19}),
+        expect![[r#"
+        definition of `total` at shop/checkout.py:9:19: 1 resolved, 0 candidates
+        shop/cart.py:23: def total(self) -> float:  (definition, Cart.total)
+    "#]],
+    );
+}
+
+#[test]
+fn definition_by_symbol() {
+    check(
+        "py_shop",
+        "definition",
+        json!({"symbol": "Cart.add"}),
+        expect![[r#"
+        definition of `Cart.add`: 1 resolved, 0 candidates
+        shop/cart.py:15: def add(self, item: Item) -> None:  (definition, Cart.add)
+    "#]],
+    );
+    check(
+        "rs_shapes",
+        "definition",
+        json!({"symbol": "shapes::Circle::new"}),
+        expect![[r#"
+        definition of `shapes::Circle::new`: 1 resolved, 0 candidates
+        src/shapes/circle.rs:10: pub fn new(center: Point, radius: f64) -> Self {  (definition, Circle::new)
+    "#]],
+    );
+}
+
+#[test]
+fn references_resolved_first_with_relations() {
+    check(
+        "py_shop",
+        "references",
+        json!({"symbol": "Cart"}),
+        expect![[r#"
+        references to class Cart (shop/cart.py:7): 10 resolved, 0 candidates
+        shop/cart.py:7: class Cart:  (definition, Cart)
+        shop/__init__.py:3: from .cart import Cart  (import, <module>)
+        shop/checkout.py:1: from .cart import Cart  (import, <module>)
+        shop/checkout.py:6: def checkout(cart: Cart, code: str | None = None) -> float:  (type use, checkout)
+        shop/checkout.py:14: def quote(cart: Cart) -> float:  (type use, quote)
+        shop/receipts.py:1: from .cart import Cart  (import, <module>)
+        shop/receipts.py:4: def send_receipt(cart: Cart, amount: float) -> str:  (type use, send_receipt)
+        tests/test_cart.py:1: from shop import Cart, Item  (import, <module>)
+        tests/test_cart.py:6: cart = Cart("ada")  (call, test_total_includes_tax)
+        tests/test_cart.py:12: cart = Cart("bob")  (call, test_checkout_with_code)
+    "#]],
+    );
+    check(
+        "rs_shapes",
+        "references",
+        json!({"symbol": "geo::distance"}),
+        expect![[r#"
+        references to function distance (src/geo.rs:21): 5 resolved, 0 candidates
+        src/geo.rs:21: pub fn distance(a: Point, b: Point) -> f64 {  (definition, distance)
+        src/shapes/circle.rs:2: use crate::geo::{distance, Point};  (import, <module>)
+        src/shapes/circle.rs:15: distance(self.center, p) <= self.radius  (call, Circle::contains)
+        src/shapes/square.rs:2: use crate::geo::{distance, Point};  (import, <module>)
+        src/shapes/square.rs:12: distance(self.corner, far)  (call, Square::diagonal)
+    "#]],
+    );
+}
+
+#[test]
+fn references_of_a_trait_method_by_position() {
+    // mod.rs:11 `fn area(&self) -> f64;` in trait Shape.
+    check(
+        "rs_shapes",
+        "references",
+        json!({"path": "src/shapes/mod.rs", "line": "11", "column": "8"}),
+        expect![[r#"
+        references to method Shape::area (src/shapes/mod.rs:11): 1 resolved, 1 candidate
+        src/shapes/mod.rs:11: fn area(&self) -> f64;  (definition, Shape::area)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        src/lib.rs:11: shapes.iter().map(|s| s.area()).sum()  (call, total_area)
+    "#]],
+    );
+}
+
+#[test]
+fn callers_and_callees() {
+    check(
+        "py_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+        callers of function apply_discount (shop/pricing.py:8): 2 resolved, 0 candidates
+        shop/cart.py:25: return with_tax(apply_discount(raw, self.code))  (call, Cart.total)
+        shop/checkout.py:15: return apply_discount(cart.total(), "WELCOME10")  (call, quote)
+    "#]],
+    );
+    check(
+        "py_shop",
+        "callers",
+        json!({"symbol": "Cart.total", "direction": "callees"}),
+        expect![[r#"
+        callees of method Cart.total (shop/cart.py:23): 2 resolved, 1 candidate
+        shop/pricing.py:8: def apply_discount(amount: float, code: str | None) -> float:  (call, apply_discount)
+        shop/pricing.py:15: def with_tax(amount: float) -> float:  (call, with_tax)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        shop/item.py:12: def subtotal(self) -> float:  (call, Item.subtotal)
+    "#]],
+    );
+}
+
+#[test]
+fn outline_is_a_tree_with_spans_and_signatures() {
+    check(
+        "py_shop",
+        "outline",
+        json!({"path": "./shop/cart.py"}),
+        expect![[r#"
+        shop/cart.py: 5 definitions, 25 lines
+        7-25 class: class Cart
+          10-13 method: def __init__(self, customer: str)
+          15-16 method: def add(self, item: Item) -> None
+          18-21 method: def remove(self, name: str) -> bool
+          23-25 method: def total(self) -> float
+    "#]],
+    );
+    check(
+        "rs_shapes",
+        "outline",
+        json!({"path": "src/geo.rs"}),
+        expect![[r#"
+        src/geo.rs: 4 definitions, 23 lines
+        5-8 class: pub struct Point
+        11-13 method: pub fn new(x: f64, y: f64) -> Self
+        15-17 method: pub fn origin() -> Self
+        21-23 function: pub fn distance(a: Point, b: Point) -> f64
+    "#]],
+    );
+}
+
+#[test]
+fn symbols_ranks_exact_prefix_humps_and_fuzzy() {
+    check(
+        "py_shop",
+        "symbols",
+        json!({"query": "total"}),
+        expect![[r#"
+        3 definitions match "total" (1 exact, 2 substring)
+        shop/cart.py:23 method Cart.total: def total(self) -> float
+        tests/test_cart.py:5 function test_total_includes_tax: def test_total_includes_tax()
+        shop/item.py:12 method Item.subtotal: def subtotal(self) -> float
+    "#]],
+    );
+    check(
+        "rs_shapes",
+        "symbols",
+        json!({"query": "Sq"}),
+        expect![[r#"
+        2 definitions match "Sq" (2 prefix)
+        src/shapes/square.rs:4 class Square: pub struct Square
+        src/shapes/mod.rs:4 module square: mod square;
+    "#]],
+    );
+}
+
+#[test]
+fn failures_say_what_to_do_next() {
+    check(
+        "py_shop",
+        "definition",
+        json!({}),
+        expect![[
+            r#"error: say what to look up: symbol= (a name such as "Cart.add" or "shapes::Circle::new"), or path= with line= and column= (1-based) of a name"#
+        ]],
+    );
+    check(
+        "py_shop",
+        "definition",
+        json!({"symbol": "Nope"}),
+        expect![[
+            r#"error: no definition named "Nope" in the repository; symbols(query="Nope") searches by prefix, camel humps and letters in order"#
+        ]],
+    );
+    check(
+        "py_shop",
+        "references",
+        json!({"symbol": "add"}),
+        expect![[r#"
+        references to method Cart.add (shop/cart.py:15): 3 resolved, 0 candidates
+        shop/cart.py:15: def add(self, item: Item) -> None:  (definition, Cart.add)
+        tests/test_cart.py:7: cart.add(Item("pen", 2.0, 3))  (call, test_total_includes_tax)
+        tests/test_cart.py:13: cart.add(Item("book", 10.0))  (call, test_checkout_with_code)
+    "#]],
+    );
+    check(
+        "py_shop",
+        "definition",
+        json!({"path": "shop/cart.py", "line": 900, "column": 1}),
+        expect!["error: shop/cart.py has 25 lines; line 900 is outside it (lines are 1-based)"],
+    );
+    check(
+        "py_shop",
+        "definition",
+        json!({"path": "shop/cart.py", "line": 2, "column": 3}),
+        expect!["error: shop/cart.py:2 is an empty line; give the line and 1-based column of a name"],
+    );
+    check(
+        "rs_shapes",
+        "references",
+        json!({"symbol": "area"}),
+        expect![[
+            r#"error: `area` names 3 definitions: method Circle::area (src/shapes/circle.rs:20); method Shape::area (src/shapes/mod.rs:11); method Square::area (src/shapes/square.rs:17). Pass a qualified name (symbol="Circle::area") or path=, line= and column= of one"#
+        ]],
+    );
+    check(
+        "py_shop",
+        "definition",
+        json!({"path": "shop/cart.py", "line": 10, "column": 8}),
+        expect![
+            "error: no name at shop/cart.py:10:8; the line reads: `def __init__(self, customer: str):`; give the 1-based column of a name on it"
+        ],
+    );
+    check(
+        "py_shop",
+        "outline",
+        json!({"path": "shop/missing.py"}),
+        expect![[r#"error: shop/missing.py does not exist; read_file(path=".") lists the root"#]],
+    );
+    check(
+        "py_shop",
+        "symbols",
+        json!({"query": "  "}),
+        expect![[
+            r#"error: query is empty; pass part of a name, such as "Cart", "apply_disc" or "CA" (camel humps)"#
+        ]],
+    );
+}
+
+#[test]
+fn structured_results_follow_the_contract() {
+    let obs = call(&fixture("py_shop"), "references", json!({"symbol": "apply_discount"}));
+    let data = obs.structured.unwrap();
+    assert_eq!(data["total_resolved"], json!(data["resolved"].as_array().unwrap().len()));
+    let first = &data["resolved"][0];
+    for key in ["path", "line", "text", "symbol", "relation"] {
+        assert!(first.get(key).is_some(), "{key} missing in {first}");
+    }
+    let obs = call(&fixture("py_shop"), "symbols", json!({"query": "Cart"}));
+    let first = &obs.structured.unwrap()["symbols"][0];
+    for key in ["name", "qualified_name", "kind", "path", "line", "end_line", "signature"] {
+        assert!(first.get(key).is_some(), "{key} missing in {first}");
+    }
+}
+
+#[test]
+fn a_long_answer_is_capped_with_totals_and_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut users = String::from("from lib import helper\n\n");
+    for i in 0..80 {
+        users.push_str(&format!("def use_{i}():\n    return helper({i})\n"));
+    }
+    std::fs::write(dir.path().join("lib.py"), "def helper(x):\n    return x\n").unwrap();
+    std::fs::write(dir.path().join("users.py"), users).unwrap();
+    let obs = call(dir.path(), "references", json!({"symbol": "helper", "limit": 3}));
+    expect![[r#"
+        references to function helper (lib.py:1): 82 resolved, 0 candidates
+        lib.py:1: def helper(x):  (definition, helper)
+        users.py:1: from lib import helper  (import, <module>)
+        users.py:4: return helper(0)  (call, use_0)
+        … 79 more resolved in 1 file, most in users.py (79); pass within= a folder or file to narrow, or limit= (at most 500)
+    "#]].assert_eq(&obs.text);
+    let data = obs.structured.unwrap();
+    assert_eq!(data["total_resolved"], json!(82));
+    assert_eq!(data["resolved"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn broken_files_and_odd_positions_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.py"), "def ok(:\n    return missing(\nclass\n").unwrap();
+    std::fs::write(dir.path().join("bad.rs"), "fn f( { let x = ; x.y(); }\nimpl for {}\nuse ::{*;\n")
+        .unwrap();
+    for path in ["bad.py", "bad.rs"] {
+        for line in 0..5 {
+            for column in [0, 1, 3, 7, 500] {
+                for tool in ["definition", "references", "callers"] {
+                    let _ = call(dir.path(), tool, json!({"path": path, "line": line, "column": column}));
+                }
+            }
+        }
+        let _ = call(dir.path(), "outline", json!({"path": path}));
+    }
+    let _ = call(dir.path(), "symbols", json!({"query": "x"}));
+}
+
+fn stdlib_file(name: &str) -> PathBuf {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .output()
+        .expect("python3 runs");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join(name)
+}
+
+#[test]
+fn outline_of_a_3000_line_file_fits_the_cap_and_shows_every_top_level_definition() {
+    for name in ["inspect.py", "_pydecimal.py"] {
+        let dir = tempfile::tempdir().unwrap();
+        let source = std::fs::read_to_string(stdlib_file(name)).unwrap();
+        assert!(source.lines().count() >= 3000, "{name} has {} lines", source.lines().count());
+        std::fs::write(dir.path().join(name), &source).unwrap();
+        let obs = call(dir.path(), "outline", json!({"path": name}));
+        assert!(!obs.is_error, "{}", obs.text);
+        assert!(!obs.text.contains("read_output(handle="), "the outline was cut:\n{}", obs.text);
+        assert!(tack_tools::count_tokens(&obs.text) <= Config::default().output.max_tokens);
+        let symbols = obs.structured.unwrap()["symbols"].as_array().unwrap().clone();
+        let top_level: Vec<&Value> = symbols.iter().filter(|s| s["qualified_name"] == s["name"]).collect();
+        assert!(top_level.len() > 50, "{name}: {} top-level definitions", top_level.len());
+        for def in top_level {
+            let shown = format!("{} {}", def["name"].as_str().unwrap(), def["line"]);
+            let signature = def["signature"].as_str().unwrap();
+            assert!(obs.text.contains(&shown) || obs.text.contains(signature), "{name}: {shown} missing");
+        }
+    }
+}
+
+#[test]
+fn a_bare_name_with_several_definitions_says_how_to_pick_one() {
+    check(
+        "rs_shapes",
+        "definition",
+        json!({"symbol": "area"}),
+        expect![[r#"
+        definitions named `area` (3 of them; a qualified name such as "Circle::area" picks one): 3 resolved, 0 candidates
+        src/shapes/circle.rs:20: fn area(&self) -> f64 {  (definition, Circle::area)
+        src/shapes/mod.rs:11: fn area(&self) -> f64;  (definition, Shape::area)
+        src/shapes/square.rs:17: fn area(&self) -> f64 {  (definition, Square::area)
+    "#]],
+    );
+}
+
+#[test]
+fn a_file_too_large_to_index_answers_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut big = String::from("import os\nx = os.path\n");
+    while big.len() < 2 * 1024 * 1024 + 10 {
+        big.push_str("def f():\n    return x.y\n");
+    }
+    std::fs::write(dir.path().join("big.py"), &big).unwrap();
+    std::fs::write(dir.path().join("bad.py"), "nonlocal q\nq\n").unwrap();
+    for (path, line, column) in [("big.py", 2, 1), ("big.py", 4, 12), ("bad.py", 2, 1), ("bad.py", 1, 10)] {
+        for tool in ["definition", "references", "callers"] {
+            let _ = call(dir.path(), tool, json!({"path": path, "line": line, "column": column}));
+        }
+    }
+    let obs = call(dir.path(), "outline", json!({"path": "big.py"}));
+    assert!(obs.text.contains("tack does not parse it"), "{}", obs.text);
+}
