@@ -91,9 +91,10 @@ pub fn all() -> &'static [ToolSpec] {
                 name: "search",
                 title: "Search code",
                 group: Group::Core,
-                description: "Search the repository's code for text (mode=text), a regex (mode=regex) or words \
-                    (auto, default). Answers `N matches in M files`, then files best first with their best \
-                    numbered lines. Skips .gitignore'd files; path= takes a folder or a glob like src/**/*.py.",
+                description: "Search the repository: by default rank files for a bug report, a phrase or \
+                    identifiers; mode=text literal lines, mode=regex a regex, mode=symbol definitions by name. \
+                    Answers `N matches in M files`, then files best first with numbered hit lines and their \
+                    enclosing symbol. path= narrows to a folder or glob.",
                 annotations: READS,
                 writes: false,
                 input_schema: input_schema::<SearchParams>(),

@@ -747,7 +747,7 @@ fn symbol_out(path: &str, def: &Def) -> SymbolOut {
 
 /// How a name matched a query; earlier is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Match {
+pub(crate) enum Match {
     Exact,
     ExactIgnoringCase,
     Prefix,
@@ -777,28 +777,7 @@ pub fn symbols(toolbox: &Toolbox, params: SymbolsParams) -> Observation {
     }
     let limit = params.limit.unwrap_or(DEFAULT_SYMBOLS).clamp(1, MAX_LIMIT) as usize;
     let snapshot = toolbox.index().snapshot();
-    let qualified_query = query.contains('.') || query.contains("::");
-    let mut found: Vec<(Match, u32, &str, &Def)> = Vec::new();
-    for (path, entry) in &snapshot.files {
-        for def in &entry.symbols.defs {
-            let haystack = if qualified_query { def.qualified.as_str() } else { def.name.as_str() };
-            if let Some((how, spread)) = match_name(query, haystack, qualified_query) {
-                found.push((how, spread, path.as_str(), def));
-            }
-        }
-    }
-    // Best match first; then kinds that define things people look for (types before
-    // methods), shorter names, path and line for a stable order.
-    found.sort_by(|a, b| {
-        (a.0, a.1, kind_rank(a.3), a.3.name.len(), a.2, a.3.line).cmp(&(
-            b.0,
-            b.1,
-            kind_rank(b.3),
-            b.3.name.len(),
-            b.2,
-            b.3.line,
-        ))
-    });
+    let found = find_definitions(&snapshot, query);
     let total = found.len();
     let mut counts: Vec<(Match, usize)> = Vec::new();
     for (how, ..) in &found {
@@ -840,6 +819,36 @@ pub fn symbols(toolbox: &Toolbox, params: SymbolsParams) -> Observation {
         ));
     }
     Observation::ok(text, json!(SymbolsOutput { total: total as u64, symbols: shown }))
+}
+
+/// Every definition whose name matches `query` (exact, prefix, camel humps, substring, letters in
+/// order; a qualified query matches qualified names), best first: match quality, then kinds people
+/// look for (types before methods), shorter names, then path and line for a stable order.
+pub(crate) fn find_definitions<'a>(
+    snapshot: &'a tack_indexer::index::Snapshot,
+    query: &str,
+) -> Vec<(Match, u32, &'a str, &'a Def)> {
+    let qualified_query = query.contains('.') || query.contains("::");
+    let mut found: Vec<(Match, u32, &str, &Def)> = Vec::new();
+    for (path, entry) in &snapshot.files {
+        for def in &entry.symbols.defs {
+            let haystack = if qualified_query { def.qualified.as_str() } else { def.name.as_str() };
+            if let Some((how, spread)) = match_name(query, haystack, qualified_query) {
+                found.push((how, spread, path.as_str(), def));
+            }
+        }
+    }
+    found.sort_by(|a, b| {
+        (a.0, a.1, kind_rank(a.3), a.3.name.len(), a.2, a.3.line).cmp(&(
+            b.0,
+            b.1,
+            kind_rank(b.3),
+            b.3.name.len(),
+            b.2,
+            b.3.line,
+        ))
+    });
+    found
 }
 
 fn kind_rank(def: &Def) -> u8 {

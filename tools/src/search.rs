@@ -36,6 +36,7 @@ pub enum Mode {
     Auto,
     Text,
     Regex,
+    Symbol,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -52,7 +53,8 @@ pub struct SearchParams {
     pub path: Option<String>,
     /// `auto` (default: files ranked by how well they match the words and identifiers, by
     /// definitions, paths and the reference graph), `text` (literal lines, case-insensitive unless
-    /// the query has a capital) or `regex` (Rust regex syntax).
+    /// the query has a capital), `regex` (Rust regex syntax) or `symbol` (definitions by name:
+    /// exact, prefix, camel humps such as `CA` for `CartAdapter`, fuzzy).
     #[serde(default)]
     pub mode: Option<Mode>,
 }
@@ -98,6 +100,9 @@ pub fn search(toolbox: &Toolbox, params: SearchParams) -> Observation {
         Err(obs) => return obs,
     };
     let snapshot = toolbox.index().snapshot();
+    if mode == Mode::Symbol {
+        return by_symbol(&snapshot, &scope, query, limit);
+    }
     if mode == Mode::Auto {
         let terms = query_terms(query);
         // A query of punctuation only (`->`, `::`) has no terms: search it literally.
@@ -110,7 +115,7 @@ pub fn search(toolbox: &Toolbox, params: SearchParams) -> Observation {
         }
     }
     let matcher = match mode {
-        Mode::Auto | Mode::Text => literal_matcher(query),
+        Mode::Auto | Mode::Text | Mode::Symbol => literal_matcher(query),
         Mode::Regex => RegexMatcherBuilder::new().build(query).map_err(|err| {
             format!("the regex does not parse: {err}; fix it, or use mode=text for a literal search")
         }),
@@ -197,6 +202,43 @@ fn ranked(
         scope.label.as_deref(),
         SearchOutput { total_matches, total_files, results },
     ))
+}
+
+/// The `symbol` mode: definitions whose names match, grouped by file in the order of each file's
+/// best match; each hit is a definition's line, naming the definition.
+fn by_symbol(snapshot: &Snapshot, scope: &Scope, query: &str, limit: usize) -> Observation {
+    let found: Vec<_> = crate::navigate::find_definitions(snapshot, query)
+        .into_iter()
+        .filter(|f| scope.admits(f.2))
+        .collect();
+    let total_matches = found.len() as u64;
+    let mut order: Vec<&str> = Vec::new();
+    let mut by_file: std::collections::HashMap<&str, Vec<Hit>> = std::collections::HashMap::new();
+    for (_, _, path, def) in &found {
+        let hits = by_file.entry(path).or_insert_with(|| {
+            order.push(path);
+            Vec::new()
+        });
+        if hits.len() < HITS_PER_FILE {
+            hits.push(Hit {
+                line: def.line as u64,
+                text: hit_text(&def.header),
+                symbol: Some(def.qualified.clone()),
+            });
+        }
+    }
+    let total_files = order.len() as u64;
+    let results = order
+        .iter()
+        .take(limit)
+        .enumerate()
+        .map(|(rank, path)| FileResult {
+            path: path.to_string(),
+            score: (total_files as usize - rank) as f64,
+            hits: by_file.remove(path).unwrap_or_default(),
+        })
+        .collect();
+    render(query, Mode::Symbol, scope.label.as_deref(), SearchOutput { total_matches, total_files, results })
 }
 
 /// Where to look: a folder to walk and an optional glob on root-relative paths.
@@ -312,7 +354,7 @@ fn render(query: &str, mode: Mode, path: Option<&str>, out: SearchOutput) -> Obs
     let mut text = format!("{} matches in {} files\n", out.total_matches, out.total_files);
     for result in &out.results {
         match mode {
-            Mode::Auto => text.push_str(&format!("{}\n", result.path)),
+            Mode::Auto | Mode::Symbol => text.push_str(&format!("{}\n", result.path)),
             _ => text.push_str(&format!("{} ({})\n", result.path, result.score as u64)),
         }
         let width = result.hits.iter().map(|h| h.line.to_string().len()).max().unwrap_or(1);
@@ -333,9 +375,15 @@ fn render(query: &str, mode: Mode, path: Option<&str>, out: SearchOutput) -> Obs
         } else {
             ""
         };
-        text.push_str(&format!(
-            "no file{scope} contains it{case}; files ignored by .gitignore and hidden files are not searched\n"
-        ));
+        if mode == Mode::Symbol {
+            text.push_str(&format!(
+                "no definition{scope} is named like it; mode=auto finds it in code and comments\n"
+            ));
+        } else {
+            text.push_str(&format!(
+                "no file{scope} contains it{case}; files ignored by .gitignore and hidden files are not searched\n"
+            ));
+        }
     } else if more > 0 {
         text.push_str(&format!(
             "… {more} more files; narrow with path= (a folder or a glob such as src/**/*.py) or a more specific query\n"

@@ -120,3 +120,21 @@ fn the_text_stays_under_the_cap_for_any_limit() {
         assert!(data.get("output_handle").is_none(), "no cut needed: results are bounded by construction");
     }
 }
+
+#[test]
+fn symbol_mode_finds_definitions_by_exact_prefix_and_camel_humps() {
+    let obs = search(&fixture("py_shop"), json!({"query": "apply_disc", "mode": "symbol"}));
+    expect![[r#"
+        1 matches in 1 files
+        shop/pricing.py
+          8: def apply_discount(amount: float, code: str | None) -> float:  # in apply_discount
+    "#]]
+    .assert_eq(&obs.text);
+    let obs = search(&fixture("rs_shapes"), json!({"query": "Shape", "mode": "symbol"}));
+    let data = obs.structured.unwrap();
+    assert_eq!(data["results"][0]["path"], json!("src/shapes/mod.rs"), "the exact name leads");
+    let obs = search(&fixture("py_shop"), json!({"query": "wt", "mode": "symbol"}));
+    assert!(obs.text.contains("def with_tax("), "camel humps: {}", obs.text);
+    let obs = search(&fixture("py_shop"), json!({"query": "nothing_like_it", "mode": "symbol"}));
+    assert!(obs.text.contains("no definition is named like it"), "{}", obs.text);
+}
