@@ -69,7 +69,7 @@ enum Command {
         /// How many files to show (at most 50).
         #[arg(long, default_value_t = 10)]
         limit: u64,
-        /// `auto`, `text` or `regex`.
+        /// `auto`, `text`, `regex` or `symbol`.
         #[arg(long, default_value = "auto")]
         mode: String,
         /// Only files under this folder or matching this glob.
