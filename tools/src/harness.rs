@@ -209,6 +209,94 @@ impl Harness {
     }
 }
 
+/// A readable summary of one session's trace (its JSONL text): calls per tool, tokens sent,
+/// time, edits, verifies, failures and stall nudges. Lines that do not parse are counted, not
+/// fatal.
+pub fn summarize_trace(jsonl: &str) -> String {
+    #[derive(Default)]
+    struct PerTool {
+        calls: u64,
+        tokens: u64,
+        ms: u64,
+        errors: u64,
+    }
+    let mut tools: BTreeMap<String, PerTool> = BTreeMap::new();
+    let (mut calls, mut tokens, mut ms, mut errors, mut bad) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut edits, mut verifies, mut verifies_passed) = (0u64, 0u64, 0u64);
+    let mut stalls = Vec::new();
+    let mut last_verified = None;
+    for line in jsonl.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(record) = serde_json::from_str::<Value>(line) else {
+            bad += 1;
+            continue;
+        };
+        let tool = record["tool"].as_str().unwrap_or("?").to_string();
+        let t = record["tokens"].as_u64().unwrap_or(0);
+        let d = record["ms"].as_u64().unwrap_or(0);
+        let failed = !record["error"].is_null();
+        calls += 1;
+        tokens += t;
+        ms += d;
+        let entry = tools.entry(tool.clone()).or_default();
+        entry.calls += 1;
+        entry.tokens += t;
+        entry.ms += d;
+        if failed {
+            errors += 1;
+            entry.errors += 1;
+        }
+        if !failed
+            && matches!(tool.as_str(), "edit_file" | "apply_patch" | "write_file" | "replace_symbol" | "undo")
+        {
+            edits += 1;
+        }
+        if tool == "verify" && !failed {
+            verifies += 1;
+            if record["verify"]["ok"] == Value::Bool(true) {
+                verifies_passed += 1;
+            }
+        }
+        if let Some(stall) = record["stall"].as_str() {
+            stalls.push(format!("#{} {tool}: {stall}", record["seq"].as_u64().unwrap_or(0)));
+        }
+        last_verified = record["verified_since_last_edit"].as_bool();
+    }
+    let mut text = format!(
+        "{calls} calls, {tokens} tokens sent, {:.1} s in tools, {edits} edits, {verifies} verifies ({verifies_passed} \
+         passed), {errors} failed calls\n",
+        ms as f64 / 1000.0
+    );
+    if let Some(verified) = last_verified {
+        text.push_str(&format!(
+            "at the end: {}\n",
+            if verified { "verified since the last edit" } else { "not verified since the last edit" }
+        ));
+    }
+    text.push_str(&format!(
+        "{:<16} {:>6} {:>9} {:>9} {:>7}\n",
+        "tool", "calls", "tokens", "seconds", "failed"
+    ));
+    for (tool, t) in &tools {
+        text.push_str(&format!(
+            "{tool:<16} {:>6} {:>9} {:>9.1} {:>7}\n",
+            t.calls,
+            t.tokens,
+            t.ms as f64 / 1000.0,
+            t.errors
+        ));
+    }
+    if !stalls.is_empty() {
+        text.push_str(&format!("{} stall nudges:\n", stalls.len()));
+        for stall in stalls {
+            text.push_str(&format!("  {stall}\n"));
+        }
+    }
+    if bad > 0 {
+        text.push_str(&format!("{bad} lines were not JSON and were skipped\n"));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,5 +358,31 @@ mod tests {
             )
         "#]]
         .assert_debug_eq(&last);
+    }
+
+    #[test]
+    fn trace_summary_counts_calls_edits_verifies_and_nudges() {
+        let jsonl = [
+            r#"{"seq":1,"tool":"read_file","tokens":120,"ms":3,"error":null,"verified_since_last_edit":false}"#,
+            r#"{"seq":2,"tool":"edit_file","tokens":40,"ms":9,"error":null,"verified_since_last_edit":false}"#,
+            r#"{"seq":3,"tool":"verify","tokens":200,"ms":1500,"error":null,"verify":{"ok":false}}"#,
+            r#"{"seq":4,"tool":"run","tokens":10,"ms":5,"error":"exit=1","stall":"[tack] same"}"#,
+            "not json",
+            r#"{"seq":5,"tool":"verify","tokens":50,"ms":1400,"error":null,"verify":{"ok":true},"verified_since_last_edit":true}"#,
+        ]
+        .join("\n");
+        expect_test::expect![[r#"
+            5 calls, 420 tokens sent, 2.9 s in tools, 1 edits, 2 verifies (1 passed), 1 failed calls
+            at the end: verified since the last edit
+            tool              calls    tokens   seconds  failed
+            edit_file             1        40       0.0       0
+            read_file             1       120       0.0       0
+            run                   1        10       0.0       1
+            verify                2       250       2.9       0
+            1 stall nudges:
+              #4 run: [tack] same
+            1 lines were not JSON and were skipped
+        "#]]
+        .assert_eq(&summarize_trace(&jsonl));
     }
 }

@@ -38,6 +38,7 @@ pub use catalog::{Annotations, Group, ToolSpec};
 pub use config::{CheckConfig, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig};
 pub use fsutil::{is_temp_name, version_of};
 pub use guard::{PathError, ResolvedPath, Root};
+pub use harness::summarize_trace;
 pub use observation::Observation;
 pub use session::Session;
 pub use shape::count_tokens;
