@@ -294,15 +294,21 @@ impl Toolbox {
             observation.text.push('\n');
         }
         if trace_path {
+            shape::warm_tokenizer();
+            let tokens = shape::count_tokens_if_ready(&observation.text);
             let mut record = serde_json::json!({
                 "tool": target,
                 "args": args_for_trace,
-                "tokens": shape::count_tokens(&observation.text),
+                // Exact once the tokenizer is loaded; until then about four bytes a token.
+                "tokens": tokens.unwrap_or(observation.text.len().div_ceil(4)),
                 "digest": digest,
                 "ms": started.elapsed().as_millis() as u64,
                 "error": observation.is_error.then(|| observation.text.lines().next().unwrap_or("").to_string()),
                 "verified_since_last_edit": verified,
             });
+            if tokens.is_none() {
+                record["tokens_estimated"] = Value::Bool(true);
+            }
             if target != name {
                 record["via"] = Value::String(name.to_string());
             }
