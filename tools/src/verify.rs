@@ -346,6 +346,11 @@ fn render(results: &[CheckResult], ok: bool, verified: bool, handle: &str, raw_l
     let failing = results.iter().filter(|c| !c.ok()).count();
     let mut text = if ok {
         format!("verify: all {} checks passed\n", results.len())
+    } else if failing == 0 {
+        format!(
+            "verify: no check ran: all {} were skipped for this scope, so nothing is verified\n",
+            results.len()
+        )
     } else {
         format!("verify: {failing} of {} checks failed\n", results.len())
     };
@@ -424,5 +429,24 @@ mod tests {
         }
         assert!(apply_scope(planned("ruff check"), "test_x", false).skip.is_some());
         assert!(apply_scope(planned("make test"), "x", false).skip.is_some());
+    }
+
+    #[test]
+    fn a_verify_whose_checks_were_all_skipped_says_nothing_ran() {
+        let check = apply_scope(planned("ruff check"), "test_x", false);
+        let result = CheckResult {
+            name: check.name,
+            command: check.command,
+            exit: None,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            failures: Vec::new(),
+            format: "diagnostics".into(),
+            stopped: check.skip,
+        };
+        let text = render(&[result], false, false, "h1", 0);
+        assert!(text.starts_with("verify: no check ran: all 1 were skipped"), "{text}");
+        assert!(text.contains("SKIP t: ruff check\n  skipped: scope \"test_x\" is a test name"), "{text}");
     }
 }
