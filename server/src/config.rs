@@ -46,4 +46,27 @@ mod tests {
         assert!(err.contains("timeout"), "{err}");
         assert!(err.contains("tack.toml"), "{err}");
     }
+
+    #[test]
+    fn verify_checks_and_stall_thresholds_are_read_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("tack.toml"),
+            "[verify]\ntimeout_s = 60\n[[verify.checks]]\nname = \"tests\"\ncommand = \"pytest -q\"\n\
+             [stall]\nrepeats = 4\n",
+        )
+        .unwrap();
+        let config = load(dir.path()).unwrap();
+        assert_eq!(config.verify.timeout_s, 60);
+        assert_eq!(config.verify.checks[0].command, "pytest -q");
+        assert_eq!(config.verify.checks[0].format, None);
+        assert_eq!(
+            (config.stall.repeats, config.stall.edits_per_file, config.stall.reads_without_edit),
+            (4, 5, 8)
+        );
+        std::fs::write(dir.path().join("tack.toml"), "[[verify.checks]]\nname = \"t\"\ncmd = \"x\"\n")
+            .unwrap();
+        let err = format!("{:#}", load(dir.path()).unwrap_err());
+        assert!(err.contains("cmd"), "{err}");
+    }
 }

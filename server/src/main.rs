@@ -79,6 +79,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Summarize a session's trace: calls per tool, tokens sent, time, edits, verifies, failures.
+    Trace {
+        /// The session id (the trace file's name without `.jsonl`), or a path to a trace file;
+        /// default: the most recent session of this repository.
+        session: Option<String>,
+        #[command(flatten)]
+        root: RootArg,
+    },
 }
 
 #[derive(clap::Args)]
@@ -189,6 +197,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Trace { session, root } => {
+            let path = trace_file(&root, session.as_deref())?;
+            let text =
+                std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            println!("session {}", path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"));
+            print!("{}", tack_tools::summarize_trace(&text));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Search { query, root, limit, mode, path, json } => {
             let toolbox = open(&root, Profile::Core, true)?;
             let args = serde_json::json!({"query": query, "limit": limit, "mode": mode, "path": path});
@@ -204,6 +220,46 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Where the index, the plan, the handoff note and the traces of this root are kept.
+fn store_dir(args: &RootArg, root: &std::path::Path) -> Option<PathBuf> {
+    match &args.index_dir {
+        Some(dir) => Some(dir.clone()),
+        None => tack_indexer::index::default_store(root),
+    }
+}
+
+/// The trace file `session` names (an id or a path), or the newest one of this repository.
+fn trace_file(args: &RootArg, session: Option<&str>) -> anyhow::Result<PathBuf> {
+    if let Some(given) = session.map(PathBuf::from).filter(|p| p.is_file()) {
+        return Ok(given);
+    }
+    let root = match &args.root {
+        Some(dir) => dir.clone(),
+        None => config::default_root()?,
+    };
+    let root = root.canonicalize().with_context(|| format!("cannot open the root {}", root.display()))?;
+    let dir = store_dir(args, &root)
+        .context("no cache directory (HOME unset): pass --index-dir, as the server was given")?
+        .join("state")
+        .join("traces");
+    if let Some(id) = session {
+        let path = dir.join(format!("{id}.jsonl"));
+        anyhow::ensure!(
+            path.is_file(),
+            "no trace {} (sessions are listed in {})",
+            path.display(),
+            dir.display()
+        );
+        return Ok(path);
+    }
+    let newest = std::fs::read_dir(&dir)
+        .with_context(|| format!("no traces yet in {}", dir.display()))?
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok());
+    newest.map(|e| e.path()).with_context(|| format!("no traces yet in {}", dir.display()))
+}
+
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
 fn open(args: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Toolbox> {
     let root = match &args.root {
@@ -212,13 +268,11 @@ fn open(args: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Too
     };
     let config = config::load(&root)?;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
-    let store = match &args.index_dir {
-        Some(dir) => Some(dir.clone()),
-        None => tack_indexer::index::default_store(toolbox.root().path()),
-    };
+    let store = store_dir(args, toolbox.root().path());
     let toolbox = match store {
         Some(store) => {
-            let (toolbox, outcome) = toolbox.with_index_store(&store);
+            // The plan, the handoff note and the traces sit beside the index, outside the repository.
+            let (toolbox, outcome) = toolbox.with_state_dir(&store.join("state")).with_index_store(&store);
             match outcome {
                 LoadOutcome::Loaded { files } => {
                     tracing::info!(files, store = %store.display(), "reusing the saved index")
@@ -234,7 +288,7 @@ fn open(args: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Too
         }
         None => {
             tracing::warn!(
-                "no cache directory (HOME unset): the index lives in memory; pass --index-dir to keep it"
+                "no cache directory (HOME unset): the index, the plan and the handoff note live in memory; pass --index-dir to keep them"
             );
             toolbox
         }

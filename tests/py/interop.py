@@ -16,7 +16,7 @@ import sys
 
 from mcp import Client, StdioServerParameters
 
-CORE = ["repo_map", "search", "read_file", "edit_file", "run", "find_tools", "call_tool"]
+CORE = ["repo_map", "search", "read_file", "edit_file", "run", "verify", "find_tools", "call_tool"]
 
 failures = []
 

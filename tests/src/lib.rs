@@ -37,6 +37,49 @@ pub fn test_cache_home() -> PathBuf {
     dir
 }
 
+/// A Python (from `TACK_PYTHON`, else the venv `target/interop-venv`, made on first use) that
+/// can import every module of `modules` (`(import name, pip requirement)`), installing the
+/// missing ones with pip. Fails loudly when it cannot: tests that need Python never skip.
+pub fn python_with(modules: &[(&str, &str)]) -> PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Ok(python) = std::env::var("TACK_PYTHON") {
+        return PathBuf::from(python);
+    }
+    let target = tack_binary().parent().and_then(Path::parent).expect("target dir");
+    let venv = target.join("interop-venv");
+    let python = venv.join("bin/python");
+    let imports = |python: &Path, module: &str| {
+        std::process::Command::new(python)
+            .args(["-c", &format!("import {module}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !python.exists() {
+        let made = std::process::Command::new("python3")
+            .arg("-m")
+            .arg("venv")
+            .arg(&venv)
+            .status()
+            .expect("python3 runs");
+        assert!(made.success(), "python3 -m venv {} failed", venv.display());
+    }
+    let missing: Vec<&str> =
+        modules.iter().filter(|(module, _)| !imports(&python, module)).map(|(_, spec)| *spec).collect();
+    if !missing.is_empty() {
+        let installed = std::process::Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args(&missing)
+            .status()
+            .expect("pip runs");
+        assert!(installed.success(), "pip install {missing:?} failed");
+    }
+    for (module, _) in modules {
+        assert!(imports(&python, module), "{module} is not importable from {}", python.display());
+    }
+    python
+}
+
 /// A small repository: a Python package, a Rust file, a 1,000-line text file, and a word in
 /// 30 files.
 pub fn sample_repo() -> tempfile::TempDir {

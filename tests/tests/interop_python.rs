@@ -5,32 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tack_tests::{sample_repo, tack_binary, test_cache_home};
+use tack_tests::{python_with, sample_repo, tack_binary, test_cache_home};
 
 /// The SDK version the interop test is written against.
 const MCP_SDK: &str = "mcp==2.3.0";
 
 fn python_with_sdk() -> PathBuf {
-    if let Ok(python) = std::env::var("TACK_PYTHON") {
-        return PathBuf::from(python);
-    }
-    let target = tack_binary().parent().and_then(Path::parent).expect("target dir");
-    let venv = target.join("interop-venv");
-    let python = venv.join("bin/python");
-    let has_sdk = |python: &Path| {
-        Command::new(python).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success())
-    };
-    if !has_sdk(&python) {
-        let made = Command::new("python3").arg("-m").arg("venv").arg(&venv).status().expect("python3 runs");
-        assert!(made.success(), "python3 -m venv {} failed", venv.display());
-        let installed = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", MCP_SDK])
-            .status()
-            .expect("pip runs");
-        assert!(installed.success(), "pip install {MCP_SDK} failed");
-    }
-    assert!(has_sdk(&python), "the MCP Python SDK is not importable from {}", python.display());
-    python
+    python_with(&[("mcp", MCP_SDK)])
 }
 
 #[test]

@@ -17,6 +17,8 @@ use crate::replace_symbol::{ReplaceSymbolOutput, ReplaceSymbolParams};
 use crate::repo_map::{RepoMapOutput, RepoMapParams};
 use crate::run::{RunOutput, RunParams};
 use crate::search::{SearchOutput, SearchParams};
+use crate::state::{DoneOutput, DoneParams, Handoff, HandoffParams, Plan, TodoParams};
+use crate::verify::{VerifyOutput, VerifyParams};
 
 /// Where a tool is found: core tools are always listed, the rest through `find_tools`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -122,7 +124,7 @@ pub fn all() -> &'static [ToolSpec] {
                 annotations: EDITS,
                 writes: true,
                 input_schema: input_schema::<EditFileParams>(),
-                output_schema: Some(output_schema::<EditFileOutput>()),
+                output_schema: Some(gated(output_schema::<EditFileOutput>())),
             },
             ToolSpec {
                 name: "run",
@@ -135,6 +137,18 @@ pub fn all() -> &'static [ToolSpec] {
                 writes: true,
                 input_schema: input_schema::<RunParams>(),
                 output_schema: Some(output_schema::<RunOutput>()),
+            },
+            ToolSpec {
+                name: "verify",
+                title: "Run the checks",
+                group: Group::Core,
+                description: "Run the repository's checks ([verify] in tack.toml, else pytest or cargo test, and a \
+                    configured linter) and read their results: counts, and each failure's test, file:line and \
+                    message. scope= a path or test name narrows it. Call it after editing; done() needs a pass.",
+                annotations: Annotations { read_only: false, destructive: false, idempotent: true, open_world: true },
+                writes: true,
+                input_schema: input_schema::<VerifyParams>(),
+                output_schema: Some(output_schema::<VerifyOutput>()),
             },
             ToolSpec {
                 name: "find_tools",
@@ -228,7 +242,7 @@ pub fn all() -> &'static [ToolSpec] {
                 annotations: EDITS,
                 writes: true,
                 input_schema: input_schema::<ApplyPatchParams>(),
-                output_schema: Some(output_schema::<ChangedFiles>()),
+                output_schema: Some(gated(output_schema::<ChangedFiles>())),
             },
             ToolSpec {
                 name: "write_file",
@@ -240,7 +254,7 @@ pub fn all() -> &'static [ToolSpec] {
                 annotations: Annotations { read_only: false, destructive: true, idempotent: true, open_world: false },
                 writes: true,
                 input_schema: input_schema::<WriteFileParams>(),
-                output_schema: Some(output_schema::<ChangedFiles>()),
+                output_schema: Some(gated(output_schema::<ChangedFiles>())),
             },
             ToolSpec {
                 name: "replace_symbol",
@@ -253,7 +267,7 @@ pub fn all() -> &'static [ToolSpec] {
                 annotations: Annotations { read_only: false, destructive: true, idempotent: true, open_world: false },
                 writes: true,
                 input_schema: input_schema::<ReplaceSymbolParams>(),
-                output_schema: Some(output_schema::<ReplaceSymbolOutput>()),
+                output_schema: Some(gated(output_schema::<ReplaceSymbolOutput>())),
             },
             ToolSpec {
                 name: "undo",
@@ -265,7 +279,41 @@ pub fn all() -> &'static [ToolSpec] {
                 annotations: EDITS,
                 writes: true,
                 input_schema: input_schema::<UndoParams>(),
-                output_schema: Some(output_schema::<ChangedFiles>()),
+                output_schema: Some(gated(output_schema::<ChangedFiles>())),
+            },
+            ToolSpec {
+                name: "todo",
+                title: "Write or read the plan",
+                group: Group::State,
+                description: "Write the plan (plan=[{step, status: pending|in_progress|completed}], at most one \
+                    in_progress; explanation= why), replacing the saved one; without plan, read it back. Saved \
+                    for the repository, so a later session reads it.",
+                annotations: Annotations { read_only: false, destructive: false, idempotent: true, open_world: false },
+                writes: false,
+                input_schema: input_schema::<TodoParams>(),
+                output_schema: Some(output_schema::<Plan>()),
+            },
+            ToolSpec {
+                name: "done",
+                title: "May the work be called finished?",
+                group: Group::State,
+                description: "Whether this session may call its work finished: a verify passed after its last \
+                    edit, and the plan has no open step. When not, names each failing condition and what to run.",
+                annotations: READS,
+                writes: false,
+                input_schema: input_schema::<DoneParams>(),
+                output_schema: Some(output_schema::<DoneOutput>()),
+            },
+            ToolSpec {
+                name: "handoff",
+                title: "Leave or read a note for the next session",
+                group: Group::State,
+                description: "Leave a note for the next session (note= what was done, what is left); tack adds the \
+                    last verify result, the changed files and the plan. Without note, read the last one.",
+                annotations: Annotations { read_only: false, destructive: false, idempotent: true, open_world: false },
+                writes: false,
+                input_schema: input_schema::<HandoffParams>(),
+                output_schema: Some(output_schema::<Handoff>()),
             },
             ToolSpec {
                 name: "read_output",
@@ -299,6 +347,20 @@ fn output_schema<T: JsonSchema>() -> Map<String, Value> {
             "output_handle".into(),
             json!({"type": "string", "description": "Set when the text was cut: the handle read_output pages."}),
         );
+    }
+    map
+}
+
+/// Adds the gate's verdict, which [`crate::Toolbox::call`] puts in every writing tool's result.
+fn gated(mut map: Map<String, Value>) -> Map<String, Value> {
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        props.insert(
+            "verified_since_last_edit".into(),
+            json!({"type": "boolean", "description": "True when a verify passed after this session's last write."}),
+        );
+    }
+    if let Some(Value::Array(required)) = map.get_mut("required") {
+        required.push(json!("verified_since_last_edit"));
     }
     map
 }

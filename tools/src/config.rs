@@ -8,6 +8,8 @@ use serde::Deserialize;
 pub struct Config {
     pub output: OutputConfig,
     pub run: RunConfig,
+    pub verify: VerifyConfig,
+    pub stall: StallConfig,
     /// Extra ignore globs (gitignore syntax), on top of `.gitignore` files.
     pub ignore: Vec<String>,
 }
@@ -48,5 +50,57 @@ pub const DEFAULT_DENY: &[&str] = &[
 impl Default for RunConfig {
     fn default() -> Self {
         Self { deny: DEFAULT_DENY.iter().map(|s| s.to_string()).collect(), timeout_s: 120 }
+    }
+}
+
+/// `[verify]`: the checks `verify` runs. With no `checks`, they are detected from the
+/// repository (pytest, `cargo test`, a configured linter).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct VerifyConfig {
+    /// The checks, in order; empty means detect them.
+    pub checks: Vec<CheckConfig>,
+    /// The timeout of each check when it gives none, in seconds.
+    pub timeout_s: u64,
+}
+
+impl Default for VerifyConfig {
+    fn default() -> Self {
+        Self { checks: Vec::new(), timeout_s: 600 }
+    }
+}
+
+/// `[[verify.checks]]`: one command and how to read its output.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    /// A short name shown in results, such as `tests` or `lint`.
+    pub name: String,
+    /// The command line, run with `sh -c` in the repository root.
+    pub command: String,
+    /// How to parse its output: `pytest`, `cargo-test`, `nextest`, `diagnostics` (ruff, flake8,
+    /// clippy, rustc) or `plain`; guessed from the command when absent.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// This check's timeout, in seconds.
+    #[serde(default)]
+    pub timeout_s: Option<u64>,
+}
+
+/// `[stall]`: when the stall detector nudges a session.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct StallConfig {
+    /// The same call with the same result this many times in a row.
+    pub repeats: u32,
+    /// This many successful writes to one file.
+    pub edits_per_file: u32,
+    /// This many reads and searches in a row with no write.
+    pub reads_without_edit: u32,
+}
+
+impl Default for StallConfig {
+    fn default() -> Self {
+        Self { repeats: 3, edits_per_file: 5, reads_without_edit: 8 }
     }
 }

@@ -5,11 +5,13 @@
 //! [`Toolbox::call`], so every tool obeys the same observation rules.
 
 mod catalog;
+mod checks;
 mod config;
 mod discover;
 mod edit;
 mod fsutil;
 mod guard;
+mod harness;
 mod lenient;
 mod matcher;
 mod navigate;
@@ -27,14 +29,17 @@ mod run;
 mod search;
 mod session;
 mod shape;
+mod state;
 mod syntax_guard;
 mod toolbox;
+mod verify;
 mod writer;
 
 pub use catalog::{Annotations, Group, ToolSpec};
-pub use config::{Config, OutputConfig, RunConfig};
+pub use config::{CheckConfig, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig};
 pub use fsutil::{is_temp_name, version_of};
 pub use guard::{PathError, ResolvedPath, Root};
+pub use harness::summarize_trace;
 pub use observation::Observation;
 pub use session::Session;
 pub use shape::count_tokens;

@@ -48,10 +48,37 @@ pub struct RunOutput {
 }
 
 /// How the command ended.
-enum End {
+pub(crate) enum End {
+    /// The shell exited: its code, or the signal that ended it.
     Exited(Option<i32>, Option<i32>),
     TimedOut(u64),
     Cancelled,
+}
+
+/// A finished command: how it ended and everything it wrote (stdout and stderr merged).
+pub(crate) struct Execution {
+    pub end: End,
+    pub output: String,
+}
+
+impl Execution {
+    /// The exit code, when the shell exited with one.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.end {
+            End::Exited(code, _) => code,
+            _ => None,
+        }
+    }
+
+    /// The first line of `run`'s answer: `exit=N`, or how the command was stopped.
+    pub fn status_line(&self) -> String {
+        match self.end {
+            End::Exited(Some(code), _) => format!("exit={code}"),
+            End::Exited(None, signal) => format!("exit=killed by signal {}", signal.unwrap_or(0)),
+            End::TimedOut(s) => format!("timeout after {s}s (the command's process group was killed)"),
+            End::Cancelled => "cancelled (the command's process group was killed)".to_string(),
+        }
+    }
 }
 
 pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observation {
@@ -66,19 +93,46 @@ pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observati
         ));
     }
     let timeout_s = params.timeout_s.unwrap_or(toolbox.config().run.timeout_s).clamp(1, MAX_TIMEOUT_S);
+    let execution = match execute(toolbox.root().path(), command, timeout_s, ctx) {
+        Ok(execution) => execution,
+        Err(err) => return Observation::error(err),
+    };
+    let exit_code = execution.exit_code();
+    let timed_out = matches!(execution.end, End::TimedOut(_));
+    let cancelled = matches!(execution.end, End::Cancelled);
+    let mut text = execution.status_line();
+    let body = execution.output;
+    let output_lines = body.lines().count() as u64;
+    text.push('\n');
+    if body.is_empty() {
+        text.push_str("(no output)\n");
+    } else {
+        text.push_str(&body);
+        if !body.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    let out = RunOutput { exit_code, timed_out, cancelled, output_lines };
+    Observation::ok(text, json!(out))
+}
 
-    let (reader, writer) = match std::io::pipe() {
-        Ok(pair) => pair,
-        Err(err) => return Observation::error(format!("cannot run: no pipe for the output ({err})")),
-    };
-    let writer_err = match writer.try_clone() {
-        Ok(w) => w,
-        Err(err) => return Observation::error(format!("cannot run: no pipe for the output ({err})")),
-    };
+/// Runs `command` with `sh -c` in `dir`, in its own process group, which is SIGKILLed on
+/// timeout, on cancellation, and after the shell exits (so nothing it started lingers).
+/// Reports progress every 5 s. Fails only when the command cannot be started.
+pub(crate) fn execute(
+    dir: &std::path::Path,
+    command: &str,
+    timeout_s: u64,
+    ctx: &CallContext,
+) -> Result<Execution, String> {
+    let (reader, writer) =
+        std::io::pipe().map_err(|err| format!("cannot run: no pipe for the output ({err})"))?;
+    let writer_err =
+        writer.try_clone().map_err(|err| format!("cannot run: no pipe for the output ({err})"))?;
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(command)
-        .current_dir(toolbox.root().path())
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer_err)
@@ -87,10 +141,7 @@ pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observati
         .env("TERM", "dumb")
         .env("NO_COLOR", "1")
         .process_group(0);
-    let mut child = match cmd.spawn() {
-        Ok(child) => child,
-        Err(err) => return Observation::error(format!("cannot start /bin/sh: {err}")),
-    };
+    let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);
     let pgid = child.id() as i32;
@@ -150,33 +201,7 @@ pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observati
             Err(_) => break,
         }
     }
-
-    let (first_line, exit_code, timed_out, cancelled) = match end {
-        End::Exited(Some(code), _) => (format!("exit={code}"), Some(code), false, false),
-        End::Exited(None, signal) => {
-            (format!("exit=killed by signal {}", signal.unwrap_or(0)), None, false, false)
-        }
-        End::TimedOut(s) => {
-            (format!("timeout after {s}s (the command's process group was killed)"), None, true, false)
-        }
-        End::Cancelled => {
-            ("cancelled (the command's process group was killed)".to_string(), None, false, true)
-        }
-    };
-    let body = capture.into_text();
-    let output_lines = body.lines().count() as u64;
-    let mut text = first_line;
-    text.push('\n');
-    if body.is_empty() {
-        text.push_str("(no output)\n");
-    } else {
-        text.push_str(&body);
-        if !body.ends_with('\n') {
-            text.push('\n');
-        }
-    }
-    let out = RunOutput { exit_code, timed_out, cancelled, output_lines };
-    Observation::ok(text, json!(out))
+    Ok(Execution { end, output: capture.into_text() })
 }
 
 fn kill_group(pgid: i32) {

@@ -15,6 +15,26 @@ pub fn count_tokens(text: &str) -> usize {
     o200k_base_singleton().encode_ordinary(text).len()
 }
 
+/// Set once the tokenizer is loaded (by [`warm_tokenizer`]).
+static TOKENIZER_READY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Loads the tokenizer on a background thread, so no call waits for it on behalf of the trace.
+pub fn warm_tokenizer() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new().name("tack-tokenizer".into()).spawn(|| {
+            o200k_base_singleton();
+            TOKENIZER_READY.store(true, std::sync::atomic::Ordering::Release);
+        });
+    });
+}
+
+/// The token count when the tokenizer is already loaded, else `None` (loading it takes long
+/// enough to delay a call that would not otherwise count).
+pub fn count_tokens_if_ready(text: &str) -> Option<usize> {
+    TOKENIZER_READY.load(std::sync::atomic::Ordering::Acquire).then(|| count_tokens(text))
+}
+
 /// Whether `text` fits in `max_tokens`. A token is at least one byte, so short text fits
 /// without counting; text of more than eight bytes per allowed token is over the cap without
 /// counting, which keeps huge outputs from costing a full tokenization.

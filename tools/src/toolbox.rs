@@ -29,6 +29,8 @@ use crate::run;
 use crate::search;
 use crate::session::Session;
 use crate::shape::{self, human_bytes};
+use crate::state::{self, StateStore};
+use crate::verify;
 
 /// Which tools are listed from the start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -84,6 +86,8 @@ pub struct Toolbox {
     text_store: Option<std::path::PathBuf>,
     text: std::sync::OnceLock<Result<Arc<TextIndex>, String>>,
     versions: VersionCache,
+    /// The plan and the handoff note (per repository), and where session traces go.
+    state: StateStore,
 }
 
 impl Toolbox {
@@ -114,6 +118,7 @@ impl Toolbox {
             text_store: None,
             text: std::sync::OnceLock::new(),
             versions: VersionCache::default(),
+            state: StateStore::default(),
         })
     }
 
@@ -124,6 +129,22 @@ impl Toolbox {
         self.index = Arc::new(index);
         self.text_store = Some(store.join("search"));
         (self, outcome)
+    }
+
+    /// Keeps the plan, the handoff note and the session traces in `dir` (outside the
+    /// repository) instead of memory.
+    pub fn with_state_dir(mut self, dir: &Path) -> Self {
+        self.state = StateStore::new(Some(dir.to_path_buf()));
+        self
+    }
+
+    /// Where the plan and the note are saved; `None` when they live in memory.
+    pub fn state_dir(&self) -> Option<&Path> {
+        self.state.dir()
+    }
+
+    pub(crate) fn state(&self) -> &StateStore {
+        &self.state
     }
 
     /// The full-text index, opened on first use and brought in step with the current snapshot.
@@ -227,13 +248,86 @@ impl Toolbox {
         self.deny.iter().find(|(_, re)| re.is_match(command)).map(|(rule, _)| rule.as_str())
     }
 
-    /// Runs the tool `name` with JSON `args` and shapes the result to the cap.
+    /// Runs the tool `name` with JSON `args` and shapes the result to the cap. Every call passes
+    /// here, so this is where the gate's verdict joins writing tools' results, the stall
+    /// detector watches, and the trace is written.
     pub fn call(&self, session: &Session, name: &str, args: Value, ctx: &CallContext) -> CallOutcome {
+        let started = std::time::Instant::now();
+        let key = format!("{name} {args}");
+        let args_for_trace = args.clone();
         let (observation, tools_changed) = match self.dispatch(session, name, args, ctx) {
             Ok(pair) => pair,
             Err(observation) => (observation, false),
         };
-        let observation = self.shape(session, name, observation);
+        let mut observation = self.shape(session, name, observation);
+        let target = called_tool(name, &args_for_trace);
+        let spec = self.spec(&target);
+        let digest =
+            blake3::hash(format!("{}\n{}", observation.is_error, observation.text).as_bytes()).to_hex();
+        let digest = digest[..16].to_string();
+        let reads = spec.is_some_and(|t| {
+            t.group == Group::Navigate
+                || matches!(t.name, "repo_map" | "search" | "read_file" | "read_output")
+        });
+        let (nudge, verified, trace_path) = {
+            let mut harness = session.harness.lock().expect("harness lock");
+            if harness.trace_path().is_none()
+                && let Some(dir) = self.state.dir()
+            {
+                harness.set_trace_path(dir.join("traces").join(format!("{}.jsonl", session.id())));
+            }
+            let nudge = harness.observe(&target, reads, key, digest.clone(), &self.config.stall);
+            (nudge, harness.verified_since_last_edit(), harness.trace_path().is_some())
+        };
+        // Writing tools (and verify itself) carry the gate's verdict in their structured result.
+        if !observation.is_error
+            && spec.is_some_and(|t| t.writes && t.name != "run")
+            && let Some(Value::Object(map)) = &mut observation.structured
+        {
+            map.insert("verified_since_last_edit".into(), Value::Bool(verified));
+        }
+        if let Some(nudge) = &nudge {
+            tracing::info!(session = session.id(), tool = target, "stall nudge: {nudge}");
+            if !observation.text.ends_with('\n') {
+                observation.text.push('\n');
+            }
+            observation.text.push_str(nudge);
+            observation.text.push('\n');
+        }
+        if trace_path {
+            shape::warm_tokenizer();
+            let tokens = shape::count_tokens_if_ready(&observation.text);
+            let mut record = serde_json::json!({
+                "tool": target,
+                "args": args_for_trace,
+                // Exact once the tokenizer is loaded; until then about four bytes a token.
+                "tokens": tokens.unwrap_or(observation.text.len().div_ceil(4)),
+                "digest": digest,
+                "ms": started.elapsed().as_millis() as u64,
+                "error": observation.is_error.then(|| observation.text.lines().next().unwrap_or("").to_string()),
+                "verified_since_last_edit": verified,
+            });
+            if tokens.is_none() {
+                record["tokens_estimated"] = Value::Bool(true);
+            }
+            if target != name {
+                record["via"] = Value::String(name.to_string());
+            }
+            if let Some(nudge) = &nudge {
+                record["stall"] = Value::String(nudge.clone());
+            }
+            if target == "done" {
+                record["gate"] = observation.structured.clone().unwrap_or(Value::Null);
+            }
+            if target == "verify" {
+                record["verify"] = observation
+                    .structured
+                    .as_ref()
+                    .map(|s| serde_json::json!({"ok": s["ok"], "checks": s["checks"].as_array().map(|c| c.iter().map(|c| serde_json::json!({"name": c["name"], "exit": c["exit"], "passed": c["passed"], "failed": c["failed"]})).collect::<Vec<_>>())}))
+                    .unwrap_or(Value::Null);
+            }
+            session.harness.lock().expect("harness lock").trace(record);
+        }
         CallOutcome { observation, tools_changed }
     }
 
@@ -261,6 +355,10 @@ impl Toolbox {
             "callers" => navigate::callers(self, parse(name, args)?),
             "outline" => navigate::outline(self, parse(name, args)?),
             "symbols" => navigate::symbols(self, parse(name, args)?),
+            "verify" => verify::verify(self, session, parse(name, args)?, ctx),
+            "todo" => state::todo(self, parse(name, args)?),
+            "done" => state::done(self, session, parse(name, args)?),
+            "handoff" => state::handoff(self, session, parse(name, args)?),
             "apply_patch" => patch_tools::apply_patch(self, session, parse(name, args)?),
             "write_file" => patch_tools::write_file(self, session, parse(name, args)?),
             "replace_symbol" => replace_symbol::replace_symbol(self, session, parse(name, args)?),
@@ -303,6 +401,16 @@ impl Toolbox {
         }
         observation
     }
+}
+
+/// The tool a call runs: `call_tool`'s target, else the name itself.
+fn called_tool(name: &str, args: &Value) -> String {
+    if name == "call_tool"
+        && let Some(target) = args.get("name").and_then(Value::as_str)
+    {
+        return target.to_string();
+    }
+    name.to_string()
 }
 
 /// The line that replaces the cut middle of a result.

@@ -266,6 +266,7 @@ impl Locked<'_> {
             }
         }
         self.toolbox.files_changed(&rels);
+        session.harness.lock().expect("harness lock").record_write(&rels);
         Ok(written)
     }
 

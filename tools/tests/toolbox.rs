@@ -384,7 +384,10 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
     let tb = toolbox(dir.path());
     let session = Session::new();
     let listed: Vec<&str> = tb.listed(&session, true).iter().map(|t| t.name).collect();
-    assert_eq!(listed, ["repo_map", "search", "read_file", "edit_file", "run", "find_tools", "call_tool"]);
+    assert_eq!(
+        listed,
+        ["repo_map", "search", "read_file", "edit_file", "run", "verify", "find_tools", "call_tool"]
+    );
     let ctx = CallContext { list_can_change: true, ..Default::default() };
     let out = tb.call(&session, "find_tools", json!({"query": "page cut output"}), &ctx);
     assert!(out.tools_changed);
@@ -396,9 +399,19 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
     let listed: Vec<&str> = tb.listed(&session, true).iter().map(|t| t.name).collect();
     assert_eq!(
         listed,
-        ["repo_map", "search", "read_file", "edit_file", "run", "find_tools", "call_tool", "read_output"]
+        [
+            "repo_map",
+            "search",
+            "read_file",
+            "edit_file",
+            "run",
+            "verify",
+            "find_tools",
+            "call_tool",
+            "read_output"
+        ]
     );
-    assert_eq!(tb.listed(&session, false).len(), 7, "a fixed-list client keeps the first list");
+    assert_eq!(tb.listed(&session, false).len(), 8, "a fixed-list client keeps the first list");
     let again = tb.call(&session, "find_tools", json!({"query": "output"}), &ctx);
     assert!(!again.tools_changed, "nothing new was revealed");
 
@@ -421,6 +434,7 @@ fn read_only_removes_run() {
     let dir = repo();
     let tb = Toolbox::new(dir.path(), Config::default(), Profile::Full, true).unwrap();
     let names: Vec<&str> = tb.listed(&Session::new(), true).iter().map(|t| t.name).collect();
+    // The state group stays: the plan and the note are kept outside the repository.
     assert_eq!(
         names,
         [
@@ -434,6 +448,9 @@ fn read_only_removes_run() {
             "callers",
             "outline",
             "symbols",
+            "todo",
+            "done",
+            "handoff",
             "read_output"
         ]
     );

@@ -1,0 +1,303 @@
+//! Verification and harness state through the real binary: `verify` on a pytest and a `cargo
+//! test` fixture, the `done` gate around edits, a plan read back by a new server process, the
+//! stall nudge and the session trace, and a hanging check stopped at its timeout.
+//!
+//! CI time: the pytest fixture runs in well under a second once pytest is in the venv; the Rust
+//! fixture compiles a four-test crate (a few seconds) into its own target dir.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use expect_test::expect;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tack_tests::{fixture_copy, python_with, tack_binary};
+
+/// pytest, pinned like the MCP SDK of the interop test.
+const PYTEST: &str = "pytest==9.2.0";
+
+type Client = RunningService<RoleClient, ()>;
+
+/// A stdio server on `root`, keeping its index, plan and traces in `store`, with `envs` set.
+async fn serve(root: &Path, store: &Path, envs: &[(&str, String)]) -> Client {
+    let (root, store) = (root.to_path_buf(), store.to_path_buf());
+    let envs: Vec<(String, String)> = envs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let transport = TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
+        cmd.arg("serve").arg("--root").arg(&root).arg("--index-dir").arg(&store).env("TACK_LOG", "warn");
+        cmd.env("RUST_BACKTRACE", "0");
+        for (k, v) in &envs {
+            cmd.env(k, v);
+        }
+    }))
+    .expect("tack starts");
+    ().serve(transport).await.expect("handshake")
+}
+
+async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+        .await
+        .expect("tools/call")
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default()
+}
+
+fn data(result: &CallToolResult) -> &Value {
+    result.structured_content.as_ref().expect("structured content")
+}
+
+/// PATH with the venv holding pytest first, so detection finds `pytest`.
+fn path_with_pytest() -> String {
+    let python = python_with(&[("pytest", PYTEST)]);
+    let bin = python.parent().expect("venv bin").to_path_buf();
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[tokio::test]
+async fn pytest_fixture_verify_and_the_done_gate_around_an_edit() {
+    let repo = fixture_copy("verify_py");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[("PATH", path_with_pytest())]).await;
+
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    expect![[r#"
+        not done: 1 condition failed
+        - not verified: no verify has run in this session; call verify
+    "#]]
+    .assert_eq(&text(&done));
+
+    let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL pytest: pytest -q -rfE --tb=short -p no:cacheprovider
+          3 passed, 1 failed, 0 skipped, exit=1
+          tests/test_calc.py:17 tests/test_calc.py::test_total
+            assert 2 == 3
+            +  where 2 = total([1, 2])
+        raw output: 12 lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&text(&result));
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["passed"].as_u64(), check["failed"].as_u64()), (Some(3), Some(1)));
+    let failure = &check["failures"][0];
+    assert_eq!(failure["test"], "tests/test_calc.py::test_total");
+    assert_eq!(failure["path"], "tests/test_calc.py");
+    assert_eq!(failure["line"], 17);
+    assert!(failure["message"].as_str().unwrap().starts_with("assert 2 == 3"), "{failure}");
+    assert_eq!(data(&result)["ok"], false);
+    assert_eq!(data(&result)["verified_since_last_edit"], false);
+    // The raw output is kept whole under the handle.
+    let raw = call(&client, "call_tool", json!({"name": "read_output", "arguments": {"handle": "h1"}})).await;
+    assert!(text(&raw).contains("FAILED tests/test_calc.py::test_total - assert 2 == 3"), "{}", text(&raw));
+
+    let edit = call(
+        &client,
+        "edit_file",
+        json!({"path": "calc.py", "old": "sum(prices) - 1", "new": "sum(prices)"}),
+    )
+    .await;
+    assert_eq!(data(&edit)["verified_since_last_edit"], false);
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    expect![[r#"
+        not done: 1 condition failed
+        - not verified since the last edit (edit_file changed calc.py); call verify
+    "#]]
+    .assert_eq(&text(&done));
+
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    assert_eq!(data(&result)["checks"][0]["passed"], 4);
+    assert_eq!(data(&result)["verified_since_last_edit"], true);
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    expect![[r#"
+        done: a verify passed after the last edit and the plan has no open steps; the work is verified
+    "#]]
+    .assert_eq(&text(&done));
+    assert_eq!(data(&done)["done"], true);
+
+    // An open plan step holds the gate shut until it is completed.
+    let plan = json!({"plan": [{"step": "fix total", "status": "completed"}, {"step": "add a test", "status": "in_progress"}]});
+    call(&client, "call_tool", json!({"name": "todo", "arguments": plan})).await;
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    expect![[r#"
+        not done: 1 condition failed
+        - the plan has 1 open step: "add a test" (in_progress); finish it, then mark it completed with todo (or drop steps that no longer apply)
+    "#]]
+    .assert_eq(&text(&done));
+    let plan = json!({"plan": [{"step": "fix total", "status": "completed"}, {"step": "add a test", "status": "completed"}]});
+    call(&client, "call_tool", json!({"name": "todo", "arguments": plan})).await;
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+
+    // Scope narrows to a test name; no process or cache is left in the repository.
+    let result = call(&client, "verify", json!({"scope": "test_add"})).await;
+    assert_eq!(
+        data(&result)["checks"][0]["command"],
+        "pytest -q -rfE --tb=short -p no:cacheprovider -k test_add"
+    );
+    assert_eq!(data(&result)["checks"][0]["passed"], 3, "{}", text(&result));
+    assert!(!repo.path().join(".pytest_cache").exists());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn cargo_test_fixture_reports_the_failing_test_with_its_location() {
+    let repo = fixture_copy("verify_rs");
+    let store = tempfile::tempdir().unwrap();
+    let target = tempfile::tempdir().unwrap();
+    let client =
+        serve(repo.path(), store.path(), &[("CARGO_TARGET_DIR", target.path().display().to_string())]).await;
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(check["name"], "cargo test");
+    assert_eq!((check["passed"].as_u64(), check["failed"].as_u64()), (Some(3), Some(1)), "{}", text(&result));
+    let failure = &check["failures"][0];
+    assert_eq!(failure["test"], "tests::total_is_the_sum");
+    assert_eq!(failure["path"], "src/lib.rs");
+    assert_eq!(failure["line"], 30);
+    assert_eq!(failure["message"], "assertion `left == right` failed\n  left: 2\n right: 3");
+    assert!(text(&result).contains("  src/lib.rs:30 tests::total_is_the_sum\n"), "{}", text(&result));
+
+    let result = call(&client, "verify", json!({"scope": "adds"})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    assert_eq!(data(&result)["checks"][0]["passed"], 3);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_plan_and_a_note_written_in_one_server_are_read_by_the_next() {
+    let repo = fixture_copy("verify_py");
+    let store = tempfile::tempdir().unwrap();
+    let first = serve(repo.path(), store.path(), &[]).await;
+    let plan = json!({"explanation": "total is off by one", "plan": [
+        {"step": "fix total", "status": "completed"},
+        {"step": "run the tests", "status": "in_progress"},
+        {"step": "update the changelog", "status": "pending"}]});
+    let saved = call(&first, "call_tool", json!({"name": "todo", "arguments": plan})).await;
+    assert!(!saved.is_error.unwrap_or(false), "{}", text(&saved));
+    call(&first, "edit_file", json!({"path": "calc.py", "old": "sum(prices) - 1", "new": "sum(prices)"}))
+        .await;
+    call(
+        &first,
+        "call_tool",
+        json!({"name": "handoff", "arguments": {"note": "fixed total; tests not run"}}),
+    )
+    .await;
+    let two_in_progress =
+        json!({"plan": [{"step": "a", "status": "in_progress"}, {"step": "b", "status": "in_progress"}]});
+    let refused = call(&first, "call_tool", json!({"name": "todo", "arguments": two_in_progress})).await;
+    assert!(refused.is_error.unwrap_or(false));
+    first.cancel().await.unwrap();
+
+    let second = serve(repo.path(), store.path(), &[]).await;
+    let plan = call(&second, "call_tool", json!({"name": "todo", "arguments": {}})).await;
+    expect![[r#"
+        plan: 1 of 3 steps completed
+        total is off by one
+        [x] fix total
+        [>] run the tests
+        [ ] update the changelog
+    "#]]
+    .assert_eq(&text(&plan));
+    let note = call(&second, "call_tool", json!({"name": "handoff", "arguments": {}})).await;
+    expect![[r#"
+        handoff note:
+        fixed total; tests not run
+        last verify: none in that session
+        changed files: calc.py
+        plan: 2 of 3 steps open
+        [>] run the tests
+        [ ] update the changelog
+    "#]]
+    .assert_eq(&text(&note));
+    second.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn three_identical_failing_calls_nudge_and_the_trace_keeps_every_call() {
+    let repo = fixture_copy("verify_py");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+    let mut texts = Vec::new();
+    for _ in 0..3 {
+        let result = call(&client, "read_file", json!({"path": "missing.py"})).await;
+        assert!(result.is_error.unwrap_or(false));
+        texts.push(text(&result));
+    }
+    assert!(!texts[0].contains("[tack]") && !texts[1].contains("[tack]"), "{texts:?}");
+    assert!(
+        texts[2]
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("[tack] this exact call returned the same result 3 times"),
+        "{}",
+        texts[2]
+    );
+    call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    client.cancel().await.unwrap();
+
+    let traces: Vec<PathBuf> =
+        std::fs::read_dir(store.path().join("state/traces")).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(traces.len(), 1, "one session, one trace: {traces:?}");
+    let trace = std::fs::read_to_string(&traces[0]).unwrap();
+    let records: Vec<Value> =
+        trace.lines().map(|line| serde_json::from_str(line).expect("every line is JSON")).collect();
+    let tools: Vec<&str> = records.iter().map(|r| r["tool"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["read_file", "read_file", "read_file", "done"]);
+    let seqs: Vec<u64> = records.iter().map(|r| r["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, [1, 2, 3, 4]);
+    assert!(records[2]["stall"].as_str().unwrap().starts_with("[tack]"));
+    assert!(records[0]["error"].is_string() && records[0]["tokens"].as_u64().unwrap() > 0);
+    assert_eq!(records[3]["gate"]["done"], false);
+    assert_eq!(records[3]["via"], "call_tool");
+
+    let summary = std::process::Command::new(tack_binary())
+        .args(["trace", "--root"])
+        .arg(repo.path())
+        .arg("--index-dir")
+        .arg(store.path())
+        .output()
+        .unwrap();
+    let summary = String::from_utf8_lossy(&summary.stdout);
+    assert!(summary.contains("4 calls,"), "{summary}");
+    assert!(summary.contains("3 failed calls"), "{summary}");
+    assert!(summary.contains("1 stall nudges"), "{summary}");
+}
+
+#[tokio::test]
+async fn a_hanging_check_stops_at_its_timeout_and_leaves_no_process() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(
+        repo.path().join("tack.toml"),
+        "[[verify.checks]]\nname = \"hang\"\ncommand = \"echo $$ > sh.pid; sleep 1000 & echo $! > child.pid; wait\"\n\
+         timeout_s = 2\n",
+    )
+    .unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+    let started = Instant::now();
+    let result = call(&client, "verify", json!({})).await;
+    assert!(started.elapsed() < Duration::from_secs(20), "verify took {:?}", started.elapsed());
+    let check = &data(&result)["checks"][0];
+    assert_eq!(data(&result)["ok"], false);
+    assert!(check["stopped"].as_str().unwrap().starts_with("timeout after 2s"), "{check}");
+    assert!(text(&result).contains("FAIL hang:"), "{}", text(&result));
+    for file in ["sh.pid", "child.pid"] {
+        let pid: i32 = std::fs::read_to_string(repo.path().join(file)).unwrap().trim().parse().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(!Path::new(&format!("/proc/{pid}")).exists(), "{file} {pid} outlived the timeout");
+    }
+    client.cancel().await.unwrap();
+}

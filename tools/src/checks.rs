@@ -1,0 +1,583 @@
+//! Reading test and lint output into counts and failures: pytest, libtest (`cargo test`),
+//! cargo nextest, and `path:line:col` or rustc-style diagnostics (ruff, flake8, clippy).
+//! Every parser is total: output it does not recognise yields what it could read, never a panic.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// How a check's output is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Pytest,
+    CargoTest,
+    Nextest,
+    Diagnostics,
+    Plain,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pytest => "pytest",
+            Format::CargoTest => "cargo-test",
+            Format::Nextest => "nextest",
+            Format::Diagnostics => "diagnostics",
+            Format::Plain => "plain",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Format::Pytest, Format::CargoTest, Format::Nextest, Format::Diagnostics, Format::Plain]
+            .into_iter()
+            .find(|f| f.name() == name)
+    }
+
+    /// The format a command's output most likely has, from its words.
+    pub fn guess(command: &str) -> Self {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let has = |w: &str| words.iter().any(|x| *x == w || x.ends_with(&format!("/{w}")));
+        if has("pytest") || command.contains("-m pytest") {
+            Format::Pytest
+        } else if has("nextest") {
+            Format::Nextest
+        } else if has("cargo") && has("test") {
+            Format::CargoTest
+        } else if has("ruff") || has("flake8") || has("clippy") || has("mypy") || has("pyflakes") {
+            Format::Diagnostics
+        } else {
+            Format::Plain
+        }
+    }
+}
+
+/// One failing test or diagnostic.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Failure {
+    /// The test's name (pytest node id, libtest path) or the diagnostic's code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// The file, relative to the root, where it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The 1-based line in that file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// The assertion message or diagnostic text.
+    pub message: String,
+}
+
+/// What a parser read from one check's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed {
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub failures: Vec<Failure>,
+    /// Whether the parser recognised the output at all (a summary line or a diagnostic).
+    pub recognised: bool,
+}
+
+pub fn parse(format: Format, output: &str) -> Parsed {
+    match format {
+        Format::Pytest => pytest(output),
+        Format::CargoTest => libtest(output),
+        Format::Nextest => nextest(output),
+        Format::Diagnostics => diagnostics(output),
+        Format::Plain => Parsed::default(),
+    }
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("a valid built-in regex"))
+}
+
+/// Keeps at most `max` characters, cut at a character boundary.
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// pytest's final summary (`1 failed, 3 passed in 0.05s`), its `FAILURES`/`ERRORS` sections
+/// (long or short tracebacks: `path:line: …` frames and `E   ` lines) and its short test
+/// summary (`FAILED node - message`).
+fn pytest(output: &str) -> Parsed {
+    static SUMMARY: OnceLock<Regex> = OnceLock::new();
+    static COUNT: OnceLock<Regex> = OnceLock::new();
+    static SECTION: OnceLock<Regex> = OnceLock::new();
+    static FRAME: OnceLock<Regex> = OnceLock::new();
+    static SHORT: OnceLock<Regex> = OnceLock::new();
+    let summary = re(
+        &SUMMARY,
+        r"^=*\s*((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(?:, )?)+)(?: in [\d.]+s.*)?\s*=*\s*$",
+    );
+    let count = re(&COUNT, r"(\d+) (failed|passed|skipped|errors?|xfailed|xpassed)");
+    let section = re(&SECTION, r"^_{3,} (.+?) _{3,}$");
+    let frame = re(&FRAME, r"^([^\s:][^:]*\.py):(\d+):(?: in (\S+)|\s|$)");
+    let short = re(&SHORT, r"^(FAILED|ERROR) (\S+)(?: - (.*))?$");
+
+    let mut parsed = Parsed::default();
+    for line in output.lines() {
+        if let Some(caps) = summary.captures(line.trim()) {
+            parsed.recognised = true;
+            let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+            for c in count.captures_iter(&caps[1]) {
+                let n: u64 = c[1].parse().unwrap_or(0);
+                match &c[2] {
+                    "passed" | "xpassed" => passed += n,
+                    "failed" | "error" | "errors" => failed += n,
+                    _ => skipped += n,
+                }
+            }
+            parsed.passed = passed;
+            parsed.failed = failed;
+            parsed.skipped = skipped;
+        }
+    }
+
+    // Failure sections: a `____ name ____` header, then frames and `E` lines until the next
+    // header or a `====` rule.
+    let mut sections: Vec<(String, Failure)> = Vec::new();
+    let mut current: Option<(String, Failure, Vec<String>)> = None;
+    let mut in_failures = false;
+    let finish = |current: &mut Option<(String, Failure, Vec<String>)>,
+                  sections: &mut Vec<(String, Failure)>| {
+        if let Some((name, mut failure, messages)) = current.take() {
+            failure.message = clip(&messages.join("\n"), 600);
+            sections.push((name, failure));
+        }
+    };
+    for line in output.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("====") {
+            finish(&mut current, &mut sections);
+            in_failures = trimmed.contains(" FAILURES ") || trimmed.contains(" ERRORS ");
+            continue;
+        }
+        if !in_failures {
+            continue;
+        }
+        if let Some(caps) = section.captures(trimmed) {
+            finish(&mut current, &mut sections);
+            let name = caps[1].trim_start_matches("ERROR at setup of ").trim().to_string();
+            current = Some((name, Failure::default(), Vec::new()));
+            continue;
+        }
+        let Some((name, failure, messages)) = current.as_mut() else { continue };
+        if let Some(caps) = frame.captures(line) {
+            let func = caps.get(3).map(|m| m.as_str());
+            let test_fn = name.rsplit(['.', ':']).next().unwrap_or(name).split('[').next().unwrap_or("");
+            // The frame in the test function itself wins; otherwise keep the first frame
+            // (long tracebacks end with `path:line: AssertionError`, which has no function).
+            if failure.path.is_none() || func == Some(test_fn) {
+                failure.path = Some(caps[1].to_string());
+                failure.line = caps[2].parse().ok();
+            }
+        } else if let Some(message) = line.strip_prefix("E ") {
+            messages.push(message.trim().to_string());
+        }
+    }
+    finish(&mut current, &mut sections);
+
+    // The short summary names each failure by node id; pair it with its section.
+    let mut seen = std::collections::BTreeSet::new();
+    for line in output.lines() {
+        let Some(caps) = short.captures(line.trim_end()) else { continue };
+        let node = caps[2].to_string();
+        if !seen.insert(node.clone()) {
+            continue;
+        }
+        let file = node.split("::").next().unwrap_or(&node).to_string();
+        let func = node.rsplit("::").next().unwrap_or(&node);
+        let from_section = sections
+            .iter()
+            .position(|(name, _)| name == func || name.ends_with(&format!(".{func}")) || name == &node)
+            .map(|i| sections.remove(i).1);
+        let mut failure = from_section.unwrap_or_default();
+        failure.test = Some(node);
+        if failure.path.is_none() {
+            failure.path = Some(file);
+        }
+        if failure.message.is_empty() {
+            failure.message = caps.get(3).map(|m| m.as_str().to_string()).unwrap_or_default();
+        }
+        if failure.message.is_empty() {
+            failure.message = format!("{} (no message)", &caps[1]);
+        }
+        parsed.failures.push(failure);
+    }
+    // Without a short summary (-rN), the sections alone.
+    for (name, mut failure) in sections {
+        failure.test = Some(name);
+        if failure.message.is_empty() {
+            failure.message = "failed (no message)".into();
+        }
+        parsed.failures.push(failure);
+    }
+    if parsed.failed == 0 && !parsed.failures.is_empty() && !parsed.recognised {
+        parsed.failed = parsed.failures.len() as u64;
+    }
+    parsed
+}
+
+/// Panics by thread name: `thread 'x' panicked at path:line:col:` then the message lines
+/// (current Rust), or `thread 'x' panicked at 'message', path:line:col` (before 1.73).
+fn panics(output: &str) -> BTreeMap<String, Failure> {
+    static NEW: OnceLock<Regex> = OnceLock::new();
+    static OLD: OnceLock<Regex> = OnceLock::new();
+    let new = re(&NEW, r"^thread '([^']+)' (?:\(\d+\) )?panicked at ([^:\s]+):(\d+):\d+:$");
+    let old = re(&OLD, r"^thread '([^']+)' panicked at '(.*)', ([^:\s]+):(\d+):\d+$");
+    let mut found = BTreeMap::new();
+    let lines: Vec<&str> = output.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(caps) = new.captures(line) {
+            let message: Vec<&str> = lines[i + 1..]
+                .iter()
+                .take_while(|l| {
+                    !l.is_empty() && !l.starts_with("note: ") && !l.starts_with("stack backtrace")
+                })
+                .take(12)
+                .copied()
+                .collect();
+            found.entry(caps[1].to_string()).or_insert(Failure {
+                test: Some(caps[1].to_string()),
+                path: Some(caps[2].to_string()),
+                line: caps[3].parse().ok(),
+                message: clip(message.join("\n").trim(), 600),
+            });
+        } else if let Some(caps) = old.captures(line) {
+            found.entry(caps[1].to_string()).or_insert(Failure {
+                test: Some(caps[1].to_string()),
+                path: Some(caps[3].to_string()),
+                line: caps[4].parse().ok(),
+                message: clip(&caps[2], 600),
+            });
+        }
+    }
+    found
+}
+
+/// libtest: `test name ... FAILED` lines, the panics in the `---- name stdout ----` sections,
+/// and every `test result:` line summed (one per test binary and for doc tests). A build that
+/// fails before any test runs yields rustc's errors.
+fn libtest(output: &str) -> Parsed {
+    static RESULT: OnceLock<Regex> = OnceLock::new();
+    static FAILED: OnceLock<Regex> = OnceLock::new();
+    let result = re(&RESULT, r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored");
+    let failed_line = re(&FAILED, r"^test (\S+(?: - \S+)*) \.\.\. FAILED$");
+    let mut parsed = Parsed::default();
+    let mut names = Vec::new();
+    for line in output.lines() {
+        if let Some(caps) = result.captures(line) {
+            parsed.recognised = true;
+            parsed.passed += caps[1].parse::<u64>().unwrap_or(0);
+            parsed.failed += caps[2].parse::<u64>().unwrap_or(0);
+            parsed.skipped += caps[3].parse::<u64>().unwrap_or(0);
+        } else if let Some(caps) = failed_line.captures(line) {
+            names.push(caps[1].to_string());
+        }
+    }
+    let mut panics = panics(output);
+    for name in names {
+        let failure = panics.remove(&name).unwrap_or_else(|| Failure {
+            test: Some(name.clone()),
+            message: "failed (no panic message in the output)".into(),
+            ..Failure::default()
+        });
+        parsed.failures.push(failure);
+    }
+    if !parsed.recognised {
+        let build = diagnostics(output);
+        if build.recognised {
+            parsed.failures = build.failures;
+            parsed.recognised = true;
+        }
+    }
+    parsed
+}
+
+/// cargo nextest: `FAIL [ 0.003s] crate::bin name` lines, the panics in their output, and the
+/// `Summary [ … ] N tests run: P passed, F failed, S skipped` line.
+fn nextest(output: &str) -> Parsed {
+    static SUMMARY: OnceLock<Regex> = OnceLock::new();
+    static COUNT: OnceLock<Regex> = OnceLock::new();
+    static FAIL: OnceLock<Regex> = OnceLock::new();
+    let summary = re(&SUMMARY, r"^\s*Summary \[.*?\] +\d+ tests? run: (.*)$");
+    let count = re(&COUNT, r"(\d+) (passed|failed|skipped|timed out)");
+    let fail = re(&FAIL, r"^\s*(?:FAIL|SIGSEGV|SIGABRT|TIMEOUT) \[.*?\] (?:\(\d+/\d+\) )?(\S+) (\S+)\s*$");
+    let mut parsed = Parsed::default();
+    let mut names = Vec::new();
+    for line in output.lines() {
+        if let Some(caps) = summary.captures(line) {
+            parsed.recognised = true;
+            for c in count.captures_iter(&caps[1]) {
+                let n: u64 = c[1].parse().unwrap_or(0);
+                match &c[2] {
+                    "passed" => parsed.passed = n,
+                    "skipped" => parsed.skipped = n,
+                    _ => parsed.failed += n,
+                }
+            }
+        } else if let Some(caps) = fail.captures(line) {
+            let name = caps[2].to_string();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let mut panics = panics(output);
+    for name in names {
+        let failure = panics.remove(&name).unwrap_or_else(|| Failure {
+            test: Some(name.clone()),
+            message: "failed (no panic message in the output)".into(),
+            ..Failure::default()
+        });
+        parsed.failures.push(failure);
+    }
+    parsed
+}
+
+/// Lint diagnostics: `path:line:col: message` (ruff's concise output, flake8, mypy) and
+/// rustc-style blocks (`error[E0308]: message` then ` --> path:line:col`, clippy included).
+fn diagnostics(output: &str) -> Parsed {
+    static FLAT: OnceLock<Regex> = OnceLock::new();
+    static HEAD: OnceLock<Regex> = OnceLock::new();
+    static ARROW: OnceLock<Regex> = OnceLock::new();
+    let flat = re(&FLAT, r"^([^\s:][^:]*):(\d+):(?:(\d+):)? (?:(error|warning|note): )?(.+)$");
+    let head = re(&HEAD, r"^(error|warning)(?:\[([^\]]+)\])?: (.+)$");
+    let arrow = re(&ARROW, r"^\s*--> ([^:]+):(\d+):\d+$");
+    let mut parsed = Parsed::default();
+    let mut pending: Option<(Option<String>, String)> = None;
+    for line in output.lines() {
+        if let Some(caps) = head.captures(line) {
+            pending = Some((caps.get(2).map(|m| m.as_str().to_string()), caps[3].to_string()));
+            continue;
+        }
+        if let Some(caps) = arrow.captures(line) {
+            if let Some((code, message)) = pending.take() {
+                parsed.failures.push(Failure {
+                    test: code,
+                    path: Some(caps[1].to_string()),
+                    line: caps[2].parse().ok(),
+                    message: clip(&message, 600),
+                });
+            }
+            continue;
+        }
+        if let Some(caps) = flat.captures(line) {
+            // A note is a continuation of the diagnostic before it, not a new one.
+            if caps.get(4).is_some_and(|m| m.as_str() == "note") {
+                continue;
+            }
+            let message = caps[5].trim().to_string();
+            let (code, message) = match message.split_once(' ') {
+                Some((code, rest)) if looks_like_code(code) => (Some(code.to_string()), rest.to_string()),
+                _ => (None, message),
+            };
+            parsed.failures.push(Failure {
+                test: code,
+                path: Some(caps[1].to_string()),
+                line: caps[2].parse().ok(),
+                message: clip(&message, 600),
+            });
+        }
+    }
+    parsed.recognised = !parsed.failures.is_empty();
+    parsed.failed = parsed.failures.len() as u64;
+    parsed
+}
+
+/// A lint code such as `F401`, `E501` or `W0611`.
+fn looks_like_code(word: &str) -> bool {
+    let letters = word.chars().take_while(|c| c.is_ascii_uppercase()).count();
+    letters > 0 && word.len() > letters && word[letters..].chars().all(|c| c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::{Expect, expect};
+
+    fn check(format: Format, output: &str, expect: Expect) {
+        let parsed = parse(format, output);
+        let mut text = format!(
+            "passed={} failed={} skipped={} recognised={}\n",
+            parsed.passed, parsed.failed, parsed.skipped, parsed.recognised
+        );
+        for f in &parsed.failures {
+            text.push_str(&format!(
+                "{} @ {}:{} | {}\n",
+                f.test.as_deref().unwrap_or("-"),
+                f.path.as_deref().unwrap_or("-"),
+                f.line.map(|l| l.to_string()).unwrap_or("-".into()),
+                f.message.replace('\n', " / ")
+            ));
+        }
+        expect.assert_eq(&text);
+    }
+
+    #[test]
+    fn pytest_short_tracebacks() {
+        check(
+            Format::Pytest,
+            "..F.                                                                     [100%]
+=================================== FAILURES ===================================
+__________________________________ test_total __________________________________
+tests/test_cart.py:12: in test_total
+    assert total([1, 2]) == 4
+E   assert 3 == 4
+E    +  where 3 = total([1, 2])
+=========================== short test summary info ============================
+FAILED tests/test_cart.py::test_total - assert 3 == 4
+1 failed, 3 passed in 0.05s
+",
+            expect![[r#"
+                passed=3 failed=1 skipped=0 recognised=true
+                tests/test_cart.py::test_total @ tests/test_cart.py:12 | assert 3 == 4 / +  where 3 = total([1, 2])
+            "#]],
+        );
+    }
+
+    #[test]
+    fn pytest_long_tracebacks_in_a_class_with_errors_and_skips() {
+        check(
+            Format::Pytest,
+            "=================================== FAILURES ===================================
+___________________________ TestCart.test_add ___________________________
+
+self = <test_cart.TestCart object at 0x7f>
+
+    def test_add(self):
+>       assert add(1, 1) == 3
+E       assert 2 == 3
+
+tests/test_cart.py:8: AssertionError
+===================== 1 failed, 2 passed, 1 skipped, 1 error in 0.12s =====================
+",
+            expect![[r#"
+                passed=2 failed=2 skipped=1 recognised=true
+                TestCart.test_add @ tests/test_cart.py:8 | assert 2 == 3
+            "#]],
+        );
+    }
+
+    #[test]
+    fn libtest_output_with_two_binaries() {
+        check(
+            Format::CargoTest,
+            "running 4 tests
+test tests::adds ... ok
+test tests::total_is_wrong ... FAILED
+
+failures:
+
+---- tests::total_is_wrong stdout ----
+
+thread 'tests::total_is_wrong' panicked at src/lib.rs:21:9:
+assertion `left == right` failed
+  left: 3
+ right: 4
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+
+failures:
+    tests::total_is_wrong
+
+test result: FAILED. 3 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+running 2 tests
+test result: ok. 2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s
+",
+            expect![[r#"
+                passed=5 failed=1 skipped=1 recognised=true
+                tests::total_is_wrong @ src/lib.rs:21 | assertion `left == right` failed /   left: 3 /  right: 4
+            "#]],
+        );
+    }
+
+    #[test]
+    fn libtest_build_failure_reports_rustc_errors() {
+        check(
+            Format::CargoTest,
+            "   Compiling tiny v0.1.0
+error[E0308]: mismatched types
+ --> src/lib.rs:2:5
+  |
+2 |     \"x\"
+  |     ^^^ expected `u32`, found `&str`
+
+error: could not compile `tiny` (lib) due to 1 previous error
+",
+            expect![[r#"
+                passed=0 failed=0 skipped=0 recognised=true
+                E0308 @ src/lib.rs:2 | mismatched types
+            "#]],
+        );
+    }
+
+    #[test]
+    fn nextest_output() {
+        check(
+            Format::Nextest,
+            "    Starting 4 tests across 1 binary
+        PASS [   0.003s] tiny tests::adds
+        FAIL [   0.004s] tiny tests::total_is_wrong
+--- STDERR:              tiny tests::total_is_wrong ---
+thread 'tests::total_is_wrong' panicked at src/lib.rs:21:9:
+assertion failed: false
+
+     Summary [   0.010s] 4 tests run: 3 passed, 1 failed, 0 skipped
+",
+            expect![[r#"
+                passed=3 failed=1 skipped=0 recognised=true
+                tests::total_is_wrong @ src/lib.rs:21 | assertion failed: false
+            "#]],
+        );
+    }
+
+    #[test]
+    fn lint_diagnostics() {
+        check(
+            Format::Diagnostics,
+            "app/main.py:3:8: F401 [*] `os` imported but unused
+app/main.py:10:1: E302 expected 2 blank lines, found 1
+Found 2 errors.
+warning: this `if` has identical blocks
+  --> src/lib.rs:5:9
+   |
+warning: 1 warning emitted
+",
+            expect![[r#"
+                passed=0 failed=3 skipped=0 recognised=true
+                F401 @ app/main.py:3 | [*] `os` imported but unused
+                E302 @ app/main.py:10 | expected 2 blank lines, found 1
+                - @ src/lib.rs:5 | this `if` has identical blocks
+            "#]],
+        );
+    }
+
+    #[test]
+    fn unknown_output_is_read_as_nothing() {
+        for format in [Format::Pytest, Format::CargoTest, Format::Nextest, Format::Diagnostics, Format::Plain]
+        {
+            let parsed = parse(format, "Segmentation fault\n\u{0}\u{ff}é:::\n____ x ____\nE lone\n");
+            assert_eq!(parsed.passed, 0, "{}", format.name());
+        }
+    }
+
+    #[test]
+    fn formats_are_guessed_from_commands() {
+        assert_eq!(Format::guess("pytest -q"), Format::Pytest);
+        assert_eq!(Format::guess(".venv/bin/python -m pytest tests"), Format::Pytest);
+        assert_eq!(Format::guess("cargo test --workspace"), Format::CargoTest);
+        assert_eq!(Format::guess("cargo nextest run"), Format::Nextest);
+        assert_eq!(Format::guess("ruff check ."), Format::Diagnostics);
+        assert_eq!(Format::guess("cargo clippy -- -D warnings"), Format::Diagnostics);
+        assert_eq!(Format::guess("make check"), Format::Plain);
+    }
+}

@@ -1,0 +1,452 @@
+//! `verify`: runs the repository's checks (`[verify]` in tack.toml, or detected: pytest, `cargo
+//! test`, a configured linter) with the `run` machinery, and reads their output into counts and
+//! failures. Its verdict feeds the session's gate.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::checks::{self, Failure, Format};
+use crate::harness::VerifyRecord;
+use crate::observation::Observation;
+use crate::run::{self, End};
+use crate::session::Session;
+use crate::toolbox::{CallContext, Toolbox};
+
+/// The longest timeout a check may have, in seconds.
+const MAX_TIMEOUT_S: u64 = 3600;
+/// Failures listed per check in the text; all of them stay in the structured result.
+const MAX_LISTED: usize = 20;
+/// Output lines shown for a check whose output was not recognised.
+const TAIL_LINES: usize = 20;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyParams {
+    /// Narrow the checks to a path (a test file or folder) or a test name.
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct VerifyOutput {
+    /// True when every check exited 0.
+    pub ok: bool,
+    pub checks: Vec<CheckResult>,
+    /// True when a verify passed after this session's last write (this one, when ok).
+    pub verified_since_last_edit: bool,
+    /// The handle of every check's full output, for read_output.
+    pub raw_output_handle: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CheckResult {
+    pub name: String,
+    /// The command as run, scope included.
+    pub command: String,
+    /// The exit code; absent when the check was stopped or killed by a signal.
+    pub exit: Option<i32>,
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub failures: Vec<Failure>,
+    /// How the output was read: pytest, cargo-test, nextest, diagnostics or plain.
+    pub format: String,
+    /// Why the check did not finish (`timeout after 60s`, `cancelled`), or why it was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+impl CheckResult {
+    fn ok(&self) -> bool {
+        self.exit == Some(0) || self.stopped.as_deref().is_some_and(|s| s.starts_with("skipped"))
+    }
+}
+
+/// One check to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    pub name: String,
+    pub command: String,
+    pub format: Format,
+    pub timeout_s: u64,
+    /// Set when the scope does not apply to this check: why it is skipped.
+    pub skip: Option<String>,
+}
+
+/// The checks for this repository: the configured ones, else the detected ones.
+pub fn detect(toolbox: &Toolbox) -> Vec<Planned> {
+    let config = &toolbox.config().verify;
+    let default_timeout = config.timeout_s.clamp(1, MAX_TIMEOUT_S);
+    if !config.checks.is_empty() {
+        return config
+            .checks
+            .iter()
+            .map(|c| Planned {
+                name: c.name.clone(),
+                command: c.command.clone(),
+                format: c
+                    .format
+                    .as_deref()
+                    .and_then(Format::from_name)
+                    .unwrap_or_else(|| Format::guess(&c.command)),
+                timeout_s: c.timeout_s.unwrap_or(default_timeout).clamp(1, MAX_TIMEOUT_S),
+                skip: None,
+            })
+            .collect();
+    }
+    let root = toolbox.root().path();
+    let exists = |name: &str| root.join(name).exists();
+    let file_has = |name: &str, needle: &str| {
+        std::fs::read_to_string(root.join(name)).is_ok_and(|text| text.contains(needle))
+    };
+    let mut planned = Vec::new();
+    let mut add = |name: &str, command: String, format: Format| {
+        planned.push(Planned { name: name.into(), command, format, timeout_s: default_timeout, skip: None });
+    };
+    let python = ["pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py"]
+        .iter()
+        .any(|f| exists(f))
+        || root.join("tests").is_dir() && has_python(&root.join("tests"));
+    if python {
+        // A virtualenv in the repository wins over whatever pytest is on PATH.
+        let pytest = [".venv/bin/pytest", "venv/bin/pytest"]
+            .iter()
+            .find(|p| exists(p))
+            .map(|p| format!("./{p}"))
+            .unwrap_or_else(|| "pytest".into());
+        // -rfE lists failures and errors by node id; no cache folder is left in the repository.
+        add("pytest", format!("{pytest} -q -rfE --tb=short -p no:cacheprovider"), Format::Pytest);
+    }
+    if exists("Cargo.toml") {
+        add("cargo test", "cargo test --color never".into(), Format::CargoTest);
+    }
+    if exists("ruff.toml") || exists(".ruff.toml") || file_has("pyproject.toml", "[tool.ruff") {
+        add("ruff", "ruff check --output-format concise".into(), Format::Diagnostics);
+    } else if exists(".flake8") || file_has("setup.cfg", "[flake8]") || file_has("tox.ini", "[flake8]") {
+        add("flake8", "flake8".into(), Format::Diagnostics);
+    }
+    if exists("Cargo.toml") && (exists("clippy.toml") || exists(".clippy.toml")) {
+        add("clippy", "cargo clippy --all-targets --color never -- -D warnings".into(), Format::Diagnostics);
+    }
+    planned
+}
+
+fn has_python(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "py")))
+        .unwrap_or(false)
+}
+
+/// A word for `sh -c`: single-quoted unless it is plainly safe.
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c)) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// Narrows a check to `scope`: a path the check can take, or a test name.
+pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
+    let quoted = shell_quote(scope);
+    if check.command.contains("{scope}") {
+        check.command = check.command.replace("{scope}", &quoted);
+        return check;
+    }
+    match check.format {
+        Format::Pytest if is_path => check.command = format!("{} {quoted}", check.command),
+        Format::Pytest => check.command = format!("{} -k {quoted}", check.command),
+        Format::CargoTest | Format::Nextest => {
+            let test_target = is_path
+                .then(|| scope.strip_prefix("tests/").and_then(|s| s.strip_suffix(".rs")))
+                .flatten()
+                .filter(|s| !s.contains('/'));
+            match test_target {
+                Some(target) => check.command = format!("{} --test {}", check.command, shell_quote(target)),
+                None if is_path => {
+                    check.skip = Some(format!(
+                        "skipped: scope {scope:?} is a path, and {} narrows only to tests/NAME.rs or a test name",
+                        check.name
+                    ))
+                }
+                None if check.command.contains(" -- ") => {
+                    check.command = format!("{} {quoted}", check.command)
+                }
+                None => check.command = format!("{} -- {quoted}", check.command),
+            }
+        }
+        Format::Diagnostics if is_path => check.command = format!("{} {quoted}", check.command),
+        Format::Diagnostics => {
+            check.skip =
+                Some(format!("skipped: scope {scope:?} is a test name, not a path {} can check", check.name))
+        }
+        Format::Plain => {
+            check.skip = Some(format!(
+                "skipped: {} has no {{scope}} placeholder in [verify], so it cannot be narrowed",
+                check.name
+            ))
+        }
+    }
+    check
+}
+
+pub fn verify(toolbox: &Toolbox, session: &Session, params: VerifyParams, ctx: &CallContext) -> Observation {
+    let writes_at_start = session.harness.lock().expect("harness lock").writes();
+    let mut planned = detect(toolbox);
+    if planned.is_empty() {
+        return Observation::error(
+            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py) \
+             and no Cargo.toml, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
+             = \"tests\"\ncommand = \"make test\"",
+        );
+    }
+    let scope = params.scope.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    if let Some(scope) = scope {
+        let is_path = toolbox.root().resolve(scope).is_ok_and(|p| p.abs.exists());
+        let scope = toolbox
+            .root()
+            .resolve(scope)
+            .ok()
+            .filter(|_| is_path)
+            .map(|p| p.rel)
+            .unwrap_or_else(|| scope.to_string());
+        planned = planned.into_iter().map(|c| apply_scope(c, &scope, is_path)).collect();
+    }
+    for check in &planned {
+        if check.skip.is_none()
+            && let Some(rule) = toolbox.denied(&check.command)
+        {
+            return Observation::error(format!(
+                "refused: the check {} ({}) matches the deny rule /{rule}/ ([run] deny in tack.toml); nothing was \
+                 run",
+                check.name, check.command
+            ));
+        }
+    }
+
+    let total = planned.len();
+    let mut results = Vec::new();
+    let mut raw = String::new();
+    for (i, check) in planned.iter().enumerate() {
+        if let Some(reason) = &check.skip {
+            results.push(CheckResult {
+                name: check.name.clone(),
+                command: check.command.clone(),
+                exit: None,
+                passed: 0,
+                failed: 0,
+                skipped: 0,
+                failures: Vec::new(),
+                format: check.format.name().into(),
+                stopped: Some(reason.clone()),
+            });
+            continue;
+        }
+        ctx.progress(i as f64, Some(total as f64), &format!("running {}", check.name));
+        let execution = match run::execute(toolbox.root().path(), &check.command, check.timeout_s, ctx) {
+            Ok(execution) => execution,
+            Err(err) => return Observation::error(format!("cannot run the check {}: {err}", check.name)),
+        };
+        raw.push_str(&format!("$ {}\n{}\n", check.command, execution.status_line()));
+        raw.push_str(&execution.output);
+        if !execution.output.ends_with('\n') {
+            raw.push('\n');
+        }
+        let parsed = checks::parse(check.format, &execution.output);
+        let stopped = match execution.end {
+            End::TimedOut(s) => Some(format!("timeout after {s}s (the process group was killed)")),
+            End::Cancelled => Some("cancelled (the process group was killed)".into()),
+            End::Exited(None, signal) => Some(format!("killed by signal {}", signal.unwrap_or(0))),
+            End::Exited(Some(_), _) => None,
+        };
+        let recognised = parsed.recognised;
+        let exit = execution.exit_code();
+        let mut failures = parsed.failures;
+        if !recognised && exit != Some(0) {
+            // Unknown output: the last lines stand in for a parsed failure.
+            let lines: Vec<&str> = execution.output.lines().filter(|l| !l.trim().is_empty()).collect();
+            let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+            failures.push(Failure {
+                message: if tail.is_empty() { "no output".into() } else { tail },
+                ..Failure::default()
+            });
+        }
+        let cancelled = matches!(execution.end, End::Cancelled);
+        results.push(CheckResult {
+            name: check.name.clone(),
+            command: check.command.clone(),
+            exit,
+            passed: parsed.passed,
+            failed: if recognised || exit == Some(0) { parsed.failed } else { parsed.failed.max(1) },
+            skipped: parsed.skipped,
+            failures,
+            format: if recognised { check.format.name().into() } else { Format::Plain.name().into() },
+            stopped,
+        });
+        if cancelled {
+            break;
+        }
+    }
+    let ok = results.len() == total
+        && results.iter().all(CheckResult::ok)
+        && results.iter().any(|c| c.exit.is_some());
+    let handle = session.outputs.lock().expect("outputs lock").put(raw.clone());
+    let summary = summary_line(&results);
+    let verified = {
+        let mut harness = session.harness.lock().expect("harness lock");
+        harness.record_verify(VerifyRecord { writes_at_start, ok, summary: summary.clone() });
+        harness.verified_since_last_edit()
+    };
+    let text = render(&results, ok, verified, &handle, raw.lines().count());
+    let out =
+        VerifyOutput { ok, checks: results, verified_since_last_edit: verified, raw_output_handle: handle };
+    Observation::ok(text, json!(out))
+}
+
+/// `passed: 3 passed in pytest` or `failed: 3 passed, 1 failed in pytest (tests/t.py::test_x)`.
+fn summary_line(results: &[CheckResult]) -> String {
+    let all_ok = results.iter().all(CheckResult::ok);
+    let parts: Vec<String> = results
+        .iter()
+        .filter(|c| c.exit.is_some() || c.stopped.as_deref().is_some_and(|s| !s.starts_with("skipped")))
+        .map(|c| {
+            let mut part = format!("{}: {}", c.name, counts(c));
+            let names: Vec<&str> = c.failures.iter().filter_map(|f| f.test.as_deref()).take(3).collect();
+            if !c.ok() && !names.is_empty() {
+                part.push_str(&format!(" ({})", names.join(", ")));
+            }
+            part
+        })
+        .collect();
+    format!("{}: {}", if all_ok { "passed" } else { "failed" }, parts.join("; "))
+}
+
+fn counts(check: &CheckResult) -> String {
+    if let Some(stopped) = &check.stopped {
+        return stopped.clone();
+    }
+    match check.format.as_str() {
+        "diagnostics" => format!("{} diagnostics, exit={}", check.failures.len(), check.exit.unwrap_or(-1)),
+        "plain" => format!("exit={} (output not parsed)", check.exit.unwrap_or(-1)),
+        _ => format!(
+            "{} passed, {} failed, {} skipped, exit={}",
+            check.passed,
+            check.failed,
+            check.skipped,
+            check.exit.unwrap_or(-1)
+        ),
+    }
+}
+
+/// The text an agent reads: one verdict line, then per check its status, counts and failures
+/// (location, test, message), then the handle of the raw output and the gate.
+fn render(results: &[CheckResult], ok: bool, verified: bool, handle: &str, raw_lines: usize) -> String {
+    let failing = results.iter().filter(|c| !c.ok()).count();
+    let mut text = if ok {
+        format!("verify: all {} checks passed\n", results.len())
+    } else if failing == 0 {
+        format!(
+            "verify: no check ran: all {} were skipped for this scope, so nothing is verified\n",
+            results.len()
+        )
+    } else {
+        format!("verify: {failing} of {} checks failed\n", results.len())
+    };
+    for check in results {
+        let status = if check.stopped.as_deref().is_some_and(|s| s.starts_with("skipped")) {
+            "SKIP"
+        } else if check.ok() {
+            "ok"
+        } else {
+            "FAIL"
+        };
+        text.push_str(&format!("{status} {}: {}\n  {}\n", check.name, check.command, counts(check)));
+        for failure in check.failures.iter().take(MAX_LISTED) {
+            let place = match (&failure.path, failure.line) {
+                (Some(path), Some(line)) => format!("{path}:{line}"),
+                (Some(path), None) => path.clone(),
+                _ => String::new(),
+            };
+            let head = [place, failure.test.clone().unwrap_or_default()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            if head.is_empty() {
+                text.push_str("  output (last lines):\n");
+            } else {
+                text.push_str(&format!("  {head}\n"));
+            }
+            for line in failure.message.lines() {
+                text.push_str(&format!("    {line}\n"));
+            }
+        }
+        if check.failures.len() > MAX_LISTED {
+            text.push_str(&format!(
+                "  … {} more; all are in the structured result and the raw output\n",
+                check.failures.len() - MAX_LISTED
+            ));
+        }
+    }
+    text.push_str(&format!("raw output: {raw_lines} lines, read_output(handle=\"{handle}\")\n"));
+    if verified {
+        text.push_str("verified since the last edit; done() checks the plan too\n");
+    } else {
+        text.push_str("not verified since the last edit: fix the failures, then call verify again\n");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn planned(command: &str) -> Planned {
+        Planned {
+            name: "t".into(),
+            command: command.into(),
+            format: Format::guess(command),
+            timeout_s: 10,
+            skip: None,
+        }
+    }
+
+    #[test]
+    fn scope_narrows_each_kind_of_check() {
+        let cases = [
+            ("pytest -q", "tests/test_a.py", true, "pytest -q tests/test_a.py"),
+            ("pytest -q", "test_total", false, "pytest -q -k test_total"),
+            ("cargo test", "total_is_wrong", false, "cargo test -- total_is_wrong"),
+            ("cargo test -- --nocapture", "x y", false, "cargo test -- --nocapture 'x y'"),
+            ("cargo test", "tests/api.rs", true, "cargo test --test api"),
+            ("ruff check", "src/a.py", true, "ruff check src/a.py"),
+            ("make test ARGS={scope}", "it's", false, "make test ARGS='it'\\''s'"),
+        ];
+        for (command, scope, is_path, expected) in cases {
+            assert_eq!(apply_scope(planned(command), scope, is_path).command, expected);
+        }
+        assert!(apply_scope(planned("ruff check"), "test_x", false).skip.is_some());
+        assert!(apply_scope(planned("make test"), "x", false).skip.is_some());
+    }
+
+    #[test]
+    fn a_verify_whose_checks_were_all_skipped_says_nothing_ran() {
+        let check = apply_scope(planned("ruff check"), "test_x", false);
+        let result = CheckResult {
+            name: check.name,
+            command: check.command,
+            exit: None,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            failures: Vec::new(),
+            format: "diagnostics".into(),
+            stopped: check.skip,
+        };
+        let text = render(&[result], false, false, "h1", 0);
+        assert!(text.starts_with("verify: no check ran: all 1 were skipped"), "{text}");
+        assert!(text.contains("SKIP t: ruff check\n  skipped: scope \"test_x\" is a test name"), "{text}");
+    }
+}
