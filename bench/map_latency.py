@@ -4,43 +4,22 @@ showing it. Speaks raw JSON-RPC over stdio, so it needs nothing but Python.
 usage: map_latency.py TACK ROOT INDEX_DIR FOCUS EXT [RUNS]
 """
 
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from tack_rpc import Tack
 
 
 def main():
     tack, root, index_dir, focus, ext = sys.argv[1:6]
     runs = int(sys.argv[6]) if len(sys.argv) > 6 else 30
-    proc = subprocess.Popen(
-        [tack, "serve", "--root", root, "--index-dir", index_dir],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "TACK_LOG": "warn"},
-    )
-    next_id = [0]
-
-    def request(method, params):
-        next_id[0] += 1
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": next_id[0], "method": method, "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            msg = json.loads(proc.stdout.readline())
-            if msg.get("id") == next_id[0]:
-                return msg
+    server = Tack(tack, root, index_dir)
 
     def repo_map(args):
-        reply = request("tools/call", {"name": "repo_map", "arguments": args})
-        return reply["result"]["content"][0]["text"]
+        return server.call("repo_map", args)[1]
 
-    request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    proc.stdin.flush()
     repo_map({})  # waits for the index to be ready
 
     def timed(args):
@@ -72,8 +51,7 @@ def main():
         while shown in repo_map({"focus": [name], "tokens": 256}):
             pass
     write_to_map.sort()
-    proc.stdin.close()
-    proc.wait(timeout=30)
+    server.close()
     print(
         f"map_no_focus_p50_ms={no_focus[0]:.1f} map_no_focus_p95_ms={no_focus[1]:.1f} "
         f"map_focus_p50_ms={with_focus[0]:.1f} map_focus_p95_ms={with_focus[1]:.1f} "

@@ -28,41 +28,7 @@ import tokenize
 
 
 
-class Tack:
-    def __init__(self, binary, root, index_dir):
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--root", root, "--index-dir", index_dir, "--profile", "full"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={**os.environ, "TACK_LOG": "warn"},
-        )
-        self.next_id = 0
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        self.proc.stdin.flush()
-
-    def request(self, method, params):
-        self.next_id += 1
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n")
-        self.proc.stdin.flush()
-        while True:
-            msg = json.loads(self.proc.stdout.readline())
-            if msg.get("id") == self.next_id:
-                return msg
-
-    def call(self, tool, args):
-        """The structured result, the text, and the seconds the call took."""
-        started = time.perf_counter()
-        reply = self.request("tools/call", {"name": tool, "arguments": args})
-        elapsed = time.perf_counter() - started
-        result = reply["result"]
-        return result.get("structuredContent"), result["content"][0]["text"], result.get("isError", False), elapsed
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
+from tack_rpc import Tack  # noqa: E402
 
 
 def python_files(root):
@@ -218,7 +184,7 @@ def main():
     def_samples = rng.sample(tokens, args.definitions)
     ref_samples = rng.sample(defs, args.references)
 
-    tack = Tack(args.tack, root, args.index_dir)
+    tack = Tack(args.tack, root, args.index_dir, extra_args=("--profile", "full"))
     # The first call waits for the index; it is not timed.
     tack.call("definition", {"symbol": "JSONDecoder"})
 

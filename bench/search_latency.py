@@ -4,13 +4,11 @@ nothing, a cold first query in a fresh process on a saved index, and warm querie
 usage: search_latency.py TACK ROOT [STARTS] [ROUNDS]
 """
 
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from tack_rpc import Tack
 
 QUERIES = [
     "json decoder fails on a trailing comma",
@@ -26,35 +24,12 @@ QUERIES = [
 ]
 
 
-class Server:
+class Server(Tack):
     def __init__(self, tack, root, store):
-        self.proc = subprocess.Popen(
-            [tack, "serve", "--root", root, "--index-dir", store],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env={**os.environ, "TACK_LOG": "warn"},
-        )
-        self.next_id = 0
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        self.proc.stdin.flush()
-
-    def request(self, method, params):
-        self.next_id += 1
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n")
-        self.proc.stdin.flush()
-        while True:
-            msg = json.loads(self.proc.stdout.readline())
-            if msg.get("id") == self.next_id:
-                return msg
+        super().__init__(tack, root, store)
 
     def call(self, tool, args):
-        t = time.perf_counter()
-        self.request("tools/call", {"name": tool, "arguments": args})
-        return (time.perf_counter() - t) * 1000
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
+        return super().call(tool, args)[3] * 1000
 
 
 def main():

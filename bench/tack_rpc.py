@@ -1,0 +1,44 @@
+"""A minimal MCP client for the benchmarks: starts `tack serve` over stdio and speaks raw
+JSON-RPC, so a benchmark needs nothing but Python."""
+
+import json
+import os
+import subprocess
+import time
+
+
+class Tack:
+    def __init__(self, binary, root, index_dir, extra_args=()):
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--root", root, "--index-dir", index_dir, *extra_args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "TACK_LOG": "warn"},
+        )
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n")
+        self.proc.stdin.flush()
+        while True:
+            msg = json.loads(self.proc.stdout.readline())
+            if msg.get("id") == self.next_id:
+                return msg
+
+    def call(self, tool, args):
+        """The structured result, the text, whether it is an error, and the seconds it took."""
+        started = time.perf_counter()
+        reply = self.request("tools/call", {"name": tool, "arguments": args})
+        elapsed = time.perf_counter() - started
+        result = reply["result"]
+        return result.get("structuredContent"), result["content"][0]["text"], result.get("isError", False), elapsed
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
