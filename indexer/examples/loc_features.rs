@@ -21,7 +21,7 @@ fn main() {
         let (text, _) = TextIndex::open(None).expect("text index");
         text.sync(&root, &snapshot).expect("sync");
         let terms = query_terms(input["query"].as_str().expect("query"));
-        let found = candidates(&snapshot, &text, &terms).expect("candidates");
+        let found = candidates(&snapshot, &text, &terms, true).expect("candidates");
         let rows: Vec<Value> = found
             .iter()
             .map(|c| {

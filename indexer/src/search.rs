@@ -127,11 +127,14 @@ pub fn is_test_path(path: &str) -> bool {
 }
 
 /// Every file matching the query, with its features. Files are candidates when a field matches
-/// or when they neighbour one of the ten strongest lexical matches.
+/// or when they neighbour one of the ten strongest lexical matches. The personalized PageRank
+/// (a power iteration over every edge) is computed only when `with_pagerank` asks for it: with
+/// the chosen weight of 0 a query should not pay for it; the tuning dump does.
 pub fn candidates(
     snapshot: &Snapshot,
     text: &TextIndex,
     terms: &[String],
+    with_pagerank: bool,
 ) -> tantivy::Result<Vec<Candidate>> {
     let fields = text.fields();
     let body = text.field_scores(fields.body, terms)?;
@@ -161,7 +164,11 @@ pub fn candidates(
     let weight = |_src: u32, edge: &crate::graph::Edge| {
         if ident_ids.contains(&edge.ident) { edge.weight * 10.0 } else { edge.weight }
     };
-    let (rank, _) = graph.pagerank(&personalization, &weight);
+    let rank = if with_pagerank {
+        graph.pagerank(&personalization, &weight).0
+    } else {
+        vec![0.0; graph.files.len()]
+    };
     let max_rank = rank.iter().cloned().fold(f64::MIN_POSITIVE, f64::max);
 
     let lexical = |p: &str| get(&body, p, nb) + get(&defs, p, nd);

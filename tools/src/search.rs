@@ -159,8 +159,8 @@ fn ranked(
     limit: usize,
 ) -> Result<Observation, String> {
     let text = toolbox.text_index(snapshot)?;
-    let found = candidates(snapshot, &text, terms).map_err(|err| err.to_string())?;
     let weights = Weights::for_terms(terms);
+    let found = candidates(snapshot, &text, terms, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
     let mut scored: Vec<(f64, &tack_indexer::search::Candidate)> = found
         .iter()
         .filter(|c| scope.admits(&c.path))
