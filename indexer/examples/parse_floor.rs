@@ -1,6 +1,7 @@
 //! The parse-only floor for the indexing benchmark: walk the root with tack's filter, read each
-//! source file and parse it with tree-sitter on the same thread pool the indexer uses, and
-//! nothing else. `cargo run --release -p tack-indexer --example parse_floor -- ROOT`
+//! source file and parse it with tree-sitter on the same thread pool the indexer uses, in the
+//! indexer's order (largest first), and nothing else.
+//! `cargo run --release -p tack-indexer --example parse_floor -- ROOT`
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -16,19 +17,25 @@ fn main() {
     let root = root.canonicalize().expect("root exists");
     let started = Instant::now();
     let filter = Filter::new(&root, &[]).expect("filter");
-    let files: Vec<(PathBuf, Lang)> = filter
+    let mut files: Vec<(PathBuf, u64, Lang)> = filter
         .builder(&root)
         .build()
         .flatten()
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .filter_map(|e| Lang::from_path(e.path()).map(|lang| (e.into_path(), lang)))
+        .filter_map(|e| {
+            let lang = Lang::from_path(e.path())?;
+            let size = e.metadata().ok()?.len();
+            Some((e.into_path(), size, lang))
+        })
         .collect();
+    // The same schedule as the indexer: largest files first.
+    files.sort_unstable_by_key(|f| std::cmp::Reverse(f.1));
     thread_local! {
         static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
     }
     let bytes: usize = files
         .par_iter()
-        .map(|(path, lang)| {
+        .map(|(path, _, lang)| {
             let Ok(data) = std::fs::read(path) else { return 0 };
             if data.len() as u64 > tack_indexer::index::MAX_PARSE_BYTES {
                 return 0;

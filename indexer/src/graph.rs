@@ -1,10 +1,10 @@
 //! The definition/reference graph over files, weighted the way Aider's repository map weighs
 //! it, and a personalized PageRank over it whose rank is then spread onto definitions.
 
-use std::collections::HashMap;
-
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::index::Snapshot;
 use crate::symbols::{DefKind, RefKind};
@@ -36,11 +36,11 @@ pub struct SymbolGraph {
     pub graph: DiGraph<u32, Edge>,
     /// Identifier `i` is `idents[i]`.
     pub idents: Vec<String>,
-    ident_ids: HashMap<String, u32>,
+    ident_ids: FxHashMap<String, u32>,
     /// For each identifier, the files that define it.
-    pub definers: HashMap<u32, Vec<u32>>,
+    pub definers: FxHashMap<u32, Vec<u32>>,
     /// For each identifier, the files that reference it.
-    pub referencers: HashMap<u32, Vec<u32>>,
+    pub referencers: FxHashMap<u32, Vec<u32>>,
 }
 
 /// How much one reference counts, by kind: a call, an import, a base class or a type use says
@@ -83,9 +83,9 @@ impl SymbolGraph {
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
         let entries: Vec<&crate::index::FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
         let mut idents: Vec<String> = Vec::new();
-        let mut ident_ids: HashMap<String, u32> = HashMap::new();
+        let mut ident_ids: FxHashMap<String, u32> = FxHashMap::default();
         // For each identifier, the files defining it and which kinds of definition they hold.
-        let mut defined: HashMap<u32, Vec<(u32, Vec<DefKind>)>> = HashMap::new();
+        let mut defined: FxHashMap<u32, Vec<(u32, Vec<DefKind>)>> = FxHashMap::default();
         for (file_idx, entry) in entries.iter().enumerate() {
             for def in &entry.symbols.defs {
                 let id = *ident_ids.entry(def.name.clone()).or_insert_with(|| {
@@ -104,17 +104,28 @@ impl SymbolGraph {
             }
         }
 
-        // Weighted reference counts per (identifier, referencing file), by kind of use.
-        let mut counts: HashMap<u32, Vec<(u32, [f64; N_REF_KINDS])>> = HashMap::new();
-        for (file_idx, entry) in entries.iter().enumerate() {
-            let mut per_file: HashMap<u32, [f64; N_REF_KINDS]> = HashMap::new();
-            for r in &entry.symbols.refs {
-                if let Some(&id) = ident_ids.get(entry.symbols.ref_name(r)) {
-                    per_file.entry(id).or_insert([0.0; N_REF_KINDS])[r.kind as usize] += ref_weight(r.kind);
+        // Weighted reference counts per (identifier, referencing file), by kind of use; files
+        // are counted in parallel, then merged in file order.
+        let per_file: Vec<Vec<(u32, [f64; N_REF_KINDS])>> = entries
+            .par_iter()
+            .map(|entry| {
+                // A file's names are distinct: look each up once, then count by name index.
+                let ids: Vec<Option<u32>> =
+                    entry.symbols.names.iter().map(|n| ident_ids.get(n.as_str()).copied()).collect();
+                let mut per_file: FxHashMap<u32, [f64; N_REF_KINDS]> = FxHashMap::default();
+                for r in &entry.symbols.refs {
+                    if let Some(id) = ids[r.name as usize] {
+                        per_file.entry(id).or_insert([0.0; N_REF_KINDS])[r.kind as usize] +=
+                            ref_weight(r.kind);
+                    }
                 }
-            }
-            let mut per_file: Vec<(u32, [f64; N_REF_KINDS])> = per_file.into_iter().collect();
-            per_file.sort_by_key(|(id, _)| *id);
+                let mut per_file: Vec<(u32, [f64; N_REF_KINDS])> = per_file.into_iter().collect();
+                per_file.sort_unstable_by_key(|(id, _)| *id);
+                per_file
+            })
+            .collect();
+        let mut counts: FxHashMap<u32, Vec<(u32, [f64; N_REF_KINDS])>> = FxHashMap::default();
+        for (file_idx, per_file) in per_file.into_iter().enumerate() {
             for (id, n) in per_file {
                 counts.entry(id).or_default().push((file_idx as u32, n));
             }
@@ -124,7 +135,7 @@ impl SymbolGraph {
         for i in 0..files.len() {
             graph.add_node(i as u32);
         }
-        let mut referencers: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut referencers: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         let mut ids: Vec<&u32> = defined.keys().collect();
         ids.sort();
         for &id in ids {

@@ -203,6 +203,8 @@ impl Index {
             candidates.push((rel.replace('\\', "/"), entry.path().to_path_buf(), lang, meta.len(), mtime_ns));
         }
 
+        // Largest first, so no thread is left parsing one big file while the others idle.
+        candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.3));
         let total = candidates.len();
         let done = AtomicU64::new(0);
         let parsed = AtomicU64::new(0);

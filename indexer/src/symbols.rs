@@ -2,7 +2,9 @@
 //! lines) and references (with their kind and enclosing definition), from the tags queries.
 //! A file with syntax errors still yields whatever parses.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
@@ -236,20 +238,36 @@ fn roles(lang: Lang) -> &'static [Role] {
     &all[lang as usize]
 }
 
-/// Interns strings into a file's `names`.
-struct Interner {
-    names: Vec<String>,
-    index: HashMap<String, u32>,
+/// Interns strings into a file's `names`. Text that is a slice of the source is borrowed until
+/// the end, so each distinct name is copied once.
+#[derive(Default)]
+struct Interner<'a> {
+    index: FxHashMap<Cow<'a, str>, u32>,
 }
 
-impl Interner {
+impl<'a> Interner<'a> {
+    /// A slice of the source.
+    fn source(&mut self, text: &'a str) -> u32 {
+        let next = self.index.len() as u32;
+        *self.index.entry(Cow::Borrowed(text)).or_insert(next)
+    }
+
+    /// Any other text: copied only when new.
     fn id(&mut self, text: &str) -> u32 {
         if let Some(&id) = self.index.get(text) {
             return id;
         }
-        self.names.push(text.to_string());
-        self.index.insert(text.to_string(), self.names.len() as u32 - 1);
-        self.names.len() as u32 - 1
+        let next = self.index.len() as u32;
+        self.index.insert(Cow::Owned(text.to_string()), next);
+        next
+    }
+
+    fn into_names(self) -> Vec<String> {
+        let mut names = vec![String::new(); self.index.len()];
+        for (text, id) in self.index {
+            names[id as usize] = text.into_owned();
+        }
+        names
     }
 }
 
@@ -273,16 +291,18 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
 
     // Definition nodes (by node id) with their name node and kind; reference identifiers with
     // the most specific kind any pattern gave them; what name resolution needs.
+    // References are kept as (start byte, node, kind), one per matching pattern; sorting them
+    // once afterwards is cheaper than a map lookup per match.
     let mut def_nodes: Vec<(Node, Node, DefKind)> = Vec::new();
-    let mut def_seen: HashMap<usize, usize> = HashMap::new();
-    let mut ref_nodes: HashMap<usize, (Node, RefKind)> = HashMap::new();
+    let mut def_seen: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut ref_nodes: Vec<(u32, Node, RefKind)> = Vec::new();
     let mut scope_nodes: Vec<Node> = Vec::new();
     let mut bind_nodes: Vec<(Node, BindKindOf, Option<String>)> = Vec::new();
-    let mut bind_seen: HashMap<usize, usize> = HashMap::new();
+    let mut bind_seen: FxHashMap<usize, usize> = FxHashMap::default();
     let mut import_nodes: Vec<Node> = Vec::new();
     let mut impl_nodes: Vec<Node> = Vec::new();
     let mut export_nodes: Vec<Node> = Vec::new();
-    let mut qualifier_of: HashMap<usize, (Node, bool)> = HashMap::new();
+    let mut qualifier_of: FxHashMap<usize, (Node, bool)> = FxHashMap::default();
     while let Some(m) = matches.next() {
         let mut name_node = None;
         let mut def: Option<(Node, DefKind)> = None;
@@ -350,16 +370,12 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
                 }
             }
         } else if let Some(kind) = reference {
-            let entry = ref_nodes.entry(name_node.id()).or_insert((name_node, kind));
-            if kind > entry.1 {
-                entry.1 = kind;
-            }
+            ref_nodes.push((name_node.start_byte() as u32, name_node, kind));
         }
     }
 
     def_nodes.sort_by_key(|(node, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
-    let name_ids: std::collections::HashSet<usize> = def_nodes.iter().map(|(_, name, _)| name.id()).collect();
-    let lines: Vec<&str> = source.lines().collect();
+    let name_ids: FxHashSet<usize> = def_nodes.iter().map(|(_, name, _)| name.id()).collect();
 
     // Parents by a sweep over nested spans, then qualified names from the parent chain.
     let mut defs: Vec<Def> = Vec::with_capacity(def_nodes.len());
@@ -378,8 +394,9 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         let container = container_name(lang, *node, bytes);
         let kind = refine_kind(lang, *node, *kind);
         let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
-        let line = node.start_position().row as u32 + 1;
-        let header = lines.get(line as usize - 1).map(|l| cut(l.trim_end(), 200)).unwrap_or_default();
+        let start = node.start_position();
+        let line = start.row as u32 + 1;
+        let header = cut(line_at(source, node.start_byte() - start.column).trim_end(), 200);
         defs.push(Def {
             name,
             qualified,
@@ -409,7 +426,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         def: NONE,
     });
     let mut open: Vec<u32> = vec![0];
-    let def_by_span: HashMap<(u32, u32), u32> =
+    let def_by_span: FxHashMap<(u32, u32), u32> =
         defs.iter().enumerate().map(|(i, d)| ((d.start_byte, d.end_byte), i as u32)).collect();
     for node in &scope_nodes {
         let (start, end) = (Pos::of(node.start_position()), Pos::of(node.end_position()));
@@ -428,7 +445,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         open.push(scopes.len() as u32 - 1);
     }
 
-    let mut interner = Interner { names: Vec::new(), index: HashMap::new() };
+    let mut interner = Interner::default();
     // Import statements by span: a name inside one is an import (a binary search, where
     // walking up the tree from every name would cost a parent lookup per level).
     import_nodes.sort_by_key(|n| n.start_byte());
@@ -440,10 +457,20 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         i > 0 && import_spans[i - 1].1 > byte
     };
 
-    // References in source order, each with its innermost enclosing definition.
-    let mut ref_list: Vec<(Node, RefKind)> =
-        ref_nodes.into_values().filter(|(node, _)| !name_ids.contains(&node.id())).collect();
-    ref_list.sort_by_key(|(node, _)| node.start_byte());
+    // References in source order, each with its innermost enclosing definition and the most
+    // specific kind any pattern gave it; a definition's own name is not a reference.
+    ref_nodes.sort_unstable_by_key(|(start, node, _)| (*start, node.id()));
+    let mut ref_list: Vec<(Node, RefKind)> = Vec::with_capacity(ref_nodes.len());
+    let mut last_id = None;
+    for (_, node, kind) in ref_nodes {
+        if last_id == Some(node.id()) {
+            let merged = ref_list.last_mut().expect("a reference was kept");
+            merged.1 = merged.1.max(kind);
+        } else if !name_ids.contains(&node.id()) {
+            last_id = Some(node.id());
+            ref_list.push((node, kind));
+        }
+    }
     let mut refs = Vec::with_capacity(ref_list.len());
     let mut stack: Vec<usize> = Vec::new();
     let mut next_def = 0;
@@ -471,7 +498,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         } else {
             kind
         };
-        let id = interner.id(text);
+        let id = interner.source(text);
         let qualifier = if importing {
             names::qualifier(lang, node, bytes)
         } else {
@@ -528,10 +555,14 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             }
             scope = class;
         }
-        let text = if *kind == names::BindKind::SelfParam { "self" } else { node_text(*ident, bytes) };
+        let name = if *kind == names::BindKind::SelfParam {
+            interner.source("self")
+        } else {
+            interner.source(node_text(*ident, bytes))
+        };
         let at = ident.start_position();
         bindings.push(Binding {
-            name: interner.id(text),
+            name,
             scope,
             line: at.row as u32 + 1,
             column: at.column as u32 + 1,
@@ -586,7 +617,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     FileSymbols {
         defs,
         refs,
-        names: interner.names,
+        names: interner.into_names(),
         syntax_issues,
         scopes,
         bindings,
@@ -599,6 +630,12 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
 type BindKindOf = names::BindKind;
 
 use names::node_text;
+
+/// The source line starting at byte `start`, without its line break.
+fn line_at(source: &str, start: usize) -> &str {
+    let rest = source.get(start..).unwrap_or("");
+    rest.split('\n').next().unwrap_or("")
+}
 
 fn cut(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {

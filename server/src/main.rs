@@ -182,9 +182,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
+            // The graph (for the edge count) and the save are independent: run them together.
             let snapshot = index.snapshot();
-            let edges = snapshot.graph().n_edges();
-            save(&toolbox);
+            let edges = std::thread::scope(|scope| {
+                scope.spawn(|| save(&toolbox));
+                snapshot.graph().n_edges()
+            });
             println!(
                 "{} files, {} symbols, {} references, {} edges in {:.2} s ({} parsed, {} reused)",
                 stats.files,
@@ -195,6 +198,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 stats.parsed,
                 stats.reused
             );
+            // Everything is saved: let the process exit free the index, not a walk over it.
+            std::mem::forget(snapshot);
+            std::mem::forget(toolbox);
             Ok(ExitCode::SUCCESS)
         }
         Command::Trace { session, root } => {
