@@ -79,20 +79,15 @@ impl Lang {
     }
 
     /// The extraction query: the tags and names queries compiled as one, so one pass over the
-    /// tree yields both. Compiled once per process.
+    /// tree yields both. Compiled once per process, when the language is first met.
     pub fn query(self) -> &'static Query {
-        static QUERIES: OnceLock<Vec<Query>> = OnceLock::new();
-        let queries = QUERIES.get_or_init(|| {
-            LANGS
-                .iter()
-                .map(|spec| {
-                    Query::new(&(spec.grammar)(), &spec.source()).unwrap_or_else(|err| {
-                        panic!("queries/{}/{{tags,names}}.scm do not compile: {err}", spec.name)
-                    })
-                })
-                .collect()
-        });
-        &queries[self as usize]
+        static QUERIES: [OnceLock<Query>; LANGS.len()] = [const { OnceLock::new() }; LANGS.len()];
+        QUERIES[self as usize].get_or_init(|| {
+            let spec = self.spec();
+            Query::new(&(spec.grammar)(), &spec.source()).unwrap_or_else(|err| {
+                panic!("queries/{}/{{tags,names}}.scm do not compile: {err}", spec.name)
+            })
+        })
     }
 }
 
@@ -110,6 +105,8 @@ mod tests {
             }
             let joined = Query::new(&(spec.grammar)(), &spec.source());
             assert!(joined.is_ok(), "queries/{} joined: {:?}", spec.name, joined.err());
+            // Panics on a predicate the extractor does not know.
+            crate::symbols::top_level_captures(spec.lang);
         }
     }
 

@@ -228,14 +228,40 @@ fn is_noise(lang: Lang, name: &str) -> bool {
 
 /// The role of each capture of a language's query, by capture index, computed once.
 fn roles(lang: Lang) -> &'static [Role] {
-    static ROLES: std::sync::OnceLock<Vec<Vec<Role>>> = std::sync::OnceLock::new();
-    let all = ROLES.get_or_init(|| {
-        crate::lang::LANGS
-            .iter()
-            .map(|spec| spec.lang.query().capture_names().iter().map(|c| Role::from_capture(c)).collect())
+    use std::sync::OnceLock;
+    const N: usize = crate::lang::LANGS.len();
+    static ROLES: [OnceLock<Vec<Role>>; N] = [const { OnceLock::new() }; N];
+    ROLES[lang as usize]
+        .get_or_init(|| lang.query().capture_names().iter().map(|c| Role::from_capture(c)).collect())
+}
+
+/// For each pattern of a language's query, the capture its `(#top-level? @capture)` predicate
+/// names, if it has one: the captured node must begin a statement or item of the file itself
+/// (a child of the root), not one nested in a block. Any other unknown predicate is a mistake
+/// in the query files.
+pub(crate) fn top_level_captures(lang: Lang) -> &'static [Option<u32>] {
+    use std::sync::OnceLock;
+    use tree_sitter::QueryPredicateArg;
+    const N: usize = crate::lang::LANGS.len();
+    static TOP: [OnceLock<Vec<Option<u32>>>; N] = [const { OnceLock::new() }; N];
+    TOP[lang as usize].get_or_init(|| {
+        let query = lang.query();
+        (0..query.pattern_count())
+            .map(|pattern| {
+                let mut top = None;
+                for predicate in query.general_predicates(pattern) {
+                    match (&*predicate.operator, &*predicate.args) {
+                        ("top-level?", [QueryPredicateArg::Capture(capture)]) => top = Some(*capture),
+                        (operator, _) => panic!(
+                            "queries/{}: unknown predicate #{operator} (tack knows #top-level? @capture)",
+                            lang.name()
+                        ),
+                    }
+                }
+                top
+            })
             .collect()
-    });
-    &all[lang as usize]
+    })
 }
 
 /// Interns strings into a file's `names`. Text that is a slice of the source is borrowed until
@@ -303,7 +329,21 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let mut impl_nodes: Vec<Node> = Vec::new();
     let mut export_nodes: Vec<Node> = Vec::new();
     let mut qualifier_of: FxHashMap<usize, (Node, bool)> = FxHashMap::default();
+    let top_level = top_level_captures(lang);
+    let mut top_starts: Option<Vec<u32>> = None;
     while let Some(m) = matches.next() {
+        if let Some(capture) = top_level[m.pattern_index] {
+            let starts = top_starts.get_or_insert_with(|| {
+                let root = tree.root_node();
+                let mut cursor = root.walk();
+                root.children(&mut cursor).map(|c| c.start_byte() as u32).collect()
+            });
+            let top =
+                |c: &tree_sitter::QueryCapture| starts.binary_search(&(c.node.start_byte() as u32)).is_ok();
+            if !m.captures().iter().filter(|c| c.index == capture).all(top) {
+                continue;
+            }
+        }
         let mut name_node = None;
         let mut def: Option<(Node, DefKind)> = None;
         let mut reference: Option<RefKind> = None;
@@ -380,6 +420,9 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     // Parents by a sweep over nested spans, then qualified names from the parent chain.
     let mut defs: Vec<Def> = Vec::with_capacity(def_nodes.len());
     let mut stack: Vec<usize> = Vec::new();
+    // Rust doc comments, found once per parent for all its children.
+    let mut doc_parents: FxHashSet<usize> = FxHashSet::default();
+    let mut rust_docs: FxHashMap<usize, &str> = FxHashMap::default();
     for (i, (node, name_node, kind)) in def_nodes.iter().enumerate() {
         while let Some(&top) = stack.last() {
             if def_nodes[top].0.end_byte() >= node.end_byte()
@@ -391,8 +434,10 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         }
         let parent = stack.last().copied();
         let name = node_text(*name_node, bytes).to_string();
-        let container = container_name(lang, *node, bytes);
-        let kind = refine_kind(lang, *node, *kind);
+        // `parent()` searches down from the root: ask once per definition.
+        let parent_node = node.parent();
+        let container = container_name(lang, parent_node, bytes);
+        let kind = refine_kind(lang, parent_node, *kind);
         let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
         let start = node.start_position();
         let line = start.row as u32 + 1;
@@ -407,7 +452,15 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             end_byte: node.end_byte() as u32,
             header,
             signature: signature(lang, *node, bytes),
-            doc: doc_line(lang, *node, bytes),
+            doc: match lang {
+                Lang::Python => python_doc(*node, bytes),
+                Lang::Rust => parent_node.and_then(|p| {
+                    if doc_parents.insert(p.id()) {
+                        rust_child_docs(p, bytes, &mut rust_docs);
+                    }
+                    rust_docs.get(&node.id()).map(|line| cut(line, 200))
+                }),
+            },
             parent: parent.map(|p| p as u32),
         });
         stack.push(i);
@@ -645,16 +698,16 @@ fn cut(text: &str, max_chars: usize) -> String {
 }
 
 /// Methods: a Python function directly in a class body, a Rust function in an impl or trait.
-fn refine_kind(lang: Lang, node: Node, kind: DefKind) -> DefKind {
+/// `parent` is the definition node's parent.
+fn refine_kind(lang: Lang, parent: Option<Node>, kind: DefKind) -> DefKind {
     if kind != DefKind::Function {
         return kind;
     }
     let container = match lang {
-        Lang::Python => node
-            .parent()
+        Lang::Python => parent
             .and_then(|p| if p.kind() == "decorated_definition" { p.parent() } else { Some(p) })
             .and_then(|block| block.parent()),
-        Lang::Rust => node.parent().filter(|p| p.kind() == "declaration_list").and_then(|p| p.parent()),
+        Lang::Rust => parent.filter(|p| p.kind() == "declaration_list").and_then(|p| p.parent()),
     };
     match container.map(|c| c.kind()) {
         Some("class_definition" | "impl_item" | "trait_item") => DefKind::Method,
@@ -664,11 +717,11 @@ fn refine_kind(lang: Lang, node: Node, kind: DefKind) -> DefKind {
 
 /// For a Rust item inside `impl Type`, the type's name (generics dropped); impl blocks are not
 /// definitions themselves, so their name comes from here.
-fn container_name(lang: Lang, node: Node, bytes: &[u8]) -> Option<String> {
+fn container_name(lang: Lang, parent: Option<Node>, bytes: &[u8]) -> Option<String> {
     if lang != Lang::Rust {
         return None;
     }
-    let impl_item = node.parent().filter(|p| p.kind() == "declaration_list")?.parent()?;
+    let impl_item = parent.filter(|p| p.kind() == "declaration_list")?.parent()?;
     if impl_item.kind() != "impl_item" {
         return None;
     }
@@ -719,39 +772,44 @@ fn signature(lang: Lang, node: Node, bytes: &[u8]) -> String {
     cut(&sig, 300)
 }
 
-/// The first line of a Python docstring or of a Rust `///` comment block.
-fn doc_line(lang: Lang, node: Node, bytes: &[u8]) -> Option<String> {
-    let raw = match lang {
-        Lang::Python => {
-            let body = node.child_by_field_name("body")?;
-            let first = body.named_child(0)?;
-            if first.kind() != "expression_statement" {
-                return None;
-            }
-            let string = first.named_child(0).filter(|s| s.kind() == "string")?;
-            node_text(string, bytes)
-                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-                .trim_matches(|c| c == '"' || c == '\'')
-                .to_string()
-        }
-        Lang::Rust => {
-            let mut docs: Vec<&str> = Vec::new();
-            let mut prev = node.prev_sibling();
-            while let Some(p) = prev {
-                match p.kind() {
-                    "line_comment" if node_text(p, bytes).starts_with("///") => {
-                        docs.push(node_text(p, bytes).trim_start_matches('/').trim());
-                    }
-                    "attribute_item" => {}
-                    _ => break,
-                }
-                prev = p.prev_sibling();
-            }
-            docs.into_iter().rev().find(|l| !l.is_empty())?.to_string()
-        }
-    };
+/// The first line of a Python docstring.
+fn python_doc(node: Node, bytes: &[u8]) -> Option<String> {
+    let body = node.child_by_field_name("body")?;
+    let first = body.named_child(0)?;
+    if first.kind() != "expression_statement" {
+        return None;
+    }
+    let string = first.named_child(0).filter(|s| s.kind() == "string")?;
+    let raw = node_text(string, bytes)
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        .trim_matches(|c| c == '"' || c == '\'');
     let line = raw.lines().map(str::trim).find(|l| !l.is_empty())?;
     Some(cut(line, 200))
+}
+
+/// The Rust doc comment of each child of `parent` that has one, by child node id: the first
+/// non-empty line of the `///` run (attributes may sit in it) right before the child. One pass
+/// over the children, where asking each definition for its previous siblings would search the
+/// tree from the root once per comment line.
+fn rust_child_docs<'a>(parent: Node, bytes: &'a [u8], out: &mut FxHashMap<usize, &'a str>) {
+    let mut first: Option<&'a str> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        match child.kind() {
+            "line_comment" if node_text(child, bytes).starts_with("///") => {
+                let line = node_text(child, bytes).trim_start_matches('/').trim();
+                if first.is_none() && !line.is_empty() {
+                    first = Some(line);
+                }
+            }
+            "attribute_item" => {}
+            _ => {
+                if let Some(line) = first.take() {
+                    out.insert(child.id(), line);
+                }
+            }
+        }
+    }
 }
 
 fn count_issues(node: Node) -> u32 {
@@ -919,6 +977,16 @@ const PI: f64 = 3.14;
         ] {
             assert!(got.contains(&expected.to_string()), "missing {expected:?} in {got:#?}");
         }
+    }
+
+    #[test]
+    fn only_assignments_of_the_file_itself_are_constants_and_exports() {
+        let src = "A = 1\nif X:\n    B = 2\nclass K:\n    C = 3\ndef f():\n    D = 4\n    __all__ = ['f']\nE = F = 5\n__all__ = ['A']\n__all__ += ('E',)\n";
+        let fs = extract(Lang::Python, src);
+        let constants: Vec<&str> =
+            fs.defs.iter().filter(|d| d.kind == DefKind::Constant).map(|d| d.qualified.as_str()).collect();
+        assert_eq!(constants, ["A", "E", "__all__"]);
+        assert_eq!(fs.exports, Some(vec!["A".to_string(), "E".to_string()]));
     }
 
     #[test]

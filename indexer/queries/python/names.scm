@@ -65,15 +65,15 @@
   arguments: (argument_list (keyword_argument name: (identifier) @qualified.argument)))
 
 ; `__all__ = [...]` lists what `from module import *` brings.
-(module
-  (expression_statement
-    (assignment
-      left: (identifier) @_all
-      right: [(list) (tuple)] @exports))
-  (#eq? @_all "__all__"))
-(module
-  (expression_statement
-    (augmented_assignment
-      left: (identifier) @_all
-      right: [(list) (tuple)] @exports))
-  (#eq? @_all "__all__"))
+((expression_statement
+  (assignment
+    left: (identifier) @_all
+    right: [(list) (tuple)] @exports) @_assignment)
+  (#eq? @_all "__all__")
+  (#top-level? @_assignment))
+((expression_statement
+  (augmented_assignment
+    left: (identifier) @_all
+    right: [(list) (tuple)] @exports) @_assignment)
+  (#eq? @_all "__all__")
+  (#top-level? @_assignment))

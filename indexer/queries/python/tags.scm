@@ -6,10 +6,12 @@
 (function_definition
   name: (identifier) @name) @definition.function
 
-(module
-  (expression_statement
-    (assignment
-      left: (identifier) @name) @definition.constant))
+; `(#top-level? @x)`: `x` begins a statement of the file itself, not of a block. (Cheaper
+; than rooting the pattern at `module`, which keeps a match open across the whole file.)
+((expression_statement
+  (assignment
+    left: (identifier) @name) @definition.constant)
+  (#top-level? @definition.constant))
 
 ; References, most specific first. One identifier can match several patterns; the extractor
 ; keeps the most specific kind: call, method call, inheritance, type, attribute, then any
