@@ -335,18 +335,18 @@ fn parse_entry(
 fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-    let body = postcard::to_stdvec(&entries).map_err(std::io::Error::other)?;
     let root_bytes = root.as_os_str().as_encoded_bytes();
     let tmp = dir.join(format!("index.bin.tmp{}", std::process::id()));
     {
-        let mut file = std::fs::File::create(&tmp)?;
+        // Serialized straight into the file: no second copy of the index in memory.
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
         file.write_all(MAGIC)?;
         file.write_all(&FORMAT_VERSION.to_le_bytes())?;
         file.write_all(&queries_fingerprint())?;
         file.write_all(&(root_bytes.len() as u32).to_le_bytes())?;
         file.write_all(root_bytes)?;
-        file.write_all(&body)?;
-        file.sync_all()?;
+        let file = postcard::to_io(&entries, file).map_err(std::io::Error::other)?;
+        file.into_inner().map_err(|err| err.into_error())?.sync_all()?;
     }
     std::fs::rename(&tmp, dir.join("index.bin"))
 }
