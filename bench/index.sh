@@ -4,7 +4,8 @@
 #   cpython: the .py files of the installed CPython standard library (site-packages excluded)
 #   rust:    the .rs files of seven crates from the cargo registry cache, at the versions pinned
 #            by tack's Cargo.lock (tokio, rmcp, syn, regex-automata, clap_builder, hyper, serde)
-# usage: bench/index.sh            (prints a markdown table; ~5 minutes after the release build)
+# usage: bench/index.sh            (prints a markdown table; ~2 minutes after the release build)
+#        REPS=9 bench/index.sh     (floor and cold index alternate REPS times, default 5; medians)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p tack --bin tack
@@ -12,6 +13,7 @@ cargo build --release -q -p tack-indexer --example parse_floor
 TACK=$PWD/target/release/tack
 FLOOR=$PWD/target/release/examples/parse_floor
 WORK=${TMPDIR:-/tmp}/tack-bench
+REPS=${REPS:-5}
 rm -rf "$WORK" && mkdir -p "$WORK"
 
 STDLIB=$(python3 -c "import sysconfig; print(sysconfig.get_paths()['stdlib'])")
@@ -42,14 +44,26 @@ measure() { # label, command...: prints "label wall_s cpu_s peak_rss_mb" and the
   echo "$out" | awk -v l="$label" '/^TIME/ {printf "%s %.2f %.2f %.0f\n", l, $2, $3 + $4, $5 / 1024}'
 }
 
-echo "| corpus | files | MB | floor s (cpu) | cold s (cpu, MB RSS) | cold/floor | warm s (MB RSS) | symbols | edges | map p50/p95 ms | focus p50/p95 ms | write→map p50/max ms |"
+echo "| corpus | files | MB | floor s (cpu) | cold s (cpu, MB RSS) | cold/floor (each run) | warm s (MB RSS) | symbols | edges | map p50/p95 ms | focus p50/p95 ms | write→map p50/max ms |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for corpus in cpython rust; do
   root="$WORK/$corpus"
   store=$(mktemp -d)
   floor_out=$("$FLOOR" "$root")
-  floor=$(measure floor "$FLOOR" "$root")
-  cold=$(measure cold "$TACK" index --root "$root" --index-dir "$store")
+  # The floor and the cold index alternate, $REPS times each; the table shows medians.
+  runs=""
+  for _ in $(seq "$REPS"); do
+    rm -rf "${store:?}"/*
+    runs+="$(measure floor "$FLOOR" "$root" 2>/dev/null) $(measure cold "$TACK" index --root "$root" --index-dir "$store" 2>/dev/null)"$'\n'
+  done
+  read -r fw fc cw cc cr ratio ratios < <(python3 - "$runs" <<'PY'
+import statistics, sys
+runs = [line.split() for line in sys.argv[1].strip().splitlines()]
+med = lambda i: statistics.median(float(r[i]) for r in runs)
+each = sorted(float(r[5]) / float(r[1]) for r in runs)
+print(f"{med(1):.2f} {med(2):.2f} {med(5):.2f} {med(6):.2f} {med(7):.0f} {med(5) / med(1):.2f} {each[0]:.2f}–{each[-1]:.2f}")
+PY
+)
   cold_out=$("$TACK" index --root "$root" --index-dir "$store" 2>/dev/null)
   warm=$(measure warm "$TACK" index --root "$root" --index-dir "$store")
   files=$(echo "$floor_out" | sed 's/.*files=\([0-9]*\).*/\1/')
@@ -59,10 +73,7 @@ for corpus in cpython rust; do
   if [ "$corpus" = cpython ]; then focus=Message; ext=py; else focus=Runtime; ext=rs; fi
   lat=$(python3 bench/map_latency.py "$TACK" "$root" "$store" "$focus" "$ext" 30)
   get() { echo "$lat" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2; }
-  read -r _ fw fc _ <<<"$floor"
-  read -r _ cw cc cr <<<"$cold"
   read -r _ ww _ wr <<<"$warm"
-  ratio=$(python3 -c "print(f'{$cw / $fw:.2f}')")
-  echo "| $corpus | $files | $mb | $fw ($fc) | $cw ($cc, $cr) | ${ratio}× | $ww ($wr) | $symbols | $edges | $(get map_no_focus_p50_ms)/$(get map_no_focus_p95_ms) | $(get map_focus_p50_ms)/$(get map_focus_p95_ms) | $(get write_to_map_p50_ms)/$(get write_to_map_max_ms) |"
+  echo "| $corpus | $files | $mb | $fw ($fc) | $cw ($cc, $cr) | ${ratio}× ($ratios) | $ww ($wr) | $symbols | $edges | $(get map_no_focus_p50_ms)/$(get map_no_focus_p95_ms) | $(get map_focus_p50_ms)/$(get map_focus_p95_ms) | $(get write_to_map_p50_ms)/$(get write_to_map_max_ms) |"
   rm -rf "$store"
 done

@@ -1,6 +1,7 @@
 //! Where extraction time goes beyond the parse, on one thread with each tree still in cache:
-//! parse, a bare tree walk, the extraction query alone, the whole extraction (query + our
-//! processing) and dropping the tree.
+//! parse, a bare tree walk, the extraction queries run by tree-sitter's `QueryCursor` (for
+//! reference) and by tack's matcher, the whole extraction (matcher + processing) and dropping
+//! the tree.
 //! `cargo run --release -p tack-indexer --example extract_phases -- ROOT`
 
 use std::path::PathBuf;
@@ -27,7 +28,7 @@ fn main() {
         })
         .collect();
     let mut parser = Parser::new();
-    let mut time = [Duration::ZERO; 5];
+    let mut time = [Duration::ZERO; 6];
     let (mut nodes, mut captures) = (0usize, 0usize);
     for (source, lang) in &files {
         parser.set_language(&lang.grammar()).expect("grammar");
@@ -60,17 +61,24 @@ fn main() {
         time[2] += t.elapsed();
 
         let t = Instant::now();
-        std::hint::black_box(tack_indexer::symbols::extract_from_tree(*lang, source, &tree));
+        let mut ours = 0;
+        lang.patterns().for_each_match(&tree, source.as_bytes(), &mut |_, caps| ours += caps.len());
         time[3] += t.elapsed();
+        std::hint::black_box(ours);
+
+        let t = Instant::now();
+        std::hint::black_box(tack_indexer::symbols::extract_from_tree(*lang, source, &tree));
+        time[4] += t.elapsed();
 
         let t = Instant::now();
         drop(tree);
-        time[4] += t.elapsed();
+        time[5] += t.elapsed();
     }
-    let [parse, walk, query, extract, drop_tree] = time.map(|d| d.as_secs_f64());
+    let [parse, walk, query, matcher, extract, drop_tree] = time.map(|d| d.as_secs_f64());
     println!(
-        "files={} nodes={nodes} captures={captures} parse={parse:.3}s walk={walk:.3}s query={query:.3}s \
-         extract={extract:.3}s (query + processing) drop={drop_tree:.3}s",
+        "files={} nodes={nodes} captures={captures} parse={parse:.3}s walk={walk:.3}s \
+         tree-sitter-query={query:.3}s matcher={matcher:.3}s extract={extract:.3}s (matcher + processing) \
+         drop={drop_tree:.3}s",
         files.len()
     );
 }

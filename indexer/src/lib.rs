@@ -5,6 +5,7 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 pub mod map;
+pub mod matcher;
 pub mod names;
 pub mod resolve;
 pub mod search;

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::{Deserialize, Serialize};
-use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
+use tree_sitter::{Node, Parser, Tree};
 
 use crate::lang::Lang;
 use crate::names::{self, Binding, Impl, Import, NONE, Pos, Role, Scope, ScopeKind};
@@ -235,35 +235,6 @@ fn roles(lang: Lang) -> &'static [Role] {
         .get_or_init(|| lang.query().capture_names().iter().map(|c| Role::from_capture(c)).collect())
 }
 
-/// For each pattern of a language's query, the capture its `(#top-level? @capture)` predicate
-/// names, if it has one: the captured node must begin a statement or item of the file itself
-/// (a child of the root), not one nested in a block. Any other unknown predicate is a mistake
-/// in the query files.
-pub(crate) fn top_level_captures(lang: Lang) -> &'static [Option<u32>] {
-    use std::sync::OnceLock;
-    use tree_sitter::QueryPredicateArg;
-    const N: usize = crate::lang::LANGS.len();
-    static TOP: [OnceLock<Vec<Option<u32>>>; N] = [const { OnceLock::new() }; N];
-    TOP[lang as usize].get_or_init(|| {
-        let query = lang.query();
-        (0..query.pattern_count())
-            .map(|pattern| {
-                let mut top = None;
-                for predicate in query.general_predicates(pattern) {
-                    match (&*predicate.operator, &*predicate.args) {
-                        ("top-level?", [QueryPredicateArg::Capture(capture)]) => top = Some(*capture),
-                        (operator, _) => panic!(
-                            "queries/{}: unknown predicate #{operator} (tack knows #top-level? @capture)",
-                            lang.name()
-                        ),
-                    }
-                }
-                top
-            })
-            .collect()
-    })
-}
-
 /// Interns strings into a file's `names`. Text that is a slice of the source is borrowed until
 /// the end, so each distinct name is copied once.
 #[derive(Default)]
@@ -309,11 +280,8 @@ pub fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
 }
 
 pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
-    let query = lang.query();
     let roles = roles(lang);
     let bytes = source.as_bytes();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, tree.root_node(), bytes);
 
     // Definition nodes (by node id) with their name node and kind; reference identifiers with
     // the most specific kind any pattern gave them; what name resolution needs.
@@ -329,21 +297,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let mut impl_nodes: Vec<Node> = Vec::new();
     let mut export_nodes: Vec<Node> = Vec::new();
     let mut qualifier_of: FxHashMap<usize, (Node, bool)> = FxHashMap::default();
-    let top_level = top_level_captures(lang);
-    let mut top_starts: Option<Vec<u32>> = None;
-    while let Some(m) = matches.next() {
-        if let Some(capture) = top_level[m.pattern_index] {
-            let starts = top_starts.get_or_insert_with(|| {
-                let root = tree.root_node();
-                let mut cursor = root.walk();
-                root.children(&mut cursor).map(|c| c.start_byte() as u32).collect()
-            });
-            let top =
-                |c: &tree_sitter::QueryCapture| starts.binary_search(&(c.node.start_byte() as u32)).is_ok();
-            if !m.captures().iter().filter(|c| c.index == capture).all(top) {
-                continue;
-            }
-        }
+    lang.patterns().for_each_match(tree, bytes, &mut |_, captures| {
         let mut name_node = None;
         let mut def: Option<(Node, DefKind)> = None;
         let mut reference: Option<RefKind> = None;
@@ -352,7 +306,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         let mut receiver_ok = true;
         let mut qualified: Option<(Node, Node)> = None;
         let mut argument = false;
-        for capture in m.captures() {
+        for capture in captures {
             match roles[capture.index as usize] {
                 Role::Name => name_node = Some(capture.node),
                 Role::Def(kind) => def = Some((capture.node, kind)),
@@ -381,7 +335,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         }
         if let Some((qualifier, name)) = qualified {
             qualifier_of.insert(name.id(), (qualifier, argument));
-            continue;
+            return;
         }
         if let Some((node, kind)) = bind {
             if receiver_ok {
@@ -397,9 +351,9 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
                     }
                 }
             }
-            continue;
+            return;
         }
-        let Some(name_node) = name_node else { continue };
+        let Some(name_node) = name_node else { return };
         if let Some((node, kind)) = def {
             match def_seen.get(&node.id()) {
                 Some(&i) if def_nodes[i].2 <= kind => {}
@@ -412,7 +366,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         } else if let Some(kind) = reference {
             ref_nodes.push((name_node.start_byte() as u32, name_node, kind));
         }
-    }
+    });
 
     def_nodes.sort_by_key(|(node, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
     let name_ids: FxHashSet<usize> = def_nodes.iter().map(|(_, name, _)| name.id()).collect();
