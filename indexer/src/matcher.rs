@@ -26,6 +26,11 @@ pub struct Patterns {
     patterns: Vec<Pattern>,
     /// By node kind id: the patterns whose root can be a node of that kind.
     by_kind: Vec<Vec<u32>>,
+    /// By node kind id: whether the kind is named (one table lookup, not a call per node).
+    named: Vec<bool>,
+    /// By node kind id: whether some step of that kind constrains its children's fields, so
+    /// the walk asks for a child's field only under such a parent.
+    needs_fields: Vec<bool>,
 }
 
 #[derive(Debug)]
@@ -68,15 +73,19 @@ impl Patterns {
         while parser.at < parser.tokens.len() {
             patterns.push(parser.pattern()?);
         }
-        let mut by_kind = vec![Vec::new(); language.node_kind_count()];
+        let n_kinds = language.node_kind_count();
+        let mut by_kind = vec![Vec::new(); n_kinds];
+        let mut needs_fields = vec![false; n_kinds];
         for (i, pattern) in patterns.iter().enumerate() {
             let mut kinds = Vec::new();
             root_kinds(&pattern.root, &mut kinds)?;
             for kind in kinds {
                 by_kind[kind as usize].push(i as u32);
             }
+            mark_field_parents(&pattern.root, &mut needs_fields);
         }
-        Ok(Patterns { capture_names: parser.capture_names, patterns, by_kind })
+        let named = (0..n_kinds as u16).map(|id| language.node_kind_is_named(id)).collect();
+        Ok(Patterns { capture_names: parser.capture_names, patterns, by_kind, named, needs_fields })
     }
 
     pub fn capture_names(&self) -> &[String] {
@@ -95,7 +104,7 @@ impl Patterns {
         source: &[u8],
         found: &mut dyn FnMut(usize, &[Capture<'tree>]),
     ) {
-        let nodes = flatten(tree);
+        let nodes = self.flatten(tree);
         let mut top_starts: Option<Vec<usize>> = None;
         let mut caps: Vec<Capture<'tree>> = Vec::new();
         for at in 0..nodes.len() as u32 {
@@ -109,6 +118,46 @@ impl Patterns {
                 };
                 caps.clear();
                 match_at(&pattern.root, &nodes, at, &mut caps, &mut emit);
+            }
+        }
+    }
+
+    /// The visible nodes of `tree` in one cursor walk: hidden nodes are looked through and
+    /// their fields passed down, as the query language does.
+    fn flatten<'tree>(&self, tree: &'tree Tree) -> Vec<Flat<'tree>> {
+        let mut nodes: Vec<Flat> = Vec::new();
+        // Per open ancestor: its index and the index of its last child so far.
+        let mut open: Vec<(u32, u32)> = Vec::new();
+        let mut cursor = tree.walk();
+        loop {
+            let node = cursor.node();
+            let kind = node.kind_id();
+            // ERROR nodes have an id past the table.
+            let named = self.named.get(kind as usize).copied().unwrap_or_else(|| node.is_named());
+            let at = nodes.len() as u32;
+            let mut field = 0;
+            if let Some((parent, last)) = open.last_mut() {
+                if *last == NO_NODE {
+                    nodes[*parent as usize].first_child = at;
+                } else {
+                    nodes[*last as usize].next_sibling = at;
+                }
+                *last = at;
+                let parent_kind = nodes[*parent as usize].kind as usize;
+                if named && self.needs_fields.get(parent_kind).copied().unwrap_or(true) {
+                    field = cursor.field_id().map_or(0, |f| f.get());
+                }
+            }
+            nodes.push(Flat { node, kind, named, field, first_child: NO_NODE, next_sibling: NO_NODE });
+            if cursor.goto_first_child() {
+                open.push((at, NO_NODE));
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return nodes;
+                }
+                open.pop();
             }
         }
     }
@@ -126,46 +175,6 @@ struct Flat<'tree> {
 }
 
 const NO_NODE: u32 = u32::MAX;
-
-/// The visible nodes of `tree` in one cursor walk: hidden nodes are looked through and their
-/// fields passed down, as the query language does.
-fn flatten(tree: &Tree) -> Vec<Flat<'_>> {
-    let mut nodes: Vec<Flat> = Vec::new();
-    // Per open ancestor: its index and the index of its last child so far.
-    let mut open: Vec<(u32, u32)> = Vec::new();
-    let mut cursor = tree.walk();
-    loop {
-        let node = cursor.node();
-        let named = node.is_named();
-        let at = nodes.len() as u32;
-        nodes.push(Flat {
-            node,
-            kind: node.kind_id(),
-            named,
-            field: if named { cursor.field_id().map_or(0, |f| f.get()) } else { 0 },
-            first_child: NO_NODE,
-            next_sibling: NO_NODE,
-        });
-        if let Some((parent, last)) = open.last_mut() {
-            if *last == NO_NODE {
-                nodes[*parent as usize].first_child = at;
-            } else {
-                nodes[*last as usize].next_sibling = at;
-            }
-            *last = at;
-        }
-        if cursor.goto_first_child() {
-            open.push((at, NO_NODE));
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                return nodes;
-            }
-            open.pop();
-        }
-    }
-}
 
 type Emit<'e, 'tree> = &'e mut dyn FnMut(&mut Vec<Capture<'tree>>);
 
@@ -253,6 +262,22 @@ fn kind_matches(step: &Step, flat: &Flat) -> bool {
         Shape::Node { kinds: None, .. } => flat.named,
         Shape::Node { kinds: Some(ids), .. } => ids.contains(&flat.kind),
         Shape::Any(alternatives) => alternatives.iter().any(|a| kind_matches(a, flat)),
+    }
+}
+
+/// Marks the kinds of every step that constrains a child's field (all kinds, for `(_)`).
+fn mark_field_parents(step: &Step, out: &mut [bool]) {
+    match &step.shape {
+        Shape::Node { kinds, children } => {
+            if children.iter().any(|c| c.field.is_some()) {
+                match kinds {
+                    Some(ids) => ids.iter().for_each(|&id| out[id as usize] = true),
+                    None => out.iter_mut().for_each(|b| *b = true),
+                }
+            }
+            children.iter().for_each(|c| mark_field_parents(c, out));
+        }
+        Shape::Any(alternatives) => alternatives.iter().for_each(|a| mark_field_parents(a, out)),
     }
 }
 
