@@ -556,20 +556,16 @@ mod tests {
     /// One match as (pattern index, sorted (capture name, byte range)).
     type Found = (usize, Vec<(String, usize, usize)>);
 
+    fn captured(name: &str, node: Node) -> (String, usize, usize) {
+        (name.to_string(), node.start_byte(), node.end_byte())
+    }
+
     fn ours(lang: Lang, tree: &Tree, source: &str) -> Vec<Found> {
         let patterns = lang.patterns();
         let mut out = Vec::new();
         patterns.for_each_match(tree, source.as_bytes(), &mut |p, caps| {
-            let mut caps: Vec<_> = caps
-                .iter()
-                .map(|c| {
-                    (
-                        patterns.capture_names()[c.index as usize].clone(),
-                        c.node.start_byte(),
-                        c.node.end_byte(),
-                    )
-                })
-                .collect();
+            let mut caps: Vec<_> =
+                caps.iter().map(|c| captured(&patterns.capture_names()[c.index as usize], c.node)).collect();
             caps.sort();
             out.push((p, caps));
         });
@@ -601,13 +597,7 @@ mod tests {
             let mut caps: Vec<_> = m
                 .captures()
                 .iter()
-                .map(|c| {
-                    (
-                        query.capture_names()[c.index as usize].to_string(),
-                        c.node.start_byte(),
-                        c.node.end_byte(),
-                    )
-                })
+                .map(|c| captured(query.capture_names()[c.index as usize], c.node))
                 .collect();
             caps.sort();
             out.push((m.pattern_index, caps));
