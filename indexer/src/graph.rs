@@ -20,9 +20,6 @@ const REF_KINDS: [RefKind; 7] = [
 ];
 const N_REF_KINDS: usize = REF_KINDS.len();
 
-/// One identifier's edges as (src, dst, edge), and the files that use it.
-type IdentEdges = (Vec<(u32, u32, Edge)>, Vec<u32>);
-
 /// One edge: `src` references `ident`, which `dst` defines.
 #[derive(Debug, Clone, Copy)]
 pub struct Edge {
@@ -138,56 +135,54 @@ impl SymbolGraph {
         for i in 0..files.len() {
             graph.add_node(i as u32);
         }
-        // Each identifier's edges are worked out in parallel, then added in identifier order.
-        let mut ids: Vec<u32> = defined.keys().copied().collect();
-        ids.sort_unstable();
-        let per_ident: Vec<IdentEdges> = ids
-            .par_iter()
-            .map(|&id| {
-                let defs = &defined[&id];
-                let mut edges = Vec::new();
+        let mut referencers: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let mut ids: Vec<&u32> = defined.keys().collect();
+        ids.sort();
+        for &id in ids {
+            let defs = &defined[&id];
+            let mut linked = false;
+            if let Some(refs) = counts.get(&id) {
+                let mul = ident_multiplier(&idents[id as usize], defs.len());
                 let mut users = Vec::new();
-                if let Some(refs) = counts.get(&id) {
-                    let mul = ident_multiplier(&idents[id as usize], defs.len());
-                    for &(src, by_kind) in refs {
-                        // A name the file defines itself most likely means that definition: no
-                        // edge to other definers. And a file using its own definitions says
-                        // nothing about its weight to others (a self-loop would also make it a
-                        // rank sink).
-                        if defs.iter().any(|(f, _)| *f == src) {
+                for &(src, by_kind) in refs {
+                    // A name the file defines itself most likely means that definition: no
+                    // edge to other definers. And a file using its own definitions says
+                    // nothing about its weight to others (a self-loop would also make it a
+                    // rank sink).
+                    if defs.iter().any(|(f, _)| *f == src) {
+                        continue;
+                    }
+                    let lang = entries[src as usize].lang;
+                    for (dst, kinds) in defs {
+                        let n: f64 = REF_KINDS
+                            .iter()
+                            .filter(|k| kinds.iter().any(|d| k.can_mean(lang, *d)))
+                            .map(|k| by_kind[*k as usize])
+                            .sum();
+                        if n <= 0.0 {
                             continue;
                         }
-                        let lang = entries[src as usize].lang;
-                        for (dst, kinds) in defs {
-                            let n: f64 = REF_KINDS
-                                .iter()
-                                .filter(|k| kinds.iter().any(|d| k.can_mean(lang, *d)))
-                                .map(|k| by_kind[*k as usize])
-                                .sum();
-                            if n <= 0.0 {
-                                continue;
-                            }
-                            edges.push((src, *dst, Edge { ident: id, weight: mul * n.sqrt() }));
-                            if users.last() != Some(&src) {
-                                users.push(src);
-                            }
+                        graph.add_edge(
+                            NodeIndex::new(src as usize),
+                            NodeIndex::new(*dst as usize),
+                            Edge { ident: id, weight: mul * n.sqrt() },
+                        );
+                        linked = true;
+                        if users.last() != Some(&src) {
+                            users.push(src);
                         }
                     }
                 }
-                if edges.is_empty() {
-                    // A definition nobody else references still holds a little rank (Aider: 0.1).
-                    edges.extend(defs.iter().map(|(dst, _)| (*dst, *dst, Edge { ident: id, weight: 0.1 })));
+                if !users.is_empty() {
+                    referencers.insert(id, users);
                 }
-                (edges, users)
-            })
-            .collect();
-        let mut referencers: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        for (id, (edges, users)) in ids.iter().zip(per_ident) {
-            for (src, dst, edge) in edges {
-                graph.add_edge(NodeIndex::new(src as usize), NodeIndex::new(dst as usize), edge);
             }
-            if !users.is_empty() {
-                referencers.insert(*id, users);
+            if !linked {
+                // A definition nobody else references still holds a little rank (Aider: 0.1).
+                for (dst, _) in defs {
+                    let node = NodeIndex::new(*dst as usize);
+                    graph.add_edge(node, node, Edge { ident: id, weight: 0.1 });
+                }
             }
         }
         let definers =

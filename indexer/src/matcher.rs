@@ -104,7 +104,7 @@ impl Patterns {
         source: &[u8],
         found: &mut dyn FnMut(usize, &[Capture<'tree>]),
     ) {
-        let nodes = self.flatten(tree);
+        let nodes = self.flatten(tree, source.len());
         let mut top_starts: Option<Vec<usize>> = None;
         let mut caps: Vec<Capture<'tree>> = Vec::new();
         for at in 0..nodes.len() as u32 {
@@ -123,9 +123,11 @@ impl Patterns {
     }
 
     /// The visible nodes of `tree` in one cursor walk: hidden nodes are looked through and
-    /// their fields passed down, as the query language does.
-    fn flatten<'tree>(&self, tree: &'tree Tree) -> Vec<Flat<'tree>> {
-        let mut nodes: Vec<Flat> = Vec::new();
+    /// their fields passed down, as the query language does. Anonymous leaves (punctuation,
+    /// keywords: nearly half the nodes) are left out, as no pattern can name them.
+    fn flatten<'tree>(&self, tree: &'tree Tree, source_len: usize) -> Vec<Flat<'tree>> {
+        // About one named node per 8 bytes of source in both grammars.
+        let mut nodes: Vec<Flat> = Vec::with_capacity(source_len / 8 + 16);
         // Per open ancestor: its index and the index of its last child so far.
         let mut open: Vec<(u32, u32)> = Vec::new();
         let mut cursor = tree.walk();
@@ -134,24 +136,29 @@ impl Patterns {
             let kind = node.kind_id();
             // ERROR nodes have an id past the table.
             let named = self.named.get(kind as usize).copied().unwrap_or_else(|| node.is_named());
-            let at = nodes.len() as u32;
             let mut field = 0;
-            if let Some((parent, last)) = open.last_mut() {
-                if *last == NO_NODE {
-                    nodes[*parent as usize].first_child = at;
-                } else {
-                    nodes[*last as usize].next_sibling = at;
-                }
-                *last = at;
-                let parent_kind = nodes[*parent as usize].kind as usize;
-                if named && self.needs_fields.get(parent_kind).copied().unwrap_or(true) {
-                    field = cursor.field_id().map_or(0, |f| f.get());
-                }
+            if named
+                && let Some((parent, _)) = open.last()
+                && self.needs_fields.get(nodes[*parent as usize].kind as usize).copied().unwrap_or(true)
+            {
+                field = cursor.field_id().map_or(0, |f| f.get());
             }
-            nodes.push(Flat { node, kind, named, field, first_child: NO_NODE, next_sibling: NO_NODE });
-            if cursor.goto_first_child() {
-                open.push((at, NO_NODE));
-                continue;
+            let has_children = cursor.goto_first_child();
+            if named || has_children {
+                let at = nodes.len() as u32;
+                if let Some((parent, last)) = open.last_mut() {
+                    if *last == NO_NODE {
+                        nodes[*parent as usize].first_child = at;
+                    } else {
+                        nodes[*last as usize].next_sibling = at;
+                    }
+                    *last = at;
+                }
+                nodes.push(Flat { node, kind, named, field, first_child: NO_NODE, next_sibling: NO_NODE });
+                if has_children {
+                    open.push((at, NO_NODE));
+                    continue;
+                }
             }
             while !cursor.goto_next_sibling() {
                 if !cursor.goto_parent() {
