@@ -17,6 +17,34 @@ use tree_sitter::{Language, Node, Tree};
 pub struct Capture<'tree> {
     pub index: u32,
     pub node: Node<'tree>,
+    /// Where the node sits in the [`Layout`]: ask it for ancestors.
+    pub at: u32,
+}
+
+/// The visible nodes of a tree laid out flat (anonymous leaves left out), in document order.
+pub struct Layout<'tree> {
+    nodes: Vec<Flat<'tree>>,
+}
+
+impl<'tree> Layout<'tree> {
+    /// The parent of the node at `at`, as the tree has it (hidden nodes looked through), found
+    /// by index where `Node::parent` searches down from the root.
+    pub fn parent(&self, at: u32) -> Option<(u32, Node<'tree>)> {
+        let parent = self.nodes.get(at as usize)?.parent;
+        (parent != NO_NODE).then(|| (parent, self.nodes[parent as usize].node))
+    }
+
+    /// The node at `at` and up to `N - 1` of its ancestors, nearest first.
+    pub fn ancestors<const N: usize>(&self, at: u32) -> [Option<Node<'tree>>; N] {
+        let mut out = [None; N];
+        let mut here = Some(at);
+        for slot in &mut out {
+            let Some(i) = here else { break };
+            *slot = self.nodes.get(i as usize).map(|f| f.node);
+            here = self.parent(i).map(|(p, _)| p);
+        }
+        out
+    }
 }
 
 /// The compiled patterns of one language.
@@ -97,13 +125,13 @@ impl Patterns {
     }
 
     /// Calls `found(pattern index, captures)` for every match, roots in document order and, at
-    /// one root, patterns in file order.
+    /// one root, patterns in file order; returns the layout the captures point into.
     pub fn for_each_match<'tree>(
         &self,
         tree: &'tree Tree,
         source: &[u8],
         found: &mut dyn FnMut(usize, &[Capture<'tree>]),
-    ) {
+    ) -> Layout<'tree> {
         let nodes = self.flatten(tree, source.len());
         let mut top_starts: Option<Vec<usize>> = None;
         let mut caps: Vec<Capture<'tree>> = Vec::new();
@@ -120,6 +148,7 @@ impl Patterns {
                 match_at(&pattern.root, &nodes, at, &mut caps, &mut emit);
             }
         }
+        Layout { nodes }
     }
 
     /// The visible nodes of `tree` in one cursor walk: hidden nodes are looked through and
@@ -154,7 +183,16 @@ impl Patterns {
                     }
                     *last = at;
                 }
-                nodes.push(Flat { node, kind, named, field, first_child: NO_NODE, next_sibling: NO_NODE });
+                let parent = open.last().map_or(NO_NODE, |(p, _)| *p);
+                nodes.push(Flat {
+                    node,
+                    kind,
+                    named,
+                    field,
+                    parent,
+                    first_child: NO_NODE,
+                    next_sibling: NO_NODE,
+                });
                 if has_children {
                     open.push((at, NO_NODE));
                     continue;
@@ -177,6 +215,7 @@ struct Flat<'tree> {
     named: bool,
     /// The field the node sits in within its parent (0: none).
     field: u16,
+    parent: u32,
     first_child: u32,
     next_sibling: u32,
 }
@@ -223,14 +262,14 @@ fn match_at<'tree>(
     match &step.shape {
         Shape::Any(alternatives) => {
             for alternative in alternatives.iter().filter(|a| kind_matches(a, flat)) {
-                caps.extend(step.captures.iter().map(|&index| Capture { index, node: flat.node }));
+                caps.extend(step.captures.iter().map(|&index| Capture { index, node: flat.node, at }));
                 match_at(alternative, nodes, at, caps, emit);
                 caps.truncate(mark);
             }
         }
         Shape::Node { children, .. } => {
             if kind_matches(step, flat) {
-                caps.extend(step.captures.iter().map(|&index| Capture { index, node: flat.node }));
+                caps.extend(step.captures.iter().map(|&index| Capture { index, node: flat.node, at }));
                 match_children(children, nodes, flat.first_child, caps, emit);
                 caps.truncate(mark);
             }

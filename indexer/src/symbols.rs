@@ -287,7 +287,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     // the most specific kind any pattern gave them; what name resolution needs.
     // References are kept as (start byte, node, kind), one per matching pattern; sorting them
     // once afterwards is cheaper than a map lookup per match.
-    let mut def_nodes: Vec<(Node, Node, DefKind)> = Vec::new();
+    let mut def_nodes: Vec<(Node, Node, DefKind, u32)> = Vec::new();
     let mut def_seen: FxHashMap<usize, usize> = FxHashMap::default();
     let mut ref_nodes: Vec<(u32, Node, RefKind)> = Vec::new();
     let mut scope_nodes: Vec<Node> = Vec::new();
@@ -297,9 +297,9 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let mut impl_nodes: Vec<Node> = Vec::new();
     let mut export_nodes: Vec<Node> = Vec::new();
     let mut qualifier_of: FxHashMap<usize, (Node, bool)> = FxHashMap::default();
-    lang.patterns().for_each_match(tree, bytes, &mut |_, captures| {
+    let layout = lang.patterns().for_each_match(tree, bytes, &mut |_, captures| {
         let mut name_node = None;
-        let mut def: Option<(Node, DefKind)> = None;
+        let mut def: Option<(Node, DefKind, u32)> = None;
         let mut reference: Option<RefKind> = None;
         let mut bind: Option<(Node, names::BindKind)> = None;
         let mut hint: Option<String> = None;
@@ -309,7 +309,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         for capture in captures {
             match roles[capture.index as usize] {
                 Role::Name => name_node = Some(capture.node),
-                Role::Def(kind) => def = Some((capture.node, kind)),
+                Role::Def(kind) => def = Some((capture.node, kind, capture.at)),
                 Role::Ref(kind) => reference = Some(kind),
                 Role::Scope => scope_nodes.push(capture.node),
                 Role::Bind(kind) => bind = Some((capture.node, kind)),
@@ -354,13 +354,13 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             return;
         }
         let Some(name_node) = name_node else { return };
-        if let Some((node, kind)) = def {
+        if let Some((node, kind, at)) = def {
             match def_seen.get(&node.id()) {
                 Some(&i) if def_nodes[i].2 <= kind => {}
                 Some(&i) => def_nodes[i].2 = kind,
                 None => {
                     def_seen.insert(node.id(), def_nodes.len());
-                    def_nodes.push((node, name_node, kind));
+                    def_nodes.push((node, name_node, kind, at));
                 }
             }
         } else if let Some(kind) = reference {
@@ -368,8 +368,8 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         }
     });
 
-    def_nodes.sort_by_key(|(node, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
-    let name_ids: FxHashSet<usize> = def_nodes.iter().map(|(_, name, _)| name.id()).collect();
+    def_nodes.sort_by_key(|(node, _, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
+    let name_ids: FxHashSet<usize> = def_nodes.iter().map(|(_, name, _, _)| name.id()).collect();
 
     // Parents by a sweep over nested spans, then qualified names from the parent chain.
     let mut defs: Vec<Def> = Vec::with_capacity(def_nodes.len());
@@ -377,7 +377,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     // Rust doc comments, found once per parent for all its children.
     let mut doc_parents: FxHashSet<usize> = FxHashSet::default();
     let mut rust_docs: FxHashMap<usize, &str> = FxHashMap::default();
-    for (i, (node, name_node, kind)) in def_nodes.iter().enumerate() {
+    for (i, (node, name_node, kind, at)) in def_nodes.iter().enumerate() {
         while let Some(&top) = stack.last() {
             if def_nodes[top].0.end_byte() >= node.end_byte()
                 && def_nodes[top].0.start_byte() <= node.start_byte()
@@ -388,10 +388,11 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         }
         let parent = stack.last().copied();
         let name = node_text(*name_node, bytes).to_string();
-        // `parent()` searches down from the root: ask once per definition.
-        let parent_node = node.parent();
-        let container = container_name(lang, parent_node, bytes);
-        let kind = refine_kind(lang, parent_node, *kind);
+        // Ancestors from the layout: `Node::parent` searches down from the root each time.
+        let [_, up @ ..] = layout.ancestors::<4>(*at);
+        let parent_node = up[0];
+        let container = container_name(lang, up, bytes);
+        let kind = refine_kind(lang, up, *kind);
         let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
         let start = node.start_position();
         let line = start.row as u32 + 1;
@@ -652,16 +653,16 @@ fn cut(text: &str, max_chars: usize) -> String {
 }
 
 /// Methods: a Python function directly in a class body, a Rust function in an impl or trait.
-/// `parent` is the definition node's parent.
-fn refine_kind(lang: Lang, parent: Option<Node>, kind: DefKind) -> DefKind {
+/// `up` is the definition node's parent, grandparent and great-grandparent.
+fn refine_kind(lang: Lang, up: [Option<Node>; 3], kind: DefKind) -> DefKind {
     if kind != DefKind::Function {
         return kind;
     }
     let container = match lang {
-        Lang::Python => parent
-            .and_then(|p| if p.kind() == "decorated_definition" { p.parent() } else { Some(p) })
-            .and_then(|block| block.parent()),
-        Lang::Rust => parent.filter(|p| p.kind() == "declaration_list").and_then(|p| p.parent()),
+        // function → (decorated_definition →) block → class_definition
+        Lang::Python if up[0].is_some_and(|p| p.kind() == "decorated_definition") => up[2],
+        Lang::Python => up[1],
+        Lang::Rust => up[1].filter(|_| up[0].is_some_and(|p| p.kind() == "declaration_list")),
     };
     match container.map(|c| c.kind()) {
         Some("class_definition" | "impl_item" | "trait_item") => DefKind::Method,
@@ -671,11 +672,12 @@ fn refine_kind(lang: Lang, parent: Option<Node>, kind: DefKind) -> DefKind {
 
 /// For a Rust item inside `impl Type`, the type's name (generics dropped); impl blocks are not
 /// definitions themselves, so their name comes from here.
-fn container_name(lang: Lang, parent: Option<Node>, bytes: &[u8]) -> Option<String> {
-    if lang != Lang::Rust {
+fn container_name(lang: Lang, up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
+    let in_body = up[0].is_some_and(|p| p.kind() == "declaration_list");
+    if lang != Lang::Rust || !in_body {
         return None;
     }
-    let impl_item = parent.filter(|p| p.kind() == "declaration_list")?.parent()?;
+    let impl_item = up[1]?;
     if impl_item.kind() != "impl_item" {
         return None;
     }
