@@ -2,8 +2,8 @@
 //! nodes out flat, then each pattern is checked top-down wherever its root kind occurs.
 //!
 //! tree-sitter's `QueryCursor` is general (quantifiers, anchors, many patterns in flight) and
-//! pays for it on every node: on the CPython standard library it cost 0.53× the parse itself,
-//! where a plain walk costs 0.17× and this matcher 0.28× (`examples/extract_phases.rs`). tack's
+//! pays for it on every node: on the CPython standard library it cost 0.54× the parse itself,
+//! where a plain walk costs 0.17× and this matcher 0.25× (`examples/extract_phases.rs`). tack's
 //! queries use a small part of the language: node kinds, fields, named children in order, `(_)`,
 //! alternatives `[…]`, captures, and the predicates `#eq?` and `#top-level?`. This module
 //! compiles that subset (anything else is a compile error naming the construct); a test holds
