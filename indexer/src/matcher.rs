@@ -88,7 +88,7 @@ enum Shape {
     /// A named node of one of these kind ids (`None`: any named node, `(_)`), whose named
     /// children match `children` in order.
     Node { kinds: Option<Vec<u16>>, children: Vec<Step> },
-    /// The first of these that matches.
+    /// Any of these; each alternative that matches yields its own matches.
     Any(Vec<Step>),
 }
 
@@ -118,10 +118,6 @@ impl Patterns {
 
     pub fn capture_names(&self) -> &[String] {
         &self.capture_names
-    }
-
-    pub fn pattern_count(&self) -> usize {
-        self.patterns.len()
     }
 
     /// Calls `found(pattern index, captures)` for every match, roots in document order and, at
