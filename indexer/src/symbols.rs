@@ -232,7 +232,7 @@ fn roles(lang: Lang) -> &'static [Role] {
     const N: usize = crate::lang::LANGS.len();
     static ROLES: [OnceLock<Vec<Role>>; N] = [const { OnceLock::new() }; N];
     ROLES[lang as usize]
-        .get_or_init(|| lang.query().capture_names().iter().map(|c| Role::from_capture(c)).collect())
+        .get_or_init(|| lang.patterns().capture_names().iter().map(|c| Role::from_capture(c)).collect())
 }
 
 /// Interns strings into a file's `names`. Text that is a slice of the source is borrowed until
