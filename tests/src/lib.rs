@@ -37,6 +37,22 @@ pub fn test_cache_home() -> PathBuf {
     dir
 }
 
+/// `tack serve` over stdio on `root`, quiet on stderr, with its index in the test cache: the
+/// command for tests that speak raw JSON-RPC (wrap it in `tokio::process::Command::from` for
+/// async ones).
+pub fn stdio_server(root: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(tack_binary());
+    command
+        .args(["serve", "--root"])
+        .arg(root)
+        .env("TACK_LOG", "error")
+        .env("XDG_CACHE_HOME", test_cache_home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    command
+}
+
 /// A Python (from `TACK_PYTHON`, else the venv `target/interop-venv`, made on first use) that
 /// can import every module of `modules` (`(import name, pip requirement)`), installing the
 /// missing ones with pip. Fails loudly when it cannot: tests that need Python never skip.

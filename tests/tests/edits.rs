@@ -4,7 +4,6 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -14,7 +13,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tack_indexer::lang::Lang;
 use tack_indexer::syntax::syntax_issues;
-use tack_tests::{start_http, tack_binary, test_cache_home};
+use tack_tests::{start_http, stdio_server, tack_binary, test_cache_home};
 
 /// Edits each agent makes.
 const EDITS: usize = 200;
@@ -117,16 +116,7 @@ fn sigkill_during_writes_never_leaves_a_torn_file() {
     for round in 0..KILLS {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let delay = Duration::from_micros(5_000 + (seed >> 33) % 120_000);
-        let mut child = Command::new(tack_binary())
-            .args(["serve", "--root"])
-            .arg(repo.path())
-            .env("TACK_LOG", "error")
-            .env("XDG_CACHE_HOME", test_cache_home())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = stdio_server(repo.path()).spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut send = |line: String| {

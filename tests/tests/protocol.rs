@@ -1,28 +1,17 @@
 //! Raw JSON-RPC over stdio: malformed lines and wrong argument types get errors, and the
 //! server keeps serving.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tack_tests::{sample_repo, tack_binary, test_cache_home};
+use tack_tests::{sample_repo, stdio_server};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
 #[tokio::test]
 async fn malformed_input_gets_errors_never_a_dead_server() {
     let repo = sample_repo();
-    let mut child = Command::new(tack_binary())
-        .args(["serve", "--root"])
-        .arg(repo.path())
-        .env("TACK_LOG", "error")
-        .env("XDG_CACHE_HOME", test_cache_home())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = Command::from(stdio_server(repo.path())).kill_on_drop(true).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut send = async |line: &str| {
