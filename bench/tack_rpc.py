@@ -10,7 +10,8 @@ import time
 class Tack:
     def __init__(self, binary, root, index_dir, extra_args=()):
         self.proc = subprocess.Popen(
-            [binary, "serve", "--root", root, "--index-dir", index_dir, *extra_args],
+            # Structured: the benchmarks parse the data, not the text a model reads.
+            [binary, "serve", "--structured", "--root", root, "--index-dir", index_dir, *extra_args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -43,6 +43,14 @@ enum Command {
         /// Remove `run` and every tool that writes.
         #[arg(long)]
         read_only: bool,
+        /// Also send `structuredContent` and list output schemas, for programmatic clients
+        /// (Claude Code and Codex would then show their model only the JSON, not the text).
+        #[arg(long)]
+        structured: bool,
+        /// The model's context window in tokens, for small models: no result takes more than
+        /// an eighth of it, and read_file and search show less by default.
+        #[arg(long, value_name = "TOKENS")]
+        context_window: Option<usize>,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -127,12 +135,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Serve { root, http, profile, read_only } => {
+        Command::Serve { root, http, profile, read_only, structured, context_window } => {
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
-            let toolbox = open(&root, profile, read_only)?;
+            let output = OutputFlags { structured, context_window };
+            let toolbox = open_with(&root, profile, read_only, output)?;
             let index = toolbox.index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
             // the background: the handshake does not wait, the first query does.
@@ -266,13 +275,33 @@ fn trace_file(args: &RootArg, session: Option<&str>) -> anyhow::Result<PathBuf> 
     newest.map(|e| e.path()).with_context(|| format!("no traces yet in {}", dir.display()))
 }
 
+/// `serve`'s flags that override `[output]` in `tack.toml`.
+#[derive(Default)]
+struct OutputFlags {
+    structured: bool,
+    context_window: Option<usize>,
+}
+
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
 fn open(args: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Toolbox> {
+    open_with(args, profile, read_only, OutputFlags::default())
+}
+
+fn open_with(
+    args: &RootArg,
+    profile: Profile,
+    read_only: bool,
+    flags: OutputFlags,
+) -> anyhow::Result<Toolbox> {
     let root = match &args.root {
         Some(dir) => dir.clone(),
         None => config::default_root()?,
     };
-    let config = config::load(&root)?;
+    let mut config = config::load(&root)?;
+    config.output.structured |= flags.structured;
+    if flags.context_window.is_some() {
+        config.output.context_window = flags.context_window;
+    }
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
     let store = store_dir(args, toolbox.root().path());
     let toolbox = match store {

@@ -90,6 +90,16 @@ impl TackServer {
     }
 }
 
+/// The client's `clientInfo.name`: from `_meta` on 2026-07-28 (every request carries it), else
+/// from the `initialize` handshake.
+fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .meta
+        .client_info()
+        .map(|info| info.name)
+        .or_else(|| context.peer.peer_info().map(|info| info.client_info.name.clone()))
+}
+
 /// Whether the client's protocol revision lets the tool list change during a connection.
 fn list_can_change(context: &RequestContext<RoleServer>) -> bool {
     match context.protocol_version() {
@@ -116,13 +126,13 @@ impl ServerHandler for TackServer {
             .toolbox
             .listed(&session, list_can_change(&context))
             .into_iter()
-            .map(to_mcp::tool)
+            .map(|spec| to_mcp::tool(spec, self.shared.toolbox.structured()))
             .collect();
         Ok(ListToolsResult { tools, ..Default::default() })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.shared.toolbox.spec(name).map(to_mcp::tool)
+        self.shared.toolbox.spec(name).map(|spec| to_mcp::tool(spec, self.shared.toolbox.structured()))
     }
 
     async fn call_tool(
@@ -153,8 +163,12 @@ impl ServerHandler for TackServer {
                 });
             }) as tack_tools::Progress
         });
-        let ctx =
-            CallContext { cancel: context.ct.clone(), progress, list_can_change: list_can_change(&context) };
+        let ctx = CallContext {
+            cancel: context.ct.clone(),
+            progress,
+            list_can_change: list_can_change(&context),
+            client: client_name(&context),
+        };
         let shared = self.shared.clone();
         let tool_name = name.clone();
         let outcome =
@@ -166,6 +180,6 @@ impl ServerHandler for TackServer {
         {
             tracing::debug!("could not send tools/list_changed: {err}");
         }
-        Ok(to_mcp::result(outcome.observation).into())
+        Ok(to_mcp::result(outcome.observation, self.shared.toolbox.structured()).into())
     }
 }

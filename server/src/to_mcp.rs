@@ -8,8 +8,9 @@ use serde_json::{Map, Value, json};
 use tack_tools::{Group, Observation, ToolSpec};
 
 /// The protocol form of a tool. Core tools carry `anthropic/alwaysLoad`, so clients with tool
-/// search keep them loaded.
-pub fn tool(spec: &ToolSpec) -> Tool {
+/// search keep them loaded. The output schema is listed only when results carry structured
+/// content (`structured`), as the spec requires of a declared schema.
+pub fn tool(spec: &ToolSpec, structured: bool) -> Tool {
     let a = spec.annotations;
     let annotations = ToolAnnotations::with_title(spec.title)
         .read_only(a.read_only)
@@ -19,7 +20,7 @@ pub fn tool(spec: &ToolSpec) -> Tool {
     let mut tool = Tool::new(spec.name, spec.description, Arc::new(spec.input_schema.clone()))
         .with_title(spec.title)
         .with_annotations(annotations);
-    if let Some(schema) = &spec.output_schema {
+    if structured && let Some(schema) = &spec.output_schema {
         tool = tool.with_raw_output_schema(Arc::new(schema.clone()));
     }
     if spec.group == Group::Core {
@@ -30,13 +31,14 @@ pub fn tool(spec: &ToolSpec) -> Tool {
     tool
 }
 
-/// The protocol form of a result: the text as a text block, the data as `structuredContent`,
-/// and `isError` for failures the agent can act on.
-pub fn result(observation: Observation) -> CallToolResult {
+/// The protocol form of a result: the text as a text block, `isError` for failures the agent
+/// can act on, and with `structured` the data as `structuredContent`. Text only by default:
+/// Claude Code and Codex hand their model only `structuredContent` when a result has it.
+pub fn result(observation: Observation, structured: bool) -> CallToolResult {
     let content = vec![ContentBlock::text(observation.text)];
     let mut result =
         if observation.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
-    if let Some(data @ Value::Object(_)) = observation.structured {
+    if structured && let Some(data @ Value::Object(_)) = observation.structured {
         result.structured_content = Some(data);
     }
     result

@@ -2,8 +2,9 @@
 
 Over stdio and streamable HTTP, with the legacy handshake (2025-11-25) and with 2026-07-28
 discovery: the tool list is the same bytes everywhere and in the contract's order, every tool
-has annotations and an input schema, calls return text and structured content, errors are
-results, and discovery works as each revision allows.
+has annotations and an input schema, calls return text (and, under --structured, structured
+content matching each tool's output schema), errors are results, and discovery works as each
+revision allows.
 
 Usage: python interop.py PATH_TO_TACK REPO_DIR
 """
@@ -11,6 +12,7 @@ Usage: python interop.py PATH_TO_TACK REPO_DIR
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -35,7 +37,17 @@ def tool_dump(tools):
     return json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools], sort_keys=True)
 
 
-async def exercise(label, target, mode):
+def handle_in(text):
+    found = re.search(r'read_output\(handle="(h\d+)"', text)
+    return found.group(1) if found else None
+
+
+def top_level_matches(data, schema):
+    props = schema.get("properties", {})
+    return all(k in props for k in data) and all(k in data for k in schema.get("required", []))
+
+
+async def exercise(label, target, mode, structured):
     notes = []
 
     async def on_message(message):
@@ -45,21 +57,42 @@ async def exercise(label, target, mode):
         tools = (await client.list_tools()).tools
         names = [t.name for t in tools]
         check(names == CORE, f"{label}: core tools in contract order, got {names}")
+        schemas = {t.name: t.output_schema for t in tools}
         for t in tools:
             check(t.annotations is not None, f"{label}: {t.name} has annotations")
             check(t.input_schema.get("type") == "object", f"{label}: {t.name} input schema is an object")
+            if t.name not in ("find_tools", "call_tool"):
+                check((t.output_schema is not None) == structured, f"{label}: {t.name} output schema only when structured")
+
+        def data_of(name, res):
+            if not structured:
+                check(res.structured_content is None, f"{label}: {name} is text only")
+                return None
+            check(res.structured_content is not None and top_level_matches(res.structured_content, schemas[name]),
+                  f"{label}: {name} structured content matches its output schema")
+            return res.structured_content or {}
+
         res = await client.call_tool("read_file", {"path": "notes/big.txt", "start": 450})
         first = text_of(res).splitlines()[0]
-        check(first == "[notes/big.txt: lines 450-549 of 1000; 449 above, 451 below]", f"{label}: read_file header {first!r}")
-        check(res.structured_content and res.structured_content.get("total") == 1000, f"{label}: structured read_file")
+        check(re.fullmatch(r"\[notes/big.txt: lines 450-549 of 1000; 449 above, 451 below; version [0-9a-f]{16}\]", first),
+              f"{label}: read_file header {first!r}")
+        data = data_of("read_file", res)
+        if data is not None:
+            check(data.get("total") == 1000 and data.get("version") in first, f"{label}: structured read_file")
         res = await client.call_tool("search", {"query": "marker", "mode": "text", "limit": "4"})
         check(text_of(res).startswith("30 matches in 30 files\n"), f"{label}: search totals")
-        check(len(res.structured_content["results"]) == 4, f"{label}: search honours limit sent as a string")
+        check(text_of(res).count("\nwords/w") == 4, f"{label}: search honours limit sent as a string")
+        data = data_of("search", res)
+        if data is not None:
+            check(len(data["results"]) == 4, f"{label}: structured search has 4 results")
         res = await client.call_tool("read_file", {"path": "../outside"})
         check(res.is_error, f"{label}: escaping path is an error result")
         res = await client.call_tool("run", {"command": "seq 1 100000"})
-        handle = res.structured_content.get("output_handle")
-        check(bool(handle), f"{label}: run output over the cap has a handle")
+        handle = handle_in(text_of(res))
+        check(bool(handle), f"{label}: run output over the cap names a handle")
+        data = data_of("run", res)
+        if data is not None:
+            check(data.get("output_handle") == handle, f"{label}: structured run has the same handle")
         page = await client.call_tool("call_tool", {"name": "read_output", "arguments": {"handle": handle, "start": 50000, "lines": 1}})
         check("50000\t49999" in text_of(page), f"{label}: read_output pages the middle: {text_of(page)[:120]!r}")
         await client.call_tool("find_tools", {"query": "output"})
@@ -78,25 +111,30 @@ async def main():
     env = {"TACK_LOG": "warn"}
     if "XDG_CACHE_HOME" in os.environ:
         env["XDG_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"]
-    stdio = StdioServerParameters(command=tack, args=["serve", "--root", repo], env=env)
     dumps = {}
-    dumps["stdio-legacy"] = await exercise("stdio-legacy", stdio, "legacy")
-    dumps["stdio-auto"] = await exercise("stdio-auto", stdio, "auto")
-    server = subprocess.Popen([tack, "serve", "--root", repo, "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
-    try:
-        url = None
-        for line in server.stderr:
-            if line.startswith("tack: serving MCP at "):
-                url = line.split(" at ", 1)[1].strip()
-                break
-        check(url is not None, "http server announces its URL")
-        dumps["http-legacy"] = await exercise("http-legacy", url, "legacy")
-        dumps["http-auto"] = await exercise("http-auto", url, "auto")
-    finally:
-        server.kill()
-        server.wait()
-    distinct = set(dumps.values())
-    check(len(distinct) == 1, f"tool listings are byte-identical across transports and revisions ({len(distinct)} distinct)")
+    for structured in (False, True):
+        extra = ["--structured"] if structured else []
+        suffix = "-structured" if structured else ""
+        stdio = StdioServerParameters(command=tack, args=["serve", "--root", repo, *extra], env=env)
+        for mode in ("legacy", "auto"):
+            dumps[f"stdio-{mode}{suffix}"] = await exercise(f"stdio-{mode}{suffix}", stdio, mode, structured)
+        server = subprocess.Popen([tack, "serve", "--root", repo, "--http", "127.0.0.1:0", *extra],
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            url = None
+            for line in server.stderr:
+                if line.startswith("tack: serving MCP at "):
+                    url = line.split(" at ", 1)[1].strip()
+                    break
+            check(url is not None, "http server announces its URL")
+            for mode in ("legacy", "auto"):
+                dumps[f"http-{mode}{suffix}"] = await exercise(f"http-{mode}{suffix}", url, mode, structured)
+        finally:
+            server.kill()
+            server.wait()
+    for suffix in ("", "-structured"):
+        distinct = {v for k, v in dumps.items() if k.endswith("auto" + suffix) or k.endswith("legacy" + suffix)}
+        check(len(distinct) == 1, f"tool listings{suffix} are byte-identical across transports and revisions ({len(distinct)} distinct)")
     passed = 0 if failures else 1
     print(f"{passed} passed, {1 - passed} failed")
     sys.exit(1 if failures else 0)

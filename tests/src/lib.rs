@@ -1,5 +1,9 @@
 //! Helpers for the end-to-end tests: build and find the real `tack` binary, start it over stdio
-//! or HTTP, and make small repositories to point it at.
+//! or HTTP, make small repositories to point it at, and drive the real Claude Code and Codex
+//! binaries against a scripted model.
+
+pub mod clients;
+pub mod model;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -65,6 +65,13 @@ fn text(result: &CallToolResult) -> &str {
     result.content.first().and_then(|c| c.as_text()).map(|t| t.text.as_str()).unwrap_or("")
 }
 
+/// The handle a cut result's marker names, as the model reads it.
+fn handle_in(text: &str) -> String {
+    let start =
+        text.find("read_output(handle=\"").expect("a handle in the marker") + "read_output(handle=\"".len();
+    text[start..].split('"').next().unwrap().to_string()
+}
+
 async fn tool_names(client: &Client) -> Vec<String> {
     client.list_tools(None).await.expect("tools/list").tools.iter().map(|t| t.name.to_string()).collect()
 }
@@ -86,17 +93,23 @@ async fn stdio_legacy_client_lists_calls_and_discovers_tools() {
     let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
     assert!(instructions.len() < 2048, "instructions are {} bytes", instructions.len());
 
+    // Text only by default: what Claude Code and Codex hand their model is this text.
+    assert!(listed.tools.iter().all(|t| t.output_schema.is_none()), "no output schema without --structured");
     let result = call(&client, "read_file", json!({"path": "notes/big.txt", "start": 450})).await;
+    let version = tack_tools::version_of(&std::fs::read(repo.path().join("notes/big.txt")).unwrap());
     assert_eq!(
         text(&result).lines().next(),
-        Some("[notes/big.txt: lines 450-549 of 1000; 449 above, 451 below]")
+        Some(
+            format!("[notes/big.txt: lines 450-549 of 1000; 449 above, 451 below; version {version}]")
+                .as_str()
+        )
     );
     assert_eq!(text(&result).lines().count(), 101);
-    assert_eq!(result.structured_content.as_ref().unwrap()["total"], json!(1000));
+    assert_eq!(result.structured_content, None);
 
     let result = call(&client, "search", json!({"query": "marker", "mode": "text", "limit": 5})).await;
     assert!(text(&result).starts_with("30 matches in 30 files\n"), "{}", text(&result));
-    assert_eq!(result.structured_content.as_ref().unwrap()["results"].as_array().unwrap().len(), 5);
+    assert_eq!(result.structured_content, None);
 
     // Discovery: the new tool is listed and the client is told.
     assert!(!tool_names(&client).await.contains(&"read_output".to_string()));
@@ -111,7 +124,7 @@ async fn stdio_legacy_client_lists_calls_and_discovers_tools() {
 
     // A cut result and its handle, read back directly and through call_tool.
     let result = call(&client, "run", json!({"command": "seq 1 200000"})).await;
-    let handle = result.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    let handle = handle_in(text(&result));
     assert!(text(&result).starts_with("exit=0\n"));
     assert!(text(&result).contains(&format!("read_output(handle=\"{handle}\", start=")));
     let page = call(&client, "read_output", json!({"handle": handle, "start": 100000, "lines": 2})).await;
@@ -123,6 +136,57 @@ async fn stdio_legacy_client_lists_calls_and_discovers_tools() {
     )
     .await;
     assert!(text(&page).contains("5\t4\n"), "{}", text(&page));
+    client.cancel().await.unwrap();
+}
+
+/// Checks `data` against the top level of `schema`: every required property present, and no
+/// property the schema does not name.
+fn assert_matches_schema(tool: &str, data: &Value, schema: &serde_json::Map<String, Value>) {
+    let props = schema["properties"].as_object().expect("properties");
+    let data = data.as_object().unwrap_or_else(|| panic!("{tool}: structured content is an object"));
+    for key in data.keys() {
+        assert!(props.contains_key(key), "{tool}: {key} is not in the output schema");
+    }
+    for key in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+        assert!(data.contains_key(key.as_str().unwrap()), "{tool}: required {key} is missing");
+    }
+}
+
+#[tokio::test]
+async fn structured_mode_sends_data_that_matches_the_listed_output_schemas() {
+    let repo = sample_repo();
+    let client =
+        Recorder::default().serve(stdio_transport(repo.path(), &["--structured"])).await.expect("handshake");
+    let listed = client.list_tools(None).await.unwrap();
+    let json = serde_json::to_string_pretty(&listed.tools).unwrap();
+    expect_file!["snapshots/tools_list_structured.json"].assert_eq(&json);
+    let schema = |name: &str| {
+        listed
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.output_schema.clone())
+            .expect("output schema")
+    };
+    let calls = [
+        ("read_file", json!({"path": "notes/big.txt", "start": 450})),
+        ("search", json!({"query": "marker", "mode": "text", "limit": 5})),
+        ("run", json!({"command": "seq 1 200000"})),
+        ("repo_map", json!({})),
+        ("edit_file", json!({"path": "src/lib.rs", "old": "3.14", "new": "std::f64::consts::PI"})),
+    ];
+    for (name, args) in calls {
+        let result = call(&client, name, args).await;
+        let data = result.structured_content.as_ref().unwrap_or_else(|| panic!("{name}: structured content"));
+        assert_matches_schema(name, data, &schema(name));
+        match name {
+            "read_file" => assert_eq!(data["total"], json!(1000)),
+            "search" => assert_eq!(data["results"].as_array().unwrap().len(), 5),
+            "run" => assert_eq!(data["output_handle"].as_str(), Some(handle_in(text(&result)).as_str())),
+            "edit_file" => assert_eq!(data["verified_since_last_edit"], json!(false)),
+            _ => {}
+        }
+    }
     client.cancel().await.unwrap();
 }
 
@@ -145,7 +209,7 @@ async fn stdio_2026_client_keeps_a_fixed_list_and_uses_call_tool() {
     assert!(text(&found).contains("call them with call_tool(name, arguments)\n"), "{}", text(&found));
     assert_eq!(tool_names(&client).await, before, "2026-07-28: the list never changes per connection");
     let result = call(&client, "run", json!({"command": "seq 1 100000"})).await;
-    let handle = result.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    let handle = handle_in(text(&result));
     let page = call(
         &client,
         "call_tool",
@@ -247,7 +311,7 @@ async fn http_serves_two_sessions_at_once_with_separate_state() {
 
     // Handles are per session: B cannot read A's.
     let cut = call(&client_a, "run", json!({"command": "seq 1 100000"})).await;
-    let handle = cut.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    let handle = handle_in(text(&cut));
     let mine = call(&client_a, "read_output", json!({"handle": handle, "lines": 1})).await;
     assert_eq!(mine.is_error, Some(false));
     let theirs = call(&client_b, "read_output", json!({"handle": handle})).await;
@@ -269,7 +333,7 @@ async fn http_2026_requests_share_state_without_sessions() {
         .await
         .expect("discover over HTTP");
     let cut = call(&client, "run", json!({"command": "seq 1 100000"})).await;
-    let handle = cut.structured_content.as_ref().unwrap()["output_handle"].as_str().unwrap().to_string();
+    let handle = handle_in(text(&cut));
     let page = call(
         &client,
         "call_tool",

@@ -1,5 +1,5 @@
 //! The official MCP Python SDK (`mcp` on PyPI) drives the real binary: stdio and HTTP, legacy
-//! handshake and 2026-07-28 discovery. The SDK is installed into a venv under `target/` on
+//! handshake and 2026-07-28 discovery, text only by default and with `--structured`. The SDK is installed into a venv under `target/` on
 //! first use, so `cargo test` needs nothing set up by hand.
 
 use std::path::{Path, PathBuf};
@@ -30,7 +30,9 @@ fn python_sdk_lists_and_calls_over_stdio_and_http() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "interop failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
-    for label in ["stdio-legacy", "stdio-auto", "http-legacy", "http-auto"] {
-        assert!(stdout.contains(&format!("ok {label}:")), "{label} did not run\n{stdout}");
+    for transport in ["stdio-legacy", "stdio-auto", "http-legacy", "http-auto"] {
+        for label in [transport.to_string(), format!("{transport}-structured")] {
+            assert!(stdout.contains(&format!("ok {label}:")), "{label} did not run\n{stdout}");
+        }
     }
 }

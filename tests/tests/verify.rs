@@ -26,7 +26,14 @@ async fn serve(root: &Path, store: &Path, envs: &[(&str, String)]) -> Client {
     let (root, store) = (root.to_path_buf(), store.to_path_buf());
     let envs: Vec<(String, String)> = envs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     let transport = TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
-        cmd.arg("serve").arg("--root").arg(&root).arg("--index-dir").arg(&store).env("TACK_LOG", "warn");
+        // Structured, to check the parsed counts as data; the text is checked beside it.
+        cmd.arg("serve")
+            .arg("--structured")
+            .arg("--root")
+            .arg(&root)
+            .arg("--index-dir")
+            .arg(&store)
+            .env("TACK_LOG", "warn");
         cmd.env("RUST_BACKTRACE", "0");
         for (k, v) in &envs {
             cmd.env(k, v);

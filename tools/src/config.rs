@@ -1,5 +1,7 @@
 //! Settings from `tack.toml`; every field has a default, so no file at all is a valid setup.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 
 /// The whole configuration. The server reads `tack.toml` at the root into this.
@@ -14,18 +16,38 @@ pub struct Config {
     pub ignore: Vec<String>,
 }
 
-/// `[output]`: how big one result may be.
+/// `[output]`: how big one result may be, and in what form it goes out.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct OutputConfig {
     /// The cap on one result's text, in tokens.
     pub max_tokens: usize,
+    /// Send `structuredContent` (and list output schemas) beside the text. Off by default,
+    /// because Claude Code and Codex then hand their model only the JSON and drop the text.
+    pub structured: bool,
+    /// The model's context window in tokens, for small models: no single result takes more
+    /// than an eighth of it, and `read_file` and `search` default to less.
+    pub context_window: Option<usize>,
+    /// Per-client limits by `clientInfo.name`, replacing the measured ones tack knows.
+    pub clients: BTreeMap<String, ClientLimit>,
 }
 
 impl Default for OutputConfig {
     fn default() -> Self {
-        Self { max_tokens: 10_000 }
+        Self { max_tokens: 10_000, structured: false, context_window: None, clients: BTreeMap::new() }
     }
+}
+
+/// `[output.clients.NAME]`: how much one tool result may hold before that client cuts or
+/// diverts it. Each limit is enforced in its own unit: tokens, characters (UTF-16 code units,
+/// as JavaScript counts them) or UTF-8 bytes; `max_error_chars` applies to failures only.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClientLimit {
+    pub max_tokens: Option<usize>,
+    pub max_chars: Option<usize>,
+    pub max_bytes: Option<usize>,
+    pub max_error_chars: Option<usize>,
 }
 
 /// `[run]`: the shell tool's limits.

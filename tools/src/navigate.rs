@@ -14,7 +14,7 @@ use tack_indexer::symbols::Def;
 
 use crate::lenient;
 use crate::observation::Observation;
-use crate::shape::fits;
+use crate::shape::{Budget, fits_budget};
 use crate::toolbox::Toolbox;
 
 /// Lines listed per kind (resolved, candidates) when the call names no limit.
@@ -577,7 +577,7 @@ fn qualified(resolver: &Resolver, target: Target) -> String {
 
 // ----- outline -----
 
-pub fn outline(toolbox: &Toolbox, params: OutlineParams) -> Observation {
+pub fn outline(toolbox: &Toolbox, params: OutlineParams, budget: Budget) -> Observation {
     let rel = match toolbox.root().resolve(&params.path) {
         Ok(resolved) => resolved.rel,
         Err(err) => return Observation::error(format!("cannot outline {err}")),
@@ -592,7 +592,12 @@ pub fn outline(toolbox: &Toolbox, params: OutlineParams) -> Observation {
         });
     };
     let defs = &entry.symbols.defs;
-    let budget = toolbox.config().output.max_tokens.saturating_sub(200).max(300);
+    // Room for the notes below the outline.
+    let budget = Budget {
+        tokens: budget.tokens.saturating_sub(200).max(300),
+        chars: budget.chars.map(|c| c.saturating_sub(600).max(1_000)),
+        bytes: budget.bytes.map(|c| c.saturating_sub(600).max(1_000)),
+    };
     let header = format!(
         "{rel}: {} {}, {} lines{}\n",
         defs.len(),
@@ -609,7 +614,7 @@ pub fn outline(toolbox: &Toolbox, params: OutlineParams) -> Observation {
     let mut text = String::new();
     for detail in [Detail::Full, Detail::NestedNames, Detail::TopLevel, Detail::TopNames] {
         text = format!("{header}{}", render_outline(defs, detail));
-        if fits(&text, budget) {
+        if fits_budget(&text, budget) {
             if detail != Detail::Full {
                 text.push_str(&format!(
                     "(shortened to fit: {}; read_file(path={rel:?}, start=N) shows any part)\n",

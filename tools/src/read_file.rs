@@ -15,8 +15,6 @@ use crate::observation::Observation;
 use crate::shape::shorten_line;
 use crate::toolbox::Toolbox;
 
-/// Lines shown when the call names no count.
-pub const DEFAULT_LINES: u64 = 100;
 /// The most lines one call may ask for.
 pub const MAX_LINES: u64 = 2_000;
 /// Entries shown for a directory.
@@ -56,7 +54,7 @@ pub struct ReadFileOutput {
     pub version: Option<String>,
 }
 
-pub fn read_file(toolbox: &Toolbox, params: ReadFileParams) -> Observation {
+pub fn read_file(toolbox: &Toolbox, params: ReadFileParams, default_lines: u64) -> Observation {
     let resolved = match toolbox.root().resolve(&params.path) {
         Ok(resolved) => resolved,
         Err(err) => return Observation::error(format!("cannot read {err}")),
@@ -75,7 +73,7 @@ pub fn read_file(toolbox: &Toolbox, params: ReadFileParams) -> Observation {
         return list_directory(toolbox, &resolved);
     }
     let start = params.start.unwrap_or(1).max(1);
-    let count = params.lines.unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES);
+    let count = params.lines.unwrap_or(default_lines).clamp(1, MAX_LINES);
     match read_window(&resolved, start, count, toolbox.versions()) {
         Ok(obs) => obs,
         Err(err) => Observation::error(format!("cannot read {}: {err}", resolved.rel)),
@@ -152,7 +150,9 @@ fn read_window(
             total: 0,
             version: Some(version),
         };
-        return Ok(Observation::ok(format!("[{}: empty file]", resolved.rel), json!(out)));
+        let text =
+            format!("[{}: empty file; version {}]", resolved.rel, out.version.as_deref().unwrap_or(""));
+        return Ok(Observation::ok(text, json!(out)));
     }
     if start > total {
         return Ok(Observation::error(format!(
@@ -175,9 +175,12 @@ fn read_window(
     let above = start - 1;
     let below = total - end;
     let header = if above == 0 && below == 0 {
-        format!("[{}: lines {start}-{end} of {total}]", resolved.rel)
+        format!("[{}: lines {start}-{end} of {total}; version {version}]", resolved.rel)
     } else {
-        format!("[{}: lines {start}-{end} of {total}; {above} above, {below} below]", resolved.rel)
+        format!(
+            "[{}: lines {start}-{end} of {total}; {above} above, {below} below; version {version}]",
+            resolved.rel
+        )
     };
     let out = ReadFileOutput {
         path: resolved.rel.clone(),

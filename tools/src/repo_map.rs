@@ -7,7 +7,7 @@ use tack_indexer::map::MapFile;
 
 use crate::lenient;
 use crate::observation::Observation;
-use crate::shape::count_tokens;
+use crate::shape::{Budget, count_tokens};
 use crate::toolbox::Toolbox;
 
 /// The budget with a focus; without one the map may be eight times larger (Aider's rule).
@@ -85,7 +85,7 @@ impl From<MapFile> for MapFileOut {
     }
 }
 
-pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams) -> Observation {
+pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Observation {
     let focus: Vec<String> = params
         .focus
         .unwrap_or_default()
@@ -95,10 +95,27 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams) -> Observation {
         .collect();
     let default = if focus.is_empty() { DEFAULT_TOKENS * NO_FOCUS_MULTIPLIER } else { DEFAULT_TOKENS };
     // The map must fit the observation cap with room for nothing else to be cut.
-    let ceiling = (toolbox.config().output.max_tokens as u64).saturating_sub(64).max(MIN_TOKENS);
-    let budget = params.tokens.unwrap_or(default).clamp(MIN_TOKENS, ceiling) as usize;
+    let ceiling = (limit.tokens as u64).saturating_sub(64).max(MIN_TOKENS);
+    let mut budget = params.tokens.unwrap_or(default).clamp(MIN_TOKENS, ceiling) as usize;
     let snapshot = toolbox.index().snapshot();
-    let map = tack_indexer::map::repo_map(&snapshot, &focus, budget, &count_tokens);
+    let mut map = tack_indexer::map::repo_map(&snapshot, &focus, budget, &count_tokens);
+    // A client that cuts by length gets a smaller map, never a map cut in the middle.
+    let length_limit = match (limit.chars, limit.bytes) {
+        (Some(c), Some(b)) => Some(c.min(b)),
+        (c, b) => c.or(b),
+    };
+    if let Some(max_length) = length_limit {
+        let room = max_length.saturating_sub(200);
+        for _ in 0..4 {
+            // Bytes bound characters from above, so one measure serves both limits.
+            let chars = map.text.len();
+            if chars <= room || budget <= MIN_TOKENS as usize {
+                break;
+            }
+            budget = (budget * room / chars * 9 / 10).max(MIN_TOKENS as usize);
+            map = tack_indexer::map::repo_map(&snapshot, &focus, budget, &count_tokens);
+        }
+    }
     let out = RepoMapOutput {
         total_files: map.total_files as u64,
         total_definitions: map.total_defs as u64,

@@ -20,8 +20,6 @@ use crate::lenient;
 use crate::observation::Observation;
 use crate::toolbox::Toolbox;
 
-/// Files shown when the call names no limit.
-pub const DEFAULT_LIMIT: u64 = 10;
 /// The most files one call may ask for.
 pub const MAX_LIMIT: u64 = 50;
 /// Hit lines shown per file.
@@ -88,12 +86,12 @@ pub struct SearchOutput {
     pub results: Vec<FileResult>,
 }
 
-pub fn search(toolbox: &Toolbox, params: SearchParams) -> Observation {
+pub fn search(toolbox: &Toolbox, params: SearchParams, default_limit: u64) -> Observation {
     let query = params.query.trim();
     if query.is_empty() {
         return Observation::error("cannot search for an empty query; pass query=\"...\"");
     }
-    let limit = params.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
+    let limit = params.limit.unwrap_or(default_limit).clamp(1, MAX_LIMIT) as usize;
     let mode = params.mode.unwrap_or_default();
     let scope = match Scope::new(toolbox, params.path.as_deref()) {
         Ok(scope) => scope,

@@ -35,6 +35,94 @@ pub fn count_tokens_if_ready(text: &str) -> Option<usize> {
     TOKENIZER_READY.load(std::sync::atomic::Ordering::Acquire).then(|| count_tokens(text))
 }
 
+/// Characters (or bytes) reserved for the omission marker when a limit is in characters.
+const MARKER_RESERVE_CHARS: usize = 400;
+
+/// How much one result may hold: tokens (tack's cap, or a client's token limit), and for a
+/// client that cuts by length, characters (counted as UTF-16 code units, as JavaScript
+/// clients count them) or UTF-8 bytes. Every limit given is enforced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub tokens: usize,
+    pub chars: Option<usize>,
+    pub bytes: Option<usize>,
+}
+
+impl Budget {
+    /// A budget in tokens only.
+    pub fn tokens(tokens: usize) -> Self {
+        Self { tokens, chars: None, bytes: None }
+    }
+
+    /// The limit that binds, for a marker: `10000 tokens`, `49000 characters` or `11400 bytes`.
+    pub fn describe(&self) -> String {
+        // A token is about four characters of code or prose.
+        let as_tokens = self.tokens.saturating_mul(4);
+        match (self.chars, self.bytes) {
+            (_, Some(bytes)) if bytes < as_tokens && self.chars.is_none_or(|c| bytes <= c) => {
+                format!("{bytes} bytes")
+            }
+            (Some(chars), _) if chars < as_tokens => format!("{chars} characters"),
+            _ => format!("{} tokens", self.tokens),
+        }
+    }
+
+    /// Room for `length` more after the marker's share, per limit.
+    fn room(self) -> Cost {
+        let less = |limit: Option<usize>| {
+            limit.map_or(usize::MAX, |c| c.saturating_sub(MARKER_RESERVE_CHARS).max(256))
+        };
+        Cost {
+            tokens: self.tokens.saturating_sub(MARKER_RESERVE).max(64),
+            chars: less(self.chars),
+            bytes: less(self.bytes),
+        }
+    }
+}
+
+/// Characters as JavaScript counts them (UTF-16 code units).
+pub fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// What a piece of text costs against each limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Cost {
+    tokens: usize,
+    chars: usize,
+    bytes: usize,
+}
+
+impl Cost {
+    fn of(text: &str) -> Self {
+        Self { tokens: count_tokens(text), chars: utf16_len(text), bytes: text.len() }
+    }
+
+    fn plus(self, other: Cost) -> Self {
+        Self {
+            tokens: self.tokens + other.tokens,
+            chars: self.chars + other.chars,
+            bytes: self.bytes + other.bytes,
+        }
+    }
+
+    fn within(self, limit: Cost) -> bool {
+        self.tokens <= limit.tokens && self.chars <= limit.chars && self.bytes <= limit.bytes
+    }
+
+    fn half(self) -> Self {
+        Self { tokens: self.tokens / 2, chars: self.chars / 2, bytes: self.bytes / 2 }
+    }
+
+    fn minus(self, used: Cost) -> Self {
+        Self {
+            tokens: self.tokens.saturating_sub(used.tokens),
+            chars: self.chars.saturating_sub(used.chars),
+            bytes: self.bytes.saturating_sub(used.bytes),
+        }
+    }
+}
+
 /// Whether `text` fits in `max_tokens`. A token is at least one byte, so short text fits
 /// without counting; text of more than eight bytes per allowed token is over the cap without
 /// counting, which keeps huge outputs from costing a full tokenization.
@@ -46,6 +134,13 @@ pub fn fits(text: &str, max_tokens: usize) -> bool {
         return false;
     }
     count_tokens(text) <= max_tokens
+}
+
+/// Whether `text` fits in every limit of `budget`.
+pub fn fits_budget(text: &str, budget: Budget) -> bool {
+    let bytes_fit = budget.bytes.is_none_or(|bytes| text.len() <= bytes);
+    let chars_fit = budget.chars.is_none_or(|chars| text.len() <= chars || utf16_len(text) <= chars);
+    bytes_fit && chars_fit && fits(text, budget.tokens)
 }
 
 /// What a head-and-tail cut left out, for the marker line.
@@ -61,43 +156,43 @@ pub struct Omission {
     pub total_lines: usize,
 }
 
-/// Cuts `text` to its first and last lines within `max_tokens`, with the line made by
-/// `marker` in between. Long lines are shortened in the view. Returns the shaped text and
-/// what was left out.
-pub fn head_tail(text: &str, max_tokens: usize, marker: impl Fn(&Omission) -> String) -> (String, Omission) {
+/// Cuts `text` to its first and last lines within `budget`, with the line made by `marker` in
+/// between. Long lines are shortened in the view. Returns the shaped text and what was left
+/// out.
+pub fn head_tail(text: &str, budget: Budget, marker: impl Fn(&Omission) -> String) -> (String, Omission) {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let budget = max_tokens.saturating_sub(MARKER_RESERVE).max(64);
-    let half = budget / 2;
+    let room = budget.room();
+    let half = room.half();
 
     let mut cut_bytes = 0;
-    let mut shown = |line: &str| -> (String, usize) {
+    let mut shown = |line: &str| -> (String, Cost) {
         let view = shorten_line(line);
         if view.len() < line.len() {
             cut_bytes += line.len() - view.len();
         }
-        let tokens = count_tokens(&view);
-        (view, tokens)
+        let cost = Cost::of(&view);
+        (view, cost)
     };
 
     let mut head: Vec<String> = Vec::new();
-    let mut used = 0;
+    let mut used = Cost::default();
     for line in &lines {
-        let (view, tokens) = shown(line);
-        if used + tokens > half {
+        let (view, cost) = shown(line);
+        if !used.plus(cost).within(half) {
             break;
         }
-        used += tokens;
+        used = used.plus(cost);
         head.push(view);
     }
     let mut tail: Vec<String> = Vec::new();
-    let mut tail_used = 0;
-    let tail_budget = budget - used;
+    let tail_room = room.minus(used);
+    let mut tail_used = Cost::default();
     for line in lines.iter().skip(head.len()).rev() {
-        let (view, tokens) = shown(line);
-        if tail_used + tokens > tail_budget {
+        let (view, cost) = shown(line);
+        if !tail_used.plus(cost).within(tail_room) {
             break;
         }
-        tail_used += tokens;
+        tail_used = tail_used.plus(cost);
         tail.push(view);
     }
     tail.reverse();
@@ -110,7 +205,7 @@ pub fn head_tail(text: &str, max_tokens: usize, marker: impl Fn(&Omission) -> St
         bytes: omitted_bytes + cut_bytes,
         total_lines: lines.len(),
     };
-    let mut out = String::with_capacity(budget * 4);
+    let mut out = String::with_capacity(used.bytes + tail_used.bytes + 256);
     for line in &head {
         out.push_str(line);
     }
@@ -171,8 +266,9 @@ mod tests {
     #[test]
     fn head_tail_keeps_both_ends_and_names_the_gap() {
         let text: String = (1..=10_000).map(|i| format!("line {i}\n")).collect();
-        let (out, om) =
-            head_tail(&text, 1_000, |o| format!("[omitted {} lines from {}]", o.lines, o.first_line));
+        let (out, om) = head_tail(&text, Budget::tokens(1_000), |o| {
+            format!("[omitted {} lines from {}]", o.lines, o.first_line)
+        });
         assert!(out.starts_with("line 1\nline 2\n"));
         assert!(out.ends_with("line 10000\n"));
         assert!(count_tokens(&out) <= 1_000, "{}", count_tokens(&out));
@@ -187,12 +283,37 @@ mod tests {
     #[test]
     fn one_huge_line_is_shortened_not_dropped() {
         let text = format!("start\n{}\nend\n", "x".repeat(100_000));
-        let (out, om) = head_tail(&text, 5_000, |o| format!("[gap {}]", o.lines));
+        let (out, om) = head_tail(&text, Budget::tokens(5_000), |o| format!("[gap {}]", o.lines));
         assert!(out.starts_with("start\n"));
         assert!(out.contains("more bytes on this line"));
         assert!(out.ends_with("end\n[gap 0]\n"), "all lines fit, so the marker closes the text");
         assert_eq!(om.lines, 0);
         assert!(om.bytes > 97_000, "{}", om.bytes);
+    }
+
+    #[test]
+    fn a_character_limit_binds_in_characters_even_when_tokens_would_fit() {
+        // Multi-byte characters: the limit counts characters, not bytes.
+        let text: String = (1..=2_000).map(|i| format!("é{i:05}\n")).collect();
+        let budget = Budget { tokens: 100_000, chars: Some(3_000), bytes: None };
+        assert!(!fits_budget(&text, budget));
+        let (out, om) = head_tail(&text, budget, |o| format!("[cut {} lines]", o.lines));
+        let chars = out.chars().count();
+        assert!(chars <= 3_000, "{chars}");
+        assert!(chars > 2_400, "the cut uses the budget: {chars}");
+        assert!(out.len() > chars, "multi-byte text is measured in characters");
+        assert!(out.starts_with("é00001\n") && out.ends_with("é02000\n"));
+        assert_eq!(om.lines + out.lines().count() - 1, 2_000);
+        assert_eq!(budget.describe(), "3000 characters");
+        assert_eq!(Budget::tokens(4_000).describe(), "4000 tokens");
+
+        // The same text under a byte limit keeps fewer lines: each line is 8 bytes, 7 characters.
+        let bytes = Budget { tokens: 100_000, chars: None, bytes: Some(3_000) };
+        let (out, _) = head_tail(&text, bytes, |o| format!("[cut {} lines]", o.lines));
+        assert!(out.len() <= 3_000 && out.len() > 2_400, "{}", out.len());
+        assert_eq!(bytes.describe(), "3000 bytes");
+        // Astral characters count twice, as JavaScript counts them.
+        assert_eq!(utf16_len("a😀é"), 4);
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::discover;
 use crate::edit;
 use crate::fsutil::VersionCache;
 use crate::guard::Root;
+use crate::limits::{self, Limits};
 use crate::navigate;
 use crate::observation::Observation;
 use crate::patch_tools;
@@ -28,7 +29,7 @@ use crate::repo_map;
 use crate::run;
 use crate::search;
 use crate::session::Session;
-use crate::shape::{self, human_bytes};
+use crate::shape::{self, Budget, human_bytes};
 use crate::state::{self, StateStore};
 use crate::verify;
 
@@ -55,6 +56,9 @@ pub struct CallContext {
     /// Whether the client's tool list may change during the connection (2025 protocol
     /// revisions) or must stay fixed (2026-07-28, where `call_tool` is the route).
     pub list_can_change: bool,
+    /// The client's `clientInfo.name`, when it sent one: a known client's own limit on a tool
+    /// result joins tack's cap.
+    pub client: Option<String>,
 }
 
 impl CallContext {
@@ -102,8 +106,20 @@ impl Toolbox {
         }
         let filter = tack_indexer::walk::Filter::new(root.path(), &config.ignore)
             .context("an ignore glob in tack.toml does not parse")?;
-        if config.output.max_tokens < 500 {
-            anyhow::bail!("[output] max_tokens must be at least 500, got {}", config.output.max_tokens);
+        if config.output.max_tokens < limits::MIN_TOKENS {
+            anyhow::bail!(
+                "[output] max_tokens must be at least {}, got {}",
+                limits::MIN_TOKENS,
+                config.output.max_tokens
+            );
+        }
+        if let Some(window) = config.output.context_window
+            && window < limits::MIN_TOKENS * 8
+        {
+            anyhow::bail!(
+                "the context window must be at least {} tokens (a result takes at most an eighth of it), got {window}",
+                limits::MIN_TOKENS * 8
+            );
         }
         let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
         let index = Arc::new(Index::open(root.path(), filter.clone(), None).0);
@@ -178,6 +194,16 @@ impl Toolbox {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Whether results carry structured data and tools their output schemas (`--structured`).
+    pub fn structured(&self) -> bool {
+        self.config.output.structured
+    }
+
+    /// What a call from `client` may send back.
+    pub fn limits(&self, client: Option<&str>) -> Limits {
+        Limits::new(&self.config.output, client)
     }
 
     /// Every tool this workspace offers (fewer under `--read-only`), in catalogue order.
@@ -255,11 +281,13 @@ impl Toolbox {
         let started = std::time::Instant::now();
         let key = format!("{name} {args}");
         let args_for_trace = args.clone();
-        let (observation, tools_changed) = match self.dispatch(session, name, args, ctx) {
+        let limits = self.limits(ctx.client.as_deref());
+        let (observation, tools_changed) = match self.dispatch(session, name, args, ctx, &limits) {
             Ok(pair) => pair,
             Err(observation) => (observation, false),
         };
-        let mut observation = self.shape(session, name, observation);
+        let budget = if observation.is_error { limits.error_budget } else { limits.budget };
+        let mut observation = self.shape(session, name, observation, budget);
         let target = called_tool(name, &args_for_trace);
         let spec = self.spec(&target);
         let digest =
@@ -279,12 +307,21 @@ impl Toolbox {
             let nudge = harness.observe(&target, reads, key, digest.clone(), &self.config.stall);
             (nudge, harness.verified_since_last_edit(), harness.trace_path().is_some())
         };
-        // Writing tools (and verify itself) carry the gate's verdict in their structured result.
-        if !observation.is_error
-            && spec.is_some_and(|t| t.writes && t.name != "run")
-            && let Some(Value::Object(map)) = &mut observation.structured
-        {
-            map.insert("verified_since_last_edit".into(), Value::Bool(verified));
+        // Writing tools (and verify itself) carry the gate's verdict; verify says it in its own text.
+        if !observation.is_error && spec.is_some_and(|t| t.writes && t.name != "run") {
+            if let Some(Value::Object(map)) = &mut observation.structured {
+                map.insert("verified_since_last_edit".into(), Value::Bool(verified));
+            }
+            if target != "verify" {
+                if !observation.text.ends_with('\n') {
+                    observation.text.push('\n');
+                }
+                observation.text.push_str(if verified {
+                    "verified since the last edit\n"
+                } else {
+                    "not verified since the last edit: verify runs the checks\n"
+                });
+            }
         }
         if let Some(nudge) = &nudge {
             tracing::info!(session = session.id(), tool = target, "stall nudge: {nudge}");
@@ -337,6 +374,7 @@ impl Toolbox {
         name: &str,
         args: Value,
         ctx: &CallContext,
+        limits: &Limits,
     ) -> Result<(Observation, bool), Observation> {
         if self.spec(name).is_none() {
             return Err(Observation::error(format!(
@@ -345,15 +383,15 @@ impl Toolbox {
         }
         let args = if args.is_null() { Value::Object(Default::default()) } else { args };
         let observation = match name {
-            "repo_map" => repo_map::repo_map(self, parse(name, args)?),
-            "search" => search::search(self, parse(name, args)?),
-            "read_file" => read_file::read_file(self, parse(name, args)?),
+            "repo_map" => repo_map::repo_map(self, parse(name, args)?, limits.budget),
+            "search" => search::search(self, parse(name, args)?, limits.search_limit),
+            "read_file" => read_file::read_file(self, parse(name, args)?, limits.read_lines),
             "edit_file" => edit::edit_file(self, session, parse(name, args)?),
             "run" => run::run(self, parse(name, args)?, ctx),
             "definition" => navigate::definition(self, parse(name, args)?),
             "references" => navigate::references(self, parse(name, args)?),
             "callers" => navigate::callers(self, parse(name, args)?),
-            "outline" => navigate::outline(self, parse(name, args)?),
+            "outline" => navigate::outline(self, parse(name, args)?, limits.budget),
             "symbols" => navigate::symbols(self, parse(name, args)?),
             "verify" => verify::verify(self, session, parse(name, args)?, ctx),
             "todo" => state::todo(self, parse(name, args)?),
@@ -367,7 +405,7 @@ impl Toolbox {
             "find_tools" => return Ok(discover::find_tools(self, session, parse(name, args)?, ctx)),
             "call_tool" => {
                 let (target, arguments) = discover::call_target(self, parse(name, args)?)?;
-                return self.dispatch(session, &target, arguments, ctx);
+                return self.dispatch(session, &target, arguments, ctx, limits);
             }
             other => unreachable!("catalogue tool {other} has no dispatch arm"),
         };
@@ -376,15 +414,21 @@ impl Toolbox {
 
     /// Applies the cap: over it, keep head and tail and spill the full text under a handle
     /// (except for `read_output`, which pages handles and never makes new ones).
-    fn shape(&self, session: &Session, name: &str, mut observation: Observation) -> Observation {
-        let max_tokens = self.config.output.max_tokens;
-        if shape::fits(&observation.text, max_tokens) {
+    fn shape(
+        &self,
+        session: &Session,
+        name: &str,
+        mut observation: Observation,
+        budget: Budget,
+    ) -> Observation {
+        if shape::fits_budget(&observation.text, budget) {
             return observation;
         }
+        let limit = budget.describe();
         if name == "read_output" {
-            let (text, _) = shape::head_tail(&observation.text, max_tokens, |o| {
+            let (text, _) = shape::head_tail(&observation.text, budget, |o| {
                 format!(
-                    "[… {} lines ({}) omitted to stay under {max_tokens} tokens; ask for fewer lines, or use grep= …]",
+                    "[… {} lines ({}) omitted to stay under {limit}; ask for fewer lines, or use grep= …]",
                     o.lines,
                     human_bytes(o.bytes)
                 )
@@ -394,7 +438,7 @@ impl Toolbox {
         }
         let full = std::mem::take(&mut observation.text);
         let handle = session.outputs.lock().expect("outputs lock").put(full.clone());
-        let (text, _) = shape::head_tail(&full, max_tokens, |o| marker(&handle, o, max_tokens));
+        let (text, _) = shape::head_tail(&full, budget, |o| marker(&handle, o, &limit));
         observation.text = text;
         if let Some(Value::Object(map)) = &mut observation.structured {
             map.insert("output_handle".into(), Value::String(handle));
@@ -414,10 +458,10 @@ fn called_tool(name: &str, args: &Value) -> String {
 }
 
 /// The line that replaces the cut middle of a result.
-fn marker(handle: &str, o: &shape::Omission, max_tokens: usize) -> String {
+fn marker(handle: &str, o: &shape::Omission, limit: &str) -> String {
     if o.lines == 0 {
         return format!(
-            "[… long lines were shortened ({} cut) to stay under {max_tokens} tokens; the full text is kept: read_output(handle=\"{handle}\") …]",
+            "[… long lines were shortened ({} cut) to stay under {limit}; the full text is kept: read_output(handle=\"{handle}\") …]",
             human_bytes(o.bytes)
         );
     }

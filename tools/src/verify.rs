@@ -385,7 +385,7 @@ fn render(results: &[CheckResult], ok: bool, verified: bool, handle: &str, raw_l
         }
         if check.failures.len() > MAX_LISTED {
             text.push_str(&format!(
-                "  … {} more; all are in the structured result and the raw output\n",
+                "  … {} more; all are in the raw output\n",
                 check.failures.len() - MAX_LISTED
             ));
         }

@@ -67,6 +67,7 @@ fn a_unique_edit_applies_and_echoes_the_region() {
          9	    def total(self):
         10	        return sum(i.price for i in self.items)
         11	
+        not verified since the last edit: verify runs the checks
     "#]]
     .assert_eq(&obs.text);
     let data = obs.structured.unwrap();
@@ -400,6 +401,7 @@ fn apply_patch_applies_all_and_answers_a_m_d_lines() {
         new.py, version d3980e3c4f81895b:
         1	def new():
         2	    return 0
+        not verified since the last edit: verify runs the checks
     "#]]
     .assert_eq(&obs.text);
     assert_eq!(read_path(dir.path(), "a.py"), "def a():\n    return 10\n");
@@ -633,6 +635,7 @@ fn replace_symbol_changes_only_that_method() {
         19	    def remove(self, name: str) -> bool:
         20	        before = len(self.items)
         21	        self.items = [i for i in self.items if i.name != name]
+        not verified since the last edit: verify runs the checks
     "#]]
     .assert_eq(&text);
 

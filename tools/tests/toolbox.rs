@@ -34,7 +34,11 @@ fn read_file_window_says_what_lies_above_and_below() {
     let obs = call(&tb, &Session::new(), "read_file", json!({"path": "big.txt", "start": 450}));
     assert!(!obs.is_error);
     let lines: Vec<&str> = obs.text.lines().collect();
-    assert_eq!(lines[0], "[big.txt: lines 450-549 of 1000; 449 above, 451 below]");
+    let version = obs.structured.as_ref().unwrap()["version"].as_str().unwrap().to_string();
+    assert_eq!(
+        lines[0],
+        format!("[big.txt: lines 450-549 of 1000; 449 above, 451 below; version {version}]")
+    );
     assert_eq!(lines.len(), 101);
     assert_eq!(lines[1], "450\tline 450");
     assert_eq!(lines[100], "549\tline 549");
@@ -52,7 +56,7 @@ fn read_file_view_of_a_small_file() {
     let tb = toolbox(dir.path());
     let obs = call(&tb, &Session::new(), "read_file", json!({"path": "./src/app.py"}));
     expect![[r#"
-        [src/app.py: lines 1-2 of 2]
+        [src/app.py: lines 1-2 of 2; version db3f23c7983510c8]
         1	def main():
         2	    return 1
     "#]]
@@ -66,7 +70,7 @@ fn read_file_near_the_end_aligns_numbers_and_lenient_arguments_work() {
     let abs = format!("{}/big.txt", dir.path().display());
     let obs = call(&tb, &Session::new(), "read_file", json!({"path": abs, "start": "998", "lines": "10"}));
     expect![[r#"
-        [big.txt: lines 998-1000 of 1000; 997 above, 0 below]
+        [big.txt: lines 998-1000 of 1000; 997 above, 0 below; version d88c751c93fce1c1]
          998	line 998
          999	line 999
         1000	line 1000
@@ -417,7 +421,7 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
 
     let obs =
         call(&tb, &session, "call_tool", json!({"name": "read_file", "arguments": {"path": "src/app.py"}}));
-    assert!(obs.text.starts_with("[src/app.py: lines 1-2 of 2]"), "{}", obs.text);
+    assert!(obs.text.starts_with("[src/app.py: lines 1-2 of 2; version "), "{}", obs.text);
     let obs = call(
         &tb,
         &session,

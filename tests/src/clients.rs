@@ -1,0 +1,194 @@
+//! The real Claude Code and Codex binaries: installed from npm at pinned versions into
+//! `target/real-clients` on first use, and run headless against a [`ScriptedModel`] with tack
+//! as their MCP server, the way a user would configure it.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::model::ScriptedModel;
+use crate::{tack_binary, test_cache_home};
+
+/// The newest versions that install here (Claude Code asks for Node 22 but its native binary
+/// runs on Node 20; Codex's launcher runs on Node 20).
+pub const CLAUDE_CODE: &str = "@anthropic-ai/claude-code@2.1.332";
+pub const CODEX: &str = "@openai/codex@0.171.0";
+
+/// How long one headless client run may take before the test fails.
+const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Where the clients are installed; installs them when the pinned versions are not there.
+/// Fails loudly when npm is missing: these tests never skip.
+pub fn clients_dir() -> PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let target = tack_binary().parent().and_then(Path::parent).expect("target dir");
+    let dir = target.join("real-clients");
+    let stamp = dir.join("installed.txt");
+    let wanted = format!("{CLAUDE_CODE} {CODEX}\n");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        return dir;
+    }
+    std::fs::create_dir_all(&dir).expect("real-clients dir");
+    let status = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+        .arg(&dir)
+        .args([CLAUDE_CODE, CODEX])
+        .status()
+        .expect("npm runs (install Node.js and npm: apt-get install nodejs npm)");
+    assert!(status.success(), "npm install {CLAUDE_CODE} {CODEX} failed");
+    std::fs::write(&stamp, wanted).expect("stamp");
+    dir
+}
+
+/// How a client reaches tack.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    /// `tack serve --root ROOT` over stdio, with these extra arguments.
+    Stdio { root: PathBuf, args: Vec<String> },
+    /// A running `tack serve --http` at this URL.
+    Http { url: String },
+}
+
+/// What a client run printed, and how it ended.
+#[derive(Debug)]
+pub struct ClientRun {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl ClientRun {
+    /// Both streams, for a failure message.
+    pub fn dump(&self) -> String {
+        format!("--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// Every tack tool, as Claude Code names MCP tools, for `--allowedTools`.
+const TOOLS: &[&str] = &[
+    "repo_map",
+    "search",
+    "read_file",
+    "edit_file",
+    "run",
+    "verify",
+    "find_tools",
+    "call_tool",
+    "definition",
+    "references",
+    "callers",
+    "outline",
+    "symbols",
+    "apply_patch",
+    "write_file",
+    "replace_symbol",
+    "undo",
+    "todo",
+    "done",
+    "handoff",
+    "read_output",
+];
+
+/// Runs `claude -p` headless in `cwd` with tack as its only MCP server and `model` as its API.
+pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) -> ClientRun {
+    let home = tempfile::tempdir().expect("scratch HOME");
+    let server = match transport {
+        Transport::Stdio { root, args } => {
+            let mut all = vec!["serve".to_string(), "--root".to_string(), root.display().to_string()];
+            all.extend(args.iter().cloned());
+            json!({"type": "stdio", "command": tack_binary(), "args": all, "env": tack_env()})
+        }
+        Transport::Http { url } => json!({"type": "http", "url": url}),
+    };
+    let config = home.path().join("mcp.json");
+    std::fs::write(&config, json!({"mcpServers": {"tack": server}}).to_string()).expect("mcp config");
+    let allowed: Vec<String> = TOOLS.iter().map(|t| format!("mcp__tack__{t}")).collect();
+    let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/claude"));
+    command
+        .args([
+            "-p",
+            "Work on this repository with the tack tools.",
+            "--output-format",
+            "json",
+            "--strict-mcp-config",
+        ])
+        .arg("--mcp-config")
+        .arg(&config)
+        .arg("--allowedTools")
+        .arg(allowed.join(","))
+        .env("HOME", home.path())
+        .env("ANTHROPIC_BASE_URL", &model.url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("MCP_TIMEOUT", "60000")
+        .env("MCP_TOOL_TIMEOUT", "120000")
+        .env_remove("MAX_MCP_OUTPUT_TOKENS");
+    finish(command, cwd).await
+}
+
+/// Runs `codex exec` headless in `cwd` with tack as its only MCP server and `model` as its API.
+/// `required` makes Codex wait for tack before its first request (else that request may go
+/// out before tack's tools are listed).
+pub async fn codex(model: &ScriptedModel, transport: &Transport, cwd: &Path) -> ClientRun {
+    const COMMON: &str = "tool_timeout_sec = 120\nrequired = true\n";
+    let home = tempfile::tempdir().expect("scratch CODEX_HOME");
+    let server = match transport {
+        Transport::Stdio { root, args } => {
+            let mut all = vec!["serve".to_string(), "--root".to_string(), root.display().to_string()];
+            all.extend(args.iter().cloned());
+            let env: Vec<String> =
+                tack_env().as_object().expect("env").iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!(
+                "command = {}\nargs = {}\n{COMMON}[mcp_servers.tack.env]\n{}\n",
+                json!(tack_binary()),
+                json!(all),
+                env.join("\n")
+            )
+        }
+        Transport::Http { url } => format!("url = {}\n{COMMON}", json!(url)),
+    };
+    let config = format!(
+        "model = \"gpt-5-codex\"\nmodel_provider = \"standin\"\napproval_policy = \"never\"\n\
+         sandbox_mode = \"danger-full-access\"\n\n[model_providers.standin]\nname = \"standin\"\n\
+         base_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"TACK_STANDIN_KEY\"\n\n\
+         [mcp_servers.tack]\n{server}",
+        model.url
+    );
+    std::fs::write(home.path().join("config.toml"), config).expect("codex config");
+    let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/codex"));
+    command
+        .args(["exec", "--skip-git-repo-check", "Work on this repository with the tack tools."])
+        .env("HOME", home.path())
+        .env("CODEX_HOME", home.path())
+        .env("TACK_STANDIN_KEY", "sk-test");
+    finish(command, cwd).await
+}
+
+/// The environment tack runs with under a client: quiet, its index in the test cache.
+fn tack_env() -> serde_json::Value {
+    json!({"TACK_LOG": "warn", "XDG_CACHE_HOME": test_cache_home()})
+}
+
+async fn finish(mut command: tokio::process::Command, cwd: &Path) -> ClientRun {
+    command
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let child = command.spawn().expect("the client starts");
+    let output = tokio::time::timeout(RUN_TIMEOUT, child.wait_with_output())
+        .await
+        .expect("the client finishes within its timeout")
+        .expect("the client's output");
+    ClientRun {
+        success: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}

@@ -1,0 +1,300 @@
+//! Scripted stand-ins for the model APIs the real clients call: the Anthropic Messages API
+//! (Claude Code) and the OpenAI Responses API (Codex), both streaming Server-Sent Events.
+//!
+//! A stand-in answers each turn with the next tool call of its script, then with a plain text
+//! when the script is done, and records every request, so a test reads exactly what the client
+//! handed its model as each tool's result. The turn is derived from the request itself (how
+//! many tool calls its history holds), so a client that retries a request gets the same answer.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// One scripted tool call: a tack tool's name (without the client's `mcp__tack__` prefix) and
+/// its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// A scripted tool call.
+pub fn call(name: &str, arguments: Value) -> ToolCall {
+    ToolCall { name: name.to_string(), arguments }
+}
+
+/// Which API a stand-in speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `POST /v1/messages` (Claude Code).
+    Anthropic,
+    /// `POST /v1/responses` (Codex).
+    OpenAiResponses,
+}
+
+/// A running stand-in: its base URL, and the requests it has seen.
+pub struct ScriptedModel {
+    /// `http://127.0.0.1:PORT`, for `ANTHROPIC_BASE_URL` (Codex's `base_url` adds `/v1`).
+    pub url: String,
+    state: Arc<State>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+struct State {
+    api: Api,
+    /// The MCP server's name in the client's configuration (`tack`).
+    server: String,
+    script: Vec<ToolCall>,
+    requests: Mutex<Vec<Recorded>>,
+}
+
+/// One request as the stand-in received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: String,
+    pub body: Value,
+}
+
+impl ScriptedModel {
+    /// Starts a stand-in on a free loopback port that plays `script` to a client whose MCP
+    /// server is named `server`.
+    pub async fn start(api: Api, server: &str, script: Vec<ToolCall>) -> Self {
+        let state =
+            Arc::new(State { api, server: server.to_string(), script, requests: Mutex::new(Vec::new()) });
+        let app = axum::Router::new().fallback({
+            let state = state.clone();
+            move |uri: Uri, body: Bytes| {
+                let state = state.clone();
+                async move { state.answer(&uri, &body) }
+            }
+        });
+        let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .expect("a loopback port for the stand-in");
+        let url = format!("http://{}", listener.local_addr().expect("local addr"));
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { url, state, task }
+    }
+
+    /// Every request received, in order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.requests.lock().expect("requests lock").clone()
+    }
+
+    /// The requests of the agent's own loop (those that offer tack's tools), in order.
+    pub fn turns(&self) -> Vec<Value> {
+        self.requests().into_iter().map(|r| r.body).filter(|b| self.state.offers_tools(b)).collect()
+    }
+
+    /// What the client handed its model as the result of each scripted call, in script order,
+    /// read from the last turn (whose history holds every earlier result). A call the client
+    /// never answered has no entry.
+    pub fn results(&self) -> Vec<String> {
+        let Some(last) = self.turns().pop() else { return Vec::new() };
+        (0..self.state.script.len()).map_while(|i| self.state.result_of(&last, i)).collect()
+    }
+
+    /// The tool definitions the client sent its model for tack's tools (the first turn's).
+    pub fn tool_definitions(&self) -> Vec<Value> {
+        let Some(first) = self.turns().into_iter().next() else { return Vec::new() };
+        self.state.tack_tools(&first)
+    }
+}
+
+impl Drop for ScriptedModel {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl State {
+    fn answer(&self, uri: &Uri, body: &Bytes) -> Response {
+        let body: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        self.requests
+            .lock()
+            .expect("requests lock")
+            .push(Recorded { path: uri.path().to_string(), body: body.clone() });
+        let path = uri.path();
+        match self.api {
+            Api::Anthropic if path.ends_with("/messages") => self.anthropic_turn(&body),
+            Api::Anthropic if path.ends_with("/count_tokens") => json_response(json!({"input_tokens": 1000})),
+            Api::OpenAiResponses if path.ends_with("/responses") => self.responses_turn(&body),
+            _ => (StatusCode::NOT_FOUND, "the stand-in serves only the model's turns").into_response(),
+        }
+    }
+
+    /// The tools a request offers the model that belong to tack.
+    fn tack_tools(&self, body: &Value) -> Vec<Value> {
+        let prefix = format!("mcp__{}__", self.server);
+        let namespace = format!("mcp__{}", self.server);
+        let mut tools = Vec::new();
+        for tool in body["tools"].as_array().into_iter().flatten() {
+            if tool["name"].as_str().is_some_and(|n| n.starts_with(&prefix)) {
+                tools.push(tool.clone());
+            } else if tool["type"] == "namespace" && tool["name"] == namespace.as_str() {
+                tools.extend(tool["tools"].as_array().into_iter().flatten().cloned());
+            }
+        }
+        tools
+    }
+
+    fn offers_tools(&self, body: &Value) -> bool {
+        !self.tack_tools(body).is_empty()
+    }
+
+    /// How many tool calls the model has made so far in this request's history.
+    fn calls_made(&self, body: &Value) -> usize {
+        match self.api {
+            Api::Anthropic => body["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| m["role"] == "assistant")
+                .flat_map(|m| m["content"].as_array().into_iter().flatten())
+                .filter(|block| block["type"] == "tool_use")
+                .count(),
+            Api::OpenAiResponses => body["input"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|item| item["type"] == "function_call")
+                .count(),
+        }
+    }
+
+    /// The text the client gave its model for scripted call `i`, from a request's history.
+    fn result_of(&self, body: &Value, i: usize) -> Option<String> {
+        let id = call_id(self.api, i);
+        match self.api {
+            Api::Anthropic => body["messages"]
+                .as_array()?
+                .iter()
+                .filter(|m| m["role"] == "user")
+                .flat_map(|m| m["content"].as_array().into_iter().flatten())
+                .find(|block| block["type"] == "tool_result" && block["tool_use_id"] == id.as_str())
+                .map(|block| text_of(&block["content"])),
+            Api::OpenAiResponses => body["input"]
+                .as_array()?
+                .iter()
+                .find(|item| item["type"] == "function_call_output" && item["call_id"] == id.as_str())
+                .map(|item| text_of(&item["output"])),
+        }
+    }
+
+    fn anthropic_turn(&self, body: &Value) -> Response {
+        // Side requests (titles, summaries) offer no tools: a short text ends them.
+        let next = if self.offers_tools(body) { self.script.get(self.calls_made(body)) } else { None };
+        let i = self.calls_made(body);
+        let (block, delta, stop) = match next {
+            Some(call) => (
+                json!({"type": "tool_use", "id": call_id(Api::Anthropic, i), "name": format!("mcp__{}__{}", self.server, call.name), "input": {}}),
+                json!({"type": "input_json_delta", "partial_json": call.arguments.to_string()}),
+                "tool_use",
+            ),
+            None => (
+                json!({"type": "text", "text": ""}),
+                json!({"type": "text_delta", "text": "done"}),
+                "end_turn",
+            ),
+        };
+        let usage = json!({"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0});
+        let model = body["model"].as_str().unwrap_or("claude-sonnet-4-5");
+        if body["stream"] != true {
+            let mut content = block.clone();
+            match next {
+                Some(call) => content["input"] = call.arguments.clone(),
+                None => content["text"] = json!("done"),
+            }
+            return json_response(json!({
+                "id": format!("msg_{i}"), "type": "message", "role": "assistant", "model": model,
+                "content": [content], "stop_reason": stop, "stop_sequence": null, "usage": usage,
+            }));
+        }
+        let events = [
+            (
+                "message_start",
+                json!({"type": "message_start", "message": {"id": format!("msg_{i}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": block}),
+            ),
+            ("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": delta})),
+            ("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
+            (
+                "message_delta",
+                json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 10}}),
+            ),
+            ("message_stop", json!({"type": "message_stop"})),
+        ];
+        sse(&events)
+    }
+
+    fn responses_turn(&self, body: &Value) -> Response {
+        let i = self.calls_made(body);
+        let next = if self.offers_tools(body) { self.script.get(i) } else { None };
+        let item = match next {
+            Some(call) => json!({
+                "type": "function_call", "id": format!("fc_{i}"), "call_id": call_id(Api::OpenAiResponses, i),
+                "name": call.name, "namespace": format!("mcp__{}", self.server),
+                "arguments": call.arguments.to_string(), "status": "completed",
+            }),
+            None => json!({
+                "type": "message", "id": format!("msg_{i}"), "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": "done", "annotations": []}],
+            }),
+        };
+        let response_id = format!("resp_{i}");
+        let usage = json!({"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 110});
+        let events = [
+            ("response.created", json!({"type": "response.created", "response": {"id": response_id}})),
+            (
+                "response.output_item.added",
+                json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+            ),
+            (
+                "response.output_item.done",
+                json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+            ),
+            (
+                "response.completed",
+                json!({"type": "response.completed", "response": {"id": response_id, "usage": usage}}),
+            ),
+        ];
+        sse(&events)
+    }
+}
+
+/// The id of scripted call `i`, as each API spells its ids.
+fn call_id(api: Api, i: usize) -> String {
+    match api {
+        Api::Anthropic => format!("toolu_{i:04}"),
+        Api::OpenAiResponses => format!("call_{i:04}"),
+    }
+}
+
+/// A result's text: a plain string, or the text parts of a list of content blocks.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => {
+            blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn sse(events: &[(&str, Value)]) -> Response {
+    let body: String = events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect();
+    ([(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+}
+
+fn json_response(value: Value) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response()
+}

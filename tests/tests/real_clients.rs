@@ -1,0 +1,221 @@
+//! What the model reads through the real clients: Claude Code and Codex, installed from npm,
+//! run headless with tack as their MCP server and a scripted stand-in as their model's API.
+//! Every assertion is on the text a client handed its model as a tool result, taken from the
+//! next request it sent the stand-in.
+//!
+//! CI time: about 10 s a client run once the npm packages are in `target/real-clients` (a
+//! first install takes about 20 s).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tack_tests::clients::{self, ClientRun, Transport};
+use tack_tests::model::{Api, ScriptedModel, ToolCall, call};
+use tack_tests::{fixture_copy, python_with, start_http};
+use tack_tools::{count_tokens, version_of};
+
+/// pytest, pinned like the verify tests' (the same venv serves both).
+const PYTEST: &str = "pytest==9.2.0";
+
+/// Client truncation markers: none may reach the model, since tack cuts first.
+const CLIENT_CUTS: &[&str] = &[
+    "tokens truncated",
+    "chars truncated",
+    "<persisted-output>",
+    "exceeds maximum allowed tokens",
+    "OUTPUT TRUNCATED",
+    "characters truncated",
+];
+
+/// The shop fixture with a verify check that runs pytest from the test venv.
+fn shop() -> tempfile::TempDir {
+    let repo = fixture_copy("py_shop");
+    let python = python_with(&[("pytest", PYTEST)]);
+    let config = format!(
+        "[[verify.checks]]\nname = \"tests\"\ncommand = \"{} -m pytest -q -p no:cacheprovider\"\nformat = \"pytest\"\n",
+        python.display()
+    );
+    std::fs::write(repo.path().join("tack.toml"), config).unwrap();
+    repo
+}
+
+/// Every core tool, one specialised tool through `call_tool`, an error, and a 40,000-line run
+/// paged back through its handle.
+fn full_script() -> Vec<ToolCall> {
+    vec![
+        call("repo_map", json!({})),
+        call("search", json!({"query": "the total applies the discount code before tax"})),
+        call("read_file", json!({"path": "shop/cart.py", "start": 20, "lines": 10})),
+        call(
+            "edit_file",
+            json!({"path": "shop/cart.py", "old": "raw = sum(item.subtotal() for item in self.items)", "new": "raw = sum(i.subtotal() for i in self.items)"}),
+        ),
+        call(
+            "edit_file",
+            json!({"path": "shop/cart.py", "old": "def totl(self) -> int:", "new": "def total(self):"}),
+        ),
+        call("run", json!({"command": "echo hello from run; exit 3"})),
+        call("run", json!({"command": "seq 1 40000"})),
+        call(
+            "call_tool",
+            json!({"name": "read_output", "arguments": {"handle": "h1", "start": 20000, "lines": 3}}),
+        ),
+        call("verify", json!({})),
+        call("find_tools", json!({"query": "definition"})),
+        call("call_tool", json!({"name": "outline", "arguments": {"path": "shop/cart.py"}})),
+    ]
+}
+
+/// Asserts what the model received for each call of [`full_script`].
+fn check_full_script(client: &str, results: &[String], repo: &Path, version_before: &str) {
+    assert_eq!(results.len(), full_script().len(), "{client}: every call got a result: {results:#?}");
+    let [map, search, read, edit, bad_edit, run, long_run, page, verify, found, outline] = results else {
+        unreachable!("the length was checked")
+    };
+    let has = |what: &str, text: &str, needle: &str| {
+        assert!(text.contains(needle), "{client}: {what} lacks {needle:?}:\n{text}");
+    };
+    has("repo_map", map, "class Cart:");
+    has("repo_map", map, "def total(self) -> float:");
+    has("repo_map", map, "⋮");
+    has("search", search, "shop/cart.py");
+    has("search", search, "# in Cart.total");
+    has(
+        "read_file",
+        read,
+        &format!("[shop/cart.py: lines 20-25 of 25; 19 above, 0 below; version {version_before}]\n"),
+    );
+    has("read_file", read, "24\t        raw = sum(item.subtotal() for item in self.items)");
+    let version_after = version_of(&std::fs::read(repo.join("shop/cart.py")).unwrap());
+    has(
+        "edit_file",
+        edit,
+        &format!("edited shop/cart.py: 1 replacement at line 24; version {version_after}"),
+    );
+    has("edit_file", edit, "24\t        raw = sum(i.subtotal() for i in self.items)");
+    has("edit_file", edit, "not verified since the last edit");
+    has("edit_file error", bad_edit, "old does not occur in shop/cart.py");
+    has("edit_file error", bad_edit, "Copy old exactly from the file");
+    assert!(run.contains("exit=3\n") && run.contains("hello from run\n"), "{client}: run:\n{run}");
+    has("long run", long_run, "exit=0\n1\n2\n");
+    has("long run", long_run, "read_output(handle=\"h1\", start=");
+    has("long run", long_run, "\n40000\n");
+    for cut in CLIENT_CUTS {
+        assert!(!long_run.contains(cut), "{client}: the client cut the result itself ({cut:?}):\n{long_run}");
+    }
+    has("read_output", page, "20000\t19999\n20001\t20000\n20002\t20001\n");
+    // The fixture's float comparison fails: the model sees the counts and where.
+    has("verify", verify, "verify: 1 of 1 checks failed");
+    has("verify", verify, "1 passed, 1 failed");
+    has("verify", verify, "tests/test_cart.py:8 tests/test_cart.py::test_total_includes_tax");
+    has("verify", verify, "not verified since the last edit: fix the failures");
+    has("find_tools", found, "definition");
+    has("outline", outline, "class Cart");
+    has("outline", outline, "def total(self) -> float");
+}
+
+fn assert_ran(client: &str, run: &ClientRun) {
+    assert!(run.success, "{client} failed\n{}", run.dump());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_over_stdio_hands_its_model_tacks_text() {
+    let repo = shop();
+    let version = version_of(&std::fs::read(repo.path().join("shop/cart.py")).unwrap());
+    let model = ScriptedModel::start(Api::Anthropic, "tack", full_script()).await;
+    let transport = Transport::Stdio { root: repo.path().to_path_buf(), args: vec![] };
+    let run = clients::claude(&model, &transport, repo.path()).await;
+    assert_ran("claude", &run);
+    check_full_script("claude", &model.results(), repo.path(), &version);
+
+    // What tack's core tools cost the model's context, as Claude Code sends them.
+    let definitions = model.tool_definitions();
+    let mut names: Vec<&str> = definitions.iter().filter_map(|t| t["name"].as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["call_tool", "edit_file", "find_tools", "read_file", "repo_map", "run", "search", "verify"]
+            .map(|n| format!("mcp__tack__{n}")),
+        "Claude Code offers the core tools directly (it sorts them by name)"
+    );
+    let tokens = count_tokens(&Value::Array(definitions).to_string());
+    eprintln!("claude: tack's tool definitions take {tokens} tokens");
+    assert!(tokens <= 1_500, "tack's tool definitions take {tokens} tokens in Claude Code's request");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codex_over_stdio_hands_its_model_tacks_text() {
+    let repo = shop();
+    let version = version_of(&std::fs::read(repo.path().join("shop/cart.py")).unwrap());
+    let model = ScriptedModel::start(Api::OpenAiResponses, "tack", full_script()).await;
+    let transport = Transport::Stdio { root: repo.path().to_path_buf(), args: vec![] };
+    let run = clients::codex(&model, &transport, repo.path()).await;
+    assert_ran("codex", &run);
+    check_full_script("codex", &model.results(), repo.path(), &version);
+    let tokens = count_tokens(&Value::Array(model.tool_definitions()).to_string());
+    eprintln!("codex: tack's tool definitions take {tokens} tokens");
+}
+
+/// A 40,000-line run, paged back, and a file read: the short path every transport must carry.
+fn paging_script() -> Vec<ToolCall> {
+    vec![
+        call("read_file", json!({"path": "shop/cart.py"})),
+        call("run", json!({"command": "seq 1 40000"})),
+        call(
+            "call_tool",
+            json!({"name": "read_output", "arguments": {"handle": "h1", "start": 30000, "lines": 2}}),
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_over_http_hands_its_model_tacks_text() {
+    let repo = shop();
+    let server = start_http(repo.path(), &[]).await;
+    let model = ScriptedModel::start(Api::Anthropic, "tack", paging_script()).await;
+    let run = clients::claude(&model, &Transport::Http { url: server.url.clone() }, repo.path()).await;
+    assert_ran("claude over http", &run);
+    let results = model.results();
+    assert_eq!(results.len(), 3, "{results:#?}");
+    assert!(results[0].starts_with("[shop/cart.py: lines 1-"), "{}", results[0]);
+    assert!(results[0].contains("\n 7\tclass Cart:\n"), "{}", results[0]);
+    assert!(results[1].contains("read_output(handle=\"h1\", start="), "{}", results[1]);
+    assert!(results[2].contains("30000\t29999\n30001\t30000\n"), "{}", results[2]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_small_context_window_keeps_every_result_under_an_eighth_of_it() {
+    let repo = shop();
+    let script = vec![
+        call("repo_map", json!({})),
+        call("search", json!({"query": "cart total discount tax"})),
+        call("read_file", json!({"path": "shop/cart.py"})),
+        call("run", json!({"command": "seq 1 40000"})),
+        call("call_tool", json!({"name": "read_output", "arguments": {"handle": "h1", "start": 10000}})),
+        call(
+            "run",
+            json!({"command": "for i in $(seq 1 3000); do echo \"error: something failed at step $i\"; done; exit 1"}),
+        ),
+    ];
+    for api in [Api::Anthropic, Api::OpenAiResponses] {
+        let model = ScriptedModel::start(api, "tack", script.clone()).await;
+        let args = vec!["--context-window".to_string(), "32000".to_string()];
+        let transport = Transport::Stdio { root: repo.path().to_path_buf(), args };
+        let (name, run) = match api {
+            Api::Anthropic => ("claude", clients::claude(&model, &transport, repo.path()).await),
+            Api::OpenAiResponses => ("codex", clients::codex(&model, &transport, repo.path()).await),
+        };
+        assert_ran(name, &run);
+        let results = model.results();
+        assert_eq!(results.len(), script.len(), "{name}: {results:#?}");
+        for (call, result) in script.iter().zip(&results) {
+            let tokens = count_tokens(result);
+            assert!(tokens <= 4_000, "{name}: {} took {tokens} tokens:\n{result}", call.name);
+        }
+        for cut in [&results[3], &results[5]] {
+            assert!(cut.contains("read_output(handle=\"h"), "{name}: a cut result names its handle:\n{cut}");
+            assert!(!CLIENT_CUTS.iter().any(|c| cut.contains(c)), "{name}: client cut:\n{cut}");
+        }
+        assert!(results[4].contains("10000\t9999\n"), "{name}: {}", results[4]);
+    }
+}
