@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::model::ScriptedModel;
+use crate::model::{Api, ScriptedModel};
 use crate::{tack_binary, test_cache_home};
 
 /// The newest versions that install here (Claude Code asks for Node 22 but its native binary
@@ -67,30 +67,21 @@ impl ClientRun {
     }
 }
 
-/// Every tack tool, as Claude Code names MCP tools, for `--allowedTools`.
-const TOOLS: &[&str] = &[
-    "repo_map",
-    "search",
-    "read_file",
-    "edit_file",
-    "run",
-    "verify",
-    "find_tools",
-    "call_tool",
-    "definition",
-    "references",
-    "callers",
-    "outline",
-    "symbols",
-    "apply_patch",
-    "write_file",
-    "replace_symbol",
-    "undo",
-    "todo",
-    "done",
-    "handoff",
-    "read_output",
-];
+/// The client that speaks `api`, run headless in `cwd` against `model`.
+pub async fn run(api: Api, model: &ScriptedModel, transport: &Transport, cwd: &Path) -> ClientRun {
+    match api {
+        Api::Anthropic => claude(model, transport, cwd).await,
+        Api::OpenAiResponses => codex(model, transport, cwd).await,
+    }
+}
+
+/// A short name for the client that speaks `api`.
+pub fn name(api: Api) -> &'static str {
+    match api {
+        Api::Anthropic => "claude",
+        Api::OpenAiResponses => "codex",
+    }
+}
 
 /// Runs `claude -p` headless in `cwd` with tack as its only MCP server and `model` as its API.
 pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) -> ClientRun {
@@ -105,7 +96,6 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
     };
     let config = home.path().join("mcp.json");
     std::fs::write(&config, json!({"mcpServers": {"tack": server}}).to_string()).expect("mcp config");
-    let allowed: Vec<String> = TOOLS.iter().map(|t| format!("mcp__tack__{t}")).collect();
     let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/claude"));
     command
         .args([
@@ -117,8 +107,8 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
         ])
         .arg("--mcp-config")
         .arg(&config)
-        .arg("--allowedTools")
-        .arg(allowed.join(","))
+        // Every tool of the server named tack, without a permission prompt.
+        .args(["--allowedTools", "mcp__tack"])
         .env("HOME", home.path())
         .env("ANTHROPIC_BASE_URL", &model.url)
         .env("ANTHROPIC_API_KEY", "sk-ant-test")

@@ -63,13 +63,20 @@ fn full_script() -> Vec<ToolCall> {
         call("verify", json!({})),
         call("find_tools", json!({"query": "definition"})),
         call("call_tool", json!({"name": "outline", "arguments": {"path": "shop/cart.py"}})),
+        // Few tokens but 120,000 characters: under tack's token cap, over Claude Code's 50,000
+        // characters (and Codex's 11,964 bytes), so only the client's own limit makes tack cut.
+        call(
+            "run",
+            json!({"command": "awk 'BEGIN { for (i = 1; i <= 400; i++) printf \"x%300sy %d\\n\", \"\", i }'"}),
+        ),
     ]
 }
 
 /// Asserts what the model received for each call of [`full_script`].
 fn check_full_script(client: &str, results: &[String], repo: &Path, version_before: &str) {
     assert_eq!(results.len(), full_script().len(), "{client}: every call got a result: {results:#?}");
-    let [map, search, read, edit, bad_edit, run, long_run, page, verify, found, outline] = results else {
+    let [map, search, read, edit, bad_edit, run, long_run, page, verify, found, outline, wide] = results
+    else {
         unreachable!("the length was checked")
     };
     let has = |what: &str, text: &str, needle: &str| {
@@ -112,22 +119,33 @@ fn check_full_script(client: &str, results: &[String], repo: &Path, version_befo
     has("find_tools", found, "definition");
     has("outline", outline, "class Cart");
     has("outline", outline, "def total(self) -> float");
+    has("wide run", wide, "read_output(handle=\"h3\", start=");
+    has("wide run", wide, "y 400\n");
+    for cut in CLIENT_CUTS {
+        assert!(!wide.contains(cut), "{client}: the client cut the result itself ({cut:?}):\n{wide}");
+    }
+    eprintln!("{client}: a 120,000-character run reached the model as {} characters", wide.chars().count());
 }
 
 fn assert_ran(client: &str, run: &ClientRun) {
     assert!(run.success, "{client} failed\n{}", run.dump());
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn claude_code_over_stdio_hands_its_model_tacks_text() {
+/// Runs [`full_script`] through one client over stdio and checks what its model received.
+async fn full_script_through(api: Api) -> ScriptedModel {
     let repo = shop();
     let version = version_of(&std::fs::read(repo.path().join("shop/cart.py")).unwrap());
-    let model = ScriptedModel::start(Api::Anthropic, "tack", full_script()).await;
+    let model = ScriptedModel::start(api, "tack", full_script()).await;
     let transport = Transport::Stdio { root: repo.path().to_path_buf(), args: vec![] };
-    let run = clients::claude(&model, &transport, repo.path()).await;
-    assert_ran("claude", &run);
-    check_full_script("claude", &model.results(), repo.path(), &version);
+    let run = clients::run(api, &model, &transport, repo.path()).await;
+    assert_ran(clients::name(api), &run);
+    check_full_script(clients::name(api), &model.results(), repo.path(), &version);
+    model
+}
 
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_over_stdio_hands_its_model_tacks_text() {
+    let model = full_script_through(Api::Anthropic).await;
     // What tack's core tools cost the model's context, as Claude Code sends them.
     let definitions = model.tool_definitions();
     let mut names: Vec<&str> = definitions.iter().filter_map(|t| t["name"].as_str()).collect();
@@ -145,13 +163,7 @@ async fn claude_code_over_stdio_hands_its_model_tacks_text() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn codex_over_stdio_hands_its_model_tacks_text() {
-    let repo = shop();
-    let version = version_of(&std::fs::read(repo.path().join("shop/cart.py")).unwrap());
-    let model = ScriptedModel::start(Api::OpenAiResponses, "tack", full_script()).await;
-    let transport = Transport::Stdio { root: repo.path().to_path_buf(), args: vec![] };
-    let run = clients::codex(&model, &transport, repo.path()).await;
-    assert_ran("codex", &run);
-    check_full_script("codex", &model.results(), repo.path(), &version);
+    let model = full_script_through(Api::OpenAiResponses).await;
     let tokens = count_tokens(&Value::Array(model.tool_definitions()).to_string());
     eprintln!("codex: tack's tool definitions take {tokens} tokens");
 }
@@ -201,10 +213,7 @@ async fn a_small_context_window_keeps_every_result_under_an_eighth_of_it() {
         let model = ScriptedModel::start(api, "tack", script.clone()).await;
         let args = vec!["--context-window".to_string(), "32000".to_string()];
         let transport = Transport::Stdio { root: repo.path().to_path_buf(), args };
-        let (name, run) = match api {
-            Api::Anthropic => ("claude", clients::claude(&model, &transport, repo.path()).await),
-            Api::OpenAiResponses => ("codex", clients::codex(&model, &transport, repo.path()).await),
-        };
+        let (name, run) = (clients::name(api), clients::run(api, &model, &transport, repo.path()).await);
         assert_ran(name, &run);
         let results = model.results();
         assert_eq!(results.len(), script.len(), "{name}: {results:#?}");

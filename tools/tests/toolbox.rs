@@ -154,6 +154,47 @@ fn run_reports_the_exit_code_first_and_merges_streams_in_order() {
     assert_eq!(obs.text.lines().nth(1).unwrap(), dir.path().canonicalize().unwrap().to_str().unwrap());
 }
 
+fn call_from(tb: &Toolbox, session: &Session, client: &str, name: &str, args: Value) -> Observation {
+    let ctx = CallContext { client: Some(client.to_string()), ..Default::default() };
+    tb.call(session, name, args, &ctx).observation
+}
+
+#[test]
+fn each_client_gets_a_result_cut_to_its_own_limit_with_tacks_marker() {
+    let dir = repo();
+    let tb = toolbox(dir.path());
+    let session = Session::new();
+    let command = json!({"command": "seq 1 3000"});
+    // Codex cuts past 11,964 bytes: tack cuts first, under 11,400.
+    let codex = call_from(&tb, &session, "codex-mcp-client", "run", command.clone());
+    assert!(codex.text.len() <= 11_400 && codex.text.len() > 10_000, "{} bytes", codex.text.len());
+    expect![[r#"[… 580 lines (2.9 KB) omitted: lines 1322-1901 of 3001. The full text is kept: read_output(handle="h1", start=1322) pages it, grep= filters it …]"#]]
+    .assert_eq(codex.text.lines().find(|l| l.starts_with("[… ")).unwrap());
+    assert!(codex.text.ends_with("2999\n3000\n"));
+    // Another client gets tack's own cap, which this output fits.
+    let other = call_from(&tb, &session, "some-client", "run", command);
+    assert_eq!(other.text.lines().count(), 3_001, "uncut under 10,000 tokens");
+
+    // Claude Code cuts the middle of an error past 11,024 characters: tack cuts it first.
+    let old: String = (1..=900).map(|i| format!("line {i} changed\n")).collect();
+    let error = call_from(
+        &tb,
+        &session,
+        "claude-code",
+        "edit_file",
+        json!({"path": "big.txt", "old": old, "new": "x"}),
+    );
+    assert!(error.is_error);
+    assert!(error.text.chars().count() <= 10_500, "{} characters", error.text.chars().count());
+    assert!(error.text.starts_with("old does not occur in big.txt"), "{}", error.text);
+    assert!(error.text.contains("read_output(handle=\"h2\", start="), "{}", error.text);
+    assert!(error.text.ends_with(
+        "Copy old exactly from the file (read_file shows more lines) and call edit_file again.\n"
+    ));
+    let uncut = call(&tb, &session, "edit_file", json!({"path": "big.txt", "old": old, "new": "x"}));
+    assert!(uncut.text.chars().count() > 11_024, "the same error is longer for other clients");
+}
+
 #[test]
 fn run_output_over_the_cap_keeps_head_and_tail_and_a_handle_to_the_middle() {
     let dir = repo();
