@@ -1,9 +1,18 @@
-//! MCP over stdio, with a line filter in front of rmcp: a line that is not JSON gets a JSON-RPC
-//! parse error (-32700) instead of silence, and the session keeps going.
+//! MCP over stdio, with a line filter in front of rmcp. Every line gets an answer and none can
+//! stop the server: bytes that are not UTF-8 or not JSON get a parse error (-32700), a line
+//! over the size limit, a batch, a wrong envelope or a request id already in flight gets an
+//! invalid-request error (-32600), each with the request's id when it can be read. Before the
+//! session starts (an `initialize`, or a request carrying the 2026-07-28 metadata), rmcp ends
+//! the session on any notification or response, so the filter drops those until then.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use rmcp::ServiceExt;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::mcp::TackServer;
@@ -11,41 +20,49 @@ use crate::mcp::TackServer;
 /// How much a single message may buffer between the filter and rmcp.
 const PIPE_BYTES: usize = 1 << 20;
 
+/// The largest line accepted; a longer one is answered with an error and skipped.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// Request ids sent to rmcp and not yet answered, by their JSON text.
+type InFlight = Arc<Mutex<HashSet<String>>>;
+
 pub async fn serve(server: TackServer) -> anyhow::Result<()> {
     let (rmcp_end, filter_end) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, mut to_rmcp) = tokio::io::split(filter_end);
     let (errors_tx, mut errors_rx) = mpsc::unbounded_channel::<String>();
+    let in_flight: InFlight = Arc::default();
 
-    // stdin → rmcp, line by line; a line that is not JSON is answered here.
-    let reader = tokio::spawn(async move {
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<serde_json::Value>(&line) {
-                Ok(_) => {
-                    if to_rmcp.write_all(line.as_bytes()).await.is_err()
-                        || to_rmcp.write_all(b"\n").await.is_err()
-                    {
+    // stdin → rmcp, line by line; a line rmcp must not see is answered here.
+    let reader = tokio::spawn({
+        let mut filter = Filter { in_flight: in_flight.clone(), started: false };
+        async move {
+            let mut stdin = BufReader::new(tokio::io::stdin());
+            let mut buf = Vec::new();
+            loop {
+                let line = match read_line(&mut stdin, &mut buf).await {
+                    Ok(Some(line)) => line,
+                    Ok(None) => break,
+                    Err(err) => {
+                        tracing::warn!("cannot read stdin: {err}");
                         break;
                     }
-                }
-                Err(err) => {
-                    tracing::warn!("stdin line is not JSON: {err}");
-                    let reply = serde_json::json!({
-                        "jsonrpc": "2.0",
-                        "id": null,
-                        "error": {
-                            "code": -32700,
-                            "message": format!("Parse error: {err}; send one JSON-RPC message per line"),
+                };
+                match filter.check(line) {
+                    Ok(Some(message)) => {
+                        if to_rmcp.write_all(message.as_bytes()).await.is_err()
+                            || to_rmcp.write_all(b"\n").await.is_err()
+                        {
+                            break;
                         }
-                    });
-                    let _ = errors_tx.send(reply.to_string());
+                    }
+                    Ok(None) => {}
+                    Err(reply) => {
+                        let _ = errors_tx.send(reply.to_string());
+                    }
                 }
             }
+            let _ = to_rmcp.shutdown().await;
         }
-        let _ = to_rmcp.shutdown().await;
     });
 
     // rmcp → stdout, whole lines only, with the filter's own replies between them.
@@ -53,12 +70,18 @@ pub async fn serve(server: TackServer) -> anyhow::Result<()> {
         let mut stdout = tokio::io::stdout();
         let mut lines = BufReader::new(from_rmcp).lines();
         loop {
+            // The filter's replies first: each was queued before any later line reached rmcp,
+            // so no answer overtakes the answer to an earlier line.
             let line = tokio::select! {
+                biased;
+                Some(reply) = errors_rx.recv() => reply,
                 line = lines.next_line() => match line {
-                    Ok(Some(line)) => line,
+                    Ok(Some(line)) => {
+                        answered(&line, &in_flight);
+                        line
+                    }
                     _ => break,
                 },
-                Some(reply) = errors_rx.recv() => reply,
             };
             if stdout.write_all(line.as_bytes()).await.is_err()
                 || stdout.write_all(b"\n").await.is_err()
@@ -75,4 +98,261 @@ pub async fn serve(server: TackServer) -> anyhow::Result<()> {
     let _ = writer.await;
     result.context("the MCP session over stdio failed")?;
     Ok(())
+}
+
+/// One line of stdin, as it came (possibly not UTF-8, possibly cut at the size limit); `None`
+/// at the end of input.
+enum Line<'a> {
+    Whole(&'a [u8]),
+    /// Longer than [`MAX_LINE_BYTES`]: its first bytes, the rest already skipped.
+    TooLong(&'a [u8]),
+}
+
+async fn read_line<'a, R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &'a mut Vec<u8>,
+) -> std::io::Result<Option<Line<'a>>> {
+    buf.clear();
+    let n = (&mut *reader).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', buf).await?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > MAX_LINE_BYTES && !buf.ends_with(b"\n") {
+        // Skip the rest of the line without keeping it.
+        let mut rest = Vec::new();
+        loop {
+            rest.clear();
+            let n = (&mut *reader).take(1 << 20).read_until(b'\n', &mut rest).await?;
+            if n == 0 || rest.ends_with(b"\n") {
+                break;
+            }
+        }
+        return Ok(Some(Line::TooLong(&buf[..1024.min(buf.len())])));
+    }
+    Ok(Some(Line::Whole(buf.trim_ascii_end())))
+}
+
+/// What the reader knows of the session: the requests in flight, and whether rmcp has left
+/// its handshake loop.
+struct Filter {
+    in_flight: InFlight,
+    started: bool,
+}
+
+impl Filter {
+    /// The message to pass on (`None`: nothing to pass), or the error to answer it with.
+    fn check(&mut self, line: Line<'_>) -> Result<Option<String>, Value> {
+        let message = check(line, &self.in_flight)?;
+        let Some(text) = message else { return Ok(None) };
+        if self.started {
+            // A second initialize would replace the negotiated protocol revision mid-session.
+            if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(&text)
+                && fields.get("method") == Some(&json!("initialize"))
+                && let Some(id) = fields.get("id")
+            {
+                self.in_flight.lock().expect("in-flight lock").remove(&id.to_string());
+                return Err(error(
+                    id.clone(),
+                    -32600,
+                    "Invalid request: this session is already initialized; initialize once per connection"
+                        .into(),
+                ));
+            }
+            return Ok(Some(text));
+        }
+        let Ok(message) = serde_json::from_str::<ClientJsonRpcMessage>(&text) else {
+            return Ok(Some(text));
+        };
+        match message {
+            ClientJsonRpcMessage::Request(request) => {
+                self.started = match &request.request {
+                    ClientRequest::InitializeRequest(_) => true,
+                    ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+                    other => {
+                        let meta = other.get_meta();
+                        meta.protocol_version().is_some()
+                            && meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
+                    }
+                };
+                Ok(Some(text))
+            }
+            _ => {
+                tracing::warn!("dropped a notification or response sent before initialize");
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The message to pass on (`None`: a blank line), or the error to answer it with.
+fn check(line: Line<'_>, in_flight: &InFlight) -> Result<Option<String>, Value> {
+    let bytes = match line {
+        Line::TooLong(prefix) => {
+            tracing::warn!("stdin line over {MAX_LINE_BYTES} bytes");
+            return Err(error(
+                id_in(prefix),
+                -32600,
+                format!("Invalid request: the message is over {MAX_LINE_BYTES} bytes"),
+            ));
+        }
+        Line::Whole(bytes) => bytes,
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(bytes).map_err(|err| {
+        tracing::warn!("stdin line is not UTF-8: {err}");
+        error(id_in(bytes), -32700, format!("Parse error: the line is not UTF-8 ({err}); send UTF-8 JSON"))
+    })?;
+    let message: Value = serde_json::from_str(text).map_err(|err| {
+        tracing::warn!("stdin line is not JSON: {err}");
+        error(id_in(bytes), -32700, format!("Parse error: {err}; send one JSON-RPC message per line"))
+    })?;
+    let Value::Object(fields) = &message else {
+        let what =
+            if message.is_array() { "batches are not supported" } else { "a message is a JSON object" };
+        return Err(error(Value::Null, -32600, format!("Invalid request: {what}")));
+    };
+    let id = fields.get("id").cloned();
+    let reply_id = id.clone().filter(valid_id).unwrap_or(Value::Null);
+    if fields.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(error(reply_id, -32600, "Invalid request: \"jsonrpc\" must be \"2.0\"".to_string()));
+    }
+    match (fields.get("method"), &id) {
+        (Some(Value::String(method)), None) => {
+            // A cancelled request may never be answered: its id is free again.
+            if method == "notifications/cancelled"
+                && let Some(cancelled) = message.pointer("/params/requestId")
+            {
+                in_flight.lock().expect("in-flight lock").remove(&cancelled.to_string());
+            }
+        }
+        (Some(Value::String(_)), Some(id)) => {
+            if !valid_id(id) {
+                return Err(error(
+                    Value::Null,
+                    -32600,
+                    "Invalid request: an id is a string or an integer".into(),
+                ));
+            }
+            if !in_flight.lock().expect("in-flight lock").insert(id.to_string()) {
+                return Err(error(
+                    id.clone(),
+                    -32600,
+                    format!(
+                        "Invalid request: id {id} is already used by a request in progress; use a new id"
+                    ),
+                ));
+            }
+        }
+        (Some(_), _) => {
+            return Err(error(reply_id, -32600, "Invalid request: \"method\" must be a string".into()));
+        }
+        (None, Some(_)) if fields.contains_key("result") || fields.contains_key("error") => {}
+        (None, _) => {
+            return Err(error(reply_id, -32600, "Invalid request: a message needs \"method\"".into()));
+        }
+    }
+    Ok(Some(text.to_string()))
+}
+
+/// Forgets the id of a response rmcp writes, so the client may use it again.
+fn answered(line: &str, in_flight: &InFlight) {
+    if !line.contains("\"id\"") {
+        return;
+    }
+    if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(line)
+        && !fields.contains_key("method")
+        && let Some(id) = fields.get("id")
+    {
+        in_flight.lock().expect("in-flight lock").remove(&id.to_string());
+    }
+}
+
+fn valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
+}
+
+/// The request id a broken line seems to carry (`"id": 7` or `"id": "x"`), else `null`.
+fn id_in(bytes: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(bytes);
+    let Some(at) = text.find("\"id\"") else { return Value::Null };
+    let rest = text[at + 4..].trim_start();
+    let Some(rest) = rest.strip_prefix(':') else { return Value::Null };
+    let rest = rest.trim_start();
+    if let Some(quoted) = rest.strip_prefix('"') {
+        return match quoted.find('"') {
+            Some(end) if !quoted[..end].contains('\\') => Value::String(quoted[..end].to_string()),
+            _ => Value::Null,
+        };
+    }
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+    digits.parse::<i64>().map(Value::from).unwrap_or(Value::Null)
+}
+
+fn error(id: Value, code: i64, message: String) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(line: &[u8]) -> Result<Option<String>, Value> {
+        check(Line::Whole(line), &InFlight::default())
+    }
+
+    #[test]
+    fn broken_lines_are_answered_with_the_id_they_carry() {
+        let not_utf8 =
+            checked(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"x\":\"\xff\"}").unwrap_err();
+        assert_eq!((not_utf8["id"].clone(), not_utf8["error"]["code"].clone()), (json!(7), json!(-32700)));
+        let not_json = checked(br#"{"jsonrpc":"2.0","id":"a1","method":"ping""#).unwrap_err();
+        assert_eq!((not_json["id"].clone(), not_json["error"]["code"].clone()), (json!("a1"), json!(-32700)));
+        let old = checked(br#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#).unwrap_err();
+        assert_eq!((old["id"].clone(), old["error"]["code"].clone()), (json!(3), json!(-32600)));
+        let batch = checked(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).unwrap_err();
+        assert_eq!(batch["id"], Value::Null);
+        assert!(checked(br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).is_err());
+        assert!(checked(br#"{"jsonrpc":"2.0","id":1}"#).is_err(), "neither a request nor a response");
+        assert_eq!(checked(b"   "), Ok(None));
+        let too_long = check(
+            Line::TooLong(br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":"#),
+            &InFlight::default(),
+        );
+        assert_eq!(too_long.unwrap_err()["id"], json!(12));
+    }
+
+    #[test]
+    fn notifications_before_the_session_starts_are_dropped_not_passed() {
+        let mut filter = Filter { in_flight: InFlight::default(), started: false };
+        let mut pass = |line: &str| filter.check(Line::Whole(line.as_bytes())).unwrap().is_some();
+        assert!(!pass(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#));
+        assert!(!pass(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert!(pass(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#));
+        assert!(pass(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#), "rmcp answers it with an error");
+        assert!(!pass(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#));
+        let init = r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"0"}}}"#;
+        assert!(pass(init));
+        assert!(pass(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), "the session has started");
+        let again = filter.check(Line::Whole(init.as_bytes())).unwrap_err();
+        assert_eq!((again["id"].clone(), again["error"]["code"].clone()), (json!(4), json!(-32600)));
+    }
+
+    #[test]
+    fn an_id_in_flight_is_refused_until_it_is_answered() {
+        let in_flight = InFlight::default();
+        let ping = br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
+        assert!(check(Line::Whole(ping), &in_flight).unwrap().is_some());
+        let again = check(Line::Whole(ping), &in_flight).unwrap_err();
+        assert_eq!((again["id"].clone(), again["error"]["code"].clone()), (json!(9), json!(-32600)));
+        answered(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#, &in_flight);
+        assert!(check(Line::Whole(ping), &in_flight).unwrap().is_some(), "free again once answered");
+        let notification = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert!(check(Line::Whole(notification), &in_flight).unwrap().is_some());
+        assert!(check(Line::Whole(notification), &in_flight).unwrap().is_some(), "notifications have no id");
+        let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#;
+        assert!(check(Line::Whole(cancel), &in_flight).unwrap().is_some());
+        assert!(check(Line::Whole(ping), &in_flight).unwrap().is_some(), "free again once cancelled");
+    }
 }
