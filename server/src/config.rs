@@ -39,6 +39,25 @@ mod tests {
     }
 
     #[test]
+    fn output_form_window_and_client_limits_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("tack.toml"),
+            "[output]\nstructured = true\ncontext_window = 32000\n\
+             [output.clients.codex-mcp-client]\nmax_bytes = 47000\n",
+        )
+        .unwrap();
+        let output = load(dir.path()).unwrap().output;
+        assert!(output.structured);
+        assert_eq!(output.context_window, Some(32_000));
+        assert_eq!(output.clients["codex-mcp-client"].max_bytes, Some(47_000));
+        assert_eq!(output.max_tokens, 10_000, "unset keys keep their defaults");
+        std::fs::write(dir.path().join("tack.toml"), "[output.clients.x]\nmax_lines = 3\n").unwrap();
+        let err = format!("{:#}", load(dir.path()).unwrap_err());
+        assert!(err.contains("max_lines"), "{err}");
+    }
+
+    #[test]
     fn an_unknown_key_is_named_in_the_error() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("tack.toml"), "[run]\ntimeout = 30\n").unwrap();
