@@ -114,6 +114,9 @@ impl Index {
     /// Opens the index of `root`, loading the saved one from `store` (a directory) when it is
     /// usable. Nothing is scanned yet: the first [`Index::snapshot`] or [`Index::refresh`] does.
     pub fn open(root: &Path, filter: Filter, store: Option<PathBuf>) -> (Self, LoadOutcome) {
+        if let Some(dir) = &store {
+            remove_stale_temps(dir);
+        }
         let (files, outcome) = match &store {
             None => (BTreeMap::new(), LoadOutcome::InMemory),
             Some(dir) => match load(&dir.join("index.bin"), root) {
@@ -351,6 +354,20 @@ fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
     std::fs::rename(&tmp, dir.join("index.bin"))
 }
 
+/// Removes the temporary files of saves whose process is gone (killed mid-save); a save of a
+/// live process (another server on this root) keeps its file.
+fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("index.bin.tmp")) else { continue };
+        let alive = pid.parse::<u32>().is_ok_and(|pid| Path::new("/proc").join(pid.to_string()).exists());
+        if !alive {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// The saved entries, `None` when there is no saved index, or why it cannot be used.
 fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
     let bytes = match std::fs::read(path) {
@@ -420,6 +437,19 @@ mod tests {
         assert_eq!(index.parsed_total(), 0);
         let reopened = index.snapshot();
         assert_eq!(reopened.files.values().collect::<Vec<_>>(), snapshot.files.values().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_killed_saves_temp_file_is_removed_on_open_and_a_live_ones_kept() {
+        let (repo, store) = setup();
+        // No process has a pid this large (the kernel's limit is 2^22).
+        let dead = store.path().join("index.bin.tmp999999999");
+        let live = store.path().join(format!("index.bin.tmp{}", std::process::id()));
+        fs::write(&dead, "half a save").unwrap();
+        fs::write(&live, "a save in progress").unwrap();
+        let _ = open(repo.path(), store.path());
+        assert!(!dead.exists(), "the dead save's file is gone");
+        assert!(live.exists(), "a live process's save is left alone");
     }
 
     #[test]

@@ -28,15 +28,44 @@ pub enum Current {
     File { bytes: Vec<u8>, mode: u32, uid: u32, gid: u32 },
 }
 
+/// Opens `abs` for reading only if it is a regular file, refusing a FIFO, socket or device
+/// before a read could block on it: the open does not wait (`O_NONBLOCK`) and the type is
+/// checked on the opened descriptor, so a path swapped in between cannot slip through.
+pub fn open_regular(abs: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(abs)?;
+    let kind = file.metadata()?.file_type();
+    if kind.is_file() {
+        return Ok(file);
+    }
+    Err(io::Error::other(special_kind(&kind)))
+}
+
+/// What a path that is not a regular file is, for a refusal.
+pub fn special_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "it is a directory"
+    } else if kind.is_fifo() {
+        "it is a FIFO (named pipe); tack reads regular files only"
+    } else if kind.is_socket() {
+        "it is a socket; tack reads regular files only"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "it is a device; tack reads regular files only"
+    } else {
+        "it is not a regular file"
+    }
+}
+
 /// Reads what `abs` holds. A directory or another non-file is an error naming it.
 pub fn read_current(abs: &Path) -> io::Result<Current> {
     match fs::metadata(abs) {
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(Current::Absent),
         Err(err) => Err(err),
-        Ok(meta) if meta.is_dir() => Err(io::Error::other("it is a directory")),
-        Ok(meta) if !meta.is_file() => Err(io::Error::other("it is not a regular file")),
+        Ok(meta) if !meta.is_file() => Err(io::Error::other(special_kind(&meta.file_type()))),
         Ok(meta) => {
-            let bytes = fs::read(abs)?;
+            let mut bytes = Vec::new();
+            io::Read::read_to_end(&mut open_regular(abs)?, &mut bytes)?;
             Ok(Current::File { bytes, mode: meta.mode() & 0o7777, uid: meta.uid(), gid: meta.gid() })
         }
     }

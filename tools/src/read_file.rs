@@ -1,7 +1,6 @@
 //! `read_file`: a window of numbered lines, with a header that says what lies above and
 //! below, and the file's `version` for conflict-checked edits. A directory gets a listing.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
 use schemars::JsonSchema;
@@ -72,6 +71,13 @@ pub fn read_file(toolbox: &Toolbox, params: ReadFileParams, default_lines: u64) 
     if meta.is_dir() {
         return list_directory(toolbox, &resolved);
     }
+    if !meta.is_file() {
+        return Observation::error(format!(
+            "cannot read {}: {}",
+            resolved.rel,
+            fsutil::special_kind(&meta.file_type())
+        ));
+    }
     let start = params.start.unwrap_or(1).max(1);
     let count = params.lines.unwrap_or(default_lines).clamp(1, MAX_LINES);
     match read_window(&resolved, start, count, toolbox.versions()) {
@@ -93,7 +99,7 @@ fn read_window(
     count: u64,
     versions: &VersionCache,
 ) -> std::io::Result<Observation> {
-    let mut reader = BufReader::with_capacity(64 * 1024, File::open(&resolved.abs)?);
+    let mut reader = BufReader::with_capacity(64 * 1024, fsutil::open_regular(&resolved.abs)?);
     let head = reader.fill_buf()?;
     if head[..head.len().min(8_000)].contains(&0) {
         let size = std::fs::metadata(&resolved.abs)?.len();

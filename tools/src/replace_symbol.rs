@@ -10,6 +10,7 @@ use serde_json::json;
 use tack_indexer::lang::Lang;
 use tack_indexer::symbols::{self, Def};
 
+use crate::matcher;
 use crate::observation::Observation;
 use crate::session::Session;
 use crate::toolbox::Toolbox;
@@ -82,7 +83,11 @@ fn run(
     let def = find(&defs, &params.symbol)
         .map_err(|candidates| not_found(&rel, &params.symbol, &defs, &candidates))?;
     let (start, end, first_indent, indent) = span(content, def, &params.new);
-    let body = reindent_block(&params.new, first_indent, indent);
+    let mut body = reindent_block(&params.new, first_indent, indent);
+    // Speak the file's line endings, as edit_file does.
+    if matcher::LineIndex::new(content).crlf {
+        body = body.replace("\r\n", "\n").replace('\n', "\r\n");
+    }
     let mut after = String::with_capacity(content.len() + body.len());
     after.push_str(&content[..start]);
     after.push_str(&body);

@@ -602,6 +602,27 @@ fn fixture(name: &str) -> tempfile::TempDir {
 }
 
 #[test]
+fn replace_symbol_in_a_crlf_file_writes_crlf_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = "class Cart:\r\n    def add(self):\r\n        return 1\r\n\r\n    def total(self):\r\n        return 2\r\n";
+    fs::write(dir.path().join("cart.py"), before).unwrap();
+    let tb = toolbox(dir.path());
+    let new = "def add(self, item):\n    self.items.append(item)\n    return 1";
+    let obs = call(
+        &tb,
+        &Session::new(),
+        "replace_symbol",
+        json!({"path": "cart.py", "symbol": "Cart.add", "new": new}),
+    );
+    assert!(!obs.is_error, "{}", obs.text);
+    let after = read(&dir, "cart.py");
+    assert_eq!(
+        after,
+        "class Cart:\r\n    def add(self, item):\r\n        self.items.append(item)\r\n        return 1\r\n\r\n    def total(self):\r\n        return 2\r\n"
+    );
+}
+
+#[test]
 fn replace_symbol_changes_only_that_method() {
     let dir = fixture("py_shop");
     let before = read(&dir, "shop/cart.py");

@@ -196,6 +196,36 @@ fn each_client_gets_a_result_cut_to_its_own_limit_with_tacks_marker() {
 }
 
 #[test]
+fn a_fifo_or_socket_is_refused_without_blocking() {
+    let dir = repo();
+    let status = std::process::Command::new("mkfifo").arg(dir.path().join("pipe")).status().unwrap();
+    assert!(status.success());
+    let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
+    let root = dir.path().to_path_buf();
+    // On another thread, so a read that blocks on the pipe fails the test instead of hanging it.
+    let (done, results) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let tb = toolbox(&root);
+        let session = Session::new();
+        for (name, args) in [
+            ("read_file", json!({"path": "pipe"})),
+            ("read_file", json!({"path": "sock"})),
+            ("edit_file", json!({"path": "pipe", "old": "a", "new": "b"})),
+        ] {
+            done.send(call(&tb, &session, name, args)).unwrap();
+        }
+    });
+    let next = || results.recv_timeout(Duration::from_secs(30)).expect("an answer, not a blocked read");
+    let read = next();
+    assert!(read.is_error);
+    expect!["cannot read pipe: it is a FIFO (named pipe); tack reads regular files only"]
+        .assert_eq(&read.text);
+    expect!["cannot read sock: it is a socket; tack reads regular files only"].assert_eq(&next().text);
+    let edit = next();
+    assert!(edit.is_error && edit.text.contains("FIFO"), "{}", edit.text);
+}
+
+#[test]
 fn run_output_over_the_cap_keeps_head_and_tail_and_a_handle_to_the_middle() {
     let dir = repo();
     let tb = toolbox(dir.path());
