@@ -19,7 +19,20 @@ pub fn load(root: &Path) -> anyhow::Result<Config> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    toml::from_str(&text).with_context(|| format!("{} is not a valid tack configuration", path.display()))
+    let mut table: toml::Table = toml::from_str(&text)
+        .with_context(|| format!("{} is not a valid tack configuration", path.display()))?;
+    // A repository may not loosen safety: what only the user may set is dropped, with a word.
+    if let Some(toml::Value::Table(run)) = table.get_mut("run")
+        && run.remove("pass_env").is_some()
+    {
+        tracing::warn!(
+            "{}: [run] pass_env is ignored (a repository may not pass credentials to commands); use tack serve --pass-env NAME",
+            path.display()
+        );
+    }
+    toml::Value::Table(table)
+        .try_into()
+        .with_context(|| format!("{} is not a valid tack configuration", path.display()))
 }
 
 #[cfg(test)]
@@ -55,6 +68,19 @@ mod tests {
         std::fs::write(dir.path().join("tack.toml"), "[output.clients.x]\nmax_lines = 3\n").unwrap();
         let err = format!("{:#}", load(dir.path()).unwrap_err());
         assert!(err.contains("max_lines"), "{err}");
+    }
+
+    #[test]
+    fn a_repository_cannot_pass_credentials_to_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("tack.toml"),
+            "[run]\npass_env = [\"GITHUB_TOKEN\"]\ntimeout_s = 30\n",
+        )
+        .unwrap();
+        let config = load(dir.path()).unwrap();
+        assert!(config.run.pass_env.is_empty(), "ignored, with a warning");
+        assert_eq!(config.run.timeout_s, 30, "the rest still applies");
     }
 
     #[test]

@@ -51,6 +51,10 @@ enum Command {
         /// an eighth of it, and read_file and search show less by default.
         #[arg(long, value_name = "TOKENS")]
         context_window: Option<usize>,
+        /// Let commands (run, verify) see this credential-like environment variable, which
+        /// tack otherwise removes (repeatable; *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH* …).
+        #[arg(long, value_name = "NAME")]
+        pass_env: Vec<String>,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -135,12 +139,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Serve { root, http, profile, read_only, structured, context_window } => {
+        Command::Serve { root, http, profile, read_only, structured, context_window, pass_env } => {
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
-            let output = OutputFlags { structured, context_window };
+            let output = OutputFlags { structured, context_window, pass_env };
             let toolbox = open_with(&root, profile, read_only, output)?;
             let index = toolbox.index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
@@ -275,11 +279,12 @@ fn trace_file(args: &RootArg, session: Option<&str>) -> anyhow::Result<PathBuf> 
     newest.map(|e| e.path()).with_context(|| format!("no traces yet in {}", dir.display()))
 }
 
-/// `serve`'s flags that override `[output]` in `tack.toml`.
+/// `serve`'s flags that override `tack.toml`, or set what a repository may not.
 #[derive(Default)]
 struct OutputFlags {
     structured: bool,
     context_window: Option<usize>,
+    pass_env: Vec<String>,
 }
 
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
@@ -302,6 +307,7 @@ fn open_with(
     if flags.context_window.is_some() {
         config.output.context_window = flags.context_window;
     }
+    config.run.pass_env = flags.pass_env;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
     let store = store_dir(args, toolbox.root().path());
     let toolbox = match store {

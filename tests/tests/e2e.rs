@@ -343,3 +343,36 @@ async fn http_2026_requests_share_state_without_sessions() {
     assert_eq!(page.is_error, Some(false), "a handle outlives the request that made it: {}", text(&page));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn commands_see_no_credential_unless_the_command_line_passes_it() {
+    let repo = sample_repo();
+    let secrets = [("OPENAI_API_KEY", "sk-1"), ("GITHUB_TOKEN", "ghp-2"), ("AWS_SECRET_ACCESS_KEY", "aws-3")];
+    for pass in [None, Some("GITHUB_TOKEN")] {
+        let root = repo.path().to_path_buf();
+        let transport =
+            TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
+                cmd.args(["serve", "--root"])
+                    .arg(&root)
+                    .env("TACK_LOG", "warn")
+                    .env("XDG_CACHE_HOME", test_cache_home());
+                cmd.env("TACK_HARMLESS", "visible");
+                for (name, value) in secrets {
+                    cmd.env(name, value);
+                }
+                if let Some(name) = pass {
+                    cmd.args(["--pass-env", name]);
+                }
+            }))
+            .expect("tack starts");
+        let client = Recorder::default().serve(transport).await.expect("handshake");
+        let env = call(&client, "run", json!({"command": "env"})).await;
+        let env = text(&env);
+        assert!(env.contains("TACK_HARMLESS=visible\n"), "{env}");
+        for (name, value) in secrets {
+            let visible = env.contains(&format!("{name}={value}\n"));
+            assert_eq!(visible, pass == Some(name), "{name} with --pass-env {pass:?}:\n{env}");
+        }
+        client.cancel().await.unwrap();
+    }
+}

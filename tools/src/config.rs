@@ -58,6 +58,10 @@ pub struct RunConfig {
     pub deny: Vec<String>,
     /// The timeout when a call gives none, in seconds.
     pub timeout_s: u64,
+    /// Credential-like environment variables commands may still see. Not read from a
+    /// repository's `tack.toml` (a repository may not loosen safety): `tack serve --pass-env`.
+    #[serde(skip)]
+    pub pass_env: Vec<String>,
 }
 
 /// Commands refused unless `tack.toml` says otherwise: destroying the filesystem, raising
@@ -71,7 +75,11 @@ pub const DEFAULT_DENY: &[&str] = &[
 
 impl Default for RunConfig {
     fn default() -> Self {
-        Self { deny: DEFAULT_DENY.iter().map(|s| s.to_string()).collect(), timeout_s: 120 }
+        Self {
+            deny: DEFAULT_DENY.iter().map(|s| s.to_string()).collect(),
+            timeout_s: 120,
+            pass_env: Vec::new(),
+        }
     }
 }
 

@@ -93,7 +93,8 @@ pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observati
         ));
     }
     let timeout_s = params.timeout_s.unwrap_or(toolbox.config().run.timeout_s).clamp(1, MAX_TIMEOUT_S);
-    let execution = match execute(toolbox.root().path(), command, timeout_s, ctx) {
+    let pass_env = &toolbox.config().run.pass_env;
+    let execution = match execute(toolbox.root().path(), command, timeout_s, pass_env, ctx) {
         Ok(execution) => execution,
         Err(err) => return Observation::error(err),
     };
@@ -123,6 +124,7 @@ pub(crate) fn execute(
     dir: &std::path::Path,
     command: &str,
     timeout_s: u64,
+    pass_env: &[String],
     ctx: &CallContext,
 ) -> Result<Execution, String> {
     let (reader, writer) =
@@ -141,6 +143,9 @@ pub(crate) fn execute(
         .env("TERM", "dumb")
         .env("NO_COLOR", "1")
         .process_group(0);
+    for name in scrubbed(std::env::vars_os().map(|(name, _)| name), pass_env) {
+        cmd.env_remove(name);
+    }
     let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);
@@ -204,6 +209,25 @@ pub(crate) fn execute(
     Ok(Execution { end, output: capture.into_text() })
 }
 
+/// Parts of a variable name that mark a credential (matched case-insensitively), as in Codex's
+/// shell environment policy and a little wider.
+const CREDENTIAL_MARKS: &[&str] =
+    &["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE"];
+
+/// The names among `names` that look like credentials and are not passed on by name.
+pub(crate) fn scrubbed(
+    names: impl Iterator<Item = std::ffi::OsString>,
+    pass_env: &[String],
+) -> Vec<std::ffi::OsString> {
+    names
+        .filter(|name| {
+            let upper = name.to_string_lossy().to_ascii_uppercase();
+            CREDENTIAL_MARKS.iter().any(|mark| upper.contains(mark))
+                && !pass_env.iter().any(|pass| pass.as_str() == name.to_string_lossy())
+        })
+        .collect()
+}
+
 fn kill_group(pgid: i32) {
     // SAFETY: kill(2) with a negative pid signals a process group; it has no memory effects.
     unsafe {
@@ -245,5 +269,46 @@ impl Capture {
         }
         bytes.extend(self.tail);
         String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_like_names_are_scrubbed_unless_passed_by_name() {
+        let names = [
+            "PATH",
+            "HOME",
+            "OPENAI_API_KEY",
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "PGPASSWORD",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "SSH_AUTH_SOCK",
+            "npm_config__authToken",
+            "CARGO_TARGET_DIR",
+            "LANG",
+        ];
+        let scrub = |pass: &[String]| -> Vec<String> {
+            scrubbed(names.iter().map(std::ffi::OsString::from), pass)
+                .into_iter()
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            scrub(&[]),
+            [
+                "OPENAI_API_KEY",
+                "GITHUB_TOKEN",
+                "AWS_SECRET_ACCESS_KEY",
+                "PGPASSWORD",
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                "SSH_AUTH_SOCK",
+                "npm_config__authToken"
+            ]
+        );
+        assert!(!scrub(&["GITHUB_TOKEN".to_string()]).contains(&"GITHUB_TOKEN".to_string()));
     }
 }

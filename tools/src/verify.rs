@@ -245,10 +245,12 @@ pub fn verify(toolbox: &Toolbox, session: &Session, params: VerifyParams, ctx: &
             continue;
         }
         ctx.progress(i as f64, Some(total as f64), &format!("running {}", check.name));
-        let execution = match run::execute(toolbox.root().path(), &check.command, check.timeout_s, ctx) {
-            Ok(execution) => execution,
-            Err(err) => return Observation::error(format!("cannot run the check {}: {err}", check.name)),
-        };
+        let pass_env = &toolbox.config().run.pass_env;
+        let execution =
+            match run::execute(toolbox.root().path(), &check.command, check.timeout_s, pass_env, ctx) {
+                Ok(execution) => execution,
+                Err(err) => return Observation::error(format!("cannot run the check {}: {err}", check.name)),
+            };
         raw.push_str(&format!("$ {}\n{}\n", check.command, execution.status_line()));
         raw.push_str(&execution.output);
         if !execution.output.ends_with('\n') {
