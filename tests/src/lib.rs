@@ -175,3 +175,32 @@ pub async fn start_http(root: &Path, extra: &[&str]) -> HttpServer {
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     HttpServer { child, url }
 }
+
+/// Live processes whose command line is exactly `argv` (zombies count as dead). Commands run in
+/// their own PID namespace, so the pids they print are not the host's; command lines are.
+pub fn processes(argv: &[&str]) -> Vec<u32> {
+    let wanted: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .unwrap_or(true);
+        if !zombie && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Polls [`processes`] of `argv` until `want` holds or `secs` pass; the processes at the end.
+pub fn wait_for_processes(argv: &[&str], secs: u64, want: impl Fn(&[u32]) -> bool) -> Vec<u32> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let now = processes(argv);
+        if want(&now) || std::time::Instant::now() > deadline {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

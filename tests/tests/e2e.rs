@@ -14,7 +14,7 @@ use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tack_tests::{sample_repo, start_http, tack_binary, test_cache_home};
+use tack_tests::{sample_repo, start_http, tack_binary, test_cache_home, wait_for_processes};
 
 /// A client that counts the notifications tack sends.
 #[derive(Clone, Default)]
@@ -224,25 +224,17 @@ async fn stdio_2026_client_keeps_a_fixed_list_and_uses_call_tool() {
 async fn a_cancelled_call_kills_its_command_and_the_server_keeps_serving() {
     let repo = sample_repo();
     let client = Recorder::default().serve(stdio_transport(repo.path(), &[])).await.unwrap();
-    let pid_file = repo.path().join("sh.pid");
-    let Value::Object(args) = json!({"command": "echo $$ > sh.pid; sleep 1000"}) else { unreachable!() };
+    let Value::Object(args) = json!({"command": "sleep 7401"}) else { unreachable!() };
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new("run").with_arguments(args),
     ));
     let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    // The file exists before the shell has written the number into it: wait until it parses.
-    let read_pid = || std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse::<i32>().ok());
-    while read_pid().is_none() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let pid = read_pid().expect("the shell wrote its pid");
+    let started =
+        tokio::task::spawn_blocking(|| wait_for_processes(&["sleep", "7401"], 10, |p| !p.is_empty()));
+    assert!(!started.await.unwrap().is_empty(), "the command started");
     handle.cancel(Some("test".into())).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::path::Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "the shell {pid} outlived the cancel");
+    let left = tokio::task::spawn_blocking(|| wait_for_processes(&["sleep", "7401"], 10, <[u32]>::is_empty));
+    assert_eq!(left.await.unwrap(), Vec::<u32>::new(), "the command outlived the cancel");
     let result = call(&client, "run", json!({"command": "echo still here"})).await;
     assert_eq!(text(&result), "exit=0\nstill here\n");
     client.cancel().await.unwrap();

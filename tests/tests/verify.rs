@@ -14,7 +14,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tack_tests::{fixture_copy, python_with, tack_binary};
+use tack_tests::{fixture_copy, python_with, tack_binary, wait_for_processes};
 
 /// pytest, pinned like the MCP SDK of the interop test.
 const PYTEST: &str = "pytest==9.2.0";
@@ -299,8 +299,7 @@ async fn a_hanging_check_stops_at_its_timeout_and_leaves_no_process() {
     let repo = tempfile::tempdir().unwrap();
     std::fs::write(
         repo.path().join("tack.toml"),
-        "[[verify.checks]]\nname = \"hang\"\ncommand = \"echo $$ > sh.pid; sleep 1000 & echo $! > child.pid; wait\"\n\
-         timeout_s = 2\n",
+        "[[verify.checks]]\nname = \"hang\"\ncommand = \"sleep 7501 & setsid sleep 7502 & wait\"\ntimeout_s = 2\n",
     )
     .unwrap();
     let store = tempfile::tempdir().unwrap();
@@ -312,13 +311,10 @@ async fn a_hanging_check_stops_at_its_timeout_and_leaves_no_process() {
     assert_eq!(data(&result)["ok"], false);
     assert!(check["stopped"].as_str().unwrap().starts_with("timeout after 2s"), "{check}");
     assert!(text(&result).contains("FAIL hang:"), "{}", text(&result));
-    for file in ["sh.pid", "child.pid"] {
-        let pid: i32 = std::fs::read_to_string(repo.path().join(file)).unwrap().trim().parse().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        assert!(!Path::new(&format!("/proc/{pid}")).exists(), "{file} {pid} outlived the timeout");
+    for n in ["7501", "7502"] {
+        let left =
+            tokio::task::spawn_blocking(move || wait_for_processes(&["sleep", n], 5, <[u32]>::is_empty));
+        assert_eq!(left.await.unwrap(), Vec::<u32>::new(), "sleep {n} outlived the timeout");
     }
     client.cancel().await.unwrap();
 }

@@ -1,5 +1,5 @@
-//! `run`: a shell command in the root, its process group killed on timeout or cancellation,
-//! stdout and stderr merged in the order they were written.
+//! `run`: a shell command in the root, contained (`contain`) and killed on timeout or
+//! cancellation, stdout and stderr merged in the order they were written.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -146,6 +146,7 @@ pub(crate) fn execute(
     for name in scrubbed(std::env::vars_os().map(|(name, _)| name), pass_env) {
         cmd.env_remove(name);
     }
+    crate::contain::contain(&mut cmd);
     let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);

@@ -249,6 +249,9 @@ impl Toolbox {
             text.push_str(
                 "run executes a shell command in the repository root with a timeout (tests, builds, git). ",
             );
+            if crate::contain::containment() == crate::contain::Containment::ProcessGroup {
+                text.push_str("On this machine a process that calls setsid can outlive its command. ");
+            }
         }
         text.push_str(
             "Every result is capped: a long one keeps its head and tail, and the marker names a handle that \

@@ -282,10 +282,32 @@ fn unknown_and_expired_handles_say_what_to_do() {
 }
 
 /// True when `pid` is gone or a zombie waiting to be reaped.
-fn dead(pid: i32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'),
+/// Live processes whose command line is exactly `argv` (zombies count as dead). Commands run in a
+/// PID namespace, so the pids they print are not the host's; their command lines are the same.
+fn alive(argv: &[&str]) -> Vec<u32> {
+    let wanted: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let zombie = fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .unwrap_or(true);
+        if !zombie && fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to 5 s for every process of `argv` to die; the ones still alive.
+fn survivors(argv: &[&str]) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = alive(argv);
+        if left.is_empty() || Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -294,23 +316,46 @@ fn run_timeout_kills_the_whole_process_group() {
     let dir = repo();
     let tb = toolbox(dir.path());
     let started = Instant::now();
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "run",
-        json!({"command": "sleep 1000 & echo $! > bg.pid; echo $$ > sh.pid; sleep 1000", "timeout_s": 2}),
-    );
+    let obs =
+        call(&tb, &Session::new(), "run", json!({"command": "sleep 7101 & sleep 7102", "timeout_s": 2}));
     let elapsed = started.elapsed();
     assert!(obs.text.starts_with("timeout after 2s"), "{}", obs.text);
     assert!(elapsed < Duration::from_secs(30), "took {elapsed:?}");
     assert_eq!(obs.structured.unwrap()["timed_out"], json!(true));
-    for file in ["bg.pid", "sh.pid"] {
-        let pid: i32 = fs::read_to_string(dir.path().join(file)).unwrap().trim().parse().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !dead(pid) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
+    for argv in [["sleep", "7101"], ["sleep", "7102"]] {
+        assert_eq!(survivors(&argv), Vec::<u32>::new(), "{argv:?} outlived the timeout");
+    }
+}
+
+#[test]
+fn nothing_a_command_starts_outlives_it_however_it_escapes() {
+    let dir = repo();
+    let tb = toolbox(dir.path());
+    // The six ways out of a process group, each left behind by a command that exits at once,
+    // and each again under a command that times out.
+    let escapes = [
+        "setsid sleep {n} &",
+        "(setsid sleep {n} &)",
+        "nohup setsid sleep {n} > /dev/null 2>&1 &",
+        "setsid sh -c 'sleep {n}' &",
+        "sh -c 'setsid sleep {n} & exit 0'",
+        "( ( setsid sleep {n} & ) & )",
+    ];
+    let mut n = 7200;
+    for escape in escapes {
+        for tail in ["", "; sleep 30"] {
+            n += 1;
+            let command = format!("{}{tail}", escape.replace("{n}", &n.to_string()));
+            let obs = call(&tb, &Session::new(), "run", json!({"command": command, "timeout_s": 2}));
+            assert!(!obs.is_error, "{}", obs.text);
+            let left = survivors(&["sleep", &n.to_string()]);
+            assert_eq!(
+                left,
+                Vec::<u32>::new(),
+                "`{command}` left a process behind ({:?})",
+                tack_tools::containment()
+            );
         }
-        assert!(dead(pid), "{file} ({pid}) still alive");
     }
 }
 
@@ -325,12 +370,10 @@ fn cancelling_a_call_kills_the_command() {
         cancel.cancel();
     });
     let started = Instant::now();
-    let out = tb.call(&Session::new(), "run", json!({"command": "echo $$ > sh.pid; sleep 1000"}), &ctx);
+    let out = tb.call(&Session::new(), "run", json!({"command": "sleep 7103"}), &ctx);
     assert!(started.elapsed() < Duration::from_secs(30));
     assert!(out.observation.text.starts_with("cancelled"), "{}", out.observation.text);
-    let pid: i32 = fs::read_to_string(dir.path().join("sh.pid")).unwrap().trim().parse().unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(dead(pid));
+    assert_eq!(survivors(&["sleep", "7103"]), Vec::<u32>::new());
 }
 
 #[test]
