@@ -160,3 +160,39 @@ unsafe fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `sh -c script` prints when contained by `mode`.
+    fn output(mode: Containment, script: &str) -> String {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", script]);
+        apply(&mut cmd, mode);
+        let out = cmd.output().expect("the contained shell runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    #[test]
+    fn each_mode_runs_the_command_with_its_exit_code_and_the_users_own_ids() {
+        // SAFETY: getuid and getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let ids = format!("{uid} {gid}\n");
+        for mode in [Containment::PidNamespace, Containment::UserAndPidNamespace] {
+            // Where this machine refuses the mode, `containment()` does not pick it.
+            let mut probe = Command::new("/bin/true");
+            apply(&mut probe, mode);
+            if !probe.status().is_ok_and(|s| s.success()) {
+                continue;
+            }
+            assert_eq!(output(mode, "echo $$"), "1\n", "{mode:?}: the shell is process 1");
+            assert_eq!(output(mode, "echo $(id -u) $(id -g)"), ids, "{mode:?}");
+            let mut cmd = Command::new("/bin/sh");
+            cmd.args(["-c", "exit 7"]);
+            apply(&mut cmd, mode);
+            assert_eq!(cmd.status().unwrap().code(), Some(7), "{mode:?}: the exit code passes through");
+        }
+        assert_ne!(output(Containment::ProcessGroup, "echo $$"), "1\n");
+    }
+}
