@@ -22,13 +22,15 @@ pub fn load(root: &Path) -> anyhow::Result<Config> {
     let mut table: toml::Table = toml::from_str(&text)
         .with_context(|| format!("{} is not a valid tack configuration", path.display()))?;
     // A repository may not loosen safety: what only the user may set is dropped, with a word.
-    if let Some(toml::Value::Table(run)) = table.get_mut("run")
-        && run.remove("pass_env").is_some()
-    {
-        tracing::warn!(
-            "{}: [run] pass_env is ignored (a repository may not pass credentials to commands); use tack serve --pass-env NAME",
-            path.display()
-        );
+    if let Some(toml::Value::Table(run)) = table.get_mut("run") {
+        for (key, flag) in [("pass_env", "--pass-env NAME"), ("network", "--allow-network")] {
+            if run.remove(key).is_some() {
+                tracing::warn!(
+                    "{}: [run] {key} is ignored (a repository may not loosen what commands may do); use tack serve {flag}",
+                    path.display()
+                );
+            }
+        }
     }
     toml::Value::Table(table)
         .try_into()
@@ -75,11 +77,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("tack.toml"),
-            "[run]\npass_env = [\"GITHUB_TOKEN\"]\ntimeout_s = 30\n",
+            "[run]\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\ntimeout_s = 30\n",
         )
         .unwrap();
         let config = load(dir.path()).unwrap();
-        assert!(config.run.pass_env.is_empty(), "ignored, with a warning");
+        assert!(config.run.pass_env.is_empty() && !config.run.network, "ignored, with a warning");
         assert_eq!(config.run.timeout_s, 30, "the rest still applies");
     }
 

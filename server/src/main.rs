@@ -55,6 +55,10 @@ enum Command {
         /// tack otherwise removes (repeatable; *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH* …).
         #[arg(long, value_name = "NAME")]
         pass_env: Vec<String>,
+        /// Let commands (run, verify) reach the network; by default each has only its own
+        /// loopback, where the kernel allows a network namespace.
+        #[arg(long)]
+        allow_network: bool,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -139,12 +143,21 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Serve { root, http, profile, read_only, structured, context_window, pass_env } => {
+        Command::Serve {
+            root,
+            http,
+            profile,
+            read_only,
+            structured,
+            context_window,
+            pass_env,
+            allow_network,
+        } => {
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
-            let output = OutputFlags { structured, context_window, pass_env };
+            let output = OutputFlags { structured, context_window, pass_env, allow_network };
             let toolbox = open_with(&root, profile, read_only, output)?;
             let index = toolbox.index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
@@ -285,6 +298,7 @@ struct OutputFlags {
     structured: bool,
     context_window: Option<usize>,
     pass_env: Vec<String>,
+    allow_network: bool,
 }
 
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
@@ -308,6 +322,7 @@ fn open_with(
         config.output.context_window = flags.context_window;
     }
     config.run.pass_env = flags.pass_env;
+    config.run.network = flags.allow_network;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
     let store = store_dir(args, toolbox.root().path());
     let toolbox = match store {

@@ -62,6 +62,10 @@ pub struct RunConfig {
     /// repository's `tack.toml` (a repository may not loosen safety): `tack serve --pass-env`.
     #[serde(skip)]
     pub pass_env: Vec<String>,
+    /// Let commands reach the network (they get only their own loopback otherwise, where the
+    /// kernel allows it). Not read from a repository's `tack.toml`: `tack serve --allow-network`.
+    #[serde(skip)]
+    pub network: bool,
 }
 
 /// Commands refused unless `tack.toml` says otherwise: destroying the filesystem, raising
@@ -79,6 +83,7 @@ impl Default for RunConfig {
             deny: DEFAULT_DENY.iter().map(|s| s.to_string()).collect(),
             timeout_s: 120,
             pass_env: Vec::new(),
+            network: false,
         }
     }
 }

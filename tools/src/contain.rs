@@ -1,7 +1,9 @@
 //! Every command tack starts runs as process 1 of a PID namespace of its own, so the kernel ends
 //! everything it started when it ends: when its shell exits, when tack kills it on a timeout or
 //! a cancel, and when tack itself dies (each level has `PR_SET_PDEATHSIG`). `setsid`, double
-//! forks and daemons cannot outlive their call. Where the kernel refuses a namespace (no
+//! forks and daemons cannot outlive their call. Unless network is allowed, it also gets a
+//! network namespace of its own with only a loopback interface: nothing outside is reachable,
+//! and servers it starts on localhost still work. Where the kernel refuses a namespace (no
 //! privilege, user namespaces disabled), commands run in a process group only, as tack says
 //! once in its log.
 //!
@@ -17,53 +19,67 @@ use std::sync::OnceLock;
 /// How commands are contained on this machine, probed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Containment {
-    /// A new PID namespace (tack has the privilege for it).
-    PidNamespace,
-    /// A new user namespace mapping tack's own ids, and a PID namespace inside it.
-    UserAndPidNamespace,
-    /// Neither is allowed: a process group only, which `setsid` escapes.
+    /// New namespaces: PID, network when `network` (no way out but loopback), and a user
+    /// namespace mapping tack's own ids when `user` (tack lacks the privilege without one).
+    Namespaces { user: bool, network: bool },
+    /// No namespace is allowed: a process group only, which `setsid` escapes.
     ProcessGroup,
 }
 
 impl Containment {
-    /// One line for the log and the `run` description.
+    /// One line for the log and the instructions.
     pub fn describe(self) -> &'static str {
         match self {
-            Containment::PidNamespace | Containment::UserAndPidNamespace => {
-                "each command runs in its own PID namespace: nothing it starts outlives it"
+            Containment::Namespaces { network: true, .. } => {
+                "each command runs in its own PID and network namespaces: nothing it starts outlives it, and it reaches no network but its own loopback"
+            }
+            Containment::Namespaces { network: false, .. } => {
+                "each command runs in its own PID namespace (the kernel refused a network namespace, so commands reach the network)"
             }
             Containment::ProcessGroup => {
-                "the kernel refused a PID namespace, so commands run in a process group only; a process that calls setsid can outlive its command"
+                "the kernel refused a PID namespace, so commands run in a process group only: a process that calls setsid can outlive its command, and commands reach the network"
             }
         }
     }
+
+    /// Whether commands are cut off from the network (unless a call's policy allows it).
+    pub fn isolates_network(self) -> bool {
+        matches!(self, Containment::Namespaces { network: true, .. })
+    }
 }
 
-/// The containment this machine allows, found by starting `true` each way once.
+/// The containment this machine allows, found by starting `sh -c 'exit 0'` each way once.
 pub fn containment() -> Containment {
     static FOUND: OnceLock<Containment> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        let found = [Containment::PidNamespace, Containment::UserAndPidNamespace]
-            .into_iter()
-            .find(|&mode| {
-                let mut probe = Command::new("/bin/sh");
-                probe.args(["-c", "exit 0"]);
-                apply(&mut probe, mode);
-                probe.status().is_ok_and(|s| s.success())
-            })
-            .unwrap_or(Containment::ProcessGroup);
-        if found == Containment::ProcessGroup {
-            tracing::warn!("{}", found.describe());
-        } else {
+        let modes = [(false, true), (true, true), (false, false), (true, false)]
+            .map(|(user, network)| Containment::Namespaces { user, network });
+        let found = modes.into_iter().find(|&mode| works(mode)).unwrap_or(Containment::ProcessGroup);
+        if found.isolates_network() {
             tracing::debug!(?found, "{}", found.describe());
+        } else {
+            tracing::warn!("{}", found.describe());
         }
         found
     })
 }
 
-/// Makes `cmd` run contained the way this machine allows.
-pub(crate) fn contain(cmd: &mut Command) {
-    apply(cmd, containment());
+/// Whether a command contained by `mode` runs here.
+fn works(mode: Containment) -> bool {
+    let mut probe = Command::new("/bin/sh");
+    probe.args(["-c", "exit 0"]);
+    apply(&mut probe, mode);
+    probe.status().is_ok_and(|s| s.success())
+}
+
+/// Makes `cmd` run contained the way this machine allows; with `network`, in the host's
+/// network namespace.
+pub(crate) fn contain(cmd: &mut Command, network: bool) {
+    let mode = match containment() {
+        Containment::Namespaces { user, .. } if network => Containment::Namespaces { user, network: false },
+        mode => mode,
+    };
+    apply(cmd, mode);
 }
 
 fn apply(cmd: &mut Command, mode: Containment) {
@@ -89,22 +105,25 @@ unsafe fn enter(mode: Containment, uid_map: &[u8], gid_map: &[u8]) -> io::Result
     unsafe {
         // Die with the tack thread that started this command.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-        match mode {
-            Containment::ProcessGroup => return Ok(()),
-            Containment::PidNamespace => {
-                if libc::unshare(libc::CLONE_NEWPID) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            Containment::UserAndPidNamespace => {
-                if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWPID) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // Keep tack's own user and group inside, so files and tools see no stranger.
-                write_proc(c"/proc/self/setgroups", b"deny")?;
-                write_proc(c"/proc/self/uid_map", uid_map)?;
-                write_proc(c"/proc/self/gid_map", gid_map)?;
-            }
+        let Containment::Namespaces { user, network } = mode else { return Ok(()) };
+        let mut flags = libc::CLONE_NEWPID;
+        if user {
+            flags |= libc::CLONE_NEWUSER;
+        }
+        if network {
+            flags |= libc::CLONE_NEWNET;
+        }
+        if libc::unshare(flags) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if user {
+            // Keep tack's own user and group inside, so files and tools see no stranger.
+            write_proc(c"/proc/self/setgroups", b"deny")?;
+            write_proc(c"/proc/self/uid_map", uid_map)?;
+            write_proc(c"/proc/self/gid_map", gid_map)?;
+        }
+        if network {
+            loopback_up()?;
         }
         let pid = libc::fork();
         if pid < 0 {
@@ -138,6 +157,30 @@ unsafe fn enter(mode: Containment, uid_map: &[u8], gid_map: &[u8]) -> io::Result
             libc::kill(libc::getpid(), signal);
         }
         libc::_exit(128)
+    }
+}
+
+/// Brings up `lo` in a new network namespace (it starts down), async-signal-safely.
+///
+/// # Safety
+/// Only between fork and exec.
+unsafe fn loopback_up() -> io::Result<()> {
+    // SAFETY: socket, ioctl and close on a stack `ifreq` that outlives the calls.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut request: libc::ifreq = std::mem::zeroed();
+        request.ifr_name[..2].copy_from_slice(&[b'l' as libc::c_char, b'o' as libc::c_char]);
+        let mut ok = libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut request) == 0;
+        if ok {
+            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            ok = libc::ioctl(fd, libc::SIOCSIFFLAGS, &request) == 0;
+        }
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if ok { Ok(()) } else { Err(error) }
     }
 }
 
@@ -179,11 +222,11 @@ mod tests {
         // SAFETY: getuid and getgid cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let ids = format!("{uid} {gid}\n");
-        for mode in [Containment::PidNamespace, Containment::UserAndPidNamespace] {
+        let modes = [(false, true), (true, true), (false, false), (true, false)]
+            .map(|(user, network)| Containment::Namespaces { user, network });
+        for mode in modes {
             // Where this machine refuses the mode, `containment()` does not pick it.
-            let mut probe = Command::new("/bin/true");
-            apply(&mut probe, mode);
-            if !probe.status().is_ok_and(|s| s.success()) {
+            if !works(mode) {
                 continue;
             }
             assert_eq!(output(mode, "echo $$"), "1\n", "{mode:?}: the shell is process 1");

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::config::RunConfig;
 use crate::lenient;
 use crate::observation::Observation;
 use crate::toolbox::{CallContext, Toolbox};
@@ -93,8 +94,7 @@ pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observati
         ));
     }
     let timeout_s = params.timeout_s.unwrap_or(toolbox.config().run.timeout_s).clamp(1, MAX_TIMEOUT_S);
-    let pass_env = &toolbox.config().run.pass_env;
-    let execution = match execute(toolbox.root().path(), command, timeout_s, pass_env, ctx) {
+    let execution = match execute(toolbox.root().path(), command, timeout_s, &toolbox.config().run, ctx) {
         Ok(execution) => execution,
         Err(err) => return Observation::error(err),
     };
@@ -124,7 +124,7 @@ pub(crate) fn execute(
     dir: &std::path::Path,
     command: &str,
     timeout_s: u64,
-    pass_env: &[String],
+    policy: &RunConfig,
     ctx: &CallContext,
 ) -> Result<Execution, String> {
     let (reader, writer) =
@@ -143,10 +143,10 @@ pub(crate) fn execute(
         .env("TERM", "dumb")
         .env("NO_COLOR", "1")
         .process_group(0);
-    for name in scrubbed(std::env::vars_os().map(|(name, _)| name), pass_env) {
+    for name in scrubbed(std::env::vars_os().map(|(name, _)| name), &policy.pass_env) {
         cmd.env_remove(name);
     }
-    crate::contain::contain(&mut cmd);
+    crate::contain::contain(&mut cmd, policy.network);
     let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);

@@ -249,8 +249,12 @@ impl Toolbox {
             text.push_str(
                 "run executes a shell command in the repository root with a timeout (tests, builds, git). ",
             );
-            if crate::contain::containment() == crate::contain::Containment::ProcessGroup {
+            let containment = crate::contain::containment();
+            if containment == crate::contain::Containment::ProcessGroup {
                 text.push_str("On this machine a process that calls setsid can outlive its command. ");
+            }
+            if containment.isolates_network() && !self.config.run.network {
+                text.push_str("Commands reach no network but their own localhost, so downloads fail. ");
             }
         }
         text.push_str(

@@ -245,9 +245,9 @@ pub fn verify(toolbox: &Toolbox, session: &Session, params: VerifyParams, ctx: &
             continue;
         }
         ctx.progress(i as f64, Some(total as f64), &format!("running {}", check.name));
-        let pass_env = &toolbox.config().run.pass_env;
+        let policy = &toolbox.config().run;
         let execution =
-            match run::execute(toolbox.root().path(), &check.command, check.timeout_s, pass_env, ctx) {
+            match run::execute(toolbox.root().path(), &check.command, check.timeout_s, policy, ctx) {
                 Ok(execution) => execution,
                 Err(err) => return Observation::error(format!("cannot run the check {}: {err}", check.name)),
             };

@@ -360,6 +360,35 @@ fn nothing_a_command_starts_outlives_it_however_it_escapes() {
 }
 
 #[test]
+fn commands_reach_their_own_loopback_and_no_network_unless_allowed() {
+    if !tack_tools::containment().isolates_network() {
+        eprintln!("this kernel refuses network namespaces: {:?}", tack_tools::containment());
+        return;
+    }
+    // A listener of this test, outside the command's namespace: the stand-in for the network.
+    let outside = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = outside.local_addr().unwrap().port();
+    let connect = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('reached')\""
+    );
+    let own = "python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); \
+               socket.create_connection(s.getsockname(), 3); print('own loopback')\"";
+    let dir = repo();
+    let tb = toolbox(dir.path());
+    let session = Session::new();
+    let cut_off = call(&tb, &session, "run", json!({"command": connect}));
+    assert!(!cut_off.text.contains("reached") && !cut_off.text.starts_with("exit=0"), "{}", cut_off.text);
+    let local = call(&tb, &session, "run", json!({"command": own}));
+    assert!(local.text.starts_with("exit=0\nown loopback"), "{}", local.text);
+
+    let mut config = Config::default();
+    config.run.network = true;
+    let allowed = Toolbox::new(dir.path(), config, Profile::Core, false).unwrap();
+    let reached = call(&allowed, &session, "run", json!({"command": connect}));
+    assert!(reached.text.starts_with("exit=0\nreached"), "{}", reached.text);
+}
+
+#[test]
 fn cancelling_a_call_kills_the_command() {
     let dir = repo();
     let tb = toolbox(dir.path());
