@@ -11,30 +11,131 @@ pub fn default_root() -> anyhow::Result<PathBuf> {
     Ok(cwd.ancestors().find(|dir| dir.join(".git").exists()).unwrap_or(&cwd).to_path_buf())
 }
 
-/// Reads `tack.toml` at the root; no file means every default.
+/// The user's own configuration: `$XDG_CONFIG_HOME/tack/config.toml`, else
+/// `~/.config/tack/config.toml`.
+pub fn user_config_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("tack").join("config.toml"))
+}
+
+/// Reads the user's configuration and then `tack.toml` at the root; no file means every default.
 pub fn load(root: &Path) -> anyhow::Result<Config> {
-    let path = root.join("tack.toml");
-    let text = match std::fs::read_to_string(&path) {
+    load_with(root, user_config_path().as_deref())
+}
+
+/// Settings that loosen safety: only the user's configuration (or the command line) sets them.
+/// A repository's `[run] deny` adds rules; the user's replaces the defaults.
+const USER_ONLY: &[(&str, &str, &str)] = &[
+    ("run", "pass_env", "--pass-env NAME"),
+    ("run", "network", "--allow-network"),
+    ("", "allow_protected_writes", "--allow-protected-writes"),
+];
+
+/// [`load`] with the user's configuration at `user` (`None`: there is none).
+pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
+    let mut user_table = match user {
+        Some(path) => read_table(path)?.unwrap_or_default(),
+        None => toml::Table::new(),
+    };
+    let repo_path = root.join("tack.toml");
+    let mut repo_table = read_table(&repo_path)?.unwrap_or_default();
+
+    let user_deny = take(&mut user_table, "run", "deny");
+    let pass_env = take(&mut user_table, "run", "pass_env");
+    let network = take(&mut user_table, "run", "network");
+    let protected = take(&mut user_table, "", "allow_protected_writes");
+    for (section, key, flag) in USER_ONLY {
+        if take(&mut repo_table, section, key).is_some() {
+            let name = if section.is_empty() { key.to_string() } else { format!("[{section}] {key}") };
+            tracing::warn!(
+                "{}: {name} is ignored: a repository may not loosen what tack's tools may do; set it in {} or pass tack serve {flag}",
+                repo_path.display(),
+                user.map_or("the user's config".into(), |p| p.display().to_string())
+            );
+        }
+    }
+    let repo_deny = take(&mut repo_table, "run", "deny");
+    if let Some(toml::Value::Array(rules)) = &repo_deny
+        && rules.is_empty()
+    {
+        tracing::warn!(
+            "{}: [run] deny = [] removes nothing: a repository's deny rules add to the user's (or the defaults)",
+            repo_path.display()
+        );
+    }
+
+    // Each file must be valid on its own, so an error names the file it is in.
+    let parse = |table: &toml::Table, path: &Path| -> anyhow::Result<Config> {
+        toml::Value::Table(table.clone())
+            .try_into()
+            .with_context(|| format!("{} is not a valid tack configuration", path.display()))
+    };
+    if let Some(path) = user {
+        parse(&user_table, path)?;
+    }
+    let mut merged = user_table;
+    merge(&mut merged, repo_table);
+    let mut config = parse(&merged, &repo_path)?;
+
+    let rules = |value: Option<toml::Value>, path: &Path| -> anyhow::Result<Option<Vec<String>>> {
+        value
+            .map(|v| {
+                v.try_into()
+                    .with_context(|| format!("{}: [run] deny must be a list of regexes", path.display()))
+            })
+            .transpose()
+    };
+    let user_path = user.unwrap_or(&repo_path);
+    if let Some(deny) = rules(user_deny, user_path)? {
+        config.run.deny = deny;
+    }
+    config.run.deny.extend(rules(repo_deny, &repo_path)?.unwrap_or_default());
+    config.run.pass_env = pass_env
+        .map(|v| v.try_into())
+        .transpose()
+        .with_context(|| format!("{}: [run] pass_env must be a list of names", user_path.display()))?
+        .unwrap_or_default();
+    config.run.network = matches!(network, Some(toml::Value::Boolean(true)));
+    config.allow_protected_writes = matches!(protected, Some(toml::Value::Boolean(true)));
+    Ok(config)
+}
+
+/// The table in `path`, `None` when there is no such file.
+fn read_table(path: &Path) -> anyhow::Result<Option<toml::Table>> {
+    let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    let mut table: toml::Table = toml::from_str(&text)
-        .with_context(|| format!("{} is not a valid tack configuration", path.display()))?;
-    // A repository may not loosen safety: what only the user may set is dropped, with a word.
-    if let Some(toml::Value::Table(run)) = table.get_mut("run") {
-        for (key, flag) in [("pass_env", "--pass-env NAME"), ("network", "--allow-network")] {
-            if run.remove(key).is_some() {
-                tracing::warn!(
-                    "{}: [run] {key} is ignored (a repository may not loosen what commands may do); use tack serve {flag}",
-                    path.display()
-                );
+    toml::from_str(&text)
+        .map(Some)
+        .with_context(|| format!("{} is not a valid tack configuration", path.display()))
+}
+
+/// Removes `key` from `[section]` (the top level when `section` is empty).
+fn take(table: &mut toml::Table, section: &str, key: &str) -> Option<toml::Value> {
+    if section.is_empty() {
+        return table.remove(key);
+    }
+    match table.get_mut(section) {
+        Some(toml::Value::Table(inner)) => inner.remove(key),
+        _ => None,
+    }
+}
+
+/// `over` laid on `base`: tables merge key by key, anything else replaces.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(inner)), toml::Value::Table(value)) => merge(inner, value),
+            (_, value) => {
+                base.insert(key, value);
             }
         }
     }
-    toml::Value::Table(table)
-        .try_into()
-        .with_context(|| format!("{} is not a valid tack configuration", path.display()))
 }
 
 #[cfg(test)]
@@ -44,10 +145,10 @@ mod tests {
     #[test]
     fn missing_file_means_defaults_and_settings_override_them() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(load(dir.path()).unwrap(), Config::default());
+        assert_eq!(load_with(dir.path(), None).unwrap(), Config::default());
         std::fs::write(dir.path().join("tack.toml"), "[output]\nmax_tokens = 2000\n[run]\ntimeout_s = 30\n")
             .unwrap();
-        let config = load(dir.path()).unwrap();
+        let config = load_with(dir.path(), None).unwrap();
         assert_eq!(config.output.max_tokens, 2000);
         assert_eq!(config.run.timeout_s, 30);
         assert_eq!(config.run.deny, Config::default().run.deny, "unset keys keep their defaults");
@@ -62,14 +163,54 @@ mod tests {
              [output.clients.codex-mcp-client]\nmax_bytes = 47000\n",
         )
         .unwrap();
-        let output = load(dir.path()).unwrap().output;
+        let output = load_with(dir.path(), None).unwrap().output;
         assert!(output.structured);
         assert_eq!(output.context_window, Some(32_000));
         assert_eq!(output.clients["codex-mcp-client"].max_bytes, Some(47_000));
         assert_eq!(output.max_tokens, 10_000, "unset keys keep their defaults");
         std::fs::write(dir.path().join("tack.toml"), "[output.clients.x]\nmax_lines = 3\n").unwrap();
-        let err = format!("{:#}", load(dir.path()).unwrap_err());
+        let err = format!("{:#}", load_with(dir.path(), None).unwrap_err());
         assert!(err.contains("max_lines"), "{err}");
+    }
+
+    #[test]
+    fn a_repository_adds_deny_rules_and_only_the_user_replaces_or_loosens() {
+        let repo = tempfile::tempdir().unwrap();
+        let user = tempfile::tempdir().unwrap();
+        let user_file = user.path().join("config.toml");
+        let defaults = Config::default().run.deny;
+        std::fs::write(repo.path().join("tack.toml"), "allow_protected_writes = true\n[run]\ndeny = []\n")
+            .unwrap();
+        let config = load_with(repo.path(), Some(&user_file)).unwrap();
+        assert_eq!(config.run.deny, defaults, "deny = [] in a repository removes nothing");
+        assert!(!config.allow_protected_writes);
+
+        std::fs::write(repo.path().join("tack.toml"), "[run]\ndeny = ['\\bmake\\s+deploy']\n").unwrap();
+        let config = load_with(repo.path(), Some(&user_file)).unwrap();
+        assert_eq!(config.run.deny.len(), defaults.len() + 1, "a repository's rule is added");
+        assert_eq!(config.run.deny[..defaults.len()], defaults[..]);
+
+        std::fs::write(
+            &user_file,
+            "allow_protected_writes = true\n[run]\ndeny = []\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\n\
+             [output]\nmax_tokens = 4000\n",
+        )
+        .unwrap();
+        let config = load_with(repo.path(), Some(&user_file)).unwrap();
+        assert_eq!(config.run.deny.len(), 1, "the user replaced the defaults; the repository's rule stays");
+        assert_eq!(config.run.pass_env, ["GITHUB_TOKEN"]);
+        assert!(config.run.network && config.allow_protected_writes);
+        assert_eq!(config.output.max_tokens, 4_000, "the user's other settings apply");
+
+        std::fs::write(repo.path().join("tack.toml"), "[output]\nmax_tokens = 2000\n").unwrap();
+        assert_eq!(
+            load_with(repo.path(), Some(&user_file)).unwrap().output.max_tokens,
+            2_000,
+            "the repository's win"
+        );
+        std::fs::write(&user_file, "[run]\ntimeout = 3\n").unwrap();
+        let err = format!("{:#}", load_with(repo.path(), Some(&user_file)).unwrap_err());
+        assert!(err.contains("config.toml") && err.contains("timeout"), "{err}");
     }
 
     #[test]
@@ -80,7 +221,7 @@ mod tests {
             "[run]\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\ntimeout_s = 30\n",
         )
         .unwrap();
-        let config = load(dir.path()).unwrap();
+        let config = load_with(dir.path(), None).unwrap();
         assert!(config.run.pass_env.is_empty() && !config.run.network, "ignored, with a warning");
         assert_eq!(config.run.timeout_s, 30, "the rest still applies");
     }
@@ -89,7 +230,7 @@ mod tests {
     fn an_unknown_key_is_named_in_the_error() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("tack.toml"), "[run]\ntimeout = 30\n").unwrap();
-        let err = format!("{:#}", load(dir.path()).unwrap_err());
+        let err = format!("{:#}", load_with(dir.path(), None).unwrap_err());
         assert!(err.contains("timeout"), "{err}");
         assert!(err.contains("tack.toml"), "{err}");
     }
@@ -103,7 +244,7 @@ mod tests {
              [stall]\nrepeats = 4\n",
         )
         .unwrap();
-        let config = load(dir.path()).unwrap();
+        let config = load_with(dir.path(), None).unwrap();
         assert_eq!(config.verify.timeout_s, 60);
         assert_eq!(config.verify.checks[0].command, "pytest -q");
         assert_eq!(config.verify.checks[0].format, None);
@@ -113,7 +254,7 @@ mod tests {
         );
         std::fs::write(dir.path().join("tack.toml"), "[[verify.checks]]\nname = \"t\"\ncmd = \"x\"\n")
             .unwrap();
-        let err = format!("{:#}", load(dir.path()).unwrap_err());
+        let err = format!("{:#}", load_with(dir.path(), None).unwrap_err());
         assert!(err.contains("cmd"), "{err}");
     }
 }

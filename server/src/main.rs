@@ -59,6 +59,9 @@ enum Command {
         /// loopback, where the kernel allows a network namespace.
         #[arg(long)]
         allow_network: bool,
+        /// Let the writing tools change tack.toml and .git/ (refused by default).
+        #[arg(long)]
+        allow_protected_writes: bool,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -152,12 +155,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             context_window,
             pass_env,
             allow_network,
+            allow_protected_writes,
         } => {
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
-            let output = OutputFlags { structured, context_window, pass_env, allow_network };
+            let output =
+                OutputFlags { structured, context_window, pass_env, allow_network, allow_protected_writes };
             let toolbox = open_with(&root, profile, read_only, output)?;
             let index = toolbox.index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
@@ -299,6 +304,7 @@ struct OutputFlags {
     context_window: Option<usize>,
     pass_env: Vec<String>,
     allow_network: bool,
+    allow_protected_writes: bool,
 }
 
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
@@ -321,8 +327,9 @@ fn open_with(
     if flags.context_window.is_some() {
         config.output.context_window = flags.context_window;
     }
-    config.run.pass_env = flags.pass_env;
-    config.run.network = flags.allow_network;
+    config.run.pass_env.extend(flags.pass_env);
+    config.run.network |= flags.allow_network;
+    config.allow_protected_writes |= flags.allow_protected_writes;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
     let store = store_dir(args, toolbox.root().path());
     let toolbox = match store {

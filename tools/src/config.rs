@@ -14,6 +14,10 @@ pub struct Config {
     pub stall: StallConfig,
     /// Extra ignore globs (gitignore syntax), on top of `.gitignore` files.
     pub ignore: Vec<String>,
+    /// Let the writing tools change `tack.toml` and `.git/`. Only the user's configuration
+    /// sets it (`allow_protected_writes = true`), or `tack serve --allow-protected-writes`.
+    #[serde(skip)]
+    pub allow_protected_writes: bool,
 }
 
 /// `[output]`: how big one result may be, and in what form it goes out.

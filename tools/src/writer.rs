@@ -34,6 +34,18 @@ pub fn resolve_for_write(toolbox: &Toolbox, path: &str, verb: &str) -> Result<Re
             "cannot {verb} {path}: it is the repository root; name a file inside it"
         )));
     }
+    // Where a link leads counts, not only its name.
+    let target = resolved.abs.strip_prefix(toolbox.root().path()).map(|p| p.to_string_lossy().into_owned());
+    let protected = |rel: &str| rel == "tack.toml" || rel == ".git" || rel.starts_with(".git/");
+    if !toolbox.config().allow_protected_writes
+        && (protected(&resolved.rel) || target.is_ok_and(|t| protected(&t)))
+    {
+        return Err(Observation::error(format!(
+            "cannot {verb} {}: tack.toml and .git/ are not changed through tack's tools (they decide what tack and git \
+             run); a person can edit them, or allow it with allow_protected_writes in their own tack config",
+            resolved.rel
+        )));
+    }
     Ok(resolved)
 }
 

