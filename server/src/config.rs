@@ -47,9 +47,11 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
     let pass_env = take(&mut user_table, "run", "pass_env");
     let network = take(&mut user_table, "run", "network");
     let protected = take(&mut user_table, "", "allow_protected_writes");
+    let mut refused = Vec::new();
     for (section, key, flag) in USER_ONLY {
         if take(&mut repo_table, section, key).is_some() {
             let name = if section.is_empty() { key.to_string() } else { format!("[{section}] {key}") };
+            refused.push(name.clone());
             tracing::warn!(
                 "{}: {name} is ignored: a repository may not loosen what tack's tools may do; set it in {} or pass tack serve {flag}",
                 repo_path.display(),
@@ -61,6 +63,7 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
     if let Some(toml::Value::Array(rules)) = &repo_deny
         && rules.is_empty()
     {
+        refused.push("[run] deny = []".into());
         tracing::warn!(
             "{}: [run] deny = [] removes nothing: a repository's deny rules add to the user's (or the defaults)",
             repo_path.display()
@@ -100,6 +103,7 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
         .unwrap_or_default();
     config.run.network = matches!(network, Some(toml::Value::Boolean(true)));
     config.allow_protected_writes = matches!(protected, Some(toml::Value::Boolean(true)));
+    config.refused = refused;
     Ok(config)
 }
 
@@ -184,6 +188,7 @@ mod tests {
         let config = load_with(repo.path(), Some(&user_file)).unwrap();
         assert_eq!(config.run.deny, defaults, "deny = [] in a repository removes nothing");
         assert!(!config.allow_protected_writes);
+        assert_eq!(config.refused, ["allow_protected_writes", "[run] deny = []"]);
 
         std::fs::write(repo.path().join("tack.toml"), "[run]\ndeny = ['\\bmake\\s+deploy']\n").unwrap();
         let config = load_with(repo.path(), Some(&user_file)).unwrap();

@@ -18,6 +18,10 @@ pub struct Config {
     /// sets it (`allow_protected_writes = true`), or `tack serve --allow-protected-writes`.
     #[serde(skip)]
     pub allow_protected_writes: bool,
+    /// What the repository's `tack.toml` tried to loosen and was ignored: the instructions
+    /// name it, so the model knows it is not in effect.
+    #[serde(skip)]
+    pub refused: Vec<String>,
 }
 
 /// `[output]`: how big one result may be, and in what form it goes out.

@@ -257,6 +257,12 @@ impl Toolbox {
                 text.push_str("Commands reach no network but their own localhost, so downloads fail. ");
             }
         }
+        if !self.config.refused.is_empty() {
+            text.push_str(&format!(
+                "This repository's tack.toml tried to loosen {}; tack ignored it (only the user can). ",
+                self.config.refused.join(", ")
+            ));
+        }
         text.push_str(
             "Every result is capped: a long one keeps its head and tail, and the marker names a handle that \
              read_output pages. find_tools reveals specialised tools (navigation, patches, plans) and call_tool \

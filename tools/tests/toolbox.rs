@@ -606,3 +606,20 @@ fn read_only_removes_run() {
     assert!(obs.is_error);
     assert!(!dir.path().join("x").exists());
 }
+
+#[test]
+fn the_instructions_name_what_a_repository_tried_to_loosen() {
+    let dir = repo();
+    let config =
+        Config { refused: vec!["[run] network".into(), "[run] deny = []".into()], ..Config::default() };
+    let tb = Toolbox::new(dir.path(), config, Profile::Core, false).unwrap();
+    let instructions = tb.instructions();
+    assert!(
+        instructions.contains(
+            "This repository's tack.toml tried to loosen [run] network, [run] deny = []; tack ignored it"
+        ),
+        "{instructions}"
+    );
+    assert!(instructions.len() < 2048, "{} bytes", instructions.len());
+    assert!(!toolbox(dir.path()).instructions().contains("tried to loosen"));
+}
