@@ -137,7 +137,12 @@ unsafe fn enter(mode: Containment, uid_map: &[u8], gid_map: &[u8]) -> io::Result
         }
         // The waiting process holds nothing open (not the pipe std uses to report a failed
         // exec, nor the output pipe), then leaves as the command did.
-        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+        if libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32) != 0 {
+            // Kernels before 5.9 lack close_range: close what a process usually has open.
+            for fd in 0..4096 {
+                libc::close(fd);
+            }
+        }
         let mut status = 0;
         loop {
             let waited = libc::waitpid(pid, &mut status, 0);
