@@ -1,4 +1,5 @@
-//! Streamable HTTP at `/mcp`: one process, many sessions, one shared workspace.
+//! Streamable HTTP at `/mcp`: one process, many sessions, one shared workspace. Beyond
+//! loopback (or whenever a token is given) every request must carry `Authorization: Bearer`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use crate::mcp::{Shared, TackServer};
 
-pub async fn serve(shared: Arc<Shared>, addr: SocketAddr) -> anyhow::Result<()> {
+pub async fn serve(shared: Arc<Shared>, addr: SocketAddr, token: Option<String>) -> anyhow::Result<()> {
     let port = addr.port();
     let mut hosts = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
     if !addr.ip().is_loopback() {
@@ -28,7 +29,10 @@ pub async fn serve(shared: Arc<Shared>, addr: SocketAddr) -> anyhow::Result<()> 
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some(token) = token {
+        router = router.layer(axum::middleware::from_fn_with_state(Arc::new(token), require_token));
+    }
     let listener =
         tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let local = listener.local_addr()?;
@@ -40,4 +44,59 @@ pub async fn serve(shared: Arc<Shared>, addr: SocketAddr) -> anyhow::Result<()> 
         })
         .await
         .context("the HTTP server failed")
+}
+
+/// Refuses a request without the bearer token (401), comparing in constant time.
+async fn require_token(
+    axum::extract::State(token): axum::extract::State<Arc<String>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let given = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    let same = given.len() == token.len()
+        && given.bytes().zip(token.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+    if same {
+        return next.run(request).await;
+    }
+    (
+        axum::http::StatusCode::UNAUTHORIZED,
+        [(axum::http::header::WWW_AUTHENTICATE, "Bearer")],
+        "tack needs Authorization: Bearer TOKEN (the token tack serve was given, or the one it saved and logged)\n",
+    )
+        .into_response()
+}
+
+/// A new random token, saved with mode 0600 in `state_dir` (else only logged), for a server
+/// that listens beyond loopback and was given none.
+pub fn made_token(state_dir: Option<&std::path::Path>) -> anyhow::Result<String> {
+    use std::io::{Read as _, Write as _};
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut bytes = [0u8; 24];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("cannot read /dev/urandom for an HTTP token")?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    match state_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let path = dir.join("http-token");
+            let _ = std::fs::remove_file(&path);
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            file.write_all(token.as_bytes())?;
+            eprintln!("tack: requests need Authorization: Bearer <the token in {}>", path.display());
+        }
+        None => eprintln!("tack: requests need Authorization: Bearer {token}"),
+    }
+    Ok(token)
 }

@@ -62,6 +62,11 @@ enum Command {
         /// Let the writing tools change tack.toml and .git/ (refused by default).
         #[arg(long)]
         allow_protected_writes: bool,
+        /// Require `Authorization: Bearer TOKEN` on every HTTP request. Beyond loopback a token
+        /// is always required: without this flag one is made and saved (mode 0600) beside the
+        /// index, and its path logged.
+        #[arg(long, value_name = "TOKEN")]
+        token: Option<String>,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -156,6 +161,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             pass_env,
             allow_network,
             allow_protected_writes,
+            token,
         } => {
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
@@ -186,7 +192,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             })?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-            runtime.block_on(serve(toolbox, http))?;
+            runtime.block_on(serve(toolbox, http, token))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Map { root, focus, tokens } => {
@@ -380,10 +386,18 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-async fn serve(toolbox: Toolbox, http: Option<SocketAddr>) -> anyhow::Result<()> {
+async fn serve(toolbox: Toolbox, http: Option<SocketAddr>, token: Option<String>) -> anyhow::Result<()> {
+    let state_dir = toolbox.state_dir().map(std::path::Path::to_path_buf);
     let shared = mcp::Shared::new(toolbox);
     match http {
-        Some(addr) => http::serve(shared, addr).await,
+        Some(addr) => {
+            let token = match token {
+                Some(token) => Some(token),
+                None if !addr.ip().is_loopback() => Some(http::made_token(state_dir.as_deref())?),
+                None => None,
+            };
+            http::serve(shared, addr, token).await
+        }
         None => stdio::serve(mcp::TackServer::stdio(shared)).await,
     }
 }

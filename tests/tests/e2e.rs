@@ -11,6 +11,7 @@ use rmcp::model::{
     ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
@@ -367,4 +368,83 @@ async fn commands_see_no_credential_unless_the_command_line_passes_it() {
         }
         client.cancel().await.unwrap();
     }
+}
+
+/// Starts `tack serve --http ADDR` with `extra`, returning the child, the loopback URL to reach
+/// it and the stderr lines printed before it served.
+async fn start_http_logged(
+    root: &std::path::Path,
+    addr: &str,
+    extra: &[&str],
+) -> (tokio::process::Child, String, Vec<String>) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(tack_binary())
+        .args(["serve", "--http", addr, "--root"])
+        .arg(root)
+        .args(extra)
+        .env("XDG_CACHE_HOME", test_cache_home())
+        .env("TACK_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut before = Vec::new();
+    let url = loop {
+        let line =
+            tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
+        if let Some(url) = line.strip_prefix("tack: serving MCP at ") {
+            break url.trim().replace("0.0.0.0", "127.0.0.1");
+        }
+        before.push(line);
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url, before)
+}
+
+/// The status line of a bare initialize POST to `url`, with this Authorization header.
+async fn post_status(url: &str, authorization: Option<&str>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let auth = authorization.map(|a| format!("Authorization: {a}\r\n")).unwrap_or_default();
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response)).await;
+    String::from_utf8_lossy(&response).lines().next().unwrap_or("").to_string()
+}
+
+#[tokio::test]
+async fn http_beyond_loopback_needs_a_bearer_token() {
+    let repo = sample_repo();
+    // Given a token, even on loopback: every request must carry it.
+    let (_given, url, _) = start_http_logged(repo.path(), "127.0.0.1:0", &["--token", "s3cret-token"]).await;
+    assert!(post_status(&url, None).await.contains("401"));
+    assert!(post_status(&url, Some("Bearer wrong-token0")).await.contains("401"));
+    assert!(post_status(&url, Some("Bearer s3cret-token")).await.contains("200"));
+    let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header("s3cret-token");
+    let client = Recorder::default().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap();
+    assert!(tool_names(&client).await.contains(&"read_file".to_string()));
+    client.cancel().await.unwrap();
+
+    // Beyond loopback without one: a token is made, saved 0600, and its path logged.
+    let (_made, url, before) = start_http_logged(repo.path(), "0.0.0.0:0", &[]).await;
+    let line = before
+        .iter()
+        .find(|l| l.contains("Authorization: Bearer <the token in "))
+        .expect("the token's path is logged");
+    let path = line.split("the token in ").nth(1).unwrap().trim_end_matches('>');
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(path).unwrap().permissions().mode() & 0o777, 0o600);
+    let token = std::fs::read_to_string(path).unwrap();
+    assert_eq!(token.len(), 48);
+    assert!(post_status(&url, None).await.contains("401"));
+    assert!(post_status(&url, Some(&format!("Bearer {token}"))).await.contains("200"));
 }
