@@ -10,7 +10,12 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use crate::mcp::{Shared, TackServer};
 
-pub async fn serve(shared: Arc<Shared>, addr: SocketAddr, token: Option<String>) -> anyhow::Result<()> {
+pub async fn serve(
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    token: Option<String>,
+    session_timeout: std::time::Duration,
+) -> anyhow::Result<()> {
     let port = addr.port();
     let mut hosts = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
     if !addr.ip().is_loopback() {
@@ -24,11 +29,11 @@ pub async fn serve(shared: Arc<Shared>, addr: SocketAddr, token: Option<String>)
     ];
     let config =
         StreamableHttpServerConfig::default().with_allowed_hosts(hosts).with_allowed_origins(origins);
-    let service = StreamableHttpService::new(
-        move || Ok(TackServer::http(shared.clone())),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    // A session idle this long is closed, and its state (handles, undo log, gate) freed with it.
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(session_timeout);
+    let service =
+        StreamableHttpService::new(move || Ok(TackServer::http(shared.clone())), Arc::new(sessions), config);
     let mut router = axum::Router::new().nest_service("/mcp", service);
     if let Some(token) = token {
         router = router.layer(axum::middleware::from_fn_with_state(Arc::new(token), require_token));

@@ -67,6 +67,10 @@ enum Command {
         /// index, and its path logged.
         #[arg(long, value_name = "TOKEN")]
         token: Option<String>,
+        /// Close an HTTP session idle this many seconds, freeing its state; its id then answers
+        /// 404 and the client starts a new session.
+        #[arg(long, value_name = "SECS", default_value_t = 300)]
+        session_timeout: u64,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -162,6 +166,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             allow_network,
             allow_protected_writes,
             token,
+            session_timeout,
         } => {
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
@@ -192,7 +197,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             })?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-            runtime.block_on(serve(toolbox, http, token))?;
+            let session_timeout = std::time::Duration::from_secs(session_timeout.max(1));
+            runtime.block_on(serve(toolbox, http, token, session_timeout))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Map { root, focus, tokens } => {
@@ -386,7 +392,12 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-async fn serve(toolbox: Toolbox, http: Option<SocketAddr>, token: Option<String>) -> anyhow::Result<()> {
+async fn serve(
+    toolbox: Toolbox,
+    http: Option<SocketAddr>,
+    token: Option<String>,
+    session_timeout: std::time::Duration,
+) -> anyhow::Result<()> {
     let state_dir = toolbox.state_dir().map(std::path::Path::to_path_buf);
     let shared = mcp::Shared::new(toolbox);
     match http {
@@ -396,7 +407,7 @@ async fn serve(toolbox: Toolbox, http: Option<SocketAddr>, token: Option<String>
                 None if !addr.ip().is_loopback() => Some(http::made_token(state_dir.as_deref())?),
                 None => None,
             };
-            http::serve(shared, addr, token).await
+            http::serve(shared, addr, token, session_timeout).await
         }
         None => stdio::serve(mcp::TackServer::stdio(shared)).await,
     }

@@ -1,8 +1,7 @@
 //! The MCP server: tool listing and calls over rmcp, for stdio and streamable HTTP, with
 //! per-session state keyed the way each transport identifies a session.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
@@ -15,78 +14,46 @@ use tack_tools::{CallContext, Session, Toolbox};
 
 use crate::to_mcp;
 
-/// How many HTTP sessions keep their state; the least recently used is dropped beyond this.
-const MAX_SESSIONS: usize = 256;
-
-/// What every connection shares: the toolbox (root, configuration, later the index) and the
-/// state of each HTTP session.
+/// What every connection shares: the toolbox (root, configuration, index), and the one state of
+/// 2026-07-28 requests over HTTP, which carry no session.
 pub struct Shared {
     pub toolbox: Toolbox,
-    sessions: Mutex<SessionTable>,
-}
-
-#[derive(Default)]
-struct SessionTable {
-    by_key: HashMap<String, (u64, Arc<Session>)>,
-    clock: u64,
+    stateless: Arc<Session>,
 }
 
 impl Shared {
     pub fn new(toolbox: Toolbox) -> Arc<Self> {
-        Arc::new(Self { toolbox, sessions: Mutex::new(SessionTable::default()) })
-    }
-
-    /// The session for `key`, created on first use; the least recently used one is dropped
-    /// when the table is full.
-    fn session(&self, key: &str) -> Arc<Session> {
-        let mut table = self.sessions.lock().expect("session table lock");
-        table.clock += 1;
-        let now = table.clock;
-        if let Some((used, session)) = table.by_key.get_mut(key) {
-            *used = now;
-            return session.clone();
-        }
-        if table.by_key.len() >= MAX_SESSIONS
-            && let Some(oldest) =
-                table.by_key.iter().min_by_key(|(_, (used, _))| *used).map(|(k, _)| k.clone())
-        {
-            table.by_key.remove(&oldest);
-        }
-        let session = Arc::new(Session::new());
-        table.by_key.insert(key.to_string(), (now, session.clone()));
-        session
+        Arc::new(Self { toolbox, stateless: Arc::new(Session::new()) })
     }
 }
 
-/// The rmcp handler. Over stdio the process is the session; over HTTP a legacy session is
-/// its `Mcp-Session-Id`, and 2026-07-28 requests (which have no session) share one state.
+/// The rmcp handler. Over stdio the process is the session. Over HTTP rmcp makes one handler per
+/// 2025 session, so the session's state lives in its handler and goes when rmcp drops the
+/// session (idle timeout or DELETE): no table to outgrow, and a session whose state is gone is
+/// one rmcp no longer knows (404). 2026-07-28 requests, which have no session, share one state.
 #[derive(Clone)]
 pub struct TackServer {
     shared: Arc<Shared>,
-    stdio_session: Option<Arc<Session>>,
+    own: Arc<Session>,
+    stdio: bool,
 }
 
 impl TackServer {
     pub fn stdio(shared: Arc<Shared>) -> Self {
-        Self { shared, stdio_session: Some(Arc::new(Session::new())) }
+        Self { shared, own: Arc::new(Session::new()), stdio: true }
     }
 
     pub fn http(shared: Arc<Shared>) -> Self {
-        Self { shared, stdio_session: None }
+        Self { shared, own: Arc::new(Session::new()), stdio: false }
     }
 
     fn session(&self, context: &RequestContext<RoleServer>) -> Arc<Session> {
-        if let Some(session) = &self.stdio_session {
-            return session.clone();
-        }
-        let key = context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.headers.get("mcp-session-id"))
-            .and_then(|value| value.to_str().ok())
-            .map(|id| format!("http:{id}"))
-            .unwrap_or_else(|| "stateless".to_string());
-        self.shared.session(&key)
+        let in_session = self.stdio
+            || context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .is_some_and(|parts| parts.headers.contains_key("mcp-session-id"));
+        if in_session { self.own.clone() } else { self.shared.stateless.clone() }
     }
 }
 

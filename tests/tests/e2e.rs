@@ -448,3 +448,64 @@ async fn http_beyond_loopback_needs_a_bearer_token() {
     assert!(post_status(&url, None).await.contains("401"));
     assert!(post_status(&url, Some(&format!("Bearer {token}"))).await.contains("200"));
 }
+
+/// A raw POST of `body` to `url`: the status line and the `mcp-session-id` header, if any.
+async fn post_raw(url: &str, session: Option<&str>, body: &str) -> (String, Option<String>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let session = session
+        .map(|s| format!("Mcp-Session-Id: {s}\r\nMcp-Protocol-Version: 2025-06-18\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut response)).await;
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let status = text.lines().next().unwrap_or("").to_string();
+    let id = text.lines().find_map(|l| {
+        l.to_ascii_lowercase().starts_with("mcp-session-id:").then(|| l[15..].trim().to_string())
+    });
+    (status, id)
+}
+
+#[tokio::test]
+async fn an_http_session_keeps_its_state_among_hundreds_and_an_idle_one_answers_404() {
+    let repo = sample_repo();
+    let server = start_http(repo.path(), &[]).await;
+    let first = Recorder::default()
+        .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
+        .await
+        .expect("first session");
+    let cut = call(&first, "run", json!({"command": "seq 1 200000"})).await;
+    let handle = handle_in(text(&cut));
+    // More sessions than the old table held (256): none may push the first one's state out.
+    let mut others = Vec::new();
+    for _ in 0..300 {
+        others.push(
+            ().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.expect("session"),
+        );
+    }
+    let page = call(&first, "read_output", json!({"handle": handle, "start": 100000, "lines": 1})).await;
+    assert!(text(&page).contains("100000\t99999"), "{}", text(&page));
+    for other in others {
+        other.cancel().await.unwrap();
+    }
+    first.cancel().await.unwrap();
+
+    // A session idle past --session-timeout is gone: its id answers 404, never 200 with empty state.
+    let server = start_http(repo.path(), &["--session-timeout", "2"]).await;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let (status, id) = post_raw(&server.url, None, init).await;
+    assert!(status.contains("200"), "{status}");
+    let id = id.expect("a session id");
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    assert!(post_raw(&server.url, Some(&id), ping).await.0.contains("200"));
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let (status, _) = post_raw(&server.url, Some(&id), ping).await;
+    assert!(status.contains("404"), "an expired session answered {status}");
+}
