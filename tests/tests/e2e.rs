@@ -405,20 +405,9 @@ async fn start_http_logged(
 
 /// The status line of a bare initialize POST to `url`, with this Authorization header.
 async fn post_status(url: &str, authorization: Option<&str>) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_once('/').unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
     let auth = authorization.map(|a| format!("Authorization: {a}\r\n")).unwrap_or_default();
-    let request = format!(
-        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response)).await;
-    String::from_utf8_lossy(&response).lines().next().unwrap_or("").to_string()
+    post_raw(url, &auth, body).await.0
 }
 
 #[tokio::test]
@@ -449,16 +438,14 @@ async fn http_beyond_loopback_needs_a_bearer_token() {
     assert!(post_status(&url, Some(&format!("Bearer {token}"))).await.contains("200"));
 }
 
-/// A raw POST of `body` to `url`: the status line and the `mcp-session-id` header, if any.
-async fn post_raw(url: &str, session: Option<&str>, body: &str) -> (String, Option<String>) {
+/// A raw POST of `body` to `url` with extra header lines: the status line and the
+/// `mcp-session-id` header, if any.
+async fn post_raw(url: &str, headers: &str, body: &str) -> (String, Option<String>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").unwrap();
     let (host, path) = rest.split_once('/').unwrap();
-    let session = session
-        .map(|s| format!("Mcp-Session-Id: {s}\r\nMcp-Protocol-Version: 2025-06-18\r\n"))
-        .unwrap_or_default();
     let request = format!(
-        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
@@ -500,12 +487,13 @@ async fn an_http_session_keeps_its_state_among_hundreds_and_an_idle_one_answers_
     // A session idle past --session-timeout is gone: its id answers 404, never 200 with empty state.
     let server = start_http(repo.path(), &["--session-timeout", "2"]).await;
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
-    let (status, id) = post_raw(&server.url, None, init).await;
+    let (status, id) = post_raw(&server.url, "", init).await;
     assert!(status.contains("200"), "{status}");
     let id = id.expect("a session id");
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-    assert!(post_raw(&server.url, Some(&id), ping).await.0.contains("200"));
+    let session = format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n");
+    assert!(post_raw(&server.url, &session, ping).await.0.contains("200"));
     tokio::time::sleep(Duration::from_secs(4)).await;
-    let (status, _) = post_raw(&server.url, Some(&id), ping).await;
+    let (status, _) = post_raw(&server.url, &session, ping).await;
     assert!(status.contains("404"), "an expired session answered {status}");
 }
