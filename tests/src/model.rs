@@ -189,8 +189,8 @@ impl State {
 
     fn anthropic_turn(&self, body: &Value) -> Response {
         // Side requests (titles, summaries) offer no tools: a short text ends them.
-        let next = if self.offers_tools(body) { self.script.get(self.calls_made(body)) } else { None };
         let i = self.calls_made(body);
+        let next = if self.offers_tools(body) { self.script.get(i) } else { None };
         let (block, delta, stop) = match next {
             Some(call) => (
                 json!({"type": "tool_use", "id": call_id(Api::Anthropic, i), "name": format!("mcp__{}__{}", self.server, call.name), "input": {}}),

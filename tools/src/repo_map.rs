@@ -108,11 +108,11 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Obse
         let room = max_length.saturating_sub(200);
         for _ in 0..4 {
             // Bytes bound characters from above, so one measure serves both limits.
-            let chars = map.text.len();
-            if chars <= room || budget <= MIN_TOKENS as usize {
+            let length = map.text.len();
+            if length <= room || budget <= MIN_TOKENS as usize {
                 break;
             }
-            budget = (budget * room / chars * 9 / 10).max(MIN_TOKENS as usize);
+            budget = (budget * room / length * 9 / 10).max(MIN_TOKENS as usize);
             map = tack_indexer::map::repo_map(&snapshot, &focus, budget, &count_tokens);
         }
     }

@@ -67,7 +67,7 @@ impl Budget {
         }
     }
 
-    /// Room for `length` more after the marker's share, per limit.
+    /// What each limit leaves for the text once the marker has its share.
     fn room(self) -> Cost {
         let less = |limit: Option<usize>| {
             limit.map_or(usize::MAX, |c| c.saturating_sub(MARKER_RESERVE_CHARS).max(256))

@@ -95,3 +95,19 @@ fn the_map_lands_within_15_percent_below_each_budget_on_real_code() {
         }
     }
 }
+
+#[test]
+fn a_client_that_cuts_by_length_gets_a_smaller_map_never_a_cut_one() {
+    // The email package's map at its default budget is far over Codex's 11,964 bytes.
+    let root = stdlib_package("email");
+    let tb = Toolbox::new(&root, Config::default(), Profile::Core, true).unwrap();
+    let plain = map(&root, json!({}));
+    assert!(plain.text.len() > 20_000, "the default map is {} bytes", plain.text.len());
+    let ctx = CallContext { client: Some("codex-mcp-client".into()), ..Default::default() };
+    let codex = tb.call(&Session::new(), "repo_map", json!({}), &ctx).observation;
+    assert!(codex.text.len() <= 11_400, "{} bytes", codex.text.len());
+    assert!(codex.text.len() > 5_000, "the map uses the room it has: {} bytes", codex.text.len());
+    assert!(!codex.text.contains("read_output(handle="), "fitted, not cut:\n{}", codex.text);
+    assert!(codex.text.starts_with("repo map: "), "{}", codex.text);
+    assert_eq!(codex.text.lines().nth(1), plain.text.lines().nth(1), "the same file leads");
+}
