@@ -31,6 +31,7 @@ pub fn load(root: &Path) -> anyhow::Result<Config> {
 const USER_ONLY: &[(&str, &str, &str)] = &[
     ("run", "pass_env", "--pass-env NAME"),
     ("run", "network", "--allow-network"),
+    ("run", "writable", "--writable PATH"),
     ("", "allow_protected_writes", "--allow-protected-writes"),
 ];
 
@@ -46,6 +47,7 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
     let user_deny = take(&mut user_table, "run", "deny");
     let pass_env = take(&mut user_table, "run", "pass_env");
     let network = take(&mut user_table, "run", "network");
+    let writable = take(&mut user_table, "run", "writable");
     let protected = take(&mut user_table, "", "allow_protected_writes");
     let mut refused = Vec::new();
     for (section, key, flag) in USER_ONLY {
@@ -102,9 +104,23 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
         .with_context(|| format!("{}: [run] pass_env must be a list of names", user_path.display()))?
         .unwrap_or_default();
     config.run.network = matches!(network, Some(toml::Value::Boolean(true)));
+    let writable: Vec<String> = writable
+        .map(|v| v.try_into())
+        .transpose()
+        .with_context(|| format!("{}: [run] writable must be a list of folders", user_path.display()))?
+        .unwrap_or_default();
+    config.run.writable = writable.iter().map(|path| home_relative(path)).collect();
     config.allow_protected_writes = matches!(protected, Some(toml::Value::Boolean(true)));
     config.refused = refused;
     Ok(config)
+}
+
+/// `path` with a leading `~/` read as the user's home folder.
+fn home_relative(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
 }
 
 /// The table in `path`, `None` when there is no such file.
@@ -198,13 +214,15 @@ mod tests {
         std::fs::write(
             &user_file,
             "allow_protected_writes = true\n[run]\ndeny = []\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\n\
-             [output]\nmax_tokens = 4000\n",
+             writable = [\"~/.cache/pip\", \"/opt/shared\"]\n[output]\nmax_tokens = 4000\n",
         )
         .unwrap();
         let config = load_with(repo.path(), Some(&user_file)).unwrap();
         assert_eq!(config.run.deny.len(), 1, "the user replaced the defaults; the repository's rule stays");
         assert_eq!(config.run.pass_env, ["GITHUB_TOKEN"]);
         assert!(config.run.network && config.allow_protected_writes);
+        let home = PathBuf::from(std::env::var_os("HOME").unwrap());
+        assert_eq!(config.run.writable, [home.join(".cache/pip"), PathBuf::from("/opt/shared")]);
         assert_eq!(config.output.max_tokens, 4_000, "the user's other settings apply");
 
         std::fs::write(repo.path().join("tack.toml"), "[output]\nmax_tokens = 2000\n").unwrap();
@@ -223,11 +241,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("tack.toml"),
-            "[run]\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\ntimeout_s = 30\n",
+            "[run]\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\nwritable = [\"/\"]\ntimeout_s = 30\n",
         )
         .unwrap();
         let config = load_with(dir.path(), None).unwrap();
         assert!(config.run.pass_env.is_empty() && !config.run.network, "ignored, with a warning");
+        assert!(config.run.writable.is_empty(), "a repository cannot open the whole disk to writes");
+        assert_eq!(config.refused, ["[run] pass_env", "[run] network", "[run] writable"]);
         assert_eq!(config.run.timeout_s, 30, "the rest still applies");
     }
 

@@ -59,6 +59,10 @@ enum Command {
         /// loopback, where the kernel allows a network namespace.
         #[arg(long)]
         allow_network: bool,
+        /// Let commands (run, verify) write beneath this folder too (repeatable); by default
+        /// they may write only inside the root and their TMPDIR, where the kernel has Landlock.
+        #[arg(long, value_name = "PATH")]
+        writable: Vec<PathBuf>,
         /// Let the writing tools change tack.toml and .git/ (refused by default).
         #[arg(long)]
         allow_protected_writes: bool,
@@ -164,6 +168,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             context_window,
             pass_env,
             allow_network,
+            writable,
             allow_protected_writes,
             token,
             session_timeout,
@@ -172,8 +177,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
-            let output =
-                OutputFlags { structured, context_window, pass_env, allow_network, allow_protected_writes };
+            let output = OutputFlags {
+                structured,
+                context_window,
+                pass_env,
+                allow_network,
+                writable,
+                allow_protected_writes,
+            };
             let toolbox = open_with(&root, profile, read_only, output)?;
             let index = toolbox.index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
@@ -316,6 +327,7 @@ struct OutputFlags {
     context_window: Option<usize>,
     pass_env: Vec<String>,
     allow_network: bool,
+    writable: Vec<PathBuf>,
     allow_protected_writes: bool,
 }
 
@@ -341,6 +353,7 @@ fn open_with(
     }
     config.run.pass_env.extend(flags.pass_env);
     config.run.network |= flags.allow_network;
+    config.run.writable.extend(flags.writable);
     config.allow_protected_writes |= flags.allow_protected_writes;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
     let store = store_dir(args, toolbox.root().path());

@@ -370,6 +370,73 @@ async fn commands_see_no_credential_unless_the_command_line_passes_it() {
     }
 }
 
+#[tokio::test]
+async fn commands_write_only_inside_the_root_and_their_scratch_folder_unless_the_user_adds_one() {
+    if !tack_tools::confines_writes() {
+        eprintln!("this kernel has no Landlock: commands may write anywhere");
+        return;
+    }
+    let repo = sample_repo();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("kept.txt"), "mine\n").unwrap();
+    let out = outside.path().display().to_string();
+    // Each way a shell or a program writes, aimed outside the root.
+    let escapes = [
+        format!("echo x > {out}/new.txt"),
+        format!("echo x >> {out}/kept.txt"),
+        format!("rm -f {out}/kept.txt"),
+        format!("mkdir {out}/dir"),
+        format!("ln -s /etc/passwd {out}/link"),
+        format!("cp src/lib.rs {out}/copied.rs"),
+        format!("mv shop/cart.py {out}/moved.py"),
+        format!("truncate -s 0 {out}/kept.txt"),
+        format!("python3 -c \"open('{out}/py.txt', 'w').write('x')\""),
+        format!("cd {out} && git init -q repo"),
+    ];
+    for writable in [false, true] {
+        let root = repo.path().to_path_buf();
+        let extra = outside.path().to_path_buf();
+        let transport =
+            TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
+                cmd.args(["serve", "--root"])
+                    .arg(&root)
+                    .env("TACK_LOG", "warn")
+                    .env("XDG_CACHE_HOME", test_cache_home());
+                if writable {
+                    cmd.arg("--writable").arg(&extra);
+                }
+            }))
+            .expect("tack starts");
+        let client = Recorder::default().serve(transport).await.expect("handshake");
+        for escape in &escapes {
+            let result = call(&client, "run", json!({"command": escape})).await;
+            let refused = !text(&result).starts_with("exit=0");
+            assert_eq!(refused, !writable, "`{escape}` with --writable {writable}: {}", text(&result));
+        }
+        if !writable {
+            let left: Vec<_> =
+                std::fs::read_dir(outside.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+            assert_eq!(left, ["kept.txt"], "nothing was made, moved or removed outside");
+            assert_eq!(std::fs::read_to_string(outside.path().join("kept.txt")).unwrap(), "mine\n");
+            assert!(repo.path().join("shop/cart.py").exists(), "the refused mv moved nothing");
+            let inside = call(
+                &client,
+                "run",
+                json!({"command": "echo a > made.txt && mkdir -p d && echo b > \"$TMPDIR/t\" && cat made.txt \"$TMPDIR/t\" && rm made.txt"}),
+            )
+            .await;
+            assert!(text(&inside).starts_with("exit=0\na\nb\n"), "{}", text(&inside));
+            let refusal = call(&client, "run", json!({"command": format!("echo x > {out}/new.txt")})).await;
+            assert!(
+                text(&refusal).contains("Permission denied"),
+                "the kernel's own error: {}",
+                text(&refusal)
+            );
+        }
+        client.cancel().await.unwrap();
+    }
+}
+
 /// Starts `tack serve --http ADDR` with `extra`, returning the child, the loopback URL to reach
 /// it and the stderr lines printed before it served.
 async fn start_http_logged(

@@ -74,6 +74,11 @@ pub struct RunConfig {
     /// kernel allows it). Not read from a repository's `tack.toml`: `tack serve --allow-network`.
     #[serde(skip)]
     pub network: bool,
+    /// Folders commands may write to besides the root and their scratch folder (`TMPDIR`),
+    /// where Landlock confines them. Not read from a repository's `tack.toml`:
+    /// `tack serve --writable PATH`, or `[run] writable` in the user's config.
+    #[serde(skip)]
+    pub writable: Vec<std::path::PathBuf>,
 }
 
 /// Commands refused unless `tack.toml` says otherwise: destroying the filesystem, raising
@@ -92,6 +97,7 @@ impl Default for RunConfig {
             timeout_s: 120,
             pass_env: Vec::new(),
             network: false,
+            writable: Vec::new(),
         }
     }
 }

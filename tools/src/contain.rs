@@ -7,14 +7,24 @@
 //! privilege, user namespaces disabled), commands run in a process group only, as tack says
 //! once in its log.
 //!
+//! Where the kernel has Landlock, a command may also write only beneath the folders it is given
+//! (the repository root, its scratch folder, what the user added) and a few devices such as
+//! `/dev/null`; everywhere else the kernel refuses with `EACCES`, whatever the command line says.
+//! Reads are not restricted.
+//!
 //! The namespace is entered between fork and exec: the forked child unshares, forks the
 //! namespace's process 1 (which goes on to exec the shell), closes every descriptor, and waits
 //! for it, leaving with its exit status. Only async-signal-safe calls happen there.
 
 use std::io;
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+
+use landlock::{
+    ABI, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, path_beneath_rules,
+};
 
 /// How commands are contained on this machine, probed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,31 +78,125 @@ pub fn containment() -> Containment {
 fn works(mode: Containment) -> bool {
     let mut probe = Command::new("/bin/sh");
     probe.args(["-c", "exit 0"]);
-    apply(&mut probe, mode);
+    apply(&mut probe, mode, None);
     probe.status().is_ok_and(|s| s.success())
 }
 
 /// Makes `cmd` run contained the way this machine allows; with `network`, in the host's
-/// network namespace.
-pub(crate) fn contain(cmd: &mut Command, network: bool) {
+/// network namespace. Where Landlock works, it may write only beneath `writable`.
+pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) {
     let mode = match containment() {
         Containment::Namespaces { user, .. } if network => Containment::Namespaces { user, network: false },
         mode => mode,
     };
-    apply(cmd, mode);
+    let ruleset = if confines_writes() {
+        match write_ruleset(writable) {
+            Ok(ruleset) => Some(ruleset),
+            Err(err) => {
+                tracing::warn!("commands are not confined to their folders: {err}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    apply(cmd, mode, ruleset);
 }
 
-fn apply(cmd: &mut Command, mode: Containment) {
+/// The Landlock rights tack handles: writing a file, making, removing, renaming across folders
+/// and truncating anything (Landlock ABI 4; an older kernel enforces what it knows). Device
+/// ioctls stay allowed, since terminals need them.
+const WRITE_ABI: ABI = ABI::V4;
+
+/// Devices every command may write to, besides its folders.
+const DEVICES: &[&str] =
+    &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/shm"];
+
+/// A Landlock ruleset that lets a process write only beneath `writable` and to [`DEVICES`].
+/// Paths that do not exist are left out.
+fn write_ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, RulesetError> {
+    let access = AccessFs::from_write(WRITE_ABI);
+    Ruleset::default()
+        .handle_access(access)?
+        .create()?
+        .add_rules(path_beneath_rules(writable, access))?
+        .add_rules(path_beneath_rules(DEVICES, access))
+}
+
+/// Whether commands are confined by Landlock on this machine: the kernel accepts a ruleset and
+/// a shell started under it runs. Probed once; where it is not, tack says so in its log.
+pub fn confines_writes() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        let works = write_ruleset(&[scratch_dir().to_path_buf()]).is_ok_and(|ruleset| {
+            // Without Landlock in the kernel the crate makes no ruleset descriptor.
+            let Ok(copy) = ruleset.try_clone() else { return false };
+            if Option::<std::os::fd::OwnedFd>::from(copy).is_none() {
+                return false;
+            }
+            let mut probe = Command::new("/bin/sh");
+            probe.args(["-c", "exit 0"]);
+            apply(&mut probe, Containment::ProcessGroup, Some(ruleset));
+            probe.status().is_ok_and(|s| s.success())
+        });
+        if works {
+            tracing::debug!(
+                "commands may write only inside the repository and their scratch folder (Landlock)"
+            );
+        } else {
+            tracing::warn!("the kernel has no Landlock, so commands may write anywhere the user may");
+        }
+        works
+    })
+}
+
+/// The folder commands get as `TMPDIR`, one per server process, made once with mode 0700 in
+/// the system's temporary folder. Those of servers that are gone are removed first.
+pub fn scratch_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = std::env::temp_dir();
+        let prefix = "tack-scratch-";
+        for entry in std::fs::read_dir(&base).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+            if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let dir = base.join(format!("{prefix}{}", std::process::id()));
+        let mut builder = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        if let Err(err) = builder.recursive(true).create(&dir) {
+            tracing::warn!("cannot make the scratch folder {}: {err}", dir.display());
+        }
+        dir
+    })
+}
+
+fn apply(cmd: &mut Command, mode: Containment, ruleset: Option<RulesetCreated>) {
     // Formatted here, before the fork: the child may not allocate.
     // SAFETY: getuid and getgid cannot fail and touch no memory.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     let uid_map = format!("{uid} {uid} 1\n").into_bytes();
     let gid_map = format!("{gid} {gid} 1\n").into_bytes();
+    let mut ruleset = ruleset;
     // SAFETY: the hook runs between fork and exec and makes only async-signal-safe calls
-    // (prctl, unshare, open, write, close, fork, waitpid, signal, kill, _exit) on memory
-    // prepared before the fork.
+    // (prctl, unshare, open, write, close, fork, waitpid, signal, kill, _exit, and Landlock's
+    // restrict_self, which is prctl plus one syscall) on memory prepared before the fork.
     unsafe {
-        cmd.pre_exec(move || enter(mode, &uid_map, &gid_map));
+        cmd.pre_exec(move || enter(mode, &uid_map, &gid_map, ruleset.take()));
+    }
+}
+
+/// Confines this process and its children to the ruleset's folders (and `no_new_privs`).
+fn restrict(ruleset: Option<RulesetCreated>) -> io::Result<()> {
+    match ruleset {
+        // The error is not formatted: the child may not allocate.
+        Some(ruleset) => {
+            ruleset.restrict_self().map(drop).map_err(|_| io::Error::from_raw_os_error(libc::EPERM))
+        }
+        None => Ok(()),
     }
 }
 
@@ -100,12 +204,17 @@ fn apply(cmd: &mut Command, mode: Containment) {
 ///
 /// # Safety
 /// Only between fork and exec.
-unsafe fn enter(mode: Containment, uid_map: &[u8], gid_map: &[u8]) -> io::Result<()> {
+unsafe fn enter(
+    mode: Containment,
+    uid_map: &[u8],
+    gid_map: &[u8],
+    ruleset: Option<RulesetCreated>,
+) -> io::Result<()> {
     // SAFETY (whole body): async-signal-safe calls on memory this process owns; see `apply`.
     unsafe {
         // Die with the tack thread that started this command.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-        let Containment::Namespaces { user, network } = mode else { return Ok(()) };
+        let Containment::Namespaces { user, network } = mode else { return restrict(ruleset) };
         let mut flags = libc::CLONE_NEWPID;
         if user {
             flags |= libc::CLONE_NEWUSER;
@@ -125,6 +234,9 @@ unsafe fn enter(mode: Containment, uid_map: &[u8], gid_map: &[u8]) -> io::Result
         if network {
             loopback_up()?;
         }
+        // After the id maps are written (Landlock would refuse those writes), before the fork,
+        // so the namespace's process 1 and all it starts are confined.
+        restrict(ruleset)?;
         let pid = libc::fork();
         if pid < 0 {
             return Err(io::Error::last_os_error());
@@ -217,7 +329,7 @@ mod tests {
     fn output(mode: Containment, script: &str) -> String {
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", script]);
-        apply(&mut cmd, mode);
+        apply(&mut cmd, mode, None);
         let out = cmd.output().expect("the contained shell runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
@@ -238,7 +350,7 @@ mod tests {
             assert_eq!(output(mode, "echo $(id -u) $(id -g)"), ids, "{mode:?}");
             let mut cmd = Command::new("/bin/sh");
             cmd.args(["-c", "exit 7"]);
-            apply(&mut cmd, mode);
+            apply(&mut cmd, mode, None);
             assert_eq!(cmd.status().unwrap().code(), Some(7), "{mode:?}: the exit code passes through");
         }
         assert_ne!(output(Containment::ProcessGroup, "echo $$"), "1\n");

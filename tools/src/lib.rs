@@ -39,7 +39,7 @@ mod writer;
 
 pub use catalog::{Annotations, Group, ToolSpec};
 pub use config::{CheckConfig, ClientLimit, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig};
-pub use contain::{Containment, containment};
+pub use contain::{Containment, confines_writes, containment};
 pub use fsutil::{is_temp_name, version_of};
 pub use guard::{PathError, ResolvedPath, Root};
 pub use harness::summarize_trace;

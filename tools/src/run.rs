@@ -146,7 +146,17 @@ pub(crate) fn execute(
     for name in scrubbed(std::env::vars_os().map(|(name, _)| name), &policy.pass_env) {
         cmd.env_remove(name);
     }
-    crate::contain::contain(&mut cmd, policy.network);
+    let scratch = crate::contain::scratch_dir();
+    for name in ["TMPDIR", "TMP", "TEMP"] {
+        cmd.env(name, scratch);
+    }
+    let mut writable = vec![dir.to_path_buf(), scratch.to_path_buf()];
+    writable.extend(policy.writable.iter().cloned());
+    // The folder the user told cargo to build in, wherever it is.
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        writable.push(dir.join(target));
+    }
+    crate::contain::contain(&mut cmd, policy.network, &writable);
     let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);

@@ -256,6 +256,9 @@ impl Toolbox {
             if containment.isolates_network() && !self.config.run.network {
                 text.push_str("Commands reach no network but their own localhost, so downloads fail. ");
             }
+            if crate::contain::confines_writes() {
+                text.push_str("Commands may write only inside the repository and $TMPDIR. ");
+            }
         }
         if !self.config.refused.is_empty() {
             text.push_str(&format!(
