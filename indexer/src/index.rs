@@ -188,7 +188,7 @@ impl Index {
         self.dirty.store(false, Ordering::SeqCst);
         let previous = self.current.read().expect("index lock").clone();
 
-        let mut candidates: Vec<(String, PathBuf, Lang, u64, u64)> = Vec::new();
+        let mut candidates: Vec<(String, Lang, u64, u64)> = Vec::new();
         for entry in self.filter.builder(&self.root).build().flatten() {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 continue;
@@ -203,24 +203,27 @@ impl Index {
                 .ok()
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos() as u64);
-            candidates.push((rel.replace('\\', "/"), entry.path().to_path_buf(), lang, meta.len(), mtime_ns));
+            candidates.push((rel.replace('\\', "/"), lang, meta.len(), mtime_ns));
         }
 
         // Largest first, so no thread is left parsing one big file while the others idle.
-        candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.3));
+        candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.2));
+        // Files are read beneath the root's descriptor, so a folder swapped for a link after
+        // the walk cannot bring outside content in.
+        let dir = crate::beneath::RootDir::open(&self.root).ok();
         let total = candidates.len();
         let done = AtomicU64::new(0);
         let parsed = AtomicU64::new(0);
         let results: Vec<Arc<FileEntry>> = candidates
             .into_par_iter()
-            .filter_map(|(rel, abs, lang, size, mtime_ns)| {
+            .filter_map(|(rel, lang, size, mtime_ns)| {
                 let old = previous.files.get(&rel);
                 let entry = match old {
                     Some(old) if old.size == size && old.mtime_ns == mtime_ns && old.lang == lang => {
                         old.clone()
                     }
                     _ => {
-                        let bytes = std::fs::read(&abs).ok()?;
+                        let bytes = dir.as_ref()?.read(&rel).ok()?;
                         let hash = content_hash(&bytes);
                         match old {
                             Some(old) if old.hash == hash && old.lang == lang => {

@@ -1,6 +1,7 @@
 //! tack's indexer: files → tree-sitter symbols → graph → ranks → repository map. Knows nothing
 //! of MCP, async runtimes or processes.
 
+pub mod beneath;
 pub mod graph;
 pub mod index;
 pub mod lang;

@@ -245,7 +245,7 @@ pub fn best_lines(
     text: &TextIndex,
     n: usize,
 ) -> Vec<HitLine> {
-    let Ok(bytes) = std::fs::read(root.join(&entry.path)) else { return Vec::new() };
+    let Ok(bytes) = crate::beneath::read(root, &entry.path) else { return Vec::new() };
     let source = String::from_utf8_lossy(&bytes);
     let idf: HashMap<&str, f64> = terms
         .iter()

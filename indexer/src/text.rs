@@ -267,6 +267,7 @@ impl TextIndex {
             state.docs.remove(&path);
             stats.removed += 1;
         }
+        let dir = crate::beneath::RootDir::open(root).ok();
         for (path, entry) in &snapshot.files {
             if state.docs.get(path) == Some(&entry.hash) {
                 continue;
@@ -275,7 +276,8 @@ impl TextIndex {
             let body = if entry.size > MAX_PARSE_BYTES {
                 String::new()
             } else {
-                std::fs::read(root.join(path))
+                dir.as_ref()
+                    .and_then(|dir| dir.read(path).ok())
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default()
             };

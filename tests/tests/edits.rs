@@ -113,10 +113,10 @@ fn sigkill_during_writes_never_leaves_a_torn_file() {
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     let mut mid_write = 0;
     let mut writes_done = 0;
-    // At least KILLS rounds, and more (up to three times as many) until one kill has landed
+    // At least KILLS rounds, and more (up to ten times as many) until one kill has landed
     // inside a write: on a loaded machine the moments shift, and the window must be hit.
     let mut round = 0;
-    while round < KILLS || (mid_write == 0 && round < 3 * KILLS) {
+    while round < KILLS || (mid_write == 0 && round < 10 * KILLS) {
         round += 1;
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let delay = Duration::from_micros(5_000 + (seed >> 33) % 120_000);
@@ -173,4 +173,83 @@ fn sigkill_during_writes_never_leaves_a_torn_file() {
     );
     assert!(writes_done > 0, "no write ever completed: the kills came too early to test anything");
     assert!(mid_write > 0, "no kill landed inside a write: the test did not exercise the window");
+}
+
+/// Swaps a folder of the root with a link to a folder outside it (`renameat2` with
+/// `RENAME_EXCHANGE`, over and over, from another thread) while an agent writes a file in that
+/// folder and reads another, 1,000 times each: no write lands outside and no read returns what
+/// is outside. A refusal is fine; the outside folder must be as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_swapped_for_a_link_mid_call_never_leads_a_write_or_read_outside() {
+    use std::os::unix::ffi::OsStrExt;
+    const ATTEMPTS: usize = 1_000;
+    let repo = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let sub = repo.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(sub.join("f.txt"), "inside\n").unwrap();
+    std::fs::write(outside.path().join("f.txt"), "OUTSIDE SECRET\n").unwrap();
+    let link = repo.path().join("swap");
+    std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+
+    let client: Client = ().serve(stdio_transport(repo.path())).await.unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let a = std::ffi::CString::new(sub.as_os_str().as_bytes()).unwrap();
+        let b = std::ffi::CString::new(link.as_os_str().as_bytes()).unwrap();
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // SAFETY: renameat2 on two NUL-terminated paths that outlive the call.
+                let rc = unsafe {
+                    libc::renameat2(
+                        libc::AT_FDCWD,
+                        a.as_ptr(),
+                        libc::AT_FDCWD,
+                        b.as_ptr(),
+                        libc::RENAME_EXCHANGE,
+                    )
+                };
+                assert_eq!(rc, 0, "the exchange works: {}", std::io::Error::last_os_error());
+                swaps += 1;
+                // A pause now and then, so some calls find the folder in place throughout.
+                if swaps.is_multiple_of(2) {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+            }
+            swaps
+        })
+    };
+    let (mut written, mut read) = (0, 0);
+    for i in 0..ATTEMPTS {
+        let write = call(
+            &client,
+            "call_tool",
+            json!({"name": "write_file", "arguments": {"path": format!("sub/w{i}.txt"), "content": format!("write {i}\n")}}),
+        )
+        .await;
+        written += usize::from(write.is_error == Some(false));
+        let result = call(&client, "read_file", json!({"path": "sub/f.txt"})).await;
+        let text =
+            result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+        assert!(!text.contains("OUTSIDE SECRET"), "attempt {i} read outside the root: {text}");
+        read += usize::from(result.is_error == Some(false));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    client.cancel().await.unwrap();
+
+    let mut left: Vec<_> =
+        std::fs::read_dir(outside.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["f.txt"],
+        "nothing was written outside the root ({written} writes, {read} reads, {swaps} swaps)"
+    );
+    assert_eq!(std::fs::read_to_string(outside.path().join("f.txt")).unwrap(), "OUTSIDE SECRET\n");
+    // Both kinds of call got through sometimes, so the race was really run.
+    assert!(written > 0 && read > 0, "{written} writes and {read} reads succeeded in {ATTEMPTS} attempts");
+    eprintln!("{written} writes and {read} reads of {ATTEMPTS} succeeded during {swaps} swaps; none outside");
 }

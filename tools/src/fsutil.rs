@@ -5,10 +5,14 @@
 use std::collections::{HashMap, VecDeque};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+use tack_indexer::beneath::RootDir;
 
 /// The version of a file's content: the first 16 hex digits of its BLAKE3 hash. `read_file`
 /// reports it and every writing tool compares against it.
@@ -28,71 +32,44 @@ pub enum Current {
     File { bytes: Vec<u8>, mode: u32, uid: u32, gid: u32 },
 }
 
-/// Opens `abs` for reading only if it is a regular file, refusing a FIFO, socket or device
-/// before a read could block on it: the open does not wait (`O_NONBLOCK`) and the type is
-/// checked on the opened descriptor, so a path swapped in between cannot slip through.
-pub fn open_regular(abs: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(abs)?;
-    let kind = file.metadata()?.file_type();
-    if kind.is_file() {
-        return Ok(file);
-    }
-    Err(io::Error::other(special_kind(&kind)))
+pub use tack_indexer::beneath::special_kind;
+
+/// Reads what `rel` holds beneath the root. A directory or another non-file is an error
+/// naming it; so is a link that appeared on the path.
+pub fn read_current(root: &RootDir, rel: &str) -> io::Result<Current> {
+    let mut file = match root.open_file(rel) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Current::Absent),
+        other => other?,
+    };
+    let meta = file.metadata()?;
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut file, &mut bytes)?;
+    Ok(Current::File { bytes, mode: meta.mode() & 0o7777, uid: meta.uid(), gid: meta.gid() })
 }
 
-/// What a path that is not a regular file is, for a refusal.
-pub fn special_kind(kind: &fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_dir() {
-        "it is a directory"
-    } else if kind.is_fifo() {
-        "it is a FIFO (named pipe); tack reads regular files only"
-    } else if kind.is_socket() {
-        "it is a socket; tack reads regular files only"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "it is a device; tack reads regular files only"
-    } else {
-        "it is not a regular file"
-    }
-}
-
-/// Reads what `abs` holds. A directory or another non-file is an error naming it.
-pub fn read_current(abs: &Path) -> io::Result<Current> {
-    match fs::metadata(abs) {
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(Current::Absent),
-        Err(err) => Err(err),
-        Ok(meta) if !meta.is_file() => Err(io::Error::other(special_kind(&meta.file_type()))),
-        Ok(meta) => {
-            let mut bytes = Vec::new();
-            io::Read::read_to_end(&mut open_regular(abs)?, &mut bytes)?;
-            Ok(Current::File { bytes, mode: meta.mode() & 0o7777, uid: meta.uid(), gid: meta.gid() })
-        }
-    }
-}
-
-/// Writes `bytes` to `abs` so that a reader (or a crash) sees the old content or the new one,
-/// never a mix: a temporary file in the same folder, fsync, rename over the target, fsync the
-/// folder. An existing file's permission bits (and, when allowed, owner) are kept.
+/// Writes `bytes` to the file `name` of the folder `dir` so that a reader (or a crash) sees
+/// the old content or the new one, never a mix: a temporary file made in that folder, fsync,
+/// rename over the target, fsync the folder, all through the folder's descriptor. An existing
+/// file's permission bits (and, when allowed, owner) are kept.
 ///
 /// The temporary name is fixed per target (`.NAME.tack-tmp`), so a writer killed mid-write
 /// leaves at most one such file, which the next write to the same path replaces. Callers hold
 /// the path's [`FileLock`], so two writers never share the name.
-pub fn write_atomic(abs: &Path, bytes: &[u8], keep: Option<(u32, u32, u32)>) -> io::Result<()> {
-    let dir = abs.parent().ok_or_else(|| io::Error::other("the path has no parent folder"))?;
-    let tmp = temp_path(abs)?;
-    match fs::remove_file(&tmp) {
-        Ok(()) => {}
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-        Err(err) => return Err(err),
+pub fn write_atomic_in(
+    dir: BorrowedFd<'_>,
+    name: &str,
+    bytes: &[u8],
+    keep: Option<(u32, u32, u32)>,
+) -> io::Result<()> {
+    let tmp = temp_name(name);
+    match rustix::fs::unlinkat(dir, tmp.as_str(), AtFlags::empty()) {
+        Ok(()) | Err(Errno::NOENT) => {}
+        Err(err) => return Err(err.into()),
     }
     let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o666)
-            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
-            .open(&tmp)?;
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut file =
+            File::from(rustix::fs::openat(dir, tmp.as_str(), flags, Mode::from_bits_truncate(0o666))?);
         if let Some((mode, uid, gid)) = keep {
             // Owner first: chown clears set-id bits, which the chmod after it restores.
             let meta = file.metadata()?;
@@ -106,34 +83,37 @@ pub fn write_atomic(abs: &Path, bytes: &[u8], keep: Option<(u32, u32, u32)>) -> 
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        fs::rename(&tmp, abs)?;
-        File::open(dir)?.sync_all()
+        rustix::fs::renameat(dir, tmp.as_str(), dir, name)?;
+        rustix::fs::fsync(dir).map_err(io::Error::from)
     })();
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = rustix::fs::unlinkat(dir, tmp.as_str(), AtFlags::empty());
     }
     result
 }
 
-/// Removes the file at `abs` and makes the removal durable.
-pub fn remove_durably(abs: &Path) -> io::Result<()> {
-    fs::remove_file(abs)?;
-    if let Some(dir) = abs.parent() {
-        File::open(dir)?.sync_all()?;
-    }
-    Ok(())
+/// [`write_atomic_in`] for a path outside the root (tack's own state files).
+pub fn write_atomic(abs: &Path, bytes: &[u8], keep: Option<(u32, u32, u32)>) -> io::Result<()> {
+    let dir = abs.parent().ok_or_else(|| io::Error::other("the path has no parent folder"))?;
+    let name = abs.file_name().and_then(|n| n.to_str()).ok_or_else(|| io::Error::other("no file name"))?;
+    let dir = rustix::fs::open(dir, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    write_atomic_in(dir.as_fd(), name, bytes, keep)
 }
 
-/// The temporary sibling a write goes through.
-fn temp_path(abs: &Path) -> io::Result<PathBuf> {
-    let name = abs.file_name().and_then(|n| n.to_str()).ok_or_else(|| io::Error::other("no file name"))?;
+/// Removes the file `name` of the folder `dir` and makes the removal durable.
+pub fn remove_durably_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
+    rustix::fs::unlinkat(dir, name, AtFlags::empty())?;
+    rustix::fs::fsync(dir).map_err(io::Error::from)
+}
+
+/// The temporary sibling a write of `name` goes through.
+fn temp_name(name: &str) -> String {
     // Keep the name under the usual 255-byte limit: a long name gets a hashed stand-in.
-    let tmp_name = if name.len() <= 200 {
+    if name.len() <= 200 {
         format!(".{name}.tack-tmp")
     } else {
         format!(".{}.tack-tmp", version_of(name.as_bytes()))
-    };
-    Ok(abs.with_file_name(tmp_name))
+    }
 }
 
 /// Whether `name` is a temporary file of [`write_atomic`] (for walkers and watchers to skip).
@@ -278,7 +258,8 @@ mod tests {
         let path = dir.path().join("run.sh");
         fs::write(&path, "old").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
-        let Current::File { mode, uid, gid, .. } = read_current(&path).unwrap() else { panic!() };
+        let root = RootDir::open(dir.path()).unwrap();
+        let Current::File { mode, uid, gid, .. } = read_current(&root, "run.sh").unwrap() else { panic!() };
         write_atomic(&path, b"new", Some((mode, uid, gid))).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o751);

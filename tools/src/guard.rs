@@ -3,6 +3,9 @@
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use tack_indexer::beneath::RootDir;
 
 /// The repository root every tool is confined to.
 #[derive(Debug, Clone)]
@@ -11,6 +14,8 @@ pub struct Root {
     canonical: PathBuf,
     /// The root as the user gave it, so an absolute path with that prefix is accepted too.
     given: PathBuf,
+    /// The root's open descriptor: files are opened beneath it, never by their full path.
+    dir: Arc<RootDir>,
 }
 
 /// A path that passed the guard.
@@ -45,12 +50,19 @@ impl Root {
             return Err(std::io::Error::other(format!("{} is not a directory", dir.display())));
         }
         let given = if dir.is_absolute() { dir.to_path_buf() } else { canonical.clone() };
-        Ok(Self { canonical, given })
+        let dir = Arc::new(RootDir::open(&canonical)?);
+        Ok(Self { canonical, given, dir })
     }
 
     /// The canonical root directory.
     pub fn path(&self) -> &Path {
         &self.canonical
+    }
+
+    /// The root's descriptor, to open a resolved path's `rel` beneath it: a folder swapped for
+    /// a link after [`Root::resolve`] looked makes that open fail instead of leading out.
+    pub fn dir(&self) -> &RootDir {
+        &self.dir
     }
 
     /// Resolves a path an agent sent: relative to the root, `./` tolerated, an absolute path

@@ -376,7 +376,7 @@ impl<'a> LineCache<'a> {
     fn line(&mut self, path: &str, line: u32) -> String {
         let toolbox = self.toolbox;
         let lines = self.files.entry(path.to_string()).or_insert_with(|| {
-            let text = std::fs::read(toolbox.root().path().join(path)).unwrap_or_default();
+            let text = toolbox.root().dir().read(path).unwrap_or_default();
             String::from_utf8_lossy(&text).lines().map(str::to_string).collect()
         });
         let text = lines.get(line.saturating_sub(1) as usize).map_or("", |l| l.trim());
@@ -466,7 +466,7 @@ fn at_position(
     };
     let at = resolver.at(file, Pos::new(line, column)).or_else(|| {
         // A name the index keeps no reference for (`self`): read it from the line.
-        let raw = std::fs::read(toolbox.root().path().join(&rel)).ok()?;
+        let raw = toolbox.root().dir().read(&rel).ok()?;
         let text = String::from_utf8_lossy(&raw);
         let source_line = text.lines().nth(line as usize - 1)?;
         let (start, name) = identifier_at(source_line, column as usize)?;

@@ -3,6 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 
+use rustix::fs::{Mode, OFlags};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -58,15 +59,25 @@ pub fn read_file(toolbox: &Toolbox, params: ReadFileParams, default_lines: u64) 
         Ok(resolved) => resolved,
         Err(err) => return Observation::error(format!("cannot read {err}")),
     };
-    let meta = match std::fs::metadata(&resolved.abs) {
-        Ok(meta) => meta,
-        Err(_) => {
+    // Opened beneath the root's descriptor and used from then on: a folder swapped for a
+    // link after the guard looked cannot lead the read outside. O_NONBLOCK: a FIFO's open
+    // does not wait, and its type is refused below.
+    let opened =
+        toolbox.root().dir().open_at(&resolved.rel, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty());
+    let file = match opened {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             return Observation::error(format!(
                 "cannot read {}: no such file or directory; list the parent with read_file(path=\"{}\") or find it with search",
                 resolved.rel,
                 parent_of(&resolved.rel)
             ));
         }
+        Err(err) => return Observation::error(format!("cannot read {}: {err}", resolved.rel)),
+    };
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(err) => return Observation::error(format!("cannot read {}: {err}", resolved.rel)),
     };
     if meta.is_dir() {
         return list_directory(toolbox, &resolved);
@@ -80,7 +91,7 @@ pub fn read_file(toolbox: &Toolbox, params: ReadFileParams, default_lines: u64) 
     }
     let start = params.start.unwrap_or(1).max(1);
     let count = params.lines.unwrap_or(default_lines).clamp(1, MAX_LINES);
-    match read_window(&resolved, start, count, toolbox.versions()) {
+    match read_window(file, meta.len(), &resolved, start, count, toolbox.versions()) {
         Ok(obs) => obs,
         Err(err) => Observation::error(format!("cannot read {}: {err}", resolved.rel)),
     }
@@ -94,15 +105,16 @@ fn parent_of(rel: &str) -> &str {
 }
 
 fn read_window(
+    file: std::fs::File,
+    size: u64,
     resolved: &ResolvedPath,
     start: u64,
     count: u64,
     versions: &VersionCache,
 ) -> std::io::Result<Observation> {
-    let mut reader = BufReader::with_capacity(64 * 1024, fsutil::open_regular(&resolved.abs)?);
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let head = reader.fill_buf()?;
     if head[..head.len().min(8_000)].contains(&0) {
-        let size = std::fs::metadata(&resolved.abs)?.len();
         return Ok(Observation::error(format!(
             "cannot read {}: it is a binary file ({} bytes); tack shows text files only",
             resolved.rel, size

@@ -100,7 +100,7 @@ pub fn detect(toolbox: &Toolbox) -> Vec<Planned> {
     let root = toolbox.root().path();
     let exists = |name: &str| root.join(name).exists();
     let file_has = |name: &str, needle: &str| {
-        std::fs::read_to_string(root.join(name)).is_ok_and(|text| text.contains(needle))
+        toolbox.root().dir().read(name).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
     };
     let mut planned = Vec::new();
     let mut add = |name: &str, command: String, format: Format| {

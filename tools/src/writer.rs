@@ -3,10 +3,13 @@
 //! all files atomically (restoring the ones already written if a later one fails), record the
 //! session's undo history and tell the index.
 
-use std::fs;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+use tack_indexer::beneath::RootDir;
 
 use crate::fsutil::{self, Current, FileLock, version_of};
 use crate::guard::ResolvedPath;
@@ -53,7 +56,6 @@ pub fn resolve_for_write(toolbox: &Toolbox, path: &str, verb: &str) -> Result<Re
 #[derive(Debug)]
 pub struct Target {
     pub rel: String,
-    pub abs: PathBuf,
     pub current: Current,
 }
 
@@ -100,10 +102,10 @@ pub fn lock<'a>(
             Observation::error(format!("cannot {verb} {}: cannot take its write lock: {err}", path.rel))
         })?;
         locks.push(lock);
-        let current = fsutil::read_current(&path.abs).map_err(|err| {
+        let current = fsutil::read_current(toolbox.root().dir(), &path.rel).map_err(|err| {
             Observation::error(format!("cannot {verb} {}: {err}; nothing was changed", path.rel))
         })?;
-        targets.push(Target { rel: path.rel, abs: path.abs, current });
+        targets.push(Target { rel: path.rel, current });
     }
     Ok(Locked { toolbox, targets, _locks: locks })
 }
@@ -209,7 +211,7 @@ impl Locked<'_> {
             }
         }
 
-        let mut done: Vec<(usize, Vec<PathBuf>)> = Vec::new();
+        let mut done: Vec<(usize, Vec<String>)> = Vec::new();
         let mut written = Vec::with_capacity(changes.len());
         for (i, change) in changes.iter().enumerate() {
             let target = self.target(&change.rel);
@@ -226,7 +228,7 @@ impl Locked<'_> {
                 });
                 continue;
             }
-            match apply(target, change) {
+            match apply(self.toolbox.root().dir(), target, change) {
                 Ok(created_dirs) => done.push((i, created_dirs)),
                 Err(err) => {
                     let restored = self.roll_back(&changes, &done);
@@ -284,21 +286,31 @@ impl Locked<'_> {
 
     /// Puts back what the first writes of a failed commit changed; returns the paths it could
     /// not restore.
-    fn roll_back(&self, changes: &[Change], done: &[(usize, Vec<PathBuf>)]) -> Vec<String> {
+    fn roll_back(&self, changes: &[Change], done: &[(usize, Vec<String>)]) -> Vec<String> {
+        let root = self.toolbox.root().dir();
         let mut failed = Vec::new();
         for (i, created_dirs) in done.iter().rev() {
             let target = self.target(&changes[*i].rel);
+            let (parent, name) = split(&target.rel);
             let ok = match &target.current {
-                Current::File { bytes, mode, uid, gid } => {
-                    fsutil::write_atomic(&target.abs, bytes, Some((*mode, *uid, *gid))).is_ok()
+                Current::File { bytes, mode, uid, gid } => root
+                    .open_dir(parent)
+                    .and_then(|dir| {
+                        fsutil::write_atomic_in(dir.as_fd(), name, bytes, Some((*mode, *uid, *gid)))
+                    })
+                    .is_ok(),
+                Current::Absent => {
+                    match root.open_dir(parent).and_then(|dir| fsutil::remove_durably_in(dir.as_fd(), name)) {
+                        Ok(()) => true,
+                        Err(err) => err.kind() == std::io::ErrorKind::NotFound,
+                    }
                 }
-                Current::Absent => match fsutil::remove_durably(&target.abs) {
-                    Ok(()) => true,
-                    Err(err) => err.kind() == std::io::ErrorKind::NotFound,
-                },
             };
             for dir in created_dirs.iter().rev() {
-                let _ = fs::remove_dir(dir);
+                let (parent, name) = split(dir);
+                if let Ok(parent) = root.open_dir(parent) {
+                    let _ = rustix::fs::unlinkat(&parent, name, AtFlags::REMOVEDIR);
+                }
             }
             if !ok {
                 failed.push(target.rel.clone());
@@ -314,25 +326,26 @@ thread_local! {
     static FAIL_WRITE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Writes or deletes one file; returns the folders it had to create.
-fn apply(target: &Target, change: &Change) -> std::io::Result<Vec<PathBuf>> {
+/// A root-relative path's folder (`.` for the root) and name.
+fn split(rel: &str) -> (&str, &str) {
+    rel.rsplit_once('/').unwrap_or((".", rel))
+}
+
+/// Writes or deletes one file beneath the root's descriptor; returns the folders it had to
+/// create, outermost first.
+fn apply(root: &RootDir, target: &Target, change: &Change) -> std::io::Result<Vec<String>> {
     #[cfg(test)]
     if FAIL_WRITE.with(|f| f.borrow().as_deref() == Some(target.rel.as_str())) {
         return Err(std::io::Error::other("injected failure"));
     }
+    let (parent, name) = split(&target.rel);
     match (&change.after, &target.current) {
         (None, Current::Absent) => Ok(Vec::new()),
-        (None, Current::File { .. }) => fsutil::remove_durably(&target.abs).map(|()| Vec::new()),
+        (None, Current::File { .. }) => {
+            fsutil::remove_durably_in(root.open_dir(parent)?.as_fd(), name).map(|()| Vec::new())
+        }
         (Some(bytes), current) => {
-            let mut created = Vec::new();
-            if let Some(parent) = target.abs.parent() {
-                let mut missing: Vec<&Path> = parent.ancestors().take_while(|p| !p.exists()).collect();
-                missing.reverse();
-                for dir in missing {
-                    fs::create_dir(dir)?;
-                    created.push(dir.to_path_buf());
-                }
-            }
+            let (dir, created) = make_dirs(root, parent)?;
             let keep = match current {
                 Current::File { mode, uid, gid, .. } => Some((*mode, *uid, *gid)),
                 Current::Absent => change.mode.map(|mode| {
@@ -340,10 +353,41 @@ fn apply(target: &Target, change: &Change) -> std::io::Result<Vec<PathBuf>> {
                     (mode, unsafe { libc::getuid() }, unsafe { libc::getgid() })
                 }),
             };
-            fsutil::write_atomic(&target.abs, bytes, keep)?;
+            fsutil::write_atomic_in(dir.as_fd(), name, bytes, keep)?;
             Ok(created)
         }
     }
+}
+
+/// Opens the folder `rel` beneath the root one component at a time, never following a link,
+/// making each one that is missing. Returns it and the folders made, outermost first.
+fn make_dirs(root: &RootDir, rel: &str) -> std::io::Result<(OwnedFd, Vec<String>)> {
+    let mut dir = root.open_dir(".")?;
+    let mut made = Vec::new();
+    if rel == "." {
+        return Ok((dir, made));
+    }
+    let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::RDONLY | OFlags::CLOEXEC;
+    let mut end = 0;
+    for part in rel.split('/') {
+        end += part.len() + usize::from(end > 0);
+        let next = match rustix::fs::openat(&dir, part, flags, Mode::empty()) {
+            Err(Errno::NOENT) => {
+                rustix::fs::mkdirat(&dir, part, Mode::from_bits_truncate(0o777))?;
+                made.push(rel[..end].to_string());
+                rustix::fs::openat(&dir, part, flags, Mode::empty())
+            }
+            other => other,
+        };
+        dir = next.map_err(|errno| match errno {
+            Errno::LOOP | Errno::NOTDIR => std::io::Error::other(format!(
+                "{} is not a folder (a link or a file is in its place), so tack did not write beneath it",
+                &rel[..end]
+            )),
+            errno => errno.into(),
+        })?;
+    }
+    Ok((dir, made))
 }
 
 /// One write this session made, for `undo`.
@@ -492,6 +536,7 @@ fn echo_ranges(lines: &[&str], ends_with_newline: bool, ranges: &[Range<usize>])
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn a_write_failing_midway_restores_the_files_written_before_it() {
