@@ -1,6 +1,7 @@
 //! The `tack` binary: reads the command line and the configuration, opens the workspace, and
 //! serves it over MCP or runs one command. It wires; the libraries decide.
 
+mod agents;
 mod config;
 mod http;
 mod mcp;
@@ -412,7 +413,7 @@ async fn serve(
     session_timeout: std::time::Duration,
 ) -> anyhow::Result<()> {
     let state_dir = toolbox.state_dir().map(std::path::Path::to_path_buf);
-    let shared = mcp::Shared::new(toolbox);
+    let shared = mcp::Shared::new(toolbox, session_timeout);
     match http {
         Some(addr) => {
             let token = match token {

@@ -10,27 +10,30 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
-use tack_tools::{CallContext, Session, Toolbox};
+use tack_tools::{CallContext, Observation, Session, Toolbox};
 
+use crate::agents::{self, Agents};
 use crate::to_mcp;
 
-/// What every connection shares: the toolbox (root, configuration, index), and the one state of
+/// What every connection shares: the toolbox (root, configuration, index), and the agents of
 /// 2026-07-28 requests over HTTP, which carry no session.
 pub struct Shared {
     pub toolbox: Toolbox,
-    stateless: Arc<Session>,
+    agents: Agents,
 }
 
 impl Shared {
-    pub fn new(toolbox: Toolbox) -> Arc<Self> {
-        Arc::new(Self { toolbox, stateless: Arc::new(Session::new()) })
+    /// `idle`: how long an agent without a session keeps its state between calls.
+    pub fn new(toolbox: Toolbox, idle: std::time::Duration) -> Arc<Self> {
+        Arc::new(Self { toolbox, agents: Agents::new(idle, agents::MAX_AGENTS) })
     }
 }
 
 /// The rmcp handler. Over stdio the process is the session. Over HTTP rmcp makes one handler per
 /// 2025 session, so the session's state lives in its handler and goes when rmcp drops the
 /// session (idle timeout or DELETE): no table to outgrow, and a session whose state is gone is
-/// one rmcp no longer knows (404). 2026-07-28 requests, which have no session, share one state.
+/// one rmcp no longer knows (404). 2026-07-28 requests, which have no session, each name their
+/// agent with the handle an earlier result gave (`agents`).
 #[derive(Clone)]
 pub struct TackServer {
     shared: Arc<Shared>,
@@ -47,14 +50,30 @@ impl TackServer {
         Self { shared, own: Arc::new(Session::new()), stdio: false }
     }
 
-    fn session(&self, context: &RequestContext<RoleServer>) -> Arc<Session> {
-        let in_session = self.stdio
-            || context
+    /// Whether the request stands alone: HTTP without a session id (2026-07-28).
+    fn stateless(&self, context: &RequestContext<RoleServer>) -> bool {
+        !self.stdio
+            && !context
                 .extensions
                 .get::<axum::http::request::Parts>()
-                .is_some_and(|parts| parts.headers.contains_key("mcp-session-id"));
-        if in_session { self.own.clone() } else { self.shared.stateless.clone() }
+                .is_some_and(|parts| parts.headers.contains_key("mcp-session-id"))
     }
+}
+
+/// Takes the agent handle out of a call's arguments: at the top, or inside `call_tool`'s
+/// `arguments`, where a model may put it too.
+fn take_agent(args: &mut Value) -> Option<String> {
+    let take = |object: &mut serde_json::Map<String, Value>| match object.remove(agents::ARGUMENT) {
+        Some(Value::String(handle)) if !handle.trim().is_empty() => Some(handle),
+        _ => None,
+    };
+    let Value::Object(object) = args else { return None };
+    let top = take(object);
+    let nested = match object.get_mut("arguments") {
+        Some(Value::Object(inner)) => take(inner),
+        _ => None,
+    };
+    top.or(nested)
 }
 
 /// The client's `clientInfo.name`: from `_meta` on 2026-07-28 (every request carries it), else
@@ -75,11 +94,25 @@ fn list_can_change(context: &RequestContext<RoleServer>) -> bool {
     }
 }
 
+impl TackServer {
+    /// The toolbox's instructions; over HTTP, with how an agent without a session keeps its state.
+    fn instructions(&self) -> String {
+        let mut text = self.shared.toolbox.instructions();
+        if !self.stdio {
+            text.push_str(
+                "\nWithout an HTTP session (protocol 2026-07-28), your first result names an agent handle: pass it \
+                 as agent on every later call, or each call starts afresh, without your outputs, undo and verification.",
+            );
+        }
+        text
+    }
+}
+
 impl ServerHandler for TackServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new("tack", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.shared.toolbox.instructions())
+            .with_instructions(self.instructions())
     }
 
     async fn list_tools(
@@ -87,13 +120,18 @@ impl ServerHandler for TackServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let session = self.session(&context);
+        let stateless = self.stateless(&context);
+        // A request without a session lists what a new agent sees.
+        let session = if stateless { Arc::new(Session::new()) } else { self.own.clone() };
         let tools = self
             .shared
             .toolbox
             .listed(&session, list_can_change(&context))
             .into_iter()
-            .map(|spec| to_mcp::tool(spec, self.shared.toolbox.structured()))
+            .map(|spec| {
+                let tool = to_mcp::tool(spec, self.shared.toolbox.structured());
+                if stateless { to_mcp::with_agent_argument(tool) } else { tool }
+            })
             .collect();
         Ok(ListToolsResult { tools, ..Default::default() })
     }
@@ -114,8 +152,19 @@ impl ServerHandler for TackServer {
                 None,
             ));
         }
-        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let session = self.session(&context);
+        let mut args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let (session, started) = if self.stateless(&context) {
+            match self.shared.agents.find(take_agent(&mut args).as_deref()) {
+                Ok(found) => (found.session, found.started),
+                Err(text) => {
+                    return Ok(
+                        to_mcp::result(Observation::error(text), self.shared.toolbox.structured()).into()
+                    );
+                }
+            }
+        } else {
+            (self.own.clone(), None)
+        };
         let progress = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
             let runtime = tokio::runtime::Handle::current();
@@ -147,6 +196,14 @@ impl ServerHandler for TackServer {
         {
             tracing::debug!("could not send tools/list_changed: {err}");
         }
-        Ok(to_mcp::result(outcome.observation, self.shared.toolbox.structured()).into())
+        let mut observation = outcome.observation;
+        if let Some(handle) = started {
+            if !observation.text.ends_with('\n') {
+                observation.text.push('\n');
+            }
+            observation.text.push_str(&self.shared.agents.started_line(&handle));
+            observation.text.push('\n');
+        }
+        Ok(to_mcp::result(observation, self.shared.toolbox.structured()).into())
     }
 }

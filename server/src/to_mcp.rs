@@ -31,6 +31,20 @@ pub fn tool(spec: &ToolSpec, structured: bool) -> Tool {
     tool
 }
 
+/// `tool` with the `agent` argument that requests without a session pass to keep their state.
+pub fn with_agent_argument(mut tool: Tool) -> Tool {
+    let mut schema = (*tool.input_schema).clone();
+    let property = json!({"type": "string", "description": "your agent handle, from an earlier result"});
+    match schema.entry("properties").or_insert_with(|| json!({})) {
+        Value::Object(properties) => {
+            properties.insert(crate::agents::ARGUMENT.into(), property);
+        }
+        other => *other = json!({crate::agents::ARGUMENT: property}),
+    }
+    tool.input_schema = Arc::new(schema);
+    tool
+}
+
 /// The protocol form of a result: the text as a text block, `isError` for failures the agent
 /// can act on, and with `structured` the data as `structuredContent`. Text only by default:
 /// Claude Code and Codex hand their model only `structuredContent` when a result has it.

@@ -34,7 +34,11 @@ def text_of(result):
 
 
 def tool_dump(tools):
-    return json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools], sort_keys=True)
+    """The listing as JSON, less the agent argument that only requests without a session get."""
+    dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+    for tool in dumped:
+        tool["inputSchema"].get("properties", {}).pop("agent", None)
+    return json.dumps(dumped, sort_keys=True)
 
 
 def handle_in(text):
@@ -87,13 +91,22 @@ async def exercise(label, target, mode, structured):
             check(len(data["results"]) == 4, f"{label}: structured search has 4 results")
         res = await client.call_tool("read_file", {"path": "../outside"})
         check(res.is_error, f"{label}: escaping path is an error result")
+        # Without a session (2026-07-28 over HTTP), each call stands alone unless it names the
+        # agent handle an earlier result gave; every tool then offers the agent argument.
+        stateless = label.startswith("http-auto")
+        for t in tools:
+            check(("agent" in t.input_schema.get("properties", {})) == stateless,
+                  f"{label}: {t.name} offers agent only without a session")
         res = await client.call_tool("run", {"command": "seq 1 100000"})
+        agent = re.search(r"^agent (a[0-9a-f]{20}):", text_of(res), re.M)
+        check(bool(agent) == stateless, f"{label}: run names an agent handle only without a session")
+        keep = {"agent": agent.group(1)} if agent else {}
         handle = handle_in(text_of(res))
         check(bool(handle), f"{label}: run output over the cap names a handle")
         data = data_of("run", res)
         if data is not None:
             check(data.get("output_handle") == handle, f"{label}: structured run has the same handle")
-        page = await client.call_tool("call_tool", {"name": "read_output", "arguments": {"handle": handle, "start": 50000, "lines": 1}})
+        page = await client.call_tool("call_tool", {"name": "read_output", "arguments": {"handle": handle, "start": 50000, "lines": 1}, **keep})
         check("50000\t49999" in text_of(page), f"{label}: read_output pages the middle: {text_of(page)[:120]!r}")
         await client.call_tool("find_tools", {"query": "output"})
         after = [t.name for t in (await client.list_tools()).tools]

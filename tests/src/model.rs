@@ -22,6 +22,11 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
+/// A string argument the stand-in replaces with the agent handle an earlier result of the
+/// same conversation named (`agent aXXXX: …`), as a model reads it back: tack hands requests
+/// without a session (2026-07-28 over HTTP) such a handle.
+pub const AGENT: &str = "{agent}";
+
 /// A scripted tool call.
 pub fn call(name: &str, arguments: Value) -> ToolCall {
     ToolCall { name: name.to_string(), arguments }
@@ -187,14 +192,38 @@ impl State {
         }
     }
 
+    /// Call `i`'s arguments, with [`AGENT`] replaced by the newest handle the earlier results
+    /// of this request's history name.
+    fn arguments(&self, body: &Value, i: usize) -> Value {
+        let handle = (0..i).rev().filter_map(|j| self.result_of(body, j)).find_map(|text| {
+            text.lines()
+                .rev()
+                .find_map(|line| Some(line.strip_prefix("agent ")?.split(':').next()?.to_string()))
+        });
+        fn fill(value: &mut Value, handle: &str) {
+            match value {
+                Value::String(s) if s == AGENT => *s = handle.to_string(),
+                Value::Array(items) => items.iter_mut().for_each(|v| fill(v, handle)),
+                Value::Object(map) => map.values_mut().for_each(|v| fill(v, handle)),
+                _ => {}
+            }
+        }
+        let mut arguments = self.script[i].arguments.clone();
+        if let Some(handle) = handle {
+            fill(&mut arguments, &handle);
+        }
+        arguments
+    }
+
     fn anthropic_turn(&self, body: &Value) -> Response {
         // Side requests (titles, summaries) offer no tools: a short text ends them.
         let i = self.calls_made(body);
         let next = if self.offers_tools(body) { self.script.get(i) } else { None };
+        let arguments = next.map(|_| self.arguments(body, i));
         let (block, delta, stop) = match next {
             Some(call) => (
                 json!({"type": "tool_use", "id": call_id(Api::Anthropic, i), "name": format!("mcp__{}__{}", self.server, call.name), "input": {}}),
-                json!({"type": "input_json_delta", "partial_json": call.arguments.to_string()}),
+                json!({"type": "input_json_delta", "partial_json": arguments.as_ref().map(Value::to_string)}),
                 "tool_use",
             ),
             None => (
@@ -208,7 +237,7 @@ impl State {
         if body["stream"] != true {
             let mut content = block.clone();
             match next {
-                Some(call) => content["input"] = call.arguments.clone(),
+                Some(_) => content["input"] = arguments.clone().unwrap_or_default(),
                 None => content["text"] = json!("done"),
             }
             return json_response(json!({
@@ -243,7 +272,7 @@ impl State {
             Some(call) => json!({
                 "type": "function_call", "id": format!("fc_{i}"), "call_id": call_id(Api::OpenAiResponses, i),
                 "name": call.name, "namespace": format!("mcp__{}", self.server),
-                "arguments": call.arguments.to_string(), "status": "completed",
+                "arguments": self.arguments(body, i).to_string(), "status": "completed",
             }),
             None => json!({
                 "type": "message", "id": format!("msg_{i}"), "role": "assistant", "status": "completed",

@@ -314,27 +314,104 @@ async fn http_serves_two_sessions_at_once_with_separate_state() {
     client_b.cancel().await.unwrap();
 }
 
+/// The agent handle a result without a session hands back (`agent a…:` on its last line).
+fn agent_in(text: &str) -> String {
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("agent a"))
+        .unwrap_or_else(|| panic!("no agent line: {text}"));
+    line["agent ".len()..].split(':').next().unwrap().to_string()
+}
+
 #[tokio::test]
-async fn http_2026_requests_share_state_without_sessions() {
+async fn http_2026_agents_keep_their_own_state_and_never_reach_anothers() {
     let repo = sample_repo();
     let server = start_http(repo.path(), &[]).await;
-    let client = Recorder::default()
-        .serve_with_lifecycle(
-            StreamableHttpClientTransport::from_uri(server.url.clone()),
-            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
-        )
-        .await
-        .expect("discover over HTTP");
-    let cut = call(&client, "run", json!({"command": "seq 1 100000"})).await;
-    let handle = handle_in(text(&cut));
-    let page = call(
-        &client,
+    let discover = || async {
+        Recorder::default()
+            .serve_with_lifecycle(
+                StreamableHttpClientTransport::from_uri(server.url.clone()),
+                ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+            )
+            .await
+            .expect("discover over HTTP")
+    };
+    let (a, b) = (discover().await, discover().await);
+    let tools = a.list_all_tools().await.unwrap();
+    let run = tools.iter().find(|t| t.name == "run").unwrap();
+    assert!(
+        run.input_schema["properties"]["agent"].is_object(),
+        "requests without a session are told of agent"
+    );
+
+    // A's first call starts its agent; with the handle, A pages its output, however it nests it.
+    let cut = call(&a, "run", json!({"command": "seq 1 100000"})).await;
+    let (agent_a, handle) = (agent_in(text(&cut)), handle_in(text(&cut)));
+    for args in [
+        json!({"name": "read_output", "arguments": {"handle": handle, "lines": 1}, "agent": agent_a}),
+        json!({"name": "read_output", "arguments": {"handle": handle, "lines": 1, "agent": agent_a}}),
+    ] {
+        let page = call(&a, "call_tool", args).await;
+        assert_eq!(page.is_error, Some(false), "a handle outlives the request that made it: {}", text(&page));
+        assert!(!text(&page).contains("agent a"), "a known agent is not told again: {}", text(&page));
+    }
+    // Without A's handle, B is a new agent, which has no h1.
+    let theirs = call(&b, "call_tool", json!({"name": "read_output", "arguments": {"handle": handle}})).await;
+    assert_eq!(theirs.is_error, Some(true), "{}", text(&theirs));
+    let agent_b = agent_in(text(&theirs));
+    assert_ne!(agent_a, agent_b);
+    let theirs = call(
+        &b,
         "call_tool",
-        json!({"name": "read_output", "arguments": {"handle": handle, "lines": 1}}),
+        json!({"name": "read_output", "arguments": {"handle": handle}, "agent": agent_b}),
     )
     .await;
-    assert_eq!(page.is_error, Some(false), "a handle outlives the request that made it: {}", text(&page));
-    client.cancel().await.unwrap();
+    assert_eq!(theirs.is_error, Some(true), "B's own agent has no h1 either: {}", text(&theirs));
+
+    // A's edit: B's undo cannot revert it and B's gate does not count it; A's undo does.
+    let edited = "class Cart:\n    def add(self, item):\n        self.items.insert(0, item)\n";
+    let edit = call(
+        &a,
+        "edit_file",
+        json!({"path": "shop/cart.py", "old": "append(item)", "new": "insert(0, item)", "agent": agent_a}),
+    )
+    .await;
+    assert_eq!(edit.is_error, Some(false), "{}", text(&edit));
+    let undo = call(
+        &b,
+        "call_tool",
+        json!({"name": "undo", "arguments": {"path": "shop/cart.py"}, "agent": agent_b}),
+    )
+    .await;
+    assert_eq!(undo.is_error, Some(true), "{}", text(&undo));
+    assert_eq!(std::fs::read_to_string(repo.path().join("shop/cart.py")).unwrap(), edited);
+    let done =
+        |client, agent| call(client, "call_tool", json!({"name": "done", "arguments": {}, "agent": agent}));
+    let done_a = done(&a, agent_a.clone()).await;
+    let done_b = done(&b, agent_b.clone()).await;
+    assert!(text(&done_a).contains("not verified since the last edit"), "{}", text(&done_a));
+    assert!(
+        text(&done_b).contains("not verified: no verify has run"),
+        "B's gate knows nothing of A's edit: {}",
+        text(&done_b)
+    );
+    let undo = call(
+        &a,
+        "call_tool",
+        json!({"name": "undo", "arguments": {"path": "shop/cart.py"}, "agent": agent_a}),
+    )
+    .await;
+    assert_eq!(undo.is_error, Some(false), "{}", text(&undo));
+    assert!(std::fs::read_to_string(repo.path().join("shop/cart.py")).unwrap().contains("append(item)"));
+
+    // A guessed handle is refused, with what to do.
+    let forged =
+        call(&b, "read_file", json!({"path": "shop/cart.py", "agent": "a0123456789abcdef0123"})).await;
+    assert_eq!(forged.is_error, Some(true));
+    assert!(text(&forged).contains("unknown or has ended"), "{}", text(&forged));
+    a.cancel().await.unwrap();
+    b.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tack_tests::clients::{self, ClientRun, Transport};
-use tack_tests::model::{Api, ScriptedModel, ToolCall, call};
+use tack_tests::model::{AGENT, Api, ScriptedModel, ToolCall, call};
 use tack_tests::{fixture_copy, python_with, start_http};
 use tack_tools::{count_tokens, version_of};
 
@@ -169,14 +169,16 @@ async fn codex_over_stdio_hands_its_model_tacks_text() {
     assert!(tokens <= 1_500, "tack's tool definitions take {tokens} tokens in Codex's request");
 }
 
-/// A 40,000-line run, paged back, and a file read: the short path every transport must carry.
+/// A file read, then a 40,000-line run paged back: the short path every transport must carry.
+/// Over HTTP, Claude Code speaks 2026-07-28, which has no session: the first result names an
+/// agent handle and the later calls pass it back, as a model does, to reach their own output.
 fn paging_script() -> Vec<ToolCall> {
     vec![
         call("read_file", json!({"path": "shop/cart.py"})),
-        call("run", json!({"command": "seq 1 40000"})),
+        call("run", json!({"command": "seq 1 40000", "agent": AGENT})),
         call(
             "call_tool",
-            json!({"name": "read_output", "arguments": {"handle": "h1", "start": 30000, "lines": 2}}),
+            json!({"name": "read_output", "arguments": {"handle": "h1", "start": 30000, "lines": 2}, "agent": AGENT}),
         ),
     ]
 }
@@ -192,7 +194,20 @@ async fn claude_code_over_http_hands_its_model_tacks_text() {
     assert_eq!(results.len(), 3, "{results:#?}");
     assert!(results[0].starts_with("[shop/cart.py: lines 1-"), "{}", results[0]);
     assert!(results[0].contains("\n 7\tclass Cart:\n"), "{}", results[0]);
+    assert!(
+        results[0].contains("\nagent a"),
+        "a request without a session is handed an agent: {}",
+        results[0]
+    );
     assert!(results[1].contains("read_output(handle=\"h1\", start="), "{}", results[1]);
+    assert!(!results[1].contains("\nagent a"), "a call naming its agent starts none: {}", results[1]);
+    // The agent argument each tool offers here costs the model's context too.
+    let tokens = count_tokens(&Value::Array(model.tool_definitions()).to_string());
+    eprintln!("claude over http: tack's tool definitions take {tokens} tokens");
+    assert!(
+        tokens <= 1_500,
+        "tack's tool definitions take {tokens} tokens in Claude Code's request over HTTP"
+    );
     assert!(results[2].contains("30000\t29999\n30001\t30000\n"), "{}", results[2]);
 }
 

@@ -1,0 +1,145 @@
+//! Per-agent state for requests that carry no session: 2026-07-28 over HTTP, where every
+//! request stands alone. Following the protocol's guidance for stateful tools, the first call
+//! without a handle starts an agent and its result hands back an opaque, unguessable handle;
+//! later calls pass it as `agent`, and their outputs, undo log, gate, stall detector and trace
+//! are that agent's. A call without a handle never sees another agent's state. A handle idle
+//! past the timeout, or pushed out by newer agents beyond the bound, answers a tool error that
+//! says to start afresh, never an empty state that looks like the old one.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tack_tools::Session;
+
+/// The argument that carries the handle.
+pub const ARGUMENT: &str = "agent";
+
+/// Live agents at most; past it, the one idle longest is ended.
+pub const MAX_AGENTS: usize = 1_024;
+
+/// The agents of one server.
+pub struct Agents {
+    live: Mutex<HashMap<String, Entry>>,
+    idle: Duration,
+    max: usize,
+}
+
+struct Entry {
+    session: Arc<Session>,
+    used: Instant,
+}
+
+/// The state a call runs with.
+pub struct Found {
+    pub session: Arc<Session>,
+    /// The handle just made for this call's new agent, to hand back in its result.
+    pub started: Option<String>,
+}
+
+impl Agents {
+    pub fn new(idle: Duration, max: usize) -> Self {
+        Self { live: Mutex::default(), idle, max: max.max(1) }
+    }
+
+    /// The agent `handle` names, or a new one when there is none. An unknown or ended handle
+    /// is an error the agent can act on.
+    pub fn find(&self, handle: Option<&str>) -> Result<Found, String> {
+        let now = Instant::now();
+        let mut live = self.live.lock().expect("agents lock");
+        live.retain(|_, entry| now.duration_since(entry.used) < self.idle);
+        if let Some(handle) = handle {
+            return match live.get_mut(handle.trim()) {
+                Some(entry) => {
+                    entry.used = now;
+                    Ok(Found { session: entry.session.clone(), started: None })
+                }
+                None => Err(format!(
+                    "agent \"{handle}\" is unknown or has ended (an agent ends after {} s without a call); \
+                     call again without agent to start afresh, then pass the handle that result gives",
+                    self.idle.as_secs()
+                )),
+            };
+        }
+        if live.len() >= self.max
+            && let Some(oldest) = live.iter().min_by_key(|(_, entry)| entry.used).map(|(id, _)| id.clone())
+        {
+            live.remove(&oldest);
+        }
+        let handle = new_handle();
+        let session = Arc::new(Session::new());
+        live.insert(handle.clone(), Entry { session: session.clone(), used: now });
+        Ok(Found { session, started: Some(handle) })
+    }
+
+    /// How many agents are live.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.live.lock().expect("agents lock").len()
+    }
+
+    /// The line a result ends with when its call started an agent.
+    pub fn started_line(&self, handle: &str) -> String {
+        format!(
+            "agent {handle}: pass agent=\"{handle}\" on later calls to keep this call's outputs, undo and verification \
+             (it ends after {} s without a call)",
+            self.idle.as_secs()
+        )
+    }
+}
+
+/// `a` and 20 hex digits (80 bits) from the kernel's random source.
+fn new_handle() -> String {
+    let mut bytes = [0u8; 10];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match rustix::rand::getrandom(&mut bytes[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(n) => filled += n,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(err) => panic!("the kernel's random source failed: {err}"),
+        }
+    }
+    let mut handle = String::from("a");
+    for byte in bytes {
+        handle.push_str(&format!("{byte:02x}"));
+    }
+    handle
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_call_without_a_handle_starts_its_own_agent_and_a_handle_finds_it_again() {
+        let agents = Agents::new(Duration::from_secs(60), 4);
+        let a = agents.find(None).unwrap();
+        let b = agents.find(None).unwrap();
+        let (ha, hb) = (a.started.clone().unwrap(), b.started.clone().unwrap());
+        assert_ne!(ha, hb);
+        assert!(!Arc::ptr_eq(&a.session, &b.session), "two agents never share a state");
+        assert_eq!(ha.len(), 21);
+        assert!(ha.starts_with('a') && ha[1..].chars().all(|c| c.is_ascii_hexdigit()));
+        let again = agents.find(Some(&ha)).unwrap();
+        assert!(Arc::ptr_eq(&again.session, &a.session) && again.started.is_none());
+        let err = agents.find(Some("a00000000000000000000")).err().unwrap();
+        assert!(err.contains("unknown or has ended") && err.contains("without agent"), "{err}");
+    }
+
+    #[test]
+    fn agents_end_when_idle_and_the_longest_idle_goes_past_the_bound() {
+        let agents = Agents::new(Duration::from_millis(200), 3);
+        let first = agents.find(None).unwrap().started.unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(agents.find(Some(&first)).is_err(), "idle past the timeout");
+        assert_eq!(agents.len(), 0);
+
+        let agents = Agents::new(Duration::from_secs(60), 3);
+        let handles: Vec<String> = (0..3).map(|_| agents.find(None).unwrap().started.unwrap()).collect();
+        agents.find(Some(&handles[0])).unwrap();
+        agents.find(None).unwrap();
+        assert_eq!(agents.len(), 3);
+        assert!(agents.find(Some(&handles[1])).is_err(), "the one idle longest was ended");
+        assert!(agents.find(Some(&handles[0])).is_ok() && agents.find(Some(&handles[2])).is_ok());
+    }
+}
