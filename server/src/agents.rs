@@ -15,10 +15,7 @@ use tack_tools::Session;
 /// The argument that carries the handle.
 pub const ARGUMENT: &str = "agent";
 
-/// Live agents at most; past it, the one idle longest is ended.
-pub const MAX_AGENTS: usize = 1_024;
-
-/// The agents of one server.
+/// The agents of one server: at most `max` live; past it, the one idle longest is ended.
 pub struct Agents {
     live: Mutex<HashMap<String, Entry>>,
     idle: Duration,

@@ -9,12 +9,14 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::mcp::{Shared, TackServer};
+use crate::sessions::BoundedSessions;
 
 pub async fn serve(
     shared: Arc<Shared>,
     addr: SocketAddr,
     token: Option<String>,
     session_timeout: std::time::Duration,
+    max_sessions: usize,
 ) -> anyhow::Result<()> {
     let port = addr.port();
     let mut hosts = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
@@ -30,10 +32,11 @@ pub async fn serve(
     let config =
         StreamableHttpServerConfig::default().with_allowed_hosts(hosts).with_allowed_origins(origins);
     // A session idle this long is closed, and its state (handles, undo log, gate) freed with it.
+    // Past max_sessions, the session idle longest is closed.
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(session_timeout);
-    let service =
-        StreamableHttpService::new(move || Ok(TackServer::http(shared.clone())), Arc::new(sessions), config);
+    let sessions = Arc::new(BoundedSessions::new(sessions, max_sessions));
+    let service = StreamableHttpService::new(move || Ok(TackServer::http(shared.clone())), sessions, config);
     let mut router = axum::Router::new().nest_service("/mcp", service);
     if let Some(token) = token {
         router = router.layer(axum::middleware::from_fn_with_state(Arc::new(token), require_token));

@@ -5,6 +5,7 @@ mod agents;
 mod config;
 mod http;
 mod mcp;
+mod sessions;
 mod stdio;
 mod to_mcp;
 mod watch;
@@ -76,6 +77,10 @@ enum Command {
         /// 404 and the client starts a new session.
         #[arg(long, value_name = "SECS", default_value_t = 300)]
         session_timeout: u64,
+        /// Keep at most this many HTTP sessions, and as many agents of requests without a
+        /// session; past it, the one idle longest is closed (its id then answers 404).
+        #[arg(long, value_name = "N", default_value_t = sessions::MAX_SESSIONS)]
+        max_sessions: usize,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -173,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             allow_protected_writes,
             token,
             session_timeout,
+            max_sessions,
         } => {
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
@@ -210,7 +216,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let session_timeout = std::time::Duration::from_secs(session_timeout.max(1));
-            runtime.block_on(serve(toolbox, http, token, session_timeout))?;
+            let limits = SessionLimits { idle: session_timeout, max: max_sessions.max(1) };
+            runtime.block_on(serve(toolbox, http, token, limits))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Map { root, focus, tokens } => {
@@ -406,14 +413,20 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
+/// How long HTTP sessions and agents without one live idle, and how many at most.
+struct SessionLimits {
+    idle: std::time::Duration,
+    max: usize,
+}
+
 async fn serve(
     toolbox: Toolbox,
     http: Option<SocketAddr>,
     token: Option<String>,
-    session_timeout: std::time::Duration,
+    limits: SessionLimits,
 ) -> anyhow::Result<()> {
     let state_dir = toolbox.state_dir().map(std::path::Path::to_path_buf);
-    let shared = mcp::Shared::new(toolbox, session_timeout);
+    let shared = mcp::Shared::new(toolbox, limits.idle, limits.max);
     match http {
         Some(addr) => {
             let token = match token {
@@ -421,7 +434,7 @@ async fn serve(
                 None if !addr.ip().is_loopback() => Some(http::made_token(state_dir.as_deref())?),
                 None => None,
             };
-            http::serve(shared, addr, token, session_timeout).await
+            http::serve(shared, addr, token, limits.idle, limits.max).await
         }
         None => stdio::serve(mcp::TackServer::stdio(shared)).await,
     }

@@ -23,9 +23,10 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// `idle`: how long an agent without a session keeps its state between calls.
-    pub fn new(toolbox: Toolbox, idle: std::time::Duration) -> Arc<Self> {
-        Arc::new(Self { toolbox, agents: Agents::new(idle, agents::MAX_AGENTS) })
+    /// `idle`: how long an agent without a session keeps its state between calls; `max`: how
+    /// many such agents live at once.
+    pub fn new(toolbox: Toolbox, idle: std::time::Duration, max: usize) -> Arc<Self> {
+        Arc::new(Self { toolbox, agents: Agents::new(idle, max) })
     }
 }
 

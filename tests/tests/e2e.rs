@@ -641,3 +641,56 @@ async fn an_http_session_keeps_its_state_among_hundreds_and_an_idle_one_answers_
     let (status, _) = post_raw(&server.url, &session, ping).await;
     assert!(status.contains("404"), "an expired session answered {status}");
 }
+
+/// The server's resident memory in MB, from `/proc`.
+fn rss_mb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_http_sessions_leave_memory_bounded_and_a_busy_session_alive() {
+    const SESSIONS: usize = 10_000;
+    const WARM: usize = 2_000;
+    let repo = sample_repo();
+    let server = start_http(repo.path(), &[]).await;
+    let pid = server.child.id().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let header = |id: &str| format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n");
+    let open = |url: String| async move {
+        let (status, id) = post_raw(&url, "", init).await;
+        assert!(status.contains("200"), "{status}");
+        id.expect("a session id")
+    };
+    let first = open(server.url.clone()).await;
+    let busy = open(server.url.clone()).await;
+    let base = rss_mb(pid);
+    let mut warm = 0;
+    let mut opened = 2;
+    while opened < SESSIONS {
+        // Eight at a time, with the busy session used between batches.
+        let mut batch = tokio::task::JoinSet::new();
+        for _ in 0..8 {
+            batch.spawn(open(server.url.clone()));
+        }
+        batch.join_all().await;
+        opened += 8;
+        if opened % 200 < 8 {
+            let (status, _) = post_raw(&server.url, &header(&busy), ping).await;
+            assert!(status.contains("200"), "the busy session answered {status} after {opened} sessions");
+        }
+        if warm == 0 && opened >= WARM {
+            warm = rss_mb(pid);
+        }
+    }
+    let end = rss_mb(pid);
+    // Unbounded, each session kept about 54 KB: 8,000 more would add about 430 MB.
+    eprintln!("RSS {base} MB with 2 sessions, {warm} MB after {WARM}, {end} MB after {SESSIONS}");
+    assert!(end <= warm + 100, "memory grew from {warm} MB to {end} MB over {} sessions", SESSIONS - WARM);
+    let (status, _) = post_raw(&server.url, &header(&first), ping).await;
+    assert!(status.contains("404"), "the session idle longest was closed, so its id answers {status}");
+    let (status, _) = post_raw(&server.url, &header(&busy), ping).await;
+    assert!(status.contains("200"), "the busy session is kept: {status}");
+}
