@@ -61,6 +61,11 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
             );
         }
     }
+    // Redaction the user turned on stays on, whatever the repository says.
+    let user_redacts = matches!(
+        user_table.get("output").and_then(|o| o.get("redact_secrets")),
+        Some(toml::Value::Boolean(true))
+    );
     let repo_deny = take(&mut repo_table, "run", "deny");
     if let Some(toml::Value::Array(rules)) = &repo_deny
         && rules.is_empty()
@@ -111,6 +116,7 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
         .unwrap_or_default();
     config.run.writable = writable.iter().map(|path| home_relative(path)).collect();
     config.allow_protected_writes = matches!(protected, Some(toml::Value::Boolean(true)));
+    config.output.redact_secrets |= user_redacts;
     config.refused = refused;
     Ok(config)
 }
@@ -247,6 +253,16 @@ mod tests {
         let config = load_with(dir.path(), None).unwrap();
         assert!(config.run.pass_env.is_empty() && !config.run.network, "ignored, with a warning");
         assert!(config.run.writable.is_empty(), "a repository cannot open the whole disk to writes");
+
+        std::fs::write(dir.path().join("tack.toml"), "[output]\nredact_secrets = true\n").unwrap();
+        assert!(load_with(dir.path(), None).unwrap().output.redact_secrets, "a repository may add redaction");
+        let user = dir.path().join("user.toml");
+        std::fs::write(&user, "[output]\nredact_secrets = true\n").unwrap();
+        std::fs::write(dir.path().join("tack.toml"), "[output]\nredact_secrets = false\n").unwrap();
+        assert!(
+            load_with(dir.path(), Some(&user)).unwrap().output.redact_secrets,
+            "and not take the user's away"
+        );
         assert_eq!(config.refused, ["[run] pass_env", "[run] network", "[run] writable"]);
         assert_eq!(config.run.timeout_s, 30, "the rest still applies");
     }

@@ -68,6 +68,10 @@ enum Command {
         /// Let the writing tools change tack.toml and .git/ (refused by default).
         #[arg(long)]
         allow_protected_writes: bool,
+        /// Replace secrets in every result with `[redacted: KIND]`: known credential shapes,
+        /// private keys, quoted values of secret-named settings, tack's own credential variables.
+        #[arg(long)]
+        redact_secrets: bool,
         /// Require `Authorization: Bearer TOKEN` on every HTTP request. Beyond loopback a token
         /// is always required: without this flag one is made and saved (mode 0600) beside the
         /// index, and its path logged.
@@ -176,6 +180,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             allow_network,
             writable,
             allow_protected_writes,
+            redact_secrets,
             token,
             session_timeout,
             max_sessions,
@@ -191,6 +196,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 allow_network,
                 writable,
                 allow_protected_writes,
+                redact_secrets,
             };
             let toolbox = open_with(&root, profile, read_only, output)?;
             let index = toolbox.index().clone();
@@ -337,6 +343,7 @@ struct OutputFlags {
     allow_network: bool,
     writable: Vec<PathBuf>,
     allow_protected_writes: bool,
+    redact_secrets: bool,
 }
 
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
@@ -363,6 +370,7 @@ fn open_with(
     config.run.network |= flags.allow_network;
     config.run.writable.extend(flags.writable);
     config.allow_protected_writes |= flags.allow_protected_writes;
+    config.output.redact_secrets |= flags.redact_secrets;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
     let store = store_dir(args, toolbox.root().path());
     let toolbox = match store {

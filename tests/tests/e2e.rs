@@ -514,6 +514,47 @@ async fn commands_write_only_inside_the_root_and_their_scratch_folder_unless_the
     }
 }
 
+#[tokio::test]
+async fn with_redact_secrets_no_result_shows_a_secret_and_without_it_the_file_reads_as_it_is() {
+    let repo = sample_repo();
+    std::fs::write(
+        repo.path().join("settings.py"),
+        "AWS_KEY = \"AKIAIOSFODNN7EXAMPLE\"\nDB_PASSWORD = \"correct-horse-battery\"\nDEBUG = True\n",
+    )
+    .unwrap();
+    for redact in [false, true] {
+        let root = repo.path().to_path_buf();
+        let transport =
+            TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
+                cmd.args(["serve", "--root"])
+                    .arg(&root)
+                    .args(["--pass-env", "OPENAI_API_KEY"])
+                    .env("OPENAI_API_KEY", "sk-proj-0123456789abcdefghijklmn")
+                    .env("TACK_LOG", "warn")
+                    .env("XDG_CACHE_HOME", test_cache_home());
+                if redact {
+                    cmd.arg("--redact-secrets");
+                }
+            }))
+            .expect("tack starts");
+        let client = Recorder::default().serve(transport).await.expect("handshake");
+        let read = call(&client, "read_file", json!({"path": "settings.py"})).await;
+        let search = call(&client, "search", json!({"query": "AKIAIOSFODNN7EXAMPLE", "mode": "text"})).await;
+        let env = call(&client, "run", json!({"command": "echo key=$OPENAI_API_KEY"})).await;
+        let all = format!("{}\n{}\n{}", text(&read), text(&search), text(&env));
+        for secret in ["AKIAIOSFODNN7EXAMPLE", "correct-horse-battery", "sk-proj-0123456789abcdefghijklmn"] {
+            assert_eq!(all.contains(secret), !redact, "{secret} with --redact-secrets {redact}:\n{all}");
+        }
+        if redact {
+            assert!(text(&read).contains("2\tDB_PASSWORD = \"[redacted: secret]\"\n"), "{}", text(&read));
+            assert!(text(&read).contains("1\tAWS_KEY = \"[redacted: aws-access-key]\"\n"), "{}", text(&read));
+            assert!(text(&env).contains("key=[redacted: environment]"), "{}", text(&env));
+            assert!(text(&read).contains("3\tDEBUG = True\n"), "the rest reads as it is: {}", text(&read));
+        }
+        client.cancel().await.unwrap();
+    }
+}
+
 /// Starts `tack serve --http ADDR` with `extra`, returning the child, the loopback URL to reach
 /// it and the stderr lines printed before it served.
 async fn start_http_logged(

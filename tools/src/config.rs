@@ -38,11 +38,20 @@ pub struct OutputConfig {
     pub context_window: Option<usize>,
     /// Per-client limits by `clientInfo.name`, replacing the measured ones tack knows.
     pub clients: BTreeMap<String, ClientLimit>,
+    /// Replace secrets in every result with `[redacted: KIND]` (`redact.rs`). A repository may
+    /// turn it on; once the user's config or the command line has, a repository cannot turn it off.
+    pub redact_secrets: bool,
 }
 
 impl Default for OutputConfig {
     fn default() -> Self {
-        Self { max_tokens: 10_000, structured: false, context_window: None, clients: BTreeMap::new() }
+        Self {
+            max_tokens: 10_000,
+            structured: false,
+            context_window: None,
+            clients: BTreeMap::new(),
+            redact_secrets: false,
+        }
     }
 }
 

@@ -25,6 +25,7 @@ mod patch_tools;
 mod proptests;
 mod read_file;
 mod read_output;
+mod redact;
 mod replace_symbol;
 mod repo_map;
 mod run;

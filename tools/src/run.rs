@@ -232,11 +232,16 @@ pub(crate) fn scrubbed(
 ) -> Vec<std::ffi::OsString> {
     names
         .filter(|name| {
-            let upper = name.to_string_lossy().to_ascii_uppercase();
-            CREDENTIAL_MARKS.iter().any(|mark| upper.contains(mark))
+            is_credential_name(&name.to_string_lossy())
                 && !pass_env.iter().any(|pass| pass.as_str() == name.to_string_lossy())
         })
         .collect()
+}
+
+/// Whether an environment variable's name looks like it holds a credential.
+pub(crate) fn is_credential_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    CREDENTIAL_MARKS.iter().any(|mark| upper.contains(mark))
 }
 
 fn kill_group(pgid: i32) {

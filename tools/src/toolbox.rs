@@ -92,6 +92,8 @@ pub struct Toolbox {
     versions: VersionCache,
     /// The plan and the handoff note (per repository), and where session traces go.
     state: StateStore,
+    /// Replaces secrets in results, when the configuration asks for it.
+    redactor: Option<crate::redact::Redactor>,
 }
 
 impl Toolbox {
@@ -123,6 +125,7 @@ impl Toolbox {
         }
         let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
         let index = Arc::new(Index::open(root.path(), filter.clone(), None).0);
+        let redactor = config.output.redact_secrets.then(|| crate::redact::Redactor::new(std::env::vars()));
         Ok(Self {
             root,
             config,
@@ -135,6 +138,7 @@ impl Toolbox {
             text: std::sync::OnceLock::new(),
             versions: VersionCache::default(),
             state: StateStore::default(),
+            redactor,
         })
     }
 
@@ -304,6 +308,12 @@ impl Toolbox {
         };
         let budget = if observation.is_error { limits.error_budget } else { limits.budget };
         let mut observation = self.shape(session, name, observation, budget);
+        if let Some(redactor) = &self.redactor {
+            observation.text = redactor.text(&observation.text);
+            if let Some(data) = &mut observation.structured {
+                redactor.value(data);
+            }
+        }
         let target = called_tool(name, &args_for_trace);
         let spec = self.spec(&target);
         let digest =
