@@ -82,6 +82,22 @@ fn works(mode: Containment) -> bool {
     probe.status().is_ok_and(|s| s.success())
 }
 
+/// What the kernel here does not enforce for commands, for the end of `run`'s description the
+/// model reads: empty where every boundary holds.
+pub fn caveats(containment: Containment, confines_writes: bool) -> String {
+    let mut gaps = Vec::new();
+    if containment == Containment::ProcessGroup {
+        gaps.push("a process that calls setsid can outlive its command");
+    }
+    if !containment.isolates_network() {
+        gaps.push("commands reach the network");
+    }
+    if !confines_writes {
+        gaps.push("commands can write outside the repository");
+    }
+    if gaps.is_empty() { String::new() } else { format!(" On this machine {}.", gaps.join(", ")) }
+}
+
 /// Makes `cmd` run contained the way this machine allows; with `network`, in the host's
 /// network namespace. Where Landlock works, it may write only beneath `writable`.
 pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) {
@@ -324,6 +340,21 @@ unsafe fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_description_names_each_boundary_this_kernel_lacks_and_nothing_when_all_hold() {
+        let full = Containment::Namespaces { user: false, network: true };
+        assert_eq!(caveats(full, true), "");
+        assert_eq!(
+            caveats(Containment::ProcessGroup, false),
+            " On this machine a process that calls setsid can outlive its command, commands reach the network, \
+             commands can write outside the repository."
+        );
+        assert_eq!(
+            caveats(Containment::Namespaces { user: true, network: false }, true),
+            " On this machine commands reach the network."
+        );
+    }
 
     /// What `sh -c script` prints when contained by `mode`.
     fn output(mode: Containment, script: &str) -> String {

@@ -77,6 +77,16 @@ pub struct CallOutcome {
     pub tools_changed: bool,
 }
 
+/// `run`'s description with what this machine's kernel does not enforce, made once.
+fn run_description(base: &'static str) -> &'static str {
+    static TEXT: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let caveats =
+            crate::contain::caveats(crate::contain::containment(), crate::contain::confines_writes());
+        if caveats.is_empty() { base } else { Box::leak(format!("{base}{caveats}").into_boxed_str()) }
+    })
+}
+
 /// Everything the tools share: the root, the configuration, the file filter.
 pub struct Toolbox {
     root: Root,
@@ -123,7 +133,11 @@ impl Toolbox {
                 limits::MIN_TOKENS * 8
             );
         }
-        let specs = catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
+        let mut specs: Vec<ToolSpec> =
+            catalog::all().iter().filter(|t| !(read_only && t.writes)).cloned().collect();
+        if let Some(run) = specs.iter_mut().find(|t| t.name == "run") {
+            run.description = run_description(run.description);
+        }
         let index = Arc::new(Index::open(root.path(), filter.clone(), None).0);
         let redactor = config.output.redact_secrets.then(|| crate::redact::Redactor::new(std::env::vars()));
         Ok(Self {
@@ -253,10 +267,8 @@ impl Toolbox {
             text.push_str(
                 "run executes a shell command in the repository root with a timeout (tests, builds, git). ",
             );
+            // What this kernel does not enforce is said in run's own description.
             let containment = crate::contain::containment();
-            if containment == crate::contain::Containment::ProcessGroup {
-                text.push_str("On this machine a process that calls setsid can outlive its command. ");
-            }
             if containment.isolates_network() && !self.config.run.network {
                 text.push_str("Commands reach no network but their own localhost, so downloads fail. ");
             }
