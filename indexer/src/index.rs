@@ -76,6 +76,41 @@ impl Snapshot {
     }
 }
 
+/// The entry of file `rel` as it is now: the old one when size and mtime match, a copy with
+/// new times when only they changed, else freshly parsed (the `bool`). `None`: unreadable.
+fn entry_for(
+    dir: &crate::beneath::RootDir,
+    rel: String,
+    lang: Lang,
+    size: u64,
+    mtime_ns: u64,
+    old: Option<&Arc<FileEntry>>,
+) -> Option<(Arc<FileEntry>, bool)> {
+    if let Some(old) = old
+        && old.size == size
+        && old.mtime_ns == mtime_ns
+        && old.lang == lang
+    {
+        return Some((old.clone(), false));
+    }
+    let bytes = dir.read(&rel).ok()?;
+    let hash = content_hash(&bytes);
+    match old {
+        Some(old) if old.hash == hash && old.lang == lang => {
+            let mut same = (**old).clone();
+            same.size = size;
+            same.mtime_ns = mtime_ns;
+            Some((Arc::new(same), false))
+        }
+        _ => Some((Arc::new(parse_entry(rel, lang, size, mtime_ns, hash, &bytes)), true)),
+    }
+}
+
+/// A file's modification time in nanoseconds (0 when the system has none).
+fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// What one refresh did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RefreshStats {
@@ -103,7 +138,8 @@ pub struct Index {
     filter: Filter,
     store: Option<PathBuf>,
     current: RwLock<Arc<Snapshot>>,
-    dirty: AtomicBool,
+    /// A first scan has completed: from then on queries never wait for an update.
+    ready: AtomicBool,
     unsaved: AtomicBool,
     update: Mutex<()>,
     /// Files parsed since the index was opened: tests and logs read it to prove reuse.
@@ -135,7 +171,7 @@ impl Index {
             filter,
             store,
             current: RwLock::new(Arc::new(snapshot)),
-            dirty: AtomicBool::new(true),
+            ready: AtomicBool::new(false),
             unsaved: AtomicBool::new(false),
             update: Mutex::new(()),
             parsed_total: AtomicU64::new(0),
@@ -152,40 +188,108 @@ impl Index {
         &self.filter
     }
 
-    /// Rescans when something was marked changed; says what the rescan did.
-    pub fn refresh_if_dirty(&self) -> Option<RefreshStats> {
-        self.dirty.load(Ordering::SeqCst).then(|| self.refresh(&|_, _| {}))
-    }
-
-    /// Says that files may have changed; the next snapshot rescans first.
-    pub fn mark_dirty(&self) {
-        self.dirty.store(true, Ordering::SeqCst);
-    }
-
     /// Files parsed since the index was opened.
     pub fn parsed_total(&self) -> u64 {
         self.parsed_total.load(Ordering::SeqCst)
     }
 
-    /// The current snapshot, rescanned first when something changed since the last one. When a
-    /// rescan is already running (the first scan at start-up, a watcher update), this waits for
-    /// it, so a query never answers from an index older than the change it follows.
+    /// The newest complete snapshot. Only a query before the first scan has finished waits (for
+    /// that scan); after it, no query waits for an update: a change is folded in by the call
+    /// that made it ([`Index::apply_changes`]) or by the watcher ([`Index::refresh`]), off every
+    /// other call's path, and swapped in whole with its graph built.
     pub fn snapshot(&self) -> Arc<Snapshot> {
-        if self.dirty.load(Ordering::SeqCst) {
-            self.refresh(&|_, _| {});
-        } else {
-            drop(self.update.lock().expect("index update lock"));
+        if !self.ready.load(Ordering::Acquire) {
+            let _guard = self.update.lock().expect("index update lock");
+            if !self.ready.load(Ordering::Acquire) {
+                self.refresh_locked(&|_, _| {});
+            }
         }
         self.current.read().expect("index lock").clone()
+    }
+
+    /// Folds the files at `rels` (root-relative) into a new snapshot, returned once it is the
+    /// current one: the caller's next query sees its own change. A changed file is re-read and
+    /// re-parsed, a missing one (or a folder's files) removed; a path the index does not know
+    /// yet (a new file may be ignored) makes a full rescan instead.
+    pub fn apply_changes(&self, rels: &[String]) -> Arc<Snapshot> {
+        let guard = self.update.lock().expect("index update lock");
+        if !self.ready.load(Ordering::Acquire) {
+            self.refresh_locked(&|_, _| {});
+            drop(guard);
+            return self.current.read().expect("index lock").clone();
+        }
+        let previous = self.current.read().expect("index lock").clone();
+        let mut files = previous.files.clone();
+        let dir = crate::beneath::RootDir::open(&self.root).ok();
+        let mut parsed = 0;
+        let mut changed = false;
+        for rel in rels {
+            let abs = self.root.join(rel);
+            match std::fs::symlink_metadata(&abs) {
+                Ok(meta) if meta.is_file() => {
+                    let Some(lang) = Lang::from_path(&abs) else { continue };
+                    let Some(old) = files.get(rel.as_str()) else {
+                        // Whether a new file is ignored takes the walker: rescan.
+                        self.refresh_locked(&|_, _| {});
+                        drop(guard);
+                        return self.current.read().expect("index lock").clone();
+                    };
+                    let Some((entry, was_parsed)) = dir.as_ref().and_then(|d| {
+                        entry_for(d, rel.clone(), lang, meta.len(), mtime_ns(&meta), Some(old))
+                    }) else {
+                        continue;
+                    };
+                    parsed += usize::from(was_parsed);
+                    if !Arc::ptr_eq(old, &entry) {
+                        files.insert(rel.clone(), entry);
+                        changed = true;
+                    }
+                }
+                Ok(meta) if meta.is_dir() => {
+                    self.refresh_locked(&|_, _| {});
+                    drop(guard);
+                    return self.current.read().expect("index lock").clone();
+                }
+                _ => {
+                    let prefix = format!("{rel}/");
+                    let before = files.len();
+                    files.retain(|path, _| path != rel && !path.starts_with(&prefix));
+                    changed |= files.len() != before;
+                }
+            }
+        }
+        self.parsed_total.fetch_add(parsed as u64, Ordering::SeqCst);
+        if changed {
+            self.install(files, &previous);
+        }
+        self.current.read().expect("index lock").clone()
+    }
+
+    /// Makes `files` the current snapshot, with its graph and name resolution built first, so
+    /// no query pays for them.
+    fn install(&self, files: BTreeMap<String, Arc<FileEntry>>, previous: &Snapshot) {
+        let snapshot = Snapshot {
+            files,
+            generation: previous.generation + 1,
+            graph: OnceLock::new(),
+            resolver: OnceLock::new(),
+        };
+        snapshot.graph();
+        snapshot.resolver();
+        *self.current.write().expect("index lock") = Arc::new(snapshot);
+        self.unsaved.store(true, Ordering::SeqCst);
     }
 
     /// Walks the root, reuses what is unchanged, parses the rest in parallel, and swaps in the
     /// new snapshot. `progress(done, total)` reports parsing.
     pub fn refresh(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> RefreshStats {
         let _guard = self.update.lock().expect("index update lock");
+        self.refresh_locked(progress)
+    }
+
+    /// [`Index::refresh`] for a caller that holds the update lock.
+    fn refresh_locked(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> RefreshStats {
         let started = Instant::now();
-        // Clear first: a change that lands during the scan marks it dirty again.
-        self.dirty.store(false, Ordering::SeqCst);
         let previous = self.current.read().expect("index lock").clone();
 
         let mut candidates: Vec<(String, Lang, u64, u64)> = Vec::new();
@@ -198,12 +302,7 @@ impl Index {
                 continue;
             };
             let Ok(meta) = entry.metadata() else { continue };
-            let mtime_ns = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as u64);
-            candidates.push((rel.replace('\\', "/"), lang, meta.len(), mtime_ns));
+            candidates.push((rel.replace('\\', "/"), lang, meta.len(), mtime_ns(&meta)));
         }
 
         // Largest first, so no thread is left parsing one big file while the others idle.
@@ -218,27 +317,10 @@ impl Index {
             .into_par_iter()
             .filter_map(|(rel, lang, size, mtime_ns)| {
                 let old = previous.files.get(&rel);
-                let entry = match old {
-                    Some(old) if old.size == size && old.mtime_ns == mtime_ns && old.lang == lang => {
-                        old.clone()
-                    }
-                    _ => {
-                        let bytes = dir.as_ref()?.read(&rel).ok()?;
-                        let hash = content_hash(&bytes);
-                        match old {
-                            Some(old) if old.hash == hash && old.lang == lang => {
-                                let mut same = (**old).clone();
-                                same.size = size;
-                                same.mtime_ns = mtime_ns;
-                                Arc::new(same)
-                            }
-                            _ => {
-                                parsed.fetch_add(1, Ordering::Relaxed);
-                                Arc::new(parse_entry(rel, lang, size, mtime_ns, hash, &bytes))
-                            }
-                        }
-                    }
-                };
+                let (entry, was_parsed) = entry_for(dir.as_ref()?, rel, lang, size, mtime_ns, old)?;
+                if was_parsed {
+                    parsed.fetch_add(1, Ordering::Relaxed);
+                }
                 let n = done.fetch_add(1, Ordering::Relaxed) as usize + 1;
                 if n.is_multiple_of(64) || n == total {
                     progress(n, total);
@@ -257,15 +339,9 @@ impl Index {
             || files.len() != previous.files.len()
             || files.iter().any(|(k, v)| previous.files.get(k).is_none_or(|old| !Arc::ptr_eq(old, v)));
         if changed {
-            let snapshot = Snapshot {
-                files,
-                generation: previous.generation + 1,
-                graph: OnceLock::new(),
-                resolver: OnceLock::new(),
-            };
-            *self.current.write().expect("index lock") = Arc::new(snapshot);
-            self.unsaved.store(true, Ordering::SeqCst);
+            self.install(files, &previous);
         }
+        self.ready.store(true, Ordering::Release);
         self.parsed_total.fetch_add(parsed as u64, Ordering::SeqCst);
         let files = self.current.read().expect("index lock").files.len();
         RefreshStats { files, parsed, reused, removed, seconds: started.elapsed().as_secs_f64() }
@@ -463,12 +539,41 @@ mod tests {
         fs::write(repo.path().join("a.py"), "def alpha():\n    return 2\n\ndef gamma():\n    pass\n")
             .unwrap();
         fs::remove_file(repo.path().join("b.py")).unwrap();
-        index.mark_dirty();
-        let snapshot = index.snapshot();
+        let before = index.snapshot();
+        let snapshot = index.apply_changes(&["a.py".into(), "b.py".into()]);
         assert_eq!(snapshot.files.keys().collect::<Vec<_>>(), vec!["a.py"]);
         let names: Vec<&str> = snapshot.files["a.py"].symbols.defs.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, vec!["alpha", "gamma"]);
         assert_eq!(index.parsed_total(), 3, "two at first, then only a.py");
+        assert_eq!(snapshot.generation, before.generation + 1);
+        assert!(Arc::ptr_eq(&index.snapshot(), &snapshot), "the fold is the current snapshot");
+        assert_eq!(before.files.len(), 2, "a reader's older snapshot is left as it was");
+
+        // Nothing changed: no new snapshot. A new file: a rescan, which finds it.
+        assert!(Arc::ptr_eq(&index.apply_changes(&["a.py".into()]), &snapshot));
+        fs::create_dir(repo.path().join("pkg")).unwrap();
+        fs::write(repo.path().join("pkg/c.py"), "def c():\n    pass\n").unwrap();
+        let with_new = index.apply_changes(&["pkg/c.py".into()]);
+        assert_eq!(with_new.files.keys().collect::<Vec<_>>(), vec!["a.py", "pkg/c.py"]);
+        // A removed folder takes its files with it.
+        fs::remove_dir_all(repo.path().join("pkg")).unwrap();
+        assert_eq!(index.apply_changes(&["pkg".into()]).files.keys().collect::<Vec<_>>(), vec!["a.py"]);
+    }
+
+    #[test]
+    fn a_query_does_not_wait_while_a_change_is_folded_in() {
+        let (repo, store) = setup();
+        let (index, _) = open(repo.path(), store.path());
+        let first = index.snapshot();
+        let _update = index.update.lock().unwrap();
+        // The update lock is held, as by a fold in progress: a query still answers, at once.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            scope.spawn(|| tx.send(index.snapshot().generation).unwrap());
+            let generation =
+                rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the query did not wait");
+            assert_eq!(generation, first.generation);
+        });
     }
 
     #[test]

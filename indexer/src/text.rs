@@ -190,6 +190,8 @@ pub struct TextIndex {
     writer: Mutex<IndexWriter>,
     fields: Fields,
     state: Mutex<State>,
+    /// One more than the generation last synced to (0: none), read without the lock.
+    synced: std::sync::atomic::AtomicU64,
 }
 
 impl TextIndex {
@@ -244,7 +246,8 @@ impl TextIndex {
             }
         }
         let state = Mutex::new(State { generation: None, docs });
-        Ok((Self { reader, writer: Mutex::new(writer), fields, state }, dropped))
+        let synced = std::sync::atomic::AtomicU64::new(0);
+        Ok((Self { reader, writer: Mutex::new(writer), fields, state, synced }, dropped))
     }
 
     pub fn fields(&self) -> Fields {
@@ -254,8 +257,12 @@ impl TextIndex {
     /// Brings the index to `snapshot`: files whose content hash changed are indexed again
     /// (read from `root`), removed files are deleted. A no-op when already in step.
     pub fn sync(&self, root: &Path, snapshot: &Snapshot) -> tantivy::Result<SyncStats> {
+        // Already at this snapshot or a newer one: no lock, so a query never waits for a sync.
+        if self.synced.load(std::sync::atomic::Ordering::Acquire) > snapshot.generation {
+            return Ok(SyncStats::default());
+        }
         let mut state = self.state.lock().expect("text index state");
-        if state.generation == Some(snapshot.generation) {
+        if state.generation.is_some_and(|g| g >= snapshot.generation) {
             return Ok(SyncStats::default());
         }
         let mut writer = self.writer.lock().expect("text index writer");
@@ -308,6 +315,7 @@ impl TextIndex {
             self.reader.reload()?;
         }
         state.generation = Some(snapshot.generation);
+        self.synced.store(snapshot.generation + 1, std::sync::atomic::Ordering::Release);
         Ok(stats)
     }
 

@@ -1,6 +1,7 @@
 //! Keeps the index current while the server runs: a file watcher (inotify through `notify`) on
-//! every directory the index walks, debounced, marks the index dirty and rescans it, then saves.
-//! Queries rescan too when they find it dirty, so a change shows in the very next call.
+//! every directory the index walks, debounced, folds the changed files into a new snapshot (or
+//! rescans, for an ignore file), then saves. Queries never wait for it: they read the snapshot
+//! before the change until the new one is swapped in.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +19,6 @@ const DEBOUNCE: Duration = Duration::from_millis(250);
 pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
     let (tx, rx) = mpsc::channel::<notify::Event>();
     let root = index.root().to_path_buf();
-    let marker = index.clone();
     let event_root = root.clone();
     let mut watcher: RecommendedWatcher =
         notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -28,8 +28,6 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
             {
                 return;
             }
-            // Dirty at once, not after the debounce: the very next query must rescan.
-            marker.mark_dirty();
             let _ = tx.send(event);
         })?;
     let mut watched = 0usize;
@@ -60,15 +58,29 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
                     }
                 }
             }
-            if let Some(stats) = index.refresh_if_dirty() {
-                tracing::info!(
-                    files = stats.files,
-                    parsed = stats.parsed,
-                    removed = stats.removed,
-                    seconds = stats.seconds,
-                    "index updated"
-                );
-            }
+            let mut rels: Vec<String> = pending
+                .iter()
+                .flat_map(|event| &event.paths)
+                .filter(|path| matters(&root, path))
+                .filter_map(|path| path.strip_prefix(&root).ok()?.to_str().map(str::to_string))
+                .collect();
+            rels.sort_unstable();
+            rels.dedup();
+            let ignores_changed =
+                rels.iter().any(|rel| rel.ends_with(".gitignore") || rel.ends_with(".ignore"));
+            let started = std::time::Instant::now();
+            let generation = if ignores_changed {
+                index.refresh(&|_, _| {});
+                index.snapshot().generation
+            } else {
+                index.apply_changes(&rels).generation
+            };
+            tracing::info!(
+                paths = rels.len(),
+                generation,
+                seconds = started.elapsed().as_secs_f64(),
+                "index updated"
+            );
             if let Err(err) = index.save() {
                 tracing::warn!("cannot save the index: {err}");
             }

@@ -39,6 +39,23 @@ async fn search(client: &Client, query: &str) -> String {
     result.content[0].as_text().unwrap().text.clone()
 }
 
+/// Calls `tool` until `seen` holds for its text, for up to 10 s: the watcher folds a change in
+/// after 250 ms of quiet, and calls in the meantime read the snapshot before it.
+async fn until<F, Fut>(tool: F, seen: impl Fn(&str) -> bool) -> String
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = String>,
+{
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = tool().await;
+        if seen(&text) || std::time::Instant::now() > deadline {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test]
 async fn the_map_and_search_follow_changes_made_while_the_server_runs() {
     let repo = fixture_copy("py_shop");
@@ -48,24 +65,22 @@ async fn the_map_and_search_follow_changes_made_while_the_server_runs() {
     assert!(before.contains("shop/cart.py:"), "{before}");
     assert!(!before.contains("refund_order"));
 
-    // Another agent (or an editor) writes a file: the next call shows it, no restart.
+    // Another agent (or an editor) writes a file: the watcher folds it in, no restart.
     std::fs::write(
         repo.path().join("shop/refunds.py"),
         "from .cart import Cart\n\n\ndef refund_order(cart: Cart) -> float:\n    return -cart.total()\n",
     )
     .unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let after = repo_map(&client).await;
-    assert!(after.contains("def refund_order(cart: Cart) -> float:"), "{after}");
-    // The search index follows too: a term that did not exist is found by the next call.
+    let signature = "def refund_order(cart: Cart) -> float:";
+    let after = until(|| repo_map(&client), |map| map.contains(signature)).await;
+    assert!(after.contains(signature), "{after}");
+    // The search index follows too: a term that did not exist is found.
     std::fs::write(repo.path().join("shop/audit.py"), "def zanzibar_ledger():\n    return 1\n").unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let found = search(&client, "zanzibar ledger").await;
+    let found = until(|| search(&client, "zanzibar ledger"), |text| text.contains("shop/audit.py")).await;
     assert!(found.starts_with("2 matches in 1 files\nshop/audit.py\n"), "{found}");
 
     std::fs::remove_file(repo.path().join("shop/receipts.py")).unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let gone = repo_map(&client).await;
+    let gone = until(|| repo_map(&client), |map| !map.contains("shop/receipts.py")).await;
     assert!(!gone.contains("shop/receipts.py"), "{gone}");
     assert!(!gone.contains("send_receipt(cart"), "{gone}");
     client.cancel().await.unwrap();

@@ -202,8 +202,15 @@ impl Toolbox {
     }
 
     /// Tells the index that these files changed (a tool wrote them), so the next call sees it.
-    pub fn files_changed(&self, _rel_paths: &[String]) {
-        self.index.mark_dirty();
+    pub fn files_changed(&self, rel_paths: &[String]) {
+        // Folded in by this call, so its session's next query sees the change while every
+        // other session goes on reading the snapshot before it.
+        let snapshot = self.index.apply_changes(rel_paths);
+        if let Some(Ok(text)) = self.text.get()
+            && let Err(err) = text.sync(self.root.path(), &snapshot)
+        {
+            tracing::warn!("the search index was not updated after a write: {err}");
+        }
     }
 
     pub fn root(&self) -> &Root {

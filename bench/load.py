@@ -1,0 +1,263 @@
+"""Many agents on one `tack serve --http`: per-tool latency of one session alone, then of many
+sessions at once while one more session edits a file at a fixed rate, in the same server run;
+throughput, errors, read-your-writes, and the server's memory (start, peak, idle after).
+
+The corpus is copied to a temporary folder first (the editor changes a file in it).
+
+usage: load.py TACK ROOT [--sessions 32] [--calls 40] [--edit-ms 200] [--seed 1] [--idle-s 10]
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+
+QUERIES = [
+    "json decoder fails on a trailing comma",
+    "http client connection timeout is ignored",
+    "email header parsing with non-ascii characters",
+    "pathlib resolve loops forever on a symlink cycle",
+    "asyncio task cancellation is swallowed",
+    "csv writer quoting of embedded newlines",
+    "zipfile extract allows path traversal",
+    "RotatingFileHandler does not roll over",
+    "decimal rounding mode ROUND_HALF_EVEN",
+    "argparse subparser help is missing",
+]
+TOOLS = ["search", "read_file", "repo_map", "definition"]
+EDITED = "tack_load_edited.py"
+
+
+class Session:
+    """One MCP session over streamable HTTP (2025-06-18), raw JSON-RPC."""
+
+    def __init__(self, host):
+        self.host = host
+        self.id = None
+        self.next = 0
+        body = self.post("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                        "clientInfo": {"name": "load", "version": "0"}})
+        assert "result" in body, body
+        self.notify("notifications/initialized")
+
+    def _send(self, payload):
+        conn = http.client.HTTPConnection(self.host, timeout=120)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        if self.id:
+            headers["Mcp-Session-Id"] = self.id
+            headers["Mcp-Protocol-Version"] = "2025-06-18"
+        conn.request("POST", "/mcp", json.dumps(payload), headers)
+        response = conn.getresponse()
+        text = response.read().decode()
+        self.id = self.id or response.getheader("mcp-session-id")
+        conn.close()
+        return response.status, text
+
+    def post(self, method, params):
+        self.next += 1
+        status, text = self._send({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params})
+        for line in text.splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                message = json.loads(line[5:])
+                if message.get("id") == self.next:
+                    return message
+        return json.loads(text) if text.startswith("{") else {"error": {"status": status, "text": text[:200]}}
+
+    def notify(self, method):
+        self._send({"jsonrpc": "2.0", "method": method})
+
+    def call(self, tool, args):
+        """(milliseconds, is_error, text) of one tool call."""
+        started = time.perf_counter()
+        if tool == "definition":
+            message = self.post("tools/call", {"name": "call_tool", "arguments": {"name": tool, "arguments": args}})
+        else:
+            message = self.post("tools/call", {"name": tool, "arguments": args})
+        ms = (time.perf_counter() - started) * 1000
+        result = message.get("result") or {}
+        text = "".join(block.get("text", "") for block in result.get("content", []))
+        return ms, bool(result.get("isError")) or "error" in message, text
+
+
+def memory(pid, field):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+def workload(files, names, rng, calls):
+    """`calls` (tool, arguments) pairs, the four tools in turn, arguments drawn at random."""
+    out = []
+    for i in range(calls):
+        tool = TOOLS[i % len(TOOLS)]
+        if tool == "search":
+            out.append((tool, {"query": rng.choice(QUERIES)}))
+        elif tool == "read_file":
+            out.append((tool, {"path": rng.choice(files), "start": rng.randint(1, 200)}))
+        elif tool == "repo_map":
+            out.append((tool, {"focus": [rng.choice(files)]}))
+        else:
+            out.append((tool, {"symbol": rng.choice(names)}))
+    return out
+
+
+def percentiles(values):
+    values = sorted(values)
+    if not values:
+        return (0, 0, 0)
+    p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+    return (statistics.median(values), p95, values[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tack")
+    parser.add_argument("root")
+    parser.add_argument("--sessions", type=int, default=32)
+    parser.add_argument("--calls", type=int, default=40)
+    parser.add_argument("--edit-ms", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--idle-s", type=float, default=10)
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="tack-load-")
+    corpus = os.path.join(work, "corpus")
+    shutil.copytree(args.root, corpus, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "site-packages"),
+                    symlinks=True)
+    with open(os.path.join(corpus, EDITED), "w") as f:
+        f.write("def edited():\n    return 0\n")
+    files, names = [], []
+    for dirpath, _, filenames in os.walk(corpus):
+        for name in filenames:
+            if name.endswith(".py"):
+                rel = os.path.relpath(os.path.join(dirpath, name), corpus)
+                files.append(rel)
+    files.sort()
+    rng = random.Random(args.seed)
+    for rel in rng.sample(files, min(200, len(files))):
+        with open(os.path.join(corpus, rel), errors="replace") as f:
+            names += re.findall(r"^(?:def|class) ([A-Za-z_]\w{3,})", f.read(), re.M)[:3]
+    names = sorted(set(names))
+
+    server = subprocess.Popen([args.tack, "serve", "--http", "127.0.0.1:0", "--root", corpus,
+                               "--index-dir", os.path.join(work, "index"), "--max-sessions", "4096"],
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "TACK_LOG": "warn"})
+    url = None
+    for line in server.stderr:
+        if line.startswith("tack: serving MCP at "):
+            url = line.split(" at ", 1)[1].strip()
+            break
+    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+    host = url.split("//", 1)[1].split("/", 1)[0]
+    try:
+        warm = Session(host)
+        ms, _, _ = warm.call("search", {"query": "warm up"})
+        print(f"corpus: {len(files)} Python files; first call (index built) {ms / 1000:.1f} s")
+        for tool, targs in workload(files, names, random.Random(0), 8):
+            warm.call(tool, targs)
+        start_rss = memory(server.pid, "VmRSS")
+
+        # One session alone.
+        single = {tool: [] for tool in TOOLS}
+        errors = 0
+        alone = Session(host)
+        for tool, targs in workload(files, names, random.Random(args.seed), args.calls):
+            ms, err, _ = alone.call(tool, targs)
+            single[tool].append(ms)
+            errors += err
+
+        # Many sessions, and an editor.
+        loaded = {tool: [] for tool in TOOLS}
+        lock = threading.Lock()
+        sessions = [Session(host) for _ in range(args.sessions)]
+        stop = threading.Event()
+        edits = {"done": 0, "stale": 0, "errors": 0, "ms": []}
+
+        def agent(session, seed):
+            nonlocal errors
+            for tool, targs in workload(files, names, random.Random(seed), args.calls):
+                ms, err, _ = session.call(tool, targs)
+                with lock:
+                    loaded[tool].append(ms)
+                    errors += err
+
+        def editor():
+            session = Session(host)
+            value = 0
+            while not stop.is_set():
+                started = time.perf_counter()
+                ms, err, text = session.call("edit_file", {"path": EDITED, "old": f"return {value}",
+                                                           "new": f"return {value + 1}"})
+                if err:
+                    edits["errors"] += 1
+                else:
+                    value += 1
+                    edits["done"] += 1
+                    edits["ms"].append(ms)
+                    # Read-your-writes: the editor's next read shows its edit.
+                    _, _, seen = session.call("read_file", {"path": EDITED})
+                    edits["stale"] += f"return {value}" not in seen
+                    _, _, found = session.call("search", {"query": f"return {value}", "mode": "text",
+                                                          "path": EDITED})
+                    edits["stale"] += f"return {value}" not in found
+                rest = args.edit_ms / 1000 - (time.perf_counter() - started)
+                if rest > 0:
+                    stop.wait(rest)
+
+        threads = [threading.Thread(target=agent, args=(s, args.seed + 1 + i)) for i, s in enumerate(sessions)]
+        edit_thread = threading.Thread(target=editor)
+        peak = start_rss
+
+        def sample():
+            nonlocal peak
+            while not stop.is_set():
+                peak = max(peak, memory(server.pid, "VmRSS"))
+                stop.wait(0.05)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        started = time.perf_counter()
+        edit_thread.start()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - started
+        stop.set()
+        edit_thread.join()
+        sampler.join()
+        time.sleep(args.idle_s)
+        idle_rss = memory(server.pid, "VmRSS")
+
+        print(f"{args.sessions} sessions x {args.calls} calls, one edit every {args.edit_ms} ms, seed {args.seed}")
+        print("| tool | one session p50 / p95 / max ms | loaded p50 / p95 / max ms | ratio p50 | ratio p95 |")
+        print("| --- | --- | --- | --- | --- |")
+        for tool in TOOLS:
+            a, b = percentiles(single[tool]), percentiles(loaded[tool])
+            print(f"| {tool} | {a[0]:.0f} / {a[1]:.0f} / {a[2]:.0f} | {b[0]:.0f} / {b[1]:.0f} / {b[2]:.0f} "
+                  f"| {b[0] / max(a[0], 0.1):.1f}x | {b[1] / max(a[1], 0.1):.1f}x |")
+        total = sum(len(v) for v in loaded.values())
+        e = percentiles(edits["ms"])
+        print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); call errors {errors}")
+        print(f"edits {edits['done']} (p50 {e[0]:.0f} ms, p95 {e[1]:.0f} ms), failed {edits['errors']}, "
+              f"reads that missed the editor's own last edit {edits['stale']}")
+        print(f"memory: {start_rss} MB before the load, peak {peak} MB ({peak / max(start_rss, 1):.2f}x), "
+              f"{idle_rss} MB after {args.idle_s:.0f} s idle")
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
