@@ -75,7 +75,8 @@ class Session:
         self._send({"jsonrpc": "2.0", "method": method})
 
     def call(self, tool, args):
-        """(milliseconds, is_error, text) of one tool call."""
+        """(milliseconds, failed, text) of one tool call. `failed` is "protocol" when the request
+        got no result, "tool" for a result with isError (a name not found, a line past the end)."""
         started = time.perf_counter()
         if tool == "definition":
             message = self.post("tools/call", {"name": "call_tool", "arguments": {"name": tool, "arguments": args}})
@@ -84,7 +85,8 @@ class Session:
         ms = (time.perf_counter() - started) * 1000
         result = message.get("result") or {}
         text = "".join(block.get("text", "") for block in result.get("content", []))
-        return ms, bool(result.get("isError")) or "error" in message, text
+        failed = "protocol" if "error" in message or not result else ("tool" if result.get("isError") else None)
+        return ms, failed, text
 
 
 def memory(pid, field):
@@ -150,7 +152,7 @@ def main():
     names = sorted(set(names))
 
     server = subprocess.Popen([args.tack, "serve", "--http", "127.0.0.1:0", "--root", corpus,
-                               "--index-dir", os.path.join(work, "index"), "--max-sessions", "4096"],
+                               "--index-dir", os.path.join(work, "index")],
                               stderr=subprocess.PIPE, text=True, env={**os.environ, "TACK_LOG": "warn"})
     url = None
     for line in server.stderr:
@@ -169,12 +171,11 @@ def main():
 
         # One session alone.
         single = {tool: [] for tool in TOOLS}
-        errors = 0
+        errors = {"protocol": 0, "tool": 0}
         alone = Session(host)
         for tool, targs in workload(files, names, random.Random(args.seed), args.calls):
-            ms, err, _ = alone.call(tool, targs)
+            ms, failed, _ = alone.call(tool, targs)
             single[tool].append(ms)
-            errors += err
 
         # Many sessions, and an editor.
         loaded = {tool: [] for tool in TOOLS}
@@ -184,12 +185,12 @@ def main():
         edits = {"done": 0, "stale": 0, "errors": 0, "ms": []}
 
         def agent(session, seed):
-            nonlocal errors
             for tool, targs in workload(files, names, random.Random(seed), args.calls):
-                ms, err, _ = session.call(tool, targs)
+                ms, failed, _ = session.call(tool, targs)
                 with lock:
                     loaded[tool].append(ms)
-                    errors += err
+                    if failed:
+                        errors[failed] += 1
 
         def editor():
             session = Session(host)
@@ -248,7 +249,8 @@ def main():
                   f"| {b[0] / max(a[0], 0.1):.1f}x | {b[1] / max(a[1], 0.1):.1f}x |")
         total = sum(len(v) for v in loaded.values())
         e = percentiles(edits["ms"])
-        print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); call errors {errors}")
+        print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); "
+              f"failed requests {errors['protocol']}, tool errors {errors['tool']} (names not found and the like)")
         print(f"edits {edits['done']} (p50 {e[0]:.0f} ms, p95 {e[1]:.0f} ms), failed {edits['errors']}, "
               f"reads that missed the editor's own last edit {edits['stale']}")
         print(f"memory: {start_rss} MB before the load, peak {peak} MB ({peak / max(start_rss, 1):.2f}x), "
