@@ -59,6 +59,9 @@ impl RootDir {
                         HAS_OPENAT2.store(false, Ordering::Relaxed);
                         break self.walk(rel, flags, mode);
                     }
+                    // Some seccomp filters answer EPERM for a syscall they do not know; the
+                    // walk gives the real answer.
+                    Err(Errno::PERM) => break self.walk(rel, flags, mode),
                     other => break other,
                 }
             }

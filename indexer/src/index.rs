@@ -76,17 +76,20 @@ impl Snapshot {
     }
 }
 
-/// The entry of file `rel` as it is now: the old one when size and mtime match, a copy with
-/// new times when only they changed, else freshly parsed (the `bool`). `None`: unreadable.
+/// The entry of file `rel` as it is now: the old one when size and mtime match (and `trust_times`),
+/// a copy with new times when only they changed, else freshly parsed (the `bool`). `None`:
+/// unreadable. A path a caller says it changed is read whatever its times say: two writes of one
+/// length within a clock tick leave both the same.
 fn entry_for(
     dir: &crate::beneath::RootDir,
     rel: String,
     lang: Lang,
-    size: u64,
-    mtime_ns: u64,
+    (size, mtime_ns): (u64, u64),
     old: Option<&Arc<FileEntry>>,
+    trust_times: bool,
 ) -> Option<(Arc<FileEntry>, bool)> {
     if let Some(old) = old
+        && trust_times
         && old.size == size
         && old.mtime_ns == mtime_ns
         && old.lang == lang
@@ -96,6 +99,9 @@ fn entry_for(
     let bytes = dir.read(&rel).ok()?;
     let hash = content_hash(&bytes);
     match old {
+        Some(old) if old.hash == hash && old.lang == lang && old.size == size && old.mtime_ns == mtime_ns => {
+            Some((old.clone(), false))
+        }
         Some(old) if old.hash == hash && old.lang == lang => {
             let mut same = (**old).clone();
             same.size = size;
@@ -234,9 +240,10 @@ impl Index {
                         drop(guard);
                         return self.current.read().expect("index lock").clone();
                     };
-                    let Some((entry, was_parsed)) = dir.as_ref().and_then(|d| {
-                        entry_for(d, rel.clone(), lang, meta.len(), mtime_ns(&meta), Some(old))
-                    }) else {
+                    let times = (meta.len(), mtime_ns(&meta));
+                    let Some((entry, was_parsed)) =
+                        dir.as_ref().and_then(|d| entry_for(d, rel.clone(), lang, times, Some(old), false))
+                    else {
                         continue;
                     };
                     parsed += usize::from(was_parsed);
@@ -317,7 +324,7 @@ impl Index {
             .into_par_iter()
             .filter_map(|(rel, lang, size, mtime_ns)| {
                 let old = previous.files.get(&rel);
-                let (entry, was_parsed) = entry_for(dir.as_ref()?, rel, lang, size, mtime_ns, old)?;
+                let (entry, was_parsed) = entry_for(dir.as_ref()?, rel, lang, (size, mtime_ns), old, true)?;
                 if was_parsed {
                     parsed.fetch_add(1, Ordering::Relaxed);
                 }
@@ -558,6 +565,24 @@ mod tests {
         // A removed folder takes its files with it.
         fs::remove_dir_all(repo.path().join("pkg")).unwrap();
         assert_eq!(index.apply_changes(&["pkg".into()]).files.keys().collect::<Vec<_>>(), vec!["a.py"]);
+    }
+
+    #[test]
+    fn a_named_change_is_read_even_when_size_and_time_stayed_the_same() {
+        let (repo, store) = setup();
+        let (index, _) = open(repo.path(), store.path());
+        index.refresh(&|_, _| {});
+        let path = repo.path().join("a.py");
+        let modified = fs::metadata(&path).unwrap().modified().unwrap();
+        let before = fs::read_to_string(&path).unwrap();
+        // Same length, and the time set back: what two writes within one clock tick look like.
+        let after = before.replace("alpha", "omega");
+        assert_eq!(after.len(), before.len());
+        fs::write(&path, &after).unwrap();
+        fs::File::options().write(true).open(&path).unwrap().set_modified(modified).unwrap();
+        let snapshot = index.apply_changes(&["a.py".into()]);
+        let names: Vec<&str> = snapshot.files["a.py"].symbols.defs.iter().map(|d| d.name.as_str()).collect();
+        assert!(names.contains(&"omega") && !names.contains(&"alpha"), "{names:?}");
     }
 
     #[test]

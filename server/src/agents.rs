@@ -25,6 +25,9 @@ pub struct Agents {
 struct Entry {
     session: Arc<Session>,
     used: Instant,
+    /// A later call named this agent: a client that keeps its handle, unlike one that never
+    /// passes it back and so starts an agent on every call.
+    returned: bool,
 }
 
 /// The state a call runs with.
@@ -49,6 +52,7 @@ impl Agents {
             return match live.get_mut(handle.trim()) {
                 Some(entry) => {
                     entry.used = now;
+                    entry.returned = true;
                     Ok(Found { session: entry.session.clone(), started: None })
                 }
                 None => Err(format!(
@@ -58,14 +62,17 @@ impl Agents {
                 )),
             };
         }
+        // Past the bound, an agent never named again goes first, so calls that never pass their
+        // handle back cannot push out the agents that do.
         if live.len() >= self.max
-            && let Some(oldest) = live.iter().min_by_key(|(_, entry)| entry.used).map(|(id, _)| id.clone())
+            && let Some(oldest) =
+                live.iter().min_by_key(|(_, entry)| (entry.returned, entry.used)).map(|(id, _)| id.clone())
         {
             live.remove(&oldest);
         }
         let handle = new_handle();
         let session = Arc::new(Session::new());
-        live.insert(handle.clone(), Entry { session: session.clone(), used: now });
+        live.insert(handle.clone(), Entry { session: session.clone(), used: now, returned: false });
         Ok(Found { session, started: Some(handle) })
     }
 
@@ -138,5 +145,14 @@ mod tests {
         assert_eq!(agents.len(), 3);
         assert!(agents.find(Some(&handles[1])).is_err(), "the one idle longest was ended");
         assert!(agents.find(Some(&handles[0])).is_ok() && agents.find(Some(&handles[2])).is_ok());
+
+        // A thousand calls that never pass their handle back push out none that do.
+        let agents = Agents::new(Duration::from_secs(60), 3);
+        let kept = agents.find(None).unwrap().started.unwrap();
+        agents.find(Some(&kept)).unwrap();
+        for _ in 0..1_000 {
+            agents.find(None).unwrap();
+        }
+        assert!(agents.find(Some(&kept)).is_ok(), "an agent that came back is kept");
     }
 }

@@ -20,8 +20,9 @@ use crate::to_mcp;
 pub struct Shared {
     pub toolbox: Toolbox,
     agents: Agents,
-    /// Maps computed at once, at most: half the cores (at least one), so a storm of `repo_map`
-    /// calls (about 150 ms of CPU each on 1,800 files) leaves the other cores to every other call.
+    /// Maps computed at once, at most: one per core, queued in arrival order, so a storm of
+    /// `repo_map` calls (about 170 ms of CPU each on 1,800 files) takes its share of the CPU and
+    /// every other call gets its own (BENCHMARKS.md, issue 14).
     maps: tokio::sync::Semaphore,
 }
 

@@ -235,6 +235,13 @@ async fn a_folder_swapped_for_a_link_mid_call_never_leads_a_write_or_read_outsid
             result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
         assert!(!text.contains("OUTSIDE SECRET"), "attempt {i} read outside the root: {text}");
         read += usize::from(result.is_error == Some(false));
+        if i % 10 == 0 {
+            // Text search walks and reads too: only the outside file holds these words.
+            let found = call(&client, "search", json!({"query": "OUTSIDE SECRET", "mode": "text"})).await;
+            let text =
+                found.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+            assert!(!text.contains("f.txt"), "attempt {i} searched outside the root: {text}");
+        }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let swaps = swapper.join().unwrap();

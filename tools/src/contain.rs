@@ -100,23 +100,20 @@ pub fn caveats(containment: Containment, confines_writes: bool) -> String {
 
 /// Makes `cmd` run contained the way this machine allows; with `network`, in the host's
 /// network namespace. Where Landlock works, it may write only beneath `writable`.
-pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) {
+/// Fails, so the command does not start, when this machine confines writes and this command's
+/// rules cannot be made: it never runs with less than the log and the instructions promise.
+pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) -> Result<(), String> {
     let mode = match containment() {
         Containment::Namespaces { user, .. } if network => Containment::Namespaces { user, network: false },
         mode => mode,
     };
     let ruleset = if confines_writes() {
-        match write_ruleset(writable) {
-            Ok(ruleset) => Some(ruleset),
-            Err(err) => {
-                tracing::warn!("commands are not confined to their folders: {err}");
-                None
-            }
-        }
+        Some(write_ruleset(writable).map_err(|err| format!("cannot confine the command's writes: {err}"))?)
     } else {
         None
     };
     apply(cmd, mode, ruleset);
+    Ok(())
 }
 
 /// The Landlock rights tack handles: writing a file, making, removing, renaming across folders
@@ -175,18 +172,34 @@ pub fn scratch_dir() -> &'static Path {
         let prefix = "tack-scratch-";
         for entry in std::fs::read_dir(&base).into_iter().flatten().flatten() {
             let name = entry.file_name();
-            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+            let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+            let pid = rest.split('-').next().unwrap_or("");
             if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
-        let dir = base.join(format!("{prefix}{}", std::process::id()));
+        // A new folder of our own, never one that was there before (another user's, or a link
+        // someone placed under a predictable name): it becomes writable for every command.
         let mut builder = std::fs::DirBuilder::new();
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        if let Err(err) = builder.recursive(true).create(&dir) {
-            tracing::warn!("cannot make the scratch folder {}: {err}", dir.display());
+        let pid = std::process::id();
+        for attempt in 0..100u32 {
+            let dir = match attempt {
+                0 => base.join(format!("{prefix}{pid}")),
+                n => base.join(format!("{prefix}{pid}-{n}")),
+            };
+            match builder.create(&dir) {
+                Ok(()) => return dir,
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(err) => {
+                    tracing::warn!("cannot make the scratch folder {}: {err}", dir.display());
+                    break;
+                }
+            }
         }
-        dir
+        // A path that does not exist: commands get no scratch folder, and no rule is made for it.
+        tracing::warn!("commands have no scratch folder of tack's own in {}", base.display());
+        base.join(format!("{prefix}{pid}-none"))
     })
 }
 

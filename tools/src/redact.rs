@@ -45,7 +45,12 @@ impl Redactor {
             .map(|(kind, pattern)| (*kind, Regex::new(pattern).expect("a valid pattern")))
             .collect();
         let mut values: Vec<String> = env
-            .filter(|(name, value)| crate::run::is_credential_name(name) && value.len() >= 8)
+            // A name, a path or a socket (GIT_AUTHOR_NAME, XAUTHORITY, SSH_AUTH_SOCK) is no secret.
+            .filter(|(name, value)| {
+                crate::run::is_credential_name(name)
+                    && value.len() >= 12
+                    && !value.contains(|c: char| c.is_whitespace() || c == '/')
+            })
             .map(|(_, value)| value)
             .collect();
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));

@@ -156,7 +156,8 @@ pub(crate) fn execute(
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         writable.push(dir.join(target));
     }
-    crate::contain::contain(&mut cmd, policy.network, &writable);
+    crate::contain::contain(&mut cmd, policy.network, &writable)
+        .map_err(|err| format!("cannot run: {err}"))?;
     let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);

@@ -330,7 +330,10 @@ fn scan(toolbox: &Toolbox, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMat
                 }
                 Ok(true)
             });
-            if searcher.search_path(matcher, entry.path(), sink).is_ok() && matches > 0 {
+            // Opened beneath the root's descriptor: a folder swapped for a link during the walk
+            // cannot bring an outside file's lines in.
+            let Ok(file) = toolbox.root().dir().open_file(&rel) else { return WalkState::Continue };
+            if searcher.search_file(matcher, &file, sink).is_ok() && matches > 0 {
                 results.lock().expect("results lock").push(FileMatches { path: rel, matches, hits });
             }
             WalkState::Continue

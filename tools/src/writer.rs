@@ -373,8 +373,12 @@ fn make_dirs(root: &RootDir, rel: &str) -> std::io::Result<(OwnedFd, Vec<String>
         end += part.len() + usize::from(end > 0);
         let next = match rustix::fs::openat(&dir, part, flags, Mode::empty()) {
             Err(Errno::NOENT) => {
-                rustix::fs::mkdirat(&dir, part, Mode::from_bits_truncate(0o777))?;
-                made.push(rel[..end].to_string());
+                // Another writer may make it first: then it is theirs, and it exists.
+                match rustix::fs::mkdirat(&dir, part, Mode::from_bits_truncate(0o777)) {
+                    Ok(()) => made.push(rel[..end].to_string()),
+                    Err(Errno::EXIST) => {}
+                    Err(err) => return Err(err.into()),
+                }
                 rustix::fs::openat(&dir, part, flags, Mode::empty())
             }
             other => other,
