@@ -217,6 +217,10 @@ impl ServerHandler for TackServer {
             }
             observation.text.push_str(&self.shared.agents.started_line(&handle));
             observation.text.push('\n');
+            // With --structured, Claude Code and Codex show their model only the data.
+            if let Some(Value::Object(data)) = &mut observation.structured {
+                data.insert(agents::ARGUMENT.into(), Value::String(handle));
+            }
         }
         Ok(to_mcp::result(observation, self.shared.toolbox.structured()).into())
     }

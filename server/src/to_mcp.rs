@@ -31,17 +31,26 @@ pub fn tool(spec: &ToolSpec, structured: bool) -> Tool {
     tool
 }
 
-/// `tool` with the `agent` argument that requests without a session pass to keep their state.
+/// `tool` with the `agent` argument that requests without a session pass to keep their state,
+/// and, in its output schema, the `agent` a result carries when its call started one.
 pub fn with_agent_argument(mut tool: Tool) -> Tool {
-    let mut schema = (*tool.input_schema).clone();
-    let property = json!({"type": "string", "description": "your agent handle, from an earlier result"});
-    match schema.entry("properties").or_insert_with(|| json!({})) {
+    let add = |schema: &mut Map<String, Value>, property: Value| match schema
+        .entry("properties")
+        .or_insert_with(|| json!({}))
+    {
         Value::Object(properties) => {
             properties.insert(crate::agents::ARGUMENT.into(), property);
         }
         other => *other = json!({crate::agents::ARGUMENT: property}),
+    };
+    let mut input = (*tool.input_schema).clone();
+    add(&mut input, json!({"type": "string", "description": "your agent handle, from an earlier result"}));
+    tool.input_schema = Arc::new(input);
+    if let Some(output) = &tool.output_schema {
+        let mut output = (**output).clone();
+        add(&mut output, json!({"type": "string", "description": "the agent this call started"}));
+        tool.output_schema = Some(Arc::new(output));
     }
-    tool.input_schema = Arc::new(schema);
     tool
 }
 

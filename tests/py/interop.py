@@ -34,10 +34,11 @@ def text_of(result):
 
 
 def tool_dump(tools):
-    """The listing as JSON, less the agent argument that only requests without a session get."""
+    """The listing as JSON, less the agent argument (and result field) only requests without a session get."""
     dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
     for tool in dumped:
         tool["inputSchema"].get("properties", {}).pop("agent", None)
+        tool.get("outputSchema", {}).get("properties", {}).pop("agent", None)
     return json.dumps(dumped, sort_keys=True)
 
 
@@ -101,6 +102,9 @@ async def exercise(label, target, mode, structured):
         agent = re.search(r"^agent (a[0-9a-f]{20}):", text_of(res), re.M)
         check(bool(agent) == stateless, f"{label}: run names an agent handle only without a session")
         keep = {"agent": agent.group(1)} if agent else {}
+        if structured and stateless:
+            check((res.structured_content or {}).get("agent") == agent.group(1),
+                  f"{label}: the structured data carries the agent handle too")
         handle = handle_in(text_of(res))
         check(bool(handle), f"{label}: run output over the cap names a handle")
         data = data_of("run", res)
