@@ -20,18 +20,8 @@ import tempfile
 import threading
 import time
 
-QUERIES = [
-    "json decoder fails on a trailing comma",
-    "http client connection timeout is ignored",
-    "email header parsing with non-ascii characters",
-    "pathlib resolve loops forever on a symlink cycle",
-    "asyncio task cancellation is swallowed",
-    "csv writer quoting of embedded newlines",
-    "zipfile extract allows path traversal",
-    "RotatingFileHandler does not roll over",
-    "decimal rounding mode ROUND_HALF_EVEN",
-    "argparse subparser help is missing",
-]
+from search_latency import QUERIES
+
 TOOLS = ["search", "read_file", "repo_map", "definition"]
 EDITED = "tack_load_edited.py"
 

@@ -58,4 +58,5 @@ def main():
     )
 
 
-main()
+if __name__ == "__main__":
+    main()

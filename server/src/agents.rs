@@ -126,8 +126,11 @@ mod tests {
         assert!(ha.starts_with('a') && ha[1..].chars().all(|c| c.is_ascii_hexdigit()));
         let again = agents.find(Some(&ha)).unwrap();
         assert!(Arc::ptr_eq(&again.session, &a.session) && again.started.is_none());
+        // What the model reads, word for word.
         let err = agents.find(Some("a00000000000000000000")).err().unwrap();
-        assert!(err.contains("unknown or has ended") && err.contains("without agent"), "{err}");
+        expect_test::expect![[r#"agent "a00000000000000000000" is unknown or has ended (an agent ends after 60 s without a call); call again without agent to start afresh, then pass the handle that result gives"#]].assert_eq(&err);
+        expect_test::expect![[r#"agent a0123: pass agent="a0123" on later calls to keep this call's outputs, undo and verification (it ends after 60 s without a call)"#]]
+            .assert_eq(&agents.started_line("a0123"));
     }
 
     #[test]

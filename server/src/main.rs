@@ -45,33 +45,8 @@ enum Command {
         /// Remove `run` and every tool that writes.
         #[arg(long)]
         read_only: bool,
-        /// Also send `structuredContent` and list output schemas, for programmatic clients
-        /// (Claude Code and Codex would then show their model only the JSON, not the text).
-        #[arg(long)]
-        structured: bool,
-        /// The model's context window in tokens, for small models: no result takes more than
-        /// an eighth of it, and read_file and search show less by default.
-        #[arg(long, value_name = "TOKENS")]
-        context_window: Option<usize>,
-        /// Let commands (run, verify) see this credential-like environment variable, which
-        /// tack otherwise removes (repeatable; *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH* …).
-        #[arg(long, value_name = "NAME")]
-        pass_env: Vec<String>,
-        /// Let commands (run, verify) reach the network; by default each has only its own
-        /// loopback, where the kernel allows a network namespace.
-        #[arg(long)]
-        allow_network: bool,
-        /// Let commands (run, verify) write beneath this folder too (repeatable); by default
-        /// they may write only inside the root and their TMPDIR, where the kernel has Landlock.
-        #[arg(long, value_name = "PATH")]
-        writable: Vec<PathBuf>,
-        /// Let the writing tools change tack.toml and .git/ (refused by default).
-        #[arg(long)]
-        allow_protected_writes: bool,
-        /// Replace secrets in every result with `[redacted: KIND]`: known credential shapes,
-        /// private keys, quoted values of secret-named settings, tack's own credential variables.
-        #[arg(long)]
-        redact_secrets: bool,
+        #[command(flatten)]
+        overrides: OutputFlags,
         /// Require `Authorization: Bearer TOKEN` on every HTTP request. Beyond loopback a token
         /// is always required: without this flag one is made and saved (mode 0600) beside the
         /// index, and its path logged.
@@ -174,13 +149,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             http,
             profile,
             read_only,
-            structured,
-            context_window,
-            pass_env,
-            allow_network,
-            writable,
-            allow_protected_writes,
-            redact_secrets,
+            overrides,
             token,
             session_timeout,
             max_sessions,
@@ -189,16 +158,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
-            let output = OutputFlags {
-                structured,
-                context_window,
-                pass_env,
-                allow_network,
-                writable,
-                allow_protected_writes,
-                redact_secrets,
-            };
-            let toolbox = open_with(&root, profile, read_only, output)?;
+            let toolbox = open_with(&root, profile, read_only, overrides)?;
             let index = toolbox.index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
             // the background: the handshake does not wait, the first query does.
@@ -335,14 +295,34 @@ fn trace_file(args: &RootArg, session: Option<&str>) -> anyhow::Result<PathBuf> 
 }
 
 /// `serve`'s flags that override `tack.toml`, or set what a repository may not.
-#[derive(Default)]
+#[derive(Default, clap::Args)]
 struct OutputFlags {
+    /// Also send `structuredContent` and list output schemas, for programmatic clients
+    /// (Claude Code and Codex would then show their model only the JSON, not the text).
+    #[arg(long)]
     structured: bool,
+    /// The model's context window in tokens, for small models: no result takes more than
+    /// an eighth of it, and read_file and search show less by default.
+    #[arg(long, value_name = "TOKENS")]
     context_window: Option<usize>,
+    /// Let commands (run, verify) see this credential-like environment variable, which
+    /// tack otherwise removes (repeatable; *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH* …).
+    #[arg(long, value_name = "NAME")]
     pass_env: Vec<String>,
+    /// Let commands (run, verify) reach the network; by default each has only its own
+    /// loopback, where the kernel allows a network namespace.
+    #[arg(long)]
     allow_network: bool,
+    /// Let commands (run, verify) write beneath this folder too (repeatable); by default
+    /// they may write only inside the root and their TMPDIR, where the kernel has Landlock.
+    #[arg(long, value_name = "PATH")]
     writable: Vec<PathBuf>,
+    /// Let the writing tools change tack.toml and .git/ (refused by default).
+    #[arg(long)]
     allow_protected_writes: bool,
+    /// Replace secrets in every result with `[redacted: KIND]`: known credential shapes,
+    /// private keys, quoted values of secret-named settings, tack's own credential variables.
+    #[arg(long)]
     redact_secrets: bool,
 }
 

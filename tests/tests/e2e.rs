@@ -378,13 +378,15 @@ async fn http_2026_agents_keep_their_own_state_and_never_reach_anothers() {
     )
     .await;
     assert_eq!(edit.is_error, Some(false), "{}", text(&edit));
-    let undo = call(
-        &b,
-        "call_tool",
-        json!({"name": "undo", "arguments": {"path": "shop/cart.py"}, "agent": agent_b}),
-    )
-    .await;
-    assert_eq!(undo.is_error, Some(true), "{}", text(&undo));
+    let undo = |client, agent| {
+        call(
+            client,
+            "call_tool",
+            json!({"name": "undo", "arguments": {"path": "shop/cart.py"}, "agent": agent}),
+        )
+    };
+    let theirs = undo(&b, agent_b.clone()).await;
+    assert_eq!(theirs.is_error, Some(true), "{}", text(&theirs));
     assert_eq!(std::fs::read_to_string(repo.path().join("shop/cart.py")).unwrap(), edited);
     let done =
         |client, agent| call(client, "call_tool", json!({"name": "done", "arguments": {}, "agent": agent}));
@@ -396,13 +398,8 @@ async fn http_2026_agents_keep_their_own_state_and_never_reach_anothers() {
         "B's gate knows nothing of A's edit: {}",
         text(&done_b)
     );
-    let undo = call(
-        &a,
-        "call_tool",
-        json!({"name": "undo", "arguments": {"path": "shop/cart.py"}, "agent": agent_a}),
-    )
-    .await;
-    assert_eq!(undo.is_error, Some(false), "{}", text(&undo));
+    let mine = undo(&a, agent_a.clone()).await;
+    assert_eq!(mine.is_error, Some(false), "{}", text(&mine));
     assert!(std::fs::read_to_string(repo.path().join("shop/cart.py")).unwrap().contains("append(item)"));
 
     // A guessed handle is refused, with what to do.

@@ -280,7 +280,13 @@ impl Toolbox {
                 text.push_str("Commands reach no network but their own localhost, so downloads fail. ");
             }
             if crate::contain::confines_writes() {
-                text.push_str("Commands may write only inside the repository and $TMPDIR. ");
+                if self.config.run.writable.is_empty() {
+                    text.push_str("Commands may write only inside the repository and $TMPDIR. ");
+                } else {
+                    text.push_str(
+                        "Commands may write only inside the repository, $TMPDIR and the folders the user allowed. ",
+                    );
+                }
             }
         }
         if !self.config.refused.is_empty() {

@@ -623,3 +623,17 @@ fn the_instructions_name_what_a_repository_tried_to_loosen() {
     assert!(instructions.len() < 2048, "{} bytes", instructions.len());
     assert!(!toolbox(dir.path()).instructions().contains("tried to loosen"));
 }
+
+#[test]
+fn the_instructions_read_word_for_word() {
+    let dir = repo();
+    let instructions = toolbox(dir.path()).instructions();
+    let boundaries_hold = tack_tools::containment().isolates_network() && tack_tools::confines_writes();
+    if boundaries_hold {
+        expect_file!["snapshots/instructions.txt"].assert_eq(&instructions);
+    } else {
+        // The sentences promising a boundary are there only where the kernel keeps it.
+        assert_eq!(instructions.contains("reach no network"), tack_tools::containment().isolates_network());
+        assert_eq!(instructions.contains("may write only inside"), tack_tools::confines_writes());
+    }
+}
