@@ -4,7 +4,10 @@ throughput, errors, read-your-writes, and the server's memory (start, peak, idle
 
 The corpus is copied to a temporary folder first (the editor changes a file in it).
 
-usage: load.py TACK ROOT [--sessions 32] [--calls 40] [--edit-ms 200] [--seed 1] [--idle-s 10]
+usage: load.py TACK ROOT [--sessions 32] [--calls 40] [--edit-ms 200] [--think-ms 0] [--seed 1] [--idle-s 10]
+
+--think-ms: each session waits this long on average (0.5x to 1.5x, drawn at random) after each
+result before its next call, as an agent waits for its model; 0 sends the next call at once.
 """
 
 import argparse
@@ -87,6 +90,13 @@ def memory(pid, field):
     return 0
 
 
+def cpu_seconds(pid):
+    """User plus system CPU time the process has used."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def workload(files, names, rng, calls):
     """`calls` (tool, arguments) pairs, the four tools in turn, arguments drawn at random."""
     out = []
@@ -118,6 +128,7 @@ def main():
     parser.add_argument("--sessions", type=int, default=32)
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--edit-ms", type=int, default=200)
+    parser.add_argument("--think-ms", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--idle-s", type=float, default=10)
     args = parser.parse_args()
@@ -157,6 +168,8 @@ def main():
         print(f"corpus: {len(files)} Python files; first call (index built) {ms / 1000:.1f} s")
         for tool, targs in workload(files, names, random.Random(0), 8):
             warm.call(tool, targs)
+        # The idle server: after the same rest as the one after the load.
+        time.sleep(args.idle_s)
         start_rss = memory(server.pid, "VmRSS")
 
         # One session alone.
@@ -175,12 +188,15 @@ def main():
         edits = {"done": 0, "stale": 0, "errors": 0, "ms": []}
 
         def agent(session, seed):
+            think = random.Random(-seed)
             for tool, targs in workload(files, names, random.Random(seed), args.calls):
                 ms, failed, _ = session.call(tool, targs)
                 with lock:
                     loaded[tool].append(ms)
                     if failed:
                         errors[failed] += 1
+                if args.think_ms:
+                    time.sleep(args.think_ms / 1000 * think.uniform(0.5, 1.5))
 
         def editor():
             session = Session(host)
@@ -218,19 +234,22 @@ def main():
         sampler = threading.Thread(target=sample)
         sampler.start()
         started = time.perf_counter()
+        cpu_before = cpu_seconds(server.pid)
         edit_thread.start()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - started
+        cpu = cpu_seconds(server.pid) - cpu_before
         stop.set()
         edit_thread.join()
         sampler.join()
         time.sleep(args.idle_s)
         idle_rss = memory(server.pid, "VmRSS")
 
-        print(f"{args.sessions} sessions x {args.calls} calls, one edit every {args.edit_ms} ms, seed {args.seed}")
+        print(f"{args.sessions} sessions x {args.calls} calls, think {args.think_ms} ms, "
+              f"one edit every {args.edit_ms} ms, seed {args.seed}")
         print("| tool | one session p50 / p95 / max ms | loaded p50 / p95 / max ms | ratio p50 | ratio p95 |")
         print("| --- | --- | --- | --- | --- |")
         for tool in TOOLS:
@@ -239,11 +258,12 @@ def main():
                   f"| {b[0] / max(a[0], 0.1):.1f}x | {b[1] / max(a[1], 0.1):.1f}x |")
         total = sum(len(v) for v in loaded.values())
         e = percentiles(edits["ms"])
-        print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); "
+        print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); server CPU "
+              f"{cpu:.1f} s ({cpu / elapsed * 100:.0f}% of one core, {cpu * 1000 / max(total, 1):.1f} ms a call); "
               f"failed requests {errors['protocol']}, tool errors {errors['tool']} (names not found and the like)")
         print(f"edits {edits['done']} (p50 {e[0]:.0f} ms, p95 {e[1]:.0f} ms), failed {edits['errors']}, "
               f"reads that missed the editor's own last edit {edits['stale']}")
-        print(f"memory: {start_rss} MB before the load, peak {peak} MB ({peak / max(start_rss, 1):.2f}x), "
+        print(f"memory: {start_rss} MB idle before the load, peak {peak} MB ({peak / max(start_rss, 1):.2f}x), "
               f"{idle_rss} MB after {args.idle_s:.0f} s idle")
     finally:
         server.kill()

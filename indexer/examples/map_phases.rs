@@ -20,10 +20,45 @@ fn main() {
     let t = Instant::now();
     let (rank, _) = graph.pagerank(&[], &|_, e| e.weight);
     eprintln!("pagerank {:?} ({} files)", t.elapsed(), rank.len());
-    let words = |s: &str| s.len() / 4;
+    let words = |s: &str| s.split_whitespace().count();
+    if let Ok(dump) = std::env::var("DUMP") {
+        // Maps of a fixed sample of focuses, to compare two builds byte for byte.
+        let files: Vec<String> = snapshot.files.keys().cloned().collect();
+        let names: Vec<String> =
+            snapshot.files.values().flat_map(|e| e.symbols.defs.iter().map(|d| d.name.clone())).collect();
+        let mut out = String::new();
+        for budget in [1024, 8192] {
+            out += &tack_indexer::map::repo_map(&snapshot, &[], budget, &words).text;
+        }
+        for i in 0..40 {
+            let focus = vec![files[(i * 89) % files.len()].clone()];
+            let map = tack_indexer::map::repo_map(&snapshot, &focus, 1024, &words);
+            out += &format!("{}{:?}\n", map.text, map.files.iter().map(|f| f.rank).collect::<Vec<_>>());
+            let focus = vec![names[(i * 997) % names.len()].clone()];
+            out += &tack_indexer::map::repo_map(&snapshot, &focus, 2048, &words).text;
+        }
+        std::fs::write(dump, out).expect("dump");
+        return;
+    }
     for _ in 0..3 {
         let t = Instant::now();
         let map = tack_indexer::map::repo_map(&snapshot, &[], 8192, &words);
         eprintln!("repo_map {:?} ({} defs shown)", t.elapsed(), map.shown_defs);
     }
+    let files: Vec<String> = snapshot.files.keys().cloned().collect();
+    let t = Instant::now();
+    let mut shown = 0;
+    for i in 0..20 {
+        let focus = vec![files[(i * 89) % files.len()].clone()];
+        shown += tack_indexer::map::repo_map(&snapshot, &focus, 1024, &words).shown_defs;
+    }
+    eprintln!("20 focused maps {:?} ({} defs shown)", t.elapsed() / 20, shown);
+    let t = Instant::now();
+    for i in 0..20 {
+        let f = graph.file_index(&files[(i * 89) % files.len()]).unwrap();
+        let mut p = vec![0.0; files.len()];
+        p[f] = 1.0;
+        let _ = graph.pagerank(&p, &|s, e| if s as usize == f { e.weight * 50.0 } else { e.weight });
+    }
+    eprintln!("20 focused pageranks {:?}", t.elapsed() / 20);
 }

@@ -41,6 +41,8 @@ pub struct SymbolGraph {
     pub definers: FxHashMap<u32, Vec<u32>>,
     /// For each identifier, the files that reference it.
     pub referencers: FxHashMap<u32, Vec<u32>>,
+    /// Source and target file of each edge, in edge order: what PageRank walks.
+    ends: Vec<(u32, u32)>,
 }
 
 /// How much one reference counts, by kind: a call, an import, a base class or a type use says
@@ -187,7 +189,9 @@ impl SymbolGraph {
         }
         let definers =
             defined.into_iter().map(|(id, list)| (id, list.into_iter().map(|(f, _)| f).collect())).collect();
-        Self { files, graph, idents, ident_ids, definers, referencers }
+        let ends =
+            graph.edge_references().map(|e| (e.source().index() as u32, e.target().index() as u32)).collect();
+        Self { files, graph, idents, ident_ids, definers, referencers, ends }
     }
 
     pub fn ident_id(&self, name: &str) -> Option<u32> {
@@ -235,17 +239,20 @@ impl SymbolGraph {
         }
         let damping = 0.85;
         let mut rank = p.clone();
+        let mut next = vec![0.0; n];
         for _ in 0..100 {
             let dangling: f64 = (0..n).filter(|&i| out_flow[i] == 0.0).map(|i| rank[i]).sum();
-            let mut next: Vec<f64> = p.iter().map(|pi| (1.0 - damping + damping * dangling) * pi).collect();
-            for (e, w) in self.graph.edge_references().zip(&weights) {
-                let src = e.source().index();
-                if e.source() != e.target() {
-                    next[e.target().index()] += damping * rank[src] * w / out_flow[src];
+            for (slot, pi) in next.iter_mut().zip(&p) {
+                *slot = (1.0 - damping + damping * dangling) * pi;
+            }
+            for (&(src, dst), w) in self.ends.iter().zip(&weights) {
+                if src != dst {
+                    let src = src as usize;
+                    next[dst as usize] += damping * rank[src] * w / out_flow[src];
                 }
             }
             let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
-            rank = next;
+            std::mem::swap(&mut rank, &mut next);
             if delta < 1e-9 {
                 break;
             }

@@ -49,12 +49,31 @@ pub struct Snapshot {
     pub generation: u64,
     graph: OnceLock<Arc<SymbolGraph>>,
     resolver: OnceLock<Arc<crate::resolve::Resolver>>,
+    map_tables: OnceLock<Arc<crate::map::Tables>>,
+    /// Recent maps of this snapshot: see [`crate::map::repo_map_cached`].
+    pub(crate) maps: crate::map::Recent,
 }
 
 impl Snapshot {
+    fn new(files: BTreeMap<String, Arc<FileEntry>>, generation: u64) -> Self {
+        Snapshot {
+            files,
+            generation,
+            graph: OnceLock::new(),
+            resolver: OnceLock::new(),
+            map_tables: OnceLock::new(),
+            maps: Default::default(),
+        }
+    }
+
     /// The definition/reference graph, built on first use and shared by later queries.
     pub fn graph(&self) -> Arc<SymbolGraph> {
         self.graph.get_or_init(|| Arc::new(SymbolGraph::build(self))).clone()
+    }
+
+    /// What every repository map of this snapshot shares, built on first use.
+    pub(crate) fn map_tables(&self) -> Arc<crate::map::Tables> {
+        self.map_tables.get_or_init(|| Arc::new(crate::map::Tables::build(self, &self.graph()))).clone()
     }
 
     pub(crate) fn resolver_cell(&self) -> &OnceLock<Arc<crate::resolve::Resolver>> {
@@ -64,7 +83,7 @@ impl Snapshot {
     /// A snapshot of the given entries (tests and tools that index files they hold in memory).
     pub fn from_entries(entries: impl IntoIterator<Item = FileEntry>) -> Snapshot {
         let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
-        Snapshot { files, generation: 0, graph: OnceLock::new(), resolver: OnceLock::new() }
+        Snapshot::new(files, 0)
     }
 
     pub fn n_defs(&self) -> usize {
@@ -171,7 +190,7 @@ impl Index {
                 Err(reason) => (BTreeMap::new(), LoadOutcome::Rebuilt { reason }),
             },
         };
-        let snapshot = Snapshot { files, generation: 0, graph: OnceLock::new(), resolver: OnceLock::new() };
+        let snapshot = Snapshot::new(files, 0);
         let index = Self {
             root: root.to_path_buf(),
             filter,
@@ -275,12 +294,7 @@ impl Index {
     /// Makes `files` the current snapshot, with its graph and name resolution built first, so
     /// no query pays for them.
     fn install(&self, files: BTreeMap<String, Arc<FileEntry>>, previous: &Snapshot) {
-        let snapshot = Snapshot {
-            files,
-            generation: previous.generation + 1,
-            graph: OnceLock::new(),
-            resolver: OnceLock::new(),
-        };
+        let snapshot = Snapshot::new(files, previous.generation + 1);
         snapshot.graph();
         snapshot.resolver();
         *self.current.write().expect("index lock") = Arc::new(snapshot);

@@ -2,6 +2,7 @@
 //! rendered file by file with `⋮` for skipped lines, as many as fit the token budget.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use petgraph::visit::EdgeRef;
 use serde::Serialize;
@@ -46,7 +47,43 @@ struct Focus {
     idents: HashSet<u32>,
 }
 
-/// Builds the map within `budget` tokens, counted by `count_tokens`.
+/// How many maps one snapshot remembers.
+const RECENT_MAPS: usize = 16;
+
+/// A remembered map: focus, budget, token counter (its address), and the map.
+type Remembered = (Vec<String>, usize, usize, Arc<RepoMap>);
+
+/// The last few maps of one snapshot, newest last.
+#[derive(Debug, Default)]
+pub(crate) struct Recent(std::sync::Mutex<std::collections::VecDeque<Remembered>>);
+
+/// [`repo_map`], remembered: the same focus and budget on the same snapshot is answered from
+/// memory (agents ask again, and a map for a focus is the same until a file changes).
+pub fn repo_map_cached(
+    snapshot: &Snapshot,
+    focus: &[String],
+    budget: usize,
+    count_tokens: fn(&str) -> usize,
+) -> Arc<RepoMap> {
+    // A counter is known by its address: two copies of one function only miss the memory.
+    let counter = count_tokens as usize;
+    let hit = |(f, b, c, _): &Remembered| f == focus && *b == budget && *c == counter;
+    if let Some(entry) = snapshot.maps.0.lock().expect("map memory").iter().find(|e| hit(e)) {
+        return entry.3.clone();
+    }
+    let map = Arc::new(repo_map(snapshot, focus, budget, &count_tokens));
+    let mut recent = snapshot.maps.0.lock().expect("map memory");
+    if !recent.iter().any(hit) {
+        if recent.len() == RECENT_MAPS {
+            recent.pop_front();
+        }
+        recent.push_back((focus.to_vec(), budget, counter, map.clone()));
+    }
+    map
+}
+
+/// Builds the map within `budget` tokens, counted by `count_tokens` (which counts any non-empty
+/// text as at least one token).
 pub fn repo_map(
     snapshot: &Snapshot,
     focus: &[String],
@@ -72,29 +109,46 @@ pub fn repo_map(
             personalization[f as usize] = f64::max(personalization[f as usize], 0.5);
         }
     }
+    // Looked up once per edge: flags, not hash sets.
+    let mut focus_ident = vec![false; graph.idents.len()];
+    for &id in &focus_set.idents {
+        focus_ident[id as usize] = true;
+    }
+    let mut focus_file = vec![false; graph.files.len()];
+    for &f in &focus_set.files {
+        focus_file[f] = true;
+    }
     let weight = |src: u32, edge: &crate::graph::Edge| {
         let mut w = edge.weight;
-        if focus_set.idents.contains(&edge.ident) {
+        if focus_ident[edge.ident as usize] {
             w *= 10.0;
         }
-        if focus_set.files.contains(&(src as usize)) {
+        if focus_file[src as usize] {
             w *= 50.0;
         }
         w
     };
     let (file_rank, carried) = graph.pagerank(&personalization, &weight);
 
-    // Spread each file's rank onto the definitions its edges point at.
-    let mut def_rank: HashMap<(u32, u32), f64> = HashMap::new();
-    for (edge, amount) in graph.graph.edge_references().zip(&carried) {
-        *def_rank.entry((edge.target().index() as u32, edge.weight().ident)).or_default() += amount;
+    // Spread each file's rank onto the definitions its edges point at: each edge's rank lands
+    // in its slot, the definitions of one name in the file it points at.
+    let tables = snapshot.map_tables();
+    let mut slot_rank = vec![0.0; tables.slots.len()];
+    for (&slot, amount) in tables.edge_slot.iter().zip(&carried) {
+        slot_rank[slot as usize] += amount;
     }
-    let mut ranked: Vec<((u32, u32), f64)> = def_rank.into_iter().collect();
-    ranked.sort_by(|a, b| {
-        b.1.total_cmp(&a.1)
-            .then_with(|| graph.files[a.0.0 as usize].cmp(&graph.files[b.0.0 as usize]))
-            .then_with(|| graph.idents[a.0.1 as usize].cmp(&graph.idents[b.0.1 as usize]))
+    let mut ranked: Vec<u32> = (0..tables.slots.len() as u32).collect();
+    ranked.sort_by(|&a, &b| {
+        let ((file_a, ident_a), (file_b, ident_b)) = (tables.slots[a as usize], tables.slots[b as usize]);
+        // Files are numbered in path order and identifiers carry their string order.
+        slot_rank[b as usize]
+            .total_cmp(&slot_rank[a as usize])
+            .then(file_a.cmp(&file_b))
+            .then(tables.ident_order[ident_a as usize].cmp(&tables.ident_order[ident_b as usize]))
     });
+    let mut seen = vec![false; tables.n_defs];
+    let mut first_time =
+        |(file, def): (usize, usize)| !std::mem::replace(&mut seen[tables.def_base[file] + def], true);
     // A focus identifier's definitions come first, then the definitions that use it (the
     // enclosing function or class of each reference), so the map shows both ends of the focus.
     let mut items: Vec<(usize, usize)> = Vec::with_capacity(total_defs);
@@ -126,22 +180,13 @@ pub fn repo_map(
     }
     users.sort_by(|a, b| file_rank[b.0].total_cmp(&file_rank[a.0]).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
     items.extend(users);
-    let mut seen: HashSet<(usize, usize)> = HashSet::new();
-    items.retain(|item| seen.insert(*item));
+    items.retain(|&item| first_time(item));
     // Then each (file, identifier) by rank, standing for every definition of that name there.
-    let mut by_name: HashMap<usize, HashMap<&str, Vec<usize>>> = HashMap::new();
-    for ((file, ident), _) in &ranked {
-        let file = *file as usize;
-        let names = by_name.entry(file).or_insert_with(|| {
-            let mut map: HashMap<&str, Vec<usize>> = HashMap::new();
-            for (i, def) in entries[file].symbols.defs.iter().enumerate() {
-                map.entry(def.name.as_str()).or_default().push(i);
-            }
-            map
-        });
-        for &def in names.get(graph.idents[*ident as usize].as_str()).into_iter().flatten() {
-            if seen.insert((file, def)) {
-                items.push((file, def));
+    for slot in ranked {
+        let file = tables.slots[slot as usize].0 as usize;
+        for &def in tables.defs_of(slot) {
+            if first_time((file, def as usize)) {
+                items.push((file, def as usize));
             }
         }
     }
@@ -150,7 +195,7 @@ pub fn repo_map(
     let mut rest: Vec<(usize, usize)> = Vec::new();
     for (file, entry) in entries.iter().enumerate() {
         for def in 0..entry.symbols.defs.len() {
-            if seen.insert((file, def)) {
+            if first_time((file, def)) {
                 rest.push((file, def));
             }
         }
@@ -264,13 +309,23 @@ pub fn repo_map(
     let mut middle = (budget / 25).clamp(1, items.len());
     let mut best: Option<(usize, String, Vec<MapFile>, usize)> = None;
     while lower <= upper && middle >= 1 {
-        let (text, files) = render(middle);
-        let tokens = count_by_lines(&text);
-        let fits = tokens <= budget;
-        if fits && best.as_ref().is_none_or(|b| tokens > b.3) {
-            best = Some((middle, text, files, tokens));
-        }
-        if fits && (budget - tokens) as f64 / budget as f64 <= CLOSE_ENOUGH {
+        // Every line counts at least one token and `middle` definitions take at least this many
+        // lines: a count that cannot fit is not rendered.
+        let tokens = if 1 + middle.div_ceil(tables.max_per_line) > budget {
+            None
+        } else {
+            let (text, files) = render(middle);
+            let tokens = count_by_lines(&text);
+            let fits = tokens <= budget;
+            if fits && best.as_ref().is_none_or(|b| tokens > b.3) {
+                best = Some((middle, text, files, tokens));
+            }
+            fits.then_some(tokens)
+        };
+        let fits = tokens.is_some();
+        if let Some(tokens) = tokens
+            && (budget - tokens) as f64 / budget as f64 <= CLOSE_ENOUGH
+        {
             break;
         }
         if fits {
@@ -298,6 +353,81 @@ pub fn repo_map(
         tokens = count_tokens(&text);
     }
     RepoMap { text, files, total_files: entries.len(), total_defs, shown_defs, tokens }
+}
+
+/// What every map of one snapshot shares, computed once: each edge's slot (the definitions of
+/// one name in the file the edge points at), each slot's definitions, identifiers' string order
+/// as numbers, and one numbering of all definitions.
+#[derive(Debug)]
+pub struct Tables {
+    edge_slot: Vec<u32>,
+    /// (file, identifier) of each slot.
+    slots: Vec<(u32, u32)>,
+    /// Slot `i` holds definitions `slot_defs[slot_start[i]..slot_start[i + 1]]`, in file order.
+    slot_start: Vec<u32>,
+    slot_defs: Vec<u32>,
+    ident_order: Vec<u32>,
+    /// Definition `d` of file `f` is number `def_base[f] + d`.
+    def_base: Vec<usize>,
+    n_defs: usize,
+    /// The most definitions that share one line of one file (at least 1).
+    max_per_line: usize,
+}
+
+impl Tables {
+    pub(crate) fn build(snapshot: &Snapshot, graph: &crate::graph::SymbolGraph) -> Self {
+        let entries: Vec<&crate::index::FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+        let mut def_base = Vec::with_capacity(entries.len());
+        let mut n_defs = 0;
+        let mut max_per_line = 1;
+        let mut by_name: rustc_hash::FxHashMap<(u32, u32), Vec<u32>> = Default::default();
+        for (file, entry) in entries.iter().enumerate() {
+            def_base.push(n_defs);
+            n_defs += entry.symbols.defs.len();
+            let mut lines: Vec<u32> = entry.symbols.defs.iter().map(|d| d.line).collect();
+            lines.sort_unstable();
+            for run in lines.chunk_by(|a, b| a == b) {
+                max_per_line = max_per_line.max(run.len());
+            }
+            for (i, def) in entry.symbols.defs.iter().enumerate() {
+                if let Some(id) = graph.ident_id(&def.name) {
+                    by_name.entry((file as u32, id)).or_default().push(i as u32);
+                }
+            }
+        }
+        let mut ids: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
+        let mut slots = Vec::new();
+        let edge_slot = graph
+            .graph
+            .edge_references()
+            .map(|e| {
+                let key = (e.target().index() as u32, e.weight().ident);
+                *ids.entry(key).or_insert_with(|| {
+                    slots.push(key);
+                    slots.len() as u32 - 1
+                })
+            })
+            .collect();
+        let mut slot_start = Vec::with_capacity(slots.len() + 1);
+        let mut slot_defs = Vec::new();
+        for key in &slots {
+            slot_start.push(slot_defs.len() as u32);
+            slot_defs.extend(by_name.get(key).into_iter().flatten());
+        }
+        slot_start.push(slot_defs.len() as u32);
+        let mut by_string: Vec<u32> = (0..graph.idents.len() as u32).collect();
+        by_string.sort_unstable_by(|a, b| graph.idents[*a as usize].cmp(&graph.idents[*b as usize]));
+        let mut ident_order = vec![0; by_string.len()];
+        for (order, id) in by_string.into_iter().enumerate() {
+            ident_order[id as usize] = order as u32;
+        }
+        Self { edge_slot, slots, slot_start, slot_defs, ident_order, def_base, n_defs, max_per_line }
+    }
+
+    fn defs_of(&self, slot: u32) -> &[u32] {
+        let slot = slot as usize;
+        &self.slot_defs[self.slot_start[slot] as usize..self.slot_start[slot + 1] as usize]
+    }
 }
 
 fn round6(x: f64) -> f64 {

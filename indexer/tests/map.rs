@@ -92,3 +92,26 @@ fn the_map_is_byte_stable() {
     let b = repo_map(&index("py_shop").snapshot(), &["Cart".to_string()], 500, &words);
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_map_asked_again_on_the_same_snapshot_comes_from_memory() {
+    use tack_indexer::map::repo_map_cached;
+    let idx = index("py_shop");
+    let snapshot = idx.snapshot();
+    let focus = ["Cart".to_string()];
+    let first = repo_map_cached(&snapshot, &focus, 500, words);
+    assert_eq!(*first, repo_map(&snapshot, &focus, 500, &words), "the same map as uncached");
+    assert!(std::sync::Arc::ptr_eq(&first, &repo_map_cached(&snapshot, &focus, 500, words)));
+    // Another budget, focus or snapshot is another map.
+    assert!(!std::sync::Arc::ptr_eq(&first, &repo_map_cached(&snapshot, &focus, 400, words)));
+    assert!(!std::sync::Arc::ptr_eq(&first, &repo_map_cached(&snapshot, &[], 500, words)));
+    let other = index("py_shop").snapshot();
+    assert!(!std::sync::Arc::ptr_eq(&first, &repo_map_cached(&other, &focus, 500, words)));
+    // Memory is bounded: after many other maps the first is computed again, equal.
+    for budget in 200..240 {
+        repo_map_cached(&snapshot, &focus, budget, words);
+    }
+    let again = repo_map_cached(&snapshot, &focus, 500, words);
+    assert!(!std::sync::Arc::ptr_eq(&first, &again));
+    assert_eq!(first, again);
+}

@@ -5,6 +5,7 @@ mod agents;
 mod config;
 mod http;
 mod mcp;
+mod memory;
 mod sessions;
 mod stdio;
 mod to_mcp;
@@ -124,6 +125,7 @@ enum ProfileArg {
 }
 
 fn main() -> ExitCode {
+    memory::limit_arenas();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)

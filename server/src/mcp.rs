@@ -21,9 +21,11 @@ pub struct Shared {
     pub toolbox: Toolbox,
     agents: Agents,
     /// Maps computed at once, at most: one per core, queued in arrival order, so a storm of
-    /// `repo_map` calls (about 170 ms of CPU each on 1,800 files) takes its share of the CPU and
+    /// `repo_map` calls (about 45 ms of CPU each on 1,800 files) takes its share of the CPU and
     /// every other call gets its own (BENCHMARKS.md, issue 14).
     maps: tokio::sync::Semaphore,
+    /// Calls in flight: memory goes back to the system once they stop.
+    calls: Arc<crate::memory::Calls>,
 }
 
 impl Shared {
@@ -32,7 +34,7 @@ impl Shared {
     pub fn new(toolbox: Toolbox, idle: std::time::Duration, max: usize) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let maps = tokio::sync::Semaphore::new(cores);
-        Arc::new(Self { toolbox, agents: Agents::new(idle, max), maps })
+        Arc::new(Self { toolbox, agents: Agents::new(idle, max), maps, calls: crate::memory::Calls::start() })
     }
 }
 
@@ -201,10 +203,13 @@ impl ServerHandler for TackServer {
         };
         let shared = self.shared.clone();
         let tool_name = name.clone();
-        let outcome =
-            tokio::task::spawn_blocking(move || shared.toolbox.call(&session, &tool_name, args, &ctx))
-                .await
-                .map_err(|err| McpError::internal_error(format!("tool {name} failed: {err}"), None))?;
+        let running = self.shared.calls.begin();
+        let outcome = tokio::task::spawn_blocking(move || {
+            let _running = running;
+            shared.toolbox.call(&session, &tool_name, args, &ctx)
+        })
+        .await
+        .map_err(|err| McpError::internal_error(format!("tool {name} failed: {err}"), None))?;
         if outcome.tools_changed
             && let Err(err) = context.peer.notify_tool_list_changed().await
         {

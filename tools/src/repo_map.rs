@@ -98,7 +98,7 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Obse
     let ceiling = (limit.tokens as u64).saturating_sub(64).max(MIN_TOKENS);
     let mut budget = params.tokens.unwrap_or(default).clamp(MIN_TOKENS, ceiling) as usize;
     let snapshot = toolbox.index().snapshot();
-    let mut map = tack_indexer::map::repo_map(&snapshot, &focus, budget, &count_tokens);
+    let mut map = tack_indexer::map::repo_map_cached(&snapshot, &focus, budget, count_tokens);
     // A client that cuts by length gets a smaller map, never a map cut in the middle.
     let length_limit = match (limit.chars, limit.bytes) {
         (Some(c), Some(b)) => Some(c.min(b)),
@@ -113,7 +113,7 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Obse
                 break;
             }
             budget = (budget * room / length * 9 / 10).max(MIN_TOKENS as usize);
-            map = tack_indexer::map::repo_map(&snapshot, &focus, budget, &count_tokens);
+            map = tack_indexer::map::repo_map_cached(&snapshot, &focus, budget, count_tokens);
         }
     }
     let out = RepoMapOutput {
@@ -121,7 +121,7 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Obse
         total_definitions: map.total_defs as u64,
         shown_definitions: map.shown_defs as u64,
         tokens: map.tokens as u64,
-        files: map.files.into_iter().map(MapFileOut::from).collect(),
+        files: map.files.iter().cloned().map(MapFileOut::from).collect(),
     };
-    Observation::ok(map.text, json!(out))
+    Observation::ok(map.text.clone(), json!(out))
 }

@@ -1,0 +1,93 @@
+//! Memory the server gives back. glibc's allocator makes an arena for each thread that allocates
+//! at once (up to eight per core) and keeps the pages that calls free: under a burst of calls
+//! from many sessions the server grew 3× and stayed there (BENCHMARKS.md, issue 14). tack caps
+//! the arenas at one per core and, once no call has run for a second, returns free pages to the
+//! system.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// How long the server has no call in flight before it returns memory.
+const QUIET: Duration = Duration::from_secs(1);
+
+/// Caps the allocator's arenas. Call before the first thread starts.
+pub fn limit_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
+        // SAFETY: mallopt only sets an allocator parameter; no thread allocates yet.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, cores as libc::c_int);
+        }
+    }
+}
+
+/// Calls in flight, and whether memory went back since the last one.
+#[derive(Debug, Default)]
+pub struct Calls {
+    in_flight: AtomicUsize,
+    /// A call ran since memory was last returned.
+    busy: AtomicBool,
+}
+
+/// Held while a call runs.
+pub struct CallGuard(Arc<Calls>);
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Calls {
+    /// Starts the thread that returns memory when calls stop, and the counter calls report to.
+    pub fn start() -> Arc<Self> {
+        let calls = Arc::new(Self::default());
+        let watched = Arc::downgrade(&calls);
+        let _ = std::thread::Builder::new().name("tack-memory".into()).spawn(move || {
+            let mut quiet_since = None;
+            while let Some(calls) = watched.upgrade() {
+                if calls.in_flight.load(Ordering::Acquire) > 0 {
+                    quiet_since = None;
+                } else if calls.busy.load(Ordering::Acquire) {
+                    let since = *quiet_since.get_or_insert_with(std::time::Instant::now);
+                    if since.elapsed() >= QUIET && calls.busy.swap(false, Ordering::AcqRel) {
+                        give_back();
+                        quiet_since = None;
+                    }
+                }
+                drop(calls);
+                std::thread::sleep(QUIET / 4);
+            }
+        });
+        calls
+    }
+
+    pub fn begin(self: &Arc<Self>) -> CallGuard {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.busy.store(true, Ordering::Release);
+        CallGuard(self.clone())
+    }
+}
+
+/// Returns the allocator's free pages to the system.
+fn give_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let before = resident_mb();
+        // SAFETY: malloc_trim only releases memory the allocator holds free.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+        tracing::debug!("returned free memory: {before} -> {} MB resident", resident_mb());
+    }
+}
+
+/// Resident memory in MB (0 where /proc has no answer).
+fn resident_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096 / (1 << 20))
+}
