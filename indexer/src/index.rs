@@ -151,9 +151,20 @@ pub struct RefreshStats {
 /// How opening went: the saved index was used, there was none, or it was unusable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadOutcome {
-    Loaded { files: usize },
+    Loaded {
+        files: usize,
+    },
     NoSavedIndex,
-    Rebuilt { reason: String },
+    Rebuilt {
+        reason: String,
+    },
+    /// No usable saved index, and another worktree or clone of the repository had one: its
+    /// entries are reused where path and content match (see [`crate::worktree`]).
+    Seeded {
+        from: crate::worktree::Donor,
+        files: usize,
+        reason: Option<String>,
+    },
     InMemory,
 }
 
@@ -186,8 +197,9 @@ impl Index {
                     let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
                     (files, LoadOutcome::Loaded { files: n })
                 }
-                Ok(None) => (BTreeMap::new(), LoadOutcome::NoSavedIndex),
-                Err(reason) => (BTreeMap::new(), LoadOutcome::Rebuilt { reason }),
+                Ok(None) => seeded(dir, root, None).unwrap_or((BTreeMap::new(), LoadOutcome::NoSavedIndex)),
+                Err(reason) => seeded(dir, root, Some(reason.clone()))
+                    .unwrap_or((BTreeMap::new(), LoadOutcome::Rebuilt { reason })),
             },
         };
         let snapshot = Snapshot::new(files, 0);
@@ -469,6 +481,35 @@ fn remove_stale_temps(dir: &Path) {
 }
 
 /// The saved entries, `None` when there is no saved index, or why it cannot be used.
+/// The entries of another worktree's saved index, to start from. They stand as the previous
+/// snapshot: the first scan keeps each one whose content hash matches the file here (taking
+/// this root's times) and parses the rest.
+fn seeded(
+    store: &Path,
+    root: &Path,
+    reason: Option<String>,
+) -> Option<(BTreeMap<String, Arc<FileEntry>>, LoadOutcome)> {
+    let donor = crate::worktree::find(store, root)?;
+    let entries = load(&donor.store.join("index.bin"), &donor.root).ok()??;
+    let files: BTreeMap<String, Arc<FileEntry>> =
+        entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
+    let n = files.len();
+    Some((files, LoadOutcome::Seeded { from: donor, files: n, reason }))
+}
+
+/// The root a saved index at `path` was made for, read from its header alone.
+pub(crate) fn saved_root(path: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut header = Vec::new();
+    std::fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut header).ok()?;
+    if header.get(..8)? != MAGIC {
+        return None;
+    }
+    let len = u32::from_le_bytes(header.get(20..24)?.try_into().ok()?) as usize;
+    let bytes = header.get(24..24 + len)?;
+    Some(PathBuf::from(std::str::from_utf8(bytes).ok()?))
+}
+
 fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,

@@ -14,3 +14,4 @@ pub mod symbols;
 pub mod syntax;
 pub mod text;
 pub mod walk;
+pub mod worktree;

@@ -73,7 +73,7 @@ enum Command {
         #[arg(long)]
         tokens: Option<u64>,
     },
-    /// Build or refresh the saved index, with a progress bar on a terminal.
+    /// Build or refresh the saved index (symbols and search), with a progress bar on a terminal.
     Index {
         #[command(flatten)]
         root: RootArg,
@@ -212,10 +212,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            // The graph (for the edge count) and the save are independent: run them together.
+            // The graph (for the edge count), the save and the search index are independent:
+            // run them together.
             let snapshot = index.snapshot();
             let edges = std::thread::scope(|scope| {
                 scope.spawn(|| save(&toolbox));
+                scope.spawn(|| {
+                    if let Err(err) = toolbox.text_index(&snapshot) {
+                        tracing::warn!("{err}");
+                    }
+                });
                 snapshot.graph().n_edges()
             });
             println!(
@@ -365,6 +371,16 @@ fn open_with(
                 }
                 LoadOutcome::Rebuilt { reason } => {
                     tracing::warn!(store = %store.display(), "rebuilding the index: {reason}")
+                }
+                LoadOutcome::Seeded { from, files, reason } => {
+                    if let Some(reason) = reason {
+                        tracing::warn!(store = %store.display(), "the saved index is unusable: {reason}")
+                    }
+                    tracing::info!(
+                        files,
+                        from = %from.root.display(),
+                        "starting from another worktree's index: files whose content matches are not parsed again"
+                    )
                 }
                 LoadOutcome::NoSavedIndex | LoadOutcome::InMemory => {
                     tracing::info!(store = %store.display(), "no saved index yet")

@@ -162,6 +162,12 @@ impl Toolbox {
         let (index, outcome) = Index::open(self.root.path(), self.filter.clone(), Some(store.to_path_buf()));
         self.index = Arc::new(index);
         self.text_store = Some(store.join("search"));
+        if let LoadOutcome::Seeded { from, .. } = &outcome
+            && let Err(err) =
+                tack_indexer::worktree::seed_search(&from.store.join("search"), &store.join("search"))
+        {
+            tracing::warn!("the search index starts empty: copying {}'s failed: {err}", from.root.display());
+        }
         (self, outcome)
     }
 

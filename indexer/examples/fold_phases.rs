@@ -1,0 +1,44 @@
+//! Times what one changed file costs to fold in (parse, graph, resolver, map tables, search
+//! index), to see where write→visible goes. `cargo run --release -p tack-indexer --example
+//! fold_phases -- ROOT FILE` (FILE relative to ROOT; it is appended to and restored).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use tack_indexer::index::Index;
+use tack_indexer::walk::Filter;
+
+fn main() {
+    let root = PathBuf::from(std::env::args().nth(1).expect("ROOT")).canonicalize().expect("root");
+    let rel = std::env::args().nth(2).expect("FILE");
+    let (index, _) = Index::open(&root, Filter::new(&root, &[]).expect("filter"), None);
+    let snapshot = index.snapshot();
+    let (text, _) = tack_indexer::text::TextIndex::open(None).expect("text index");
+    text.sync(&root, &snapshot).expect("sync");
+    tack_indexer::map::repo_map(&snapshot, &[rel.clone()], 1024, &|s: &str| s.len() / 4);
+    let path = root.join(&rel);
+    let original = std::fs::read(&path).expect("file");
+    for round in 0..5 {
+        let mut changed = original.clone();
+        changed.extend_from_slice(format!("\ndef folded_{round}():\n    return {round}\n").as_bytes());
+        std::fs::write(&path, &changed).expect("write");
+        let t = Instant::now();
+        let snapshot = index.apply_changes(std::slice::from_ref(&rel));
+        let fold = t.elapsed();
+        let t = Instant::now();
+        text.sync(&root, &snapshot).expect("sync");
+        let search = t.elapsed();
+        let t = Instant::now();
+        tack_indexer::map::repo_map(&snapshot, &[rel.clone()], 1024, &|s: &str| s.len() / 4);
+        let map = t.elapsed();
+        eprintln!("fold (parse, graph, resolver) {fold:?}, search index {search:?}, first map after {map:?}");
+    }
+    let snapshot = index.snapshot();
+    let t = Instant::now();
+    let graph = tack_indexer::graph::SymbolGraph::build(&snapshot);
+    eprintln!("graph alone {:?} ({} edges)", t.elapsed(), graph.n_edges());
+    let t = Instant::now();
+    let resolver = tack_indexer::resolve::Resolver::new(&snapshot);
+    eprintln!("resolver alone {:?} ({resolver:?})", t.elapsed());
+    std::fs::write(&path, &original).expect("restore");
+}
