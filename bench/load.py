@@ -6,6 +6,7 @@ The corpus is copied to a temporary folder first (the editor changes a file in i
 
 usage: load.py TACK ROOT [--sessions 32] [--calls 40] [--edit-ms 200] [--think-ms 0] [--seed 1] [--idle-s 10]
 
+--sessions 0: only the editor, for 10 s (what one write costs).
 --think-ms: each session waits this long on average (0.5x to 1.5x, drawn at random) after each
 result before its next call, as an agent waits for its model; 0 sends the next call at once.
 """
@@ -171,6 +172,7 @@ def main():
         # The idle server: after the same rest as the one after the load.
         time.sleep(args.idle_s)
         start_rss = memory(server.pid, "VmRSS")
+        start_anon = memory(server.pid, "RssAnon")
 
         # One session alone.
         single = {tool: [] for tool in TOOLS}
@@ -240,6 +242,9 @@ def main():
             t.start()
         for t in threads:
             t.join()
+        if not threads:
+            # No sessions: the editor alone, for write->visible and the CPU one write costs.
+            stop.wait(10)
         elapsed = time.perf_counter() - started
         cpu = cpu_seconds(server.pid) - cpu_before
         stop.set()
@@ -247,6 +252,7 @@ def main():
         sampler.join()
         time.sleep(args.idle_s)
         idle_rss = memory(server.pid, "VmRSS")
+        idle_anon = memory(server.pid, "RssAnon")
 
         print(f"{args.sessions} sessions x {args.calls} calls, think {args.think_ms} ms, "
               f"one edit every {args.edit_ms} ms, seed {args.seed}")
@@ -261,10 +267,14 @@ def main():
         print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); server CPU "
               f"{cpu:.1f} s ({cpu / elapsed * 100:.0f}% of one core, {cpu * 1000 / max(total, 1):.1f} ms a call); "
               f"failed requests {errors['protocol']}, tool errors {errors['tool']} (names not found and the like)")
+        if not threads:
+            print(f"editor alone: server CPU {cpu * 1000 / max(edits['done'], 1):.0f} ms per edit "
+                  f"(with its read_file and search)")
         print(f"edits {edits['done']} (p50 {e[0]:.0f} ms, p95 {e[1]:.0f} ms), failed {edits['errors']}, "
               f"reads that missed the editor's own last edit {edits['stale']}")
         print(f"memory: {start_rss} MB idle before the load, peak {peak} MB ({peak / max(start_rss, 1):.2f}x), "
-              f"{idle_rss} MB after {args.idle_s:.0f} s idle")
+              f"{idle_rss} MB after {args.idle_s:.0f} s idle; of which heap (RssAnon) {start_anon} MB before, "
+              f"{idle_anon} MB after (the rest is mapped files: the search index)")
     finally:
         server.kill()
         server.wait()

@@ -15,9 +15,10 @@ fn main() {
     let snapshot = index.snapshot();
     let (text, _) = tack_indexer::text::TextIndex::open(None).expect("text index");
     text.sync(&root, &snapshot).expect("sync");
-    tack_indexer::map::repo_map(&snapshot, &[rel.clone()], 1024, &|s: &str| s.len() / 4);
+    tack_indexer::map::repo_map(&snapshot, std::slice::from_ref(&rel), 1024, &|s: &str| s.len() / 4);
     let path = root.join(&rel);
     let original = std::fs::read(&path).expect("file");
+    let mut before = index.snapshot();
     for round in 0..5 {
         let mut changed = original.clone();
         changed.extend_from_slice(format!("\ndef folded_{round}():\n    return {round}\n").as_bytes());
@@ -29,9 +30,17 @@ fn main() {
         text.sync(&root, &snapshot).expect("sync");
         let search = t.elapsed();
         let t = Instant::now();
-        tack_indexer::map::repo_map(&snapshot, &[rel.clone()], 1024, &|s: &str| s.len() / 4);
+        tack_indexer::map::repo_map(&snapshot, std::slice::from_ref(&rel), 1024, &|s: &str| s.len() / 4);
         let map = t.elapsed();
-        eprintln!("fold (parse, graph, resolver) {fold:?}, search index {search:?}, first map after {map:?}");
+        let t = Instant::now();
+        let updated = tack_indexer::graph::SymbolGraph::update(&before.graph(), &before, &snapshot);
+        let update = t.elapsed();
+        eprintln!(
+            "fold (parse, graph, resolver) {fold:?} (graph updated: {}; an update alone {update:?}, {:?}), search index {search:?}, first map after {map:?}",
+            snapshot.graph().was_updated(),
+            updated.map(|g| g.n_edges())
+        );
+        before = snapshot;
     }
     let snapshot = index.snapshot();
     let t = Instant::now();

@@ -4,9 +4,11 @@
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::index::Snapshot;
+use std::sync::Arc;
+
+use crate::index::{FileEntry, Snapshot};
 use crate::symbols::{DefKind, RefKind};
 
 const REF_KINDS: [RefKind; 7] = [
@@ -35,15 +37,36 @@ pub struct SymbolGraph {
     pub files: Vec<String>,
     pub graph: DiGraph<u32, Edge>,
     /// Identifier `i` is `idents[i]`.
-    pub idents: Vec<String>,
-    ident_ids: FxHashMap<String, u32>,
-    /// For each identifier, the files that define it.
-    pub definers: FxHashMap<u32, Vec<u32>>,
-    /// For each identifier, the files that reference it.
-    pub referencers: FxHashMap<u32, Vec<u32>>,
+    pub idents: Arc<Vec<String>>,
+    ident_ids: Arc<FxHashMap<String, u32>>,
+    /// What each identifier contributes, shared with the graphs updated from this one.
+    parts: FxHashMap<u32, Arc<IdentParts>>,
     /// Source and target file of each edge, in edge order: what PageRank walks.
     ends: Vec<(u32, u32)>,
+    /// Made by [`SymbolGraph::update`], not by a full build.
+    updated: bool,
 }
+
+/// One identifier's share of the graph: who defines it (and as what), who references it (and
+/// how), and the edges that follow. A changed file recomputes only the identifiers it defines
+/// or references.
+#[derive(Debug, Default)]
+struct IdentParts {
+    /// Files defining it, in file order, with the kinds of definition each holds.
+    defined: Vec<(u32, Vec<DefKind>)>,
+    definers: Vec<u32>,
+    /// Weighted reference counts by kind, per referencing file, in file order.
+    counts: Vec<(u32, [f64; N_REF_KINDS])>,
+    /// (source, target, edge), in the order a full build adds them.
+    edges: Vec<(u32, u32, Edge)>,
+    /// Files with an edge for it, in file order.
+    users: Vec<u32>,
+}
+
+/// At most this many changed files are folded into a graph; more rebuild it.
+const MAX_UPDATED_FILES: usize = 64;
+/// At most this many names new to the graph (each looked up in every file); more rebuild it.
+const MAX_NEW_NAMES: usize = 256;
 
 /// How much one reference counts, by kind: a call, an import, a base class or a type use says
 /// more about a dependency than a bare name that happens to match a definition elsewhere.
@@ -80,118 +103,267 @@ fn ident_multiplier(ident: &str, n_definers: usize) -> f64 {
     mul
 }
 
+/// A file's weighted reference counts per identifier (only names `ids` knows), by identifier.
+fn file_counts(entry: &FileEntry, ids: &FxHashMap<String, u32>) -> Vec<(u32, [f64; N_REF_KINDS])> {
+    // A file's names are distinct: look each up once, then count by name index.
+    let by_name: Vec<Option<u32>> =
+        entry.symbols.names.iter().map(|n| ids.get(n.as_str()).copied()).collect();
+    let mut counts: FxHashMap<u32, [f64; N_REF_KINDS]> = FxHashMap::default();
+    for r in &entry.symbols.refs {
+        if let Some(id) = by_name[r.name as usize] {
+            counts.entry(id).or_insert([0.0; N_REF_KINDS])[r.kind as usize] += ref_weight(r.kind);
+        }
+    }
+    let mut counts: Vec<(u32, [f64; N_REF_KINDS])> = counts.into_iter().collect();
+    counts.sort_unstable_by_key(|(id, _)| *id);
+    counts
+}
+
+/// A file's definitions per identifier: the kinds of each, in order of first appearance.
+fn file_defs(entry: &FileEntry, ids: &FxHashMap<String, u32>) -> Vec<(u32, Vec<DefKind>)> {
+    let mut out: Vec<(u32, Vec<DefKind>)> = Vec::new();
+    let mut at: FxHashMap<u32, usize> = FxHashMap::default();
+    for def in &entry.symbols.defs {
+        let Some(&id) = ids.get(def.name.as_str()) else { continue };
+        let slot = *at.entry(id).or_insert_with(|| {
+            out.push((id, Vec::new()));
+            out.len() - 1
+        });
+        if !out[slot].1.contains(&def.kind) {
+            out[slot].1.push(def.kind);
+        }
+    }
+    out
+}
+
+impl IdentParts {
+    /// The edges of one identifier from who defines and who references it.
+    fn link(&mut self, ident: &str, entries: &[&FileEntry]) {
+        let defs = &self.defined;
+        self.definers = defs.iter().map(|(f, _)| *f).collect();
+        self.edges.clear();
+        self.users.clear();
+        if defs.is_empty() {
+            return;
+        }
+        let mut linked = false;
+        let mul = ident_multiplier(ident, defs.len());
+        for &(src, by_kind) in &self.counts {
+            // A name the file defines itself most likely means that definition: no edge to
+            // other definers. And a file using its own definitions says nothing about its
+            // weight to others (a self-loop would also make it a rank sink).
+            if defs.iter().any(|(f, _)| *f == src) {
+                continue;
+            }
+            let lang = entries[src as usize].lang;
+            for (dst, kinds) in defs {
+                let n: f64 = REF_KINDS
+                    .iter()
+                    .filter(|k| kinds.iter().any(|d| k.can_mean(lang, *d)))
+                    .map(|k| by_kind[*k as usize])
+                    .sum();
+                if n <= 0.0 {
+                    continue;
+                }
+                self.edges.push((src, *dst, Edge { ident: 0, weight: mul * n.sqrt() }));
+                linked = true;
+                if self.users.last() != Some(&src) {
+                    self.users.push(src);
+                }
+            }
+        }
+        if !linked {
+            // A definition nobody else references still holds a little rank (Aider: 0.1).
+            for (dst, _) in defs {
+                self.edges.push((*dst, *dst, Edge { ident: 0, weight: 0.1 }));
+            }
+        }
+    }
+}
+
 impl SymbolGraph {
     pub fn build(snapshot: &Snapshot) -> Self {
-        let files: Vec<String> = snapshot.files.keys().cloned().collect();
-        let entries: Vec<&crate::index::FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+        let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
         let mut idents: Vec<String> = Vec::new();
         let mut ident_ids: FxHashMap<String, u32> = FxHashMap::default();
-        // For each identifier, the files defining it and which kinds of definition they hold.
-        let mut defined: FxHashMap<u32, Vec<(u32, Vec<DefKind>)>> = FxHashMap::default();
-        for (file_idx, entry) in entries.iter().enumerate() {
+        for entry in &entries {
             for def in &entry.symbols.defs {
-                let id = *ident_ids.entry(def.name.clone()).or_insert_with(|| {
+                ident_ids.entry(def.name.clone()).or_insert_with(|| {
                     idents.push(def.name.clone());
                     idents.len() as u32 - 1
                 });
-                let list = defined.entry(id).or_default();
-                match list.last_mut() {
-                    Some((f, kinds)) if *f == file_idx as u32 => {
-                        if !kinds.contains(&def.kind) {
-                            kinds.push(def.kind);
-                        }
-                    }
-                    _ => list.push((file_idx as u32, vec![def.kind])),
-                }
             }
         }
-
-        // Weighted reference counts per (identifier, referencing file), by kind of use; files
-        // are counted in parallel, then merged in file order.
-        let per_file: Vec<Vec<(u32, [f64; N_REF_KINDS])>> = entries
+        // Per file, in parallel; then merged in file order.
+        let per_file: Vec<_> = entries
             .par_iter()
-            .map(|entry| {
-                // A file's names are distinct: look each up once, then count by name index.
-                let ids: Vec<Option<u32>> =
-                    entry.symbols.names.iter().map(|n| ident_ids.get(n.as_str()).copied()).collect();
-                let mut per_file: FxHashMap<u32, [f64; N_REF_KINDS]> = FxHashMap::default();
-                for r in &entry.symbols.refs {
-                    if let Some(id) = ids[r.name as usize] {
-                        per_file.entry(id).or_insert([0.0; N_REF_KINDS])[r.kind as usize] +=
-                            ref_weight(r.kind);
-                    }
-                }
-                let mut per_file: Vec<(u32, [f64; N_REF_KINDS])> = per_file.into_iter().collect();
-                per_file.sort_unstable_by_key(|(id, _)| *id);
-                per_file
+            .map(|entry| (file_defs(entry, &ident_ids), file_counts(entry, &ident_ids)))
+            .collect();
+        let mut parts: FxHashMap<u32, IdentParts> = FxHashMap::default();
+        for (file, (defs, counts)) in per_file.into_iter().enumerate() {
+            for (id, kinds) in defs {
+                parts.entry(id).or_default().defined.push((file as u32, kinds));
+            }
+            for (id, n) in counts {
+                parts.entry(id).or_default().counts.push((file as u32, n));
+            }
+        }
+        let parts = parts
+            .into_iter()
+            .map(|(id, mut p)| {
+                p.link(&idents[id as usize], &entries);
+                (id, Arc::new(p))
             })
             .collect();
-        let mut counts: FxHashMap<u32, Vec<(u32, [f64; N_REF_KINDS])>> = FxHashMap::default();
-        for (file_idx, per_file) in per_file.into_iter().enumerate() {
-            for (id, n) in per_file {
-                counts.entry(id).or_default().push((file_idx as u32, n));
+        Self::assemble(snapshot, Arc::new(idents), Arc::new(ident_ids), parts, false)
+    }
+
+    /// The graph of `snapshot` made from `previous` (the graph of `before`) by recomputing only
+    /// what the changed files define or reference; `None` when a full build is due (files
+    /// added or removed, or too many changes).
+    pub fn update(previous: &SymbolGraph, before: &Snapshot, snapshot: &Snapshot) -> Option<Self> {
+        if before.files.len() != snapshot.files.len() || !before.files.keys().eq(snapshot.files.keys()) {
+            return None;
+        }
+        let changed: Vec<(u32, &FileEntry, &FileEntry)> = before
+            .files
+            .values()
+            .zip(snapshot.files.values())
+            .enumerate()
+            .filter(|(_, (old, new))| !Arc::ptr_eq(old, new))
+            .map(|(i, (old, new))| (i as u32, old.as_ref(), new.as_ref()))
+            .collect();
+        if changed.len() > MAX_UPDATED_FILES {
+            return None;
+        }
+        let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+        // Names defined for the first time get the next ids (a full build would number them
+        // by file order instead: same graph, other edge order).
+        let mut idents = previous.idents.clone();
+        let mut ident_ids = previous.ident_ids.clone();
+        let mut new_ids: Vec<u32> = Vec::new();
+        for (_, _, new) in &changed {
+            for def in &new.symbols.defs {
+                if !ident_ids.contains_key(def.name.as_str()) {
+                    let id = idents.len() as u32;
+                    Arc::make_mut(&mut idents).push(def.name.clone());
+                    Arc::make_mut(&mut ident_ids).insert(def.name.clone(), id);
+                    new_ids.push(id);
+                }
             }
         }
+        if new_ids.len() > MAX_NEW_NAMES {
+            return None;
+        }
+        let changed_files: FxHashSet<u32> = changed.iter().map(|(f, _, _)| *f).collect();
+        let mut touched: FxHashMap<u32, IdentParts> = FxHashMap::default();
+        for (_, old, _) in &changed {
+            for (id, _) in file_defs(old, &ident_ids) {
+                previous.share_of_unchanged(&mut touched, id, &changed_files);
+            }
+            for (id, _) in file_counts(old, &ident_ids) {
+                previous.share_of_unchanged(&mut touched, id, &changed_files);
+            }
+        }
+        for &(file, _, new) in &changed {
+            for (id, kinds) in file_defs(new, &ident_ids) {
+                previous.share_of_unchanged(&mut touched, id, &changed_files).defined.push((file, kinds));
+            }
+            for (id, n) in file_counts(new, &ident_ids) {
+                previous.share_of_unchanged(&mut touched, id, &changed_files).counts.push((file, n));
+            }
+        }
+        // A new name may be referenced by files that did not change: find them.
+        for &id in &new_ids {
+            let name = idents[id as usize].as_str();
+            let one: FxHashMap<String, u32> = std::iter::once((name.to_string(), id)).collect();
+            let parts = touched.get_mut(&id).expect("a new name is defined by a changed file");
+            for (file, entry) in entries.iter().enumerate() {
+                if changed_files.contains(&(file as u32)) || !entry.symbols.names.iter().any(|n| n == name) {
+                    continue;
+                }
+                parts.counts.extend(file_counts(entry, &one).into_iter().map(|(_, n)| (file as u32, n)));
+            }
+        }
+        let mut parts = previous.parts.clone();
+        for (id, mut p) in touched {
+            p.defined.sort_by_key(|(f, _)| *f);
+            p.counts.sort_by_key(|(f, _)| *f);
+            if p.defined.is_empty() && p.counts.is_empty() {
+                parts.remove(&id);
+                continue;
+            }
+            p.link(&idents[id as usize], &entries);
+            parts.insert(id, Arc::new(p));
+        }
+        Some(Self::assemble(snapshot, idents, ident_ids, parts, true))
+    }
 
-        let mut graph: DiGraph<u32, Edge> = DiGraph::with_capacity(files.len(), 0);
+    /// Identifier `id`'s parts as the files that did not change make them, added to `touched`
+    /// on first use.
+    fn share_of_unchanged<'a>(
+        &self,
+        touched: &'a mut FxHashMap<u32, IdentParts>,
+        id: u32,
+        changed: &FxHashSet<u32>,
+    ) -> &'a mut IdentParts {
+        touched.entry(id).or_insert_with(|| {
+            let old = self.parts.get(&id);
+            IdentParts {
+                defined: old
+                    .map(|p| p.defined.iter().filter(|(f, _)| !changed.contains(f)).cloned().collect())
+                    .unwrap_or_default(),
+                counts: old
+                    .map(|p| p.counts.iter().filter(|(f, _)| !changed.contains(f)).copied().collect())
+                    .unwrap_or_default(),
+                ..Default::default()
+            }
+        })
+    }
+
+    /// The petgraph graph from every identifier's edges, identifiers in id order.
+    fn assemble(
+        snapshot: &Snapshot,
+        idents: Arc<Vec<String>>,
+        ident_ids: Arc<FxHashMap<String, u32>>,
+        parts: FxHashMap<u32, Arc<IdentParts>>,
+        updated: bool,
+    ) -> Self {
+        let files: Vec<String> = snapshot.files.keys().cloned().collect();
+        let n_edges = parts.values().map(|p| p.edges.len()).sum();
+        let mut graph: DiGraph<u32, Edge> = DiGraph::with_capacity(files.len(), n_edges);
         for i in 0..files.len() {
             graph.add_node(i as u32);
         }
-        let mut referencers: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        let mut ids: Vec<&u32> = defined.keys().collect();
-        ids.sort();
-        for &id in ids {
-            let defs = &defined[&id];
-            let mut linked = false;
-            if let Some(refs) = counts.get(&id) {
-                let mul = ident_multiplier(&idents[id as usize], defs.len());
-                let mut users = Vec::new();
-                for &(src, by_kind) in refs {
-                    // A name the file defines itself most likely means that definition: no
-                    // edge to other definers. And a file using its own definitions says
-                    // nothing about its weight to others (a self-loop would also make it a
-                    // rank sink).
-                    if defs.iter().any(|(f, _)| *f == src) {
-                        continue;
-                    }
-                    let lang = entries[src as usize].lang;
-                    for (dst, kinds) in defs {
-                        let n: f64 = REF_KINDS
-                            .iter()
-                            .filter(|k| kinds.iter().any(|d| k.can_mean(lang, *d)))
-                            .map(|k| by_kind[*k as usize])
-                            .sum();
-                        if n <= 0.0 {
-                            continue;
-                        }
-                        graph.add_edge(
-                            NodeIndex::new(src as usize),
-                            NodeIndex::new(*dst as usize),
-                            Edge { ident: id, weight: mul * n.sqrt() },
-                        );
-                        linked = true;
-                        if users.last() != Some(&src) {
-                            users.push(src);
-                        }
-                    }
-                }
-                if !users.is_empty() {
-                    referencers.insert(id, users);
-                }
-            }
-            if !linked {
-                // A definition nobody else references still holds a little rank (Aider: 0.1).
-                for (dst, _) in defs {
-                    let node = NodeIndex::new(*dst as usize);
-                    graph.add_edge(node, node, Edge { ident: id, weight: 0.1 });
-                }
+        let mut ends = Vec::with_capacity(n_edges);
+        let mut ids: Vec<u32> = parts.keys().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            for &(src, dst, edge) in &parts[&id].edges {
+                graph.add_edge(
+                    NodeIndex::new(src as usize),
+                    NodeIndex::new(dst as usize),
+                    Edge { ident: id, ..edge },
+                );
+                ends.push((src, dst));
             }
         }
-        let definers =
-            defined.into_iter().map(|(id, list)| (id, list.into_iter().map(|(f, _)| f).collect())).collect();
-        let ends =
-            graph.edge_references().map(|e| (e.source().index() as u32, e.target().index() as u32)).collect();
-        Self { files, graph, idents, ident_ids, definers, referencers, ends }
+        Self { files, graph, idents, ident_ids, parts, ends, updated }
+    }
+
+    /// Whether this graph was updated from the previous snapshot's rather than built whole.
+    pub fn was_updated(&self) -> bool {
+        self.updated
+    }
+
+    /// The files that define identifier `id`, in file order.
+    pub fn definers(&self, id: u32) -> &[u32] {
+        self.parts.get(&id).map_or(&[], |p| &p.definers)
+    }
+
+    /// The files whose references to identifier `id` made edges, in file order.
+    pub fn referencers(&self, id: u32) -> &[u32] {
+        self.parts.get(&id).map_or(&[], |p| &p.users)
     }
 
     pub fn ident_id(&self, name: &str) -> Option<u32> {

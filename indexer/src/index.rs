@@ -307,6 +307,15 @@ impl Index {
     /// no query pays for them.
     fn install(&self, files: BTreeMap<String, Arc<FileEntry>>, previous: &Snapshot) {
         let snapshot = Snapshot::new(files, previous.generation + 1);
+        // A few changed files update the previous graph; anything else builds it anew.
+        if let Some(graph) = previous.graph.get().and_then(|g| SymbolGraph::update(g, previous, &snapshot)) {
+            let _ = snapshot.graph.set(Arc::new(graph));
+        }
+        if let Some(resolver) =
+            previous.resolver.get().and_then(|r| crate::resolve::Resolver::update(r, previous, &snapshot))
+        {
+            let _ = snapshot.resolver.set(Arc::new(resolver));
+        }
         snapshot.graph();
         snapshot.resolver();
         *self.current.write().expect("index lock") = Arc::new(snapshot);

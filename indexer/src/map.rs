@@ -102,10 +102,10 @@ pub fn repo_map(
         personalization[f] = 1.0;
     }
     for id in &focus_set.idents {
-        for &f in graph.definers.get(id).into_iter().flatten() {
+        for &f in graph.definers(*id) {
             personalization[f as usize] = f64::max(personalization[f as usize], 1.0);
         }
-        for &f in graph.referencers.get(id).into_iter().flatten() {
+        for &f in graph.referencers(*id) {
             personalization[f as usize] = f64::max(personalization[f as usize], 0.5);
         }
     }
@@ -156,7 +156,7 @@ pub fn repo_map(
     focus_ids.sort();
     for id in &focus_ids {
         let name = graph.idents[*id as usize].as_str();
-        for &f in graph.definers.get(id).into_iter().flatten() {
+        for &f in graph.definers(*id) {
             for (i, def) in entries[f as usize].symbols.defs.iter().enumerate() {
                 if def.name == name {
                     items.push((f as usize, i));
@@ -167,7 +167,7 @@ pub fn repo_map(
     let mut users: Vec<(usize, usize)> = Vec::new();
     for id in &focus_ids {
         let name = graph.idents[*id as usize].as_str();
-        for &f in graph.referencers.get(id).into_iter().flatten() {
+        for &f in graph.referencers(*id) {
             let symbols = &entries[f as usize].symbols;
             for r in &symbols.refs {
                 if let Some(d) = r.enclosing

@@ -152,7 +152,7 @@ pub fn candidates(
     let mut personalization = vec![0.0; graph.files.len()];
     let ident_ids: HashSet<u32> = terms.iter().filter_map(|t| graph.ident_id(t)).collect();
     for id in &ident_ids {
-        for &f in graph.definers.get(id).into_iter().flatten() {
+        for &f in graph.definers(*id) {
             personalization[f as usize] += 1.0;
         }
     }

@@ -171,18 +171,112 @@ struct FileCtx {
 /// Name resolution over one snapshot.
 pub struct Resolver {
     files: Vec<Arc<FileEntry>>,
-    by_path: HashMap<String, u32>,
-    ctx: Vec<OnceLock<FileCtx>>,
+    by_path: Arc<HashMap<String, u32>>,
+    ctx: Vec<OnceLock<Arc<FileCtx>>>,
     /// Definitions by name: (file, def).
-    defs_by_name: HashMap<String, Vec<(u32, u32)>>,
+    defs_by_name: NameTable<(u32, u32)>,
     /// Python class-body bindings by name (attributes): (file, binding).
-    attrs_by_name: HashMap<String, Vec<(u32, u32)>>,
+    attrs_by_name: NameTable<(u32, u32)>,
     /// The files whose references include a name.
-    files_by_ref: HashMap<String, Vec<u32>>,
-    py: python::Modules,
-    rs: rust::Modules,
+    files_by_ref: NameTable<u32>,
+    py: Arc<python::Modules>,
+    rs: Arc<rust::Modules>,
     /// Rust impl blocks by the type and the trait they are for: (file, impl index).
     impls: OnceLock<rust::ImplMap>,
+}
+
+/// Files changed since the tables were last built whole beyond which an update rebuilds them.
+const MAX_STALE_FILES: usize = 64;
+
+/// Entries by name, in file order: the tables of the last full build, and for the files that
+/// changed since (`stale`), their entries now. A lookup merges the two in file order, so an
+/// updated table answers as a rebuilt one would.
+struct NameTable<V> {
+    base: Arc<HashMap<String, Vec<V>>>,
+    stale: Arc<rustc_hash::FxHashSet<u32>>,
+    fresh: HashMap<String, Vec<V>>,
+}
+
+/// The file an entry belongs to.
+trait InFile: Copy + Ord {
+    fn file(self) -> u32;
+}
+
+impl InFile for u32 {
+    fn file(self) -> u32 {
+        self
+    }
+}
+
+impl InFile for (u32, u32) {
+    fn file(self) -> u32 {
+        self.0
+    }
+}
+
+impl<V: InFile> NameTable<V> {
+    fn whole(base: HashMap<String, Vec<V>>) -> Self {
+        Self { base: Arc::new(base), stale: Default::default(), fresh: HashMap::new() }
+    }
+
+    fn get(&self, name: &str) -> std::borrow::Cow<'_, [V]> {
+        let base = self.base.get(name).map_or(&[][..], Vec::as_slice);
+        let fresh = self.fresh.get(name).map_or(&[][..], Vec::as_slice);
+        if fresh.is_empty() && !base.iter().any(|v| self.stale.contains(&v.file())) {
+            return std::borrow::Cow::Borrowed(base);
+        }
+        let mut out: Vec<V> = base.iter().copied().filter(|v| !self.stale.contains(&v.file())).collect();
+        out.extend_from_slice(fresh);
+        out.sort_unstable();
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+/// Adds file `i`'s entries to the three name tables.
+fn add_names(
+    i: u32,
+    symbols: &crate::symbols::FileSymbols,
+    defs_by_name: &mut HashMap<String, Vec<(u32, u32)>>,
+    attrs_by_name: &mut HashMap<String, Vec<(u32, u32)>>,
+    files_by_ref: &mut HashMap<String, Vec<u32>>,
+) {
+    for (d, def) in symbols.defs.iter().enumerate() {
+        defs_by_name.entry(def.name.clone()).or_default().push((i, d as u32));
+    }
+    for (b, binding) in symbols.bindings.iter().enumerate() {
+        let in_class = symbols.scopes.get(binding.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class);
+        if in_class {
+            attrs_by_name.entry(symbols.text(binding.name).to_string()).or_default().push((i, b as u32));
+        }
+    }
+    let mut seen = vec![false; symbols.names.len()];
+    for r in &symbols.refs {
+        if !std::mem::replace(&mut seen[r.name as usize], true) {
+            files_by_ref.entry(symbols.ref_name(r).to_string()).or_default().push(i);
+        }
+    }
+}
+
+/// Every file with its file scope; one the index did not parse (too large) gets it here.
+fn with_file_scopes(snapshot: &Snapshot) -> Vec<Arc<FileEntry>> {
+    snapshot
+        .files
+        .values()
+        .map(|entry| {
+            if !entry.symbols.scopes.is_empty() {
+                return entry.clone();
+            }
+            let mut entry = (**entry).clone();
+            entry.symbols.scopes.push(crate::names::Scope {
+                kind: ScopeKind::File,
+                start: Pos::new(0, 0),
+                end: Pos::new(u32::MAX, 0),
+                parent: NONE,
+                def: NONE,
+            });
+            Arc::new(entry)
+        })
+        .collect()
 }
 
 impl std::fmt::Debug for Resolver {
@@ -200,64 +294,86 @@ impl Snapshot {
 
 impl Resolver {
     pub fn new(snapshot: &Snapshot) -> Resolver {
-        // Every file has its file scope; one the index did not parse (too large) gets it here.
-        let files: Vec<Arc<FileEntry>> = snapshot
-            .files
-            .values()
-            .map(|entry| {
-                if !entry.symbols.scopes.is_empty() {
-                    return entry.clone();
-                }
-                let mut entry = (**entry).clone();
-                entry.symbols.scopes.push(crate::names::Scope {
-                    kind: ScopeKind::File,
-                    start: Pos::new(0, 0),
-                    end: Pos::new(u32::MAX, 0),
-                    parent: NONE,
-                    def: NONE,
-                });
-                Arc::new(entry)
-            })
-            .collect();
+        let files = with_file_scopes(snapshot);
         let by_path = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i as u32)).collect();
         let mut defs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut attrs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut files_by_ref: HashMap<String, Vec<u32>> = HashMap::new();
         for (i, file) in files.iter().enumerate() {
-            let symbols = &file.symbols;
-            for (d, def) in symbols.defs.iter().enumerate() {
-                defs_by_name.entry(def.name.clone()).or_default().push((i as u32, d as u32));
-            }
-            for (b, binding) in symbols.bindings.iter().enumerate() {
-                let in_class =
-                    symbols.scopes.get(binding.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class);
-                if in_class {
-                    attrs_by_name
-                        .entry(symbols.text(binding.name).to_string())
-                        .or_default()
-                        .push((i as u32, b as u32));
-                }
-            }
-            let mut seen = vec![false; symbols.names.len()];
-            for r in &symbols.refs {
-                if !std::mem::replace(&mut seen[r.name as usize], true) {
-                    files_by_ref.entry(symbols.ref_name(r).to_string()).or_default().push(i as u32);
-                }
-            }
+            add_names(i as u32, &file.symbols, &mut defs_by_name, &mut attrs_by_name, &mut files_by_ref);
         }
-        let py = python::Modules::new(&files);
-        let rs = rust::Modules::new(&files);
+        let py = Arc::new(python::Modules::new(&files));
+        let rs = Arc::new(rust::Modules::new(&files));
         Resolver {
             ctx: (0..files.len()).map(|_| OnceLock::new()).collect(),
             files,
-            by_path,
-            defs_by_name,
-            attrs_by_name,
-            files_by_ref,
+            by_path: Arc::new(by_path),
+            defs_by_name: NameTable::whole(defs_by_name),
+            attrs_by_name: NameTable::whole(attrs_by_name),
+            files_by_ref: NameTable::whole(files_by_ref),
             py,
             rs,
             impls: OnceLock::new(),
         }
+    }
+
+    /// The resolver of `snapshot` made from `previous` (the resolver of `before`): the name
+    /// tables are kept and the changed files' entries laid over them, module tables and the
+    /// contexts of unchanged files are shared. `None` when a full build is due (files added
+    /// or removed, or too many changed since the last one).
+    pub fn update(previous: &Resolver, before: &Snapshot, snapshot: &Snapshot) -> Option<Resolver> {
+        if before.files.len() != snapshot.files.len() || !before.files.keys().eq(snapshot.files.keys()) {
+            return None;
+        }
+        let changed: Vec<u32> = before
+            .files
+            .values()
+            .zip(snapshot.files.values())
+            .enumerate()
+            .filter(|(_, (old, new))| !Arc::ptr_eq(old, new))
+            .map(|(i, _)| i as u32)
+            .collect();
+        let mut stale: rustc_hash::FxHashSet<u32> = (*previous.defs_by_name.stale).clone();
+        stale.extend(&changed);
+        if stale.len() > MAX_STALE_FILES {
+            return None;
+        }
+        let files = with_file_scopes(snapshot);
+        let mut stale_files: Vec<u32> = stale.iter().copied().collect();
+        stale_files.sort_unstable();
+        let (mut defs, mut attrs, mut refs) = (HashMap::new(), HashMap::new(), HashMap::new());
+        for &i in &stale_files {
+            add_names(i, &files[i as usize].symbols, &mut defs, &mut attrs, &mut refs);
+        }
+        let stale = Arc::new(stale);
+        let table =
+            |base: &NameTable<_>, fresh| NameTable { base: base.base.clone(), stale: stale.clone(), fresh };
+        let rust_changed = changed.iter().any(|&i| files[i as usize].lang == Lang::Rust);
+        let is_changed = |i: usize| changed.binary_search(&(i as u32)).is_ok();
+        Some(Resolver {
+            ctx: previous
+                .ctx
+                .iter()
+                .enumerate()
+                .map(|(i, ctx)| match ctx.get() {
+                    Some(ctx) if !is_changed(i) => OnceLock::from(ctx.clone()),
+                    _ => OnceLock::new(),
+                })
+                .collect(),
+            by_path: previous.by_path.clone(),
+            defs_by_name: table(&previous.defs_by_name, defs),
+            attrs_by_name: table(&previous.attrs_by_name, attrs),
+            files_by_ref: NameTable {
+                base: previous.files_by_ref.base.clone(),
+                stale: stale.clone(),
+                fresh: refs,
+            },
+            // Python modules follow from paths alone; Rust's from `mod` declarations too.
+            py: previous.py.clone(),
+            rs: if rust_changed { Arc::new(rust::Modules::new(&files)) } else { previous.rs.clone() },
+            files,
+            impls: OnceLock::new(),
+        })
     }
 
     pub fn n_files(&self) -> usize {
@@ -289,7 +405,7 @@ impl Resolver {
     }
 
     fn ctx(&self, file: u32) -> &FileCtx {
-        self.ctx[file as usize].get_or_init(|| FileCtx::build(self.lang(file), self.symbols(file)))
+        self.ctx[file as usize].get_or_init(|| Arc::new(FileCtx::build(self.lang(file), self.symbols(file))))
     }
 
     /// The name's id in `file`, if the file has it at all.
@@ -402,7 +518,7 @@ impl Resolver {
         let last = query.rsplit(['.', ':']).next().unwrap_or(query);
         let mut exact = Vec::new();
         let mut suffix = Vec::new();
-        for &(file, d) in self.defs_by_name.get(last).into_iter().flatten() {
+        for &(file, d) in self.defs_by_name.get(last).iter() {
             let def = self.def(file, d);
             let lang = self.lang(file);
             let sep = if lang == Lang::Rust { "::" } else { "." };
@@ -568,7 +684,7 @@ impl Resolver {
         let mut candidates: BTreeSet<Hit> = BTreeSet::new();
         let definitions = self.definition_lines(target);
         let def_positions: BTreeSet<(u32, u32)> = definitions.iter().map(|h| (h.file, h.line)).collect();
-        for &file in self.files_by_ref.get(&name).into_iter().flatten() {
+        for &file in self.files_by_ref.get(&name).iter() {
             let symbols = self.symbols(file);
             let Some(id) = self.name_id(file, &name) else { continue };
             for r in symbols.refs.iter().filter(|r| r.name == id) {
@@ -816,18 +932,13 @@ impl Resolver {
         let mut out: Vec<Target> = self
             .defs_by_name
             .get(name)
-            .into_iter()
-            .flatten()
+            .iter()
             .filter(|&&(f, d)| self.lang(f) == lang && r.kind.can_mean(lang, self.def(f, d).kind))
             .map(|&(f, d)| self.canonical(Target::Def { file: f, def: d }))
             .collect();
         if lang == Lang::Python && matches!(r.kind, RefKind::Attribute | RefKind::MethodCall) {
             out.extend(
-                self.attrs_by_name
-                    .get(name)
-                    .into_iter()
-                    .flatten()
-                    .map(|&(f, b)| Target::Binding { file: f, binding: b }),
+                self.attrs_by_name.get(name).iter().map(|&(f, b)| Target::Binding { file: f, binding: b }),
             );
         }
         let mut seen = std::collections::HashSet::new();

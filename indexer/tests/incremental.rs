@@ -1,0 +1,147 @@
+//! A graph and a resolver updated from the previous snapshot's by the files that changed are
+//! what a full build makes: the same edges with the same weights, definers, referencers and
+//! ranks; the same answers to every lookup, reference and resolution.
+
+use std::fs;
+use std::path::Path;
+
+use tack_indexer::graph::SymbolGraph;
+use tack_indexer::index::Index;
+use tack_indexer::walk::Filter;
+
+/// The graph as a sorted list of named facts, independent of identifier numbering and edge order.
+fn facts(graph: &SymbolGraph) -> Vec<String> {
+    use petgraph::visit::EdgeRef;
+    let mut out: Vec<String> = graph
+        .graph
+        .edge_references()
+        .map(|e| {
+            let (w, ident) = (e.weight(), &graph.idents[e.weight().ident as usize]);
+            format!(
+                "edge {} -> {} {ident} {:.12}",
+                graph.files[e.source().index()],
+                graph.files[e.target().index()],
+                w.weight
+            )
+        })
+        .collect();
+    for (id, name) in graph.idents.iter().enumerate() {
+        let names = |files: &[u32]| {
+            files.iter().map(|f| graph.files[*f as usize].as_str()).collect::<Vec<_>>().join(",")
+        };
+        let (definers, referencers) = (graph.definers(id as u32), graph.referencers(id as u32));
+        if !definers.is_empty() || !referencers.is_empty() {
+            out.push(format!("name {name} defined by {} used by {}", names(definers), names(referencers)));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn copy(from: &Path, to: &Path) {
+    for entry in fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+            copy(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A file and what to make of its text.
+type Edit<'a> = (&'a str, &'a dyn Fn(&str) -> String);
+
+/// Applies each edit in turn through `apply_changes` and checks the updated graph against a
+/// full build of the same snapshot.
+fn check(fixture: &str, edits: &[Edit]) {
+    let dir = tempfile::tempdir().unwrap();
+    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(fixture), dir.path());
+    let root = dir.path().canonicalize().unwrap();
+    let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
+    let mut before = index.snapshot();
+    before.graph();
+    for (n, (rel, edit)) in edits.iter().enumerate() {
+        let path = root.join(rel);
+        fs::write(&path, edit(&fs::read_to_string(&path).unwrap())).unwrap();
+        let after = index.apply_changes(&[rel.to_string()]);
+        assert!(after.generation > before.generation, "edit {n} of {rel} made a new snapshot");
+        let updated = after.graph();
+        assert!(updated.was_updated(), "edit {n} updated the previous graph");
+        let full = SymbolGraph::build(&after);
+        assert_eq!(facts(&updated), facts(&full), "edit {n} of {rel}");
+        let (ranks, _) = updated.pagerank(&[], &|_, e| e.weight);
+        let (full_ranks, _) = full.pagerank(&[], &|_, e| e.weight);
+        for (a, b) in ranks.iter().zip(&full_ranks) {
+            assert!((a - b).abs() < 1e-9, "edit {n}: rank {a} against {b}");
+        }
+        let resolver = after.resolver();
+        let full = tack_indexer::resolve::Resolver::new(&after);
+        assert_eq!(answers(&resolver), answers(&full), "edit {n} of {rel}");
+        before = after;
+    }
+}
+
+/// Everything a resolver says about every definition name and every reference.
+fn answers(resolver: &tack_indexer::resolve::Resolver) -> Vec<String> {
+    let mut out = Vec::new();
+    for file in 0..resolver.n_files() as u32 {
+        let symbols = &resolver.entry(file).symbols;
+        for def in &symbols.defs {
+            for target in resolver.lookup_symbol(&def.name) {
+                out.push(format!(
+                    "{} -> {} refs {:?} callers {:?}",
+                    def.name,
+                    resolver.describe(target),
+                    resolver.references(target),
+                    resolver.callers(target)
+                ));
+            }
+        }
+        for r in &symbols.refs {
+            out.push(format!("{} {:?}: {:?}", resolver.path(file), r, resolver.resolve_ref(file, r)));
+        }
+    }
+    out
+}
+
+#[test]
+fn python_edits_update_the_graph_and_resolver_as_full_builds_would() {
+    check(
+        "py_shop",
+        &[
+            // A body changes: the same names, the same numbering.
+            ("shop/pricing.py", &|s| {
+                s.replace(
+                    "def with_tax(amount: float) -> float:",
+                    "def with_tax(amount: float) -> float:\n    apply_discount(amount, None)",
+                )
+            }),
+            // A name used before it is defined, then defined by another file: the unchanged
+            // user gets its edge.
+            ("shop/checkout.py", &|s| format!("{s}\n\ndef undo(cart):\n    return refund_total(cart)\n")),
+            ("shop/receipts.py", &|s| format!("{s}\n\ndef refund_total(cart):\n    return cart.total()\n")),
+            // A definition goes away; its users stay.
+            ("shop/pricing.py", &|s| s.replace("def apply_discount", "def apply_rebate")),
+            // And comes back in another file.
+            ("shop/item.py", &|s| format!("{s}\n\ndef apply_discount(amount, code):\n    return amount\n")),
+            // A file empties.
+            ("shop/cart.py", &|_| String::new()),
+        ],
+    );
+}
+
+#[test]
+fn rust_edits_update_the_graph_and_resolver_as_full_builds_would() {
+    check(
+        "rs_shapes",
+        &[
+            ("src/lib.rs", &|s| format!("{s}\npub fn half() -> f64 {{ crate::geo::midpoint(1.0, 2.0) }}\n")),
+            ("src/geo.rs", &|s| {
+                format!("{s}\npub fn midpoint(a: f64, b: f64) -> f64 {{ distance(a, b) / 2.0 }}\n")
+            }),
+            ("src/geo.rs", &|s| s.replace("midpoint", "middle")),
+        ],
+    );
+}
