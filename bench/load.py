@@ -4,7 +4,8 @@ throughput, errors, read-your-writes, and the server's memory (start, peak, idle
 
 The corpus is copied to a temporary folder first (the editor changes a file in it).
 
-usage: load.py TACK ROOT [--sessions 32] [--calls 40] [--edit-ms 200] [--think-ms 0] [--seed 1] [--idle-s 10]
+usage: load.py TACK ROOT [--sessions 32] [--calls 40] [--edit-ms 200] [--think-ms 0] [--tools LIST]
+               [--seed 1] [--idle-s 10]
 
 --sessions 0: only the editor, for 10 s (what one write costs).
 --think-ms: each session waits this long on average (0.5x to 1.5x, drawn at random) after each
@@ -14,6 +15,7 @@ result before its next call, as an agent waits for its model; 0 sends the next c
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -98,11 +100,11 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def workload(files, names, rng, calls):
-    """`calls` (tool, arguments) pairs, the four tools in turn, arguments drawn at random."""
+def workload(files, names, rng, calls, tools=TOOLS):
+    """`calls` (tool, arguments) pairs, the tools in turn, arguments drawn at random."""
     out = []
     for i in range(calls):
-        tool = TOOLS[i % len(TOOLS)]
+        tool = tools[i % len(tools)]
         if tool == "search":
             out.append((tool, {"query": rng.choice(QUERIES)}))
         elif tool == "read_file":
@@ -112,6 +114,20 @@ def workload(files, names, rng, calls):
         else:
             out.append((tool, {"symbol": rng.choice(names)}))
     return out
+
+
+def agent(session, seed, files, names, calls, think_ms, tools, out):
+    """One session's calls, in a process of its own (agents are separate programs; threads of
+    one Python process would also wait for each other's turn at the interpreter lock, which
+    the server did not cause). Puts [(tool, ms, failed)] on `out`."""
+    think = random.Random(-seed)
+    results = []
+    for tool, targs in workload(files, names, random.Random(seed), calls, tools):
+        ms, failed, _ = session.call(tool, targs)
+        results.append((tool, ms, failed))
+        if think_ms:
+            time.sleep(think_ms / 1000 * think.uniform(0.5, 1.5))
+    out.put(results)
 
 
 def percentiles(values):
@@ -130,9 +146,12 @@ def main():
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--edit-ms", type=int, default=200)
     parser.add_argument("--think-ms", type=int, default=0)
+    parser.add_argument("--tools", default=",".join(TOOLS), help="the call mix, in turn (comma-separated)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--idle-s", type=float, default=10)
     args = parser.parse_args()
+    tools = args.tools.split(",")
+    assert set(tools) <= set(TOOLS), f"--tools takes {', '.join(TOOLS)}"
 
     work = tempfile.mkdtemp(prefix="tack-load-")
     corpus = os.path.join(work, "corpus")
@@ -175,30 +194,18 @@ def main():
         start_anon = memory(server.pid, "RssAnon")
 
         # One session alone.
-        single = {tool: [] for tool in TOOLS}
+        single = {tool: [] for tool in tools}
         errors = {"protocol": 0, "tool": 0}
         alone = Session(host)
-        for tool, targs in workload(files, names, random.Random(args.seed), args.calls):
+        for tool, targs in workload(files, names, random.Random(args.seed), args.calls, tools):
             ms, failed, _ = alone.call(tool, targs)
             single[tool].append(ms)
 
         # Many sessions, and an editor.
-        loaded = {tool: [] for tool in TOOLS}
-        lock = threading.Lock()
+        loaded = {tool: [] for tool in tools}
         sessions = [Session(host) for _ in range(args.sessions)]
         stop = threading.Event()
         edits = {"done": 0, "stale": 0, "errors": 0, "ms": []}
-
-        def agent(session, seed):
-            think = random.Random(-seed)
-            for tool, targs in workload(files, names, random.Random(seed), args.calls):
-                ms, failed, _ = session.call(tool, targs)
-                with lock:
-                    loaded[tool].append(ms)
-                    if failed:
-                        errors[failed] += 1
-                if args.think_ms:
-                    time.sleep(args.think_ms / 1000 * think.uniform(0.5, 1.5))
 
         def editor():
             session = Session(host)
@@ -223,7 +230,10 @@ def main():
                 if rest > 0:
                     stop.wait(rest)
 
-        threads = [threading.Thread(target=agent, args=(s, args.seed + 1 + i)) for i, s in enumerate(sessions)]
+        forked = multiprocessing.get_context("fork")
+        out = forked.Queue()
+        agents = [forked.Process(target=agent, args=(s, args.seed + 1 + i, files, names, args.calls, args.think_ms, tools, out))
+                  for i, s in enumerate(sessions)]
         edit_thread = threading.Thread(target=editor)
         peak = start_rss
 
@@ -238,11 +248,16 @@ def main():
         started = time.perf_counter()
         cpu_before = cpu_seconds(server.pid)
         edit_thread.start()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if not threads:
+        for a in agents:
+            a.start()
+        for _ in agents:
+            for tool, ms, failed in out.get():
+                loaded[tool].append(ms)
+                if failed:
+                    errors[failed] += 1
+        for a in agents:
+            a.join()
+        if not agents:
             # No sessions: the editor alone, for write->visible and the CPU one write costs.
             stop.wait(10)
         elapsed = time.perf_counter() - started
@@ -258,7 +273,7 @@ def main():
               f"one edit every {args.edit_ms} ms, seed {args.seed}")
         print("| tool | one session p50 / p95 / max ms | loaded p50 / p95 / max ms | ratio p50 | ratio p95 |")
         print("| --- | --- | --- | --- | --- |")
-        for tool in TOOLS:
+        for tool in tools:
             a, b = percentiles(single[tool]), percentiles(loaded[tool])
             print(f"| {tool} | {a[0]:.0f} / {a[1]:.0f} / {a[2]:.0f} | {b[0]:.0f} / {b[1]:.0f} / {b[2]:.0f} "
                   f"| {b[0] / max(a[0], 0.1):.1f}x | {b[1] / max(a[1], 0.1):.1f}x |")
@@ -267,7 +282,7 @@ def main():
         print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); server CPU "
               f"{cpu:.1f} s ({cpu / elapsed * 100:.0f}% of one core, {cpu * 1000 / max(total, 1):.1f} ms a call); "
               f"failed requests {errors['protocol']}, tool errors {errors['tool']} (names not found and the like)")
-        if not threads:
+        if not agents:
             print(f"editor alone: server CPU {cpu * 1000 / max(edits['done'], 1):.0f} ms per edit "
                   f"(with its read_file and search)")
         print(f"edits {edits['done']} (p50 {e[0]:.0f} ms, p95 {e[1]:.0f} ms), failed {edits['errors']}, "

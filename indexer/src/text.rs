@@ -257,11 +257,31 @@ impl TextIndex {
     /// Brings the index to `snapshot`: files whose content hash changed are indexed again
     /// (read from `root`), removed files are deleted. A no-op when already in step.
     pub fn sync(&self, root: &Path, snapshot: &Snapshot) -> tantivy::Result<SyncStats> {
+        self.sync_with(root, snapshot, true)
+    }
+
+    /// [`TextIndex::sync`], unless another call is syncing after a first sync: then this one
+    /// searches what is committed (a change behind at most) rather than wait. For readers; a
+    /// writer syncs.
+    pub fn sync_unless_busy(&self, root: &Path, snapshot: &Snapshot) -> tantivy::Result<SyncStats> {
+        self.sync_with(root, snapshot, false)
+    }
+
+    fn sync_with(&self, root: &Path, snapshot: &Snapshot, wait: bool) -> tantivy::Result<SyncStats> {
         // Already at this snapshot or a newer one: no lock, so a query never waits for a sync.
         if self.synced.load(std::sync::atomic::Ordering::Acquire) > snapshot.generation {
             return Ok(SyncStats::default());
         }
-        let mut state = self.state.lock().expect("text index state");
+        let mut state = match self.state.try_lock() {
+            Ok(state) => state,
+            // Once something is committed; before the first sync there is nothing to search.
+            Err(std::sync::TryLockError::WouldBlock)
+                if !wait && self.synced.load(std::sync::atomic::Ordering::Acquire) > 0 =>
+            {
+                return Ok(SyncStats::default());
+            }
+            Err(_) => self.state.lock().expect("text index state"),
+        };
         if state.generation.is_some_and(|g| g >= snapshot.generation) {
             return Ok(SyncStats::default());
         }
@@ -395,5 +415,26 @@ mod tests {
             ["httpserver@0", "http@0", "server@0", "getx2value@1", "get@1", "x@1", "2@1", "value@1"]
         );
         assert_eq!(terms("__init__ x"), ["__init__@0", "init@0", "x@1"]);
+    }
+
+    #[test]
+    fn a_reader_searches_the_last_commit_while_another_call_syncs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def alpha():\n    return 1\n").unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let filter = crate::walk::Filter::new(&root, &[]).unwrap();
+        let (index, _) = crate::index::Index::open(&root, filter, None);
+        let (text, _) = TextIndex::open(None).unwrap();
+        assert_eq!(text.sync_unless_busy(&root, &index.snapshot()).unwrap().added, 1);
+        std::fs::write(root.join("a.py"), "def alpha():\n    return 2\n").unwrap();
+        let newer = index.apply_changes(&["a.py".to_string()]);
+        {
+            // Another call is syncing: the reader does not wait, and nothing is indexed.
+            let _busy = text.state.lock().unwrap();
+            assert_eq!(text.sync_unless_busy(&root, &newer).unwrap(), SyncStats::default());
+        }
+        // Then the next reader brings the index up to date.
+        assert_eq!(text.sync_unless_busy(&root, &newer).unwrap().added, 1);
+        assert_eq!(text.sync(&root, &newer).unwrap(), SyncStats::default());
     }
 }

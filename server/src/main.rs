@@ -6,6 +6,7 @@ mod config;
 mod http;
 mod mcp;
 mod memory;
+mod pool;
 mod sessions;
 mod stdio;
 mod to_mcp;

@@ -15,15 +15,16 @@ use tack_tools::{CallContext, Observation, Session, Toolbox};
 use crate::agents::{self, Agents};
 use crate::to_mcp;
 
+/// How much lower the map workers' CPU priority is than the other threads' (nice values).
+const MAP_NICE: i32 = 10;
+
 /// What every connection shares: the toolbox (root, configuration, index), and the agents of
 /// 2026-07-28 requests over HTTP, which carry no session.
 pub struct Shared {
     pub toolbox: Toolbox,
     agents: Agents,
-    /// Maps computed at once, at most: one per core, queued in arrival order, so a storm of
-    /// `repo_map` calls (about 45 ms of CPU each on 1,800 files) takes its share of the CPU and
-    /// every other call gets its own (BENCHMARKS.md, issue 14).
-    maps: tokio::sync::Semaphore,
+    /// Where `repo_map` runs: one worker per core at a lower CPU priority, sessions in turn.
+    maps: crate::pool::FairPool,
     /// Calls in flight: memory goes back to the system once they stop.
     calls: Arc<crate::memory::Calls>,
 }
@@ -33,7 +34,7 @@ impl Shared {
     /// many such agents live at once.
     pub fn new(toolbox: Toolbox, idle: std::time::Duration, max: usize) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let maps = tokio::sync::Semaphore::new(cores);
+        let maps = crate::pool::FairPool::new("tack-maps", cores, MAP_NICE);
         Arc::new(Self { toolbox, agents: Agents::new(idle, max), maps, calls: crate::memory::Calls::start() })
     }
 }
@@ -196,20 +197,22 @@ impl ServerHandler for TackServer {
         };
         let target =
             if name == "call_tool" { args.get("name").and_then(Value::as_str).unwrap_or("") } else { &name };
-        // Waits its turn (in arrival order) behind other maps, never behind other tools.
-        let _map_turn = match target {
-            "repo_map" => Some(self.shared.maps.acquire().await.expect("the semaphore is never closed")),
-            _ => None,
-        };
+        let is_map = target == "repo_map";
+        let owner = Arc::as_ptr(&session) as usize;
         let shared = self.shared.clone();
         let tool_name = name.clone();
         let running = self.shared.calls.begin();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let work = move || {
             let _running = running;
             shared.toolbox.call(&session, &tool_name, args, &ctx)
-        })
-        .await
-        .map_err(|err| McpError::internal_error(format!("tool {name} failed: {err}"), None))?;
+        };
+        let outcome = if is_map {
+            // Waits its session's turn behind other maps, never behind other tools.
+            self.shared.maps.run(owner, work).await
+        } else {
+            tokio::task::spawn_blocking(work).await.ok()
+        }
+        .ok_or_else(|| McpError::internal_error(format!("tool {name} failed"), None))?;
         if outcome.tools_changed
             && let Err(err) = context.peer.notify_tool_list_changed().await
         {

@@ -10,6 +10,9 @@ use std::time::Duration;
 
 /// How long the server has no call in flight before it returns memory.
 const QUIET: Duration = Duration::from_secs(1);
+/// While idle, memory is returned again when the heap grew this much since, at most this often.
+const REGROWTH_MB: u64 = 8;
+const AGAIN_AFTER: Duration = Duration::from_secs(5);
 
 /// Caps the allocator's arenas. Call before the first thread starts.
 pub fn limit_arenas() {
@@ -47,15 +50,23 @@ impl Calls {
         let watched = Arc::downgrade(&calls);
         let _ = std::thread::Builder::new().name("tack-memory".into()).spawn(move || {
             let mut quiet_since = None;
+            // The heap after the last return, and when: work that goes on without a call (a
+            // search index merge, the watcher's fold) may leave more to return.
+            let mut returned: Option<(u64, std::time::Instant)> = None;
             while let Some(calls) = watched.upgrade() {
                 if calls.in_flight.load(Ordering::Acquire) > 0 {
                     quiet_since = None;
                 } else if calls.busy.load(Ordering::Acquire) {
                     let since = *quiet_since.get_or_insert_with(std::time::Instant::now);
                     if since.elapsed() >= QUIET && calls.busy.swap(false, Ordering::AcqRel) {
-                        give_back();
+                        returned = Some((give_back(), std::time::Instant::now()));
                         quiet_since = None;
                     }
+                } else if let Some((heap, at)) = returned
+                    && at.elapsed() >= AGAIN_AFTER
+                    && heap_mb() > heap + REGROWTH_MB
+                {
+                    returned = Some((give_back(), std::time::Instant::now()));
                 }
                 drop(calls);
                 std::thread::sleep(QUIET / 4);
@@ -71,23 +82,27 @@ impl Calls {
     }
 }
 
-/// Returns the allocator's free pages to the system.
-fn give_back() {
+/// Returns the allocator's free pages to the system; the heap after, in MB.
+fn give_back() -> u64 {
+    let before = heap_mb();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        let before = resident_mb();
-        // SAFETY: malloc_trim only releases memory the allocator holds free.
-        unsafe {
-            libc::malloc_trim(0);
-        }
-        tracing::debug!("returned free memory: {before} -> {} MB resident", resident_mb());
+    // SAFETY: malloc_trim only releases memory the allocator holds free.
+    unsafe {
+        libc::malloc_trim(0);
     }
+    let after = heap_mb();
+    tracing::debug!("returned free memory: heap {before} -> {after} MB");
+    after
 }
 
-/// Resident memory in MB (0 where /proc has no answer).
-fn resident_mb() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
+/// The process's anonymous resident memory (its heap, stacks and the like) in MB; 0 where
+/// /proc has no answer.
+fn heap_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or(0, |pages| pages * 4096 / (1 << 20))
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("RssAnon:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kb| kb / 1024)
 }

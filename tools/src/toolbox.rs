@@ -187,7 +187,8 @@ impl Toolbox {
         &self.state
     }
 
-    /// The full-text index, opened on first use and brought in step with the current snapshot.
+    /// The full-text index, opened on first use and brought in step with `snapshot` unless
+    /// another call is doing that (a write's own call waits for its sync; readers do not).
     pub fn text_index(&self, snapshot: &tack_indexer::index::Snapshot) -> Result<Arc<TextIndex>, String> {
         let text = self
             .text
@@ -197,7 +198,7 @@ impl Toolbox {
                     .map_err(|err| format!("the search index cannot be opened: {err}"))
             })
             .clone()?;
-        text.sync(self.root.path(), snapshot)
+        text.sync_unless_busy(self.root.path(), snapshot)
             .map_err(|err| format!("the search index cannot be updated: {err}"))?;
         Ok(text)
     }
