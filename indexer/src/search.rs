@@ -254,9 +254,21 @@ pub fn best_lines(
             (t.as_str(), ((total as f64 + 1.0) / (df as f64 + 1.0)).ln() + 1.0)
         })
         .collect();
+    let mut distinct: Vec<&str> = Vec::with_capacity(terms.len());
+    for t in terms {
+        if !distinct.contains(&t.as_str()) {
+            distinct.push(t);
+        }
+    }
     let def_lines: HashSet<u32> = entry.symbols.defs.iter().map(|d| d.line).collect();
     let mut scored: Vec<(f64, u32, &str)> = Vec::new();
-    for (i, line) in source.lines().enumerate() {
+    // A term comes from a line only if the line, lowercased, holds it: the tokenizer's terms
+    // are lowercased pieces of the line. So only lines holding one are tokenized.
+    let lower = source.to_ascii_lowercase();
+    for (i, (line, lower_line)) in source.lines().zip(lower.lines()).enumerate() {
+        if !terms.iter().any(|t| lower_line.contains(t.as_str())) {
+            continue;
+        }
         let mut seen: HashSet<&str> = HashSet::new();
         code_terms(line, |term, _, _, _| {
             if let Some((t, _)) = idf.get_key_value(term) {
@@ -267,7 +279,9 @@ pub fn best_lines(
             continue;
         }
         let line_no = i as u32 + 1;
-        let mut score: f64 = seen.iter().map(|t| idf[t]).sum();
+        // Summed in the query's order: a hash set's order would change the last bits, and
+        // with them the order of equal lines, from one run to the next.
+        let mut score: f64 = distinct.iter().filter(|t| seen.contains(*t)).map(|t| idf[t]).sum();
         if def_lines.contains(&line_no) {
             score *= 2.0;
         }
