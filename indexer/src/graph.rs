@@ -222,21 +222,14 @@ impl SymbolGraph {
     /// what the changed files define or reference; `None` when a full build is due (files
     /// added or removed, or too many changes).
     pub fn update(previous: &SymbolGraph, before: &Snapshot, snapshot: &Snapshot) -> Option<Self> {
-        if before.files.len() != snapshot.files.len() || !before.files.keys().eq(snapshot.files.keys()) {
-            return None;
-        }
-        let changed: Vec<(u32, &FileEntry, &FileEntry)> = before
-            .files
-            .values()
-            .zip(snapshot.files.values())
-            .enumerate()
-            .filter(|(_, (old, new))| !Arc::ptr_eq(old, new))
-            .map(|(i, (old, new))| (i as u32, old.as_ref(), new.as_ref()))
-            .collect();
+        let changed = crate::index::changed_between(before, snapshot)?;
         if changed.len() > MAX_UPDATED_FILES {
             return None;
         }
         let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+        let old_entries: Vec<&FileEntry> = before.files.values().map(|e| e.as_ref()).collect();
+        let changed: Vec<(u32, &FileEntry, &FileEntry)> =
+            changed.into_iter().map(|i| (i, old_entries[i as usize], entries[i as usize])).collect();
         // Names defined for the first time get the next ids (a full build would number them
         // by file order instead: same graph, other edge order).
         let mut idents = previous.idents.clone();

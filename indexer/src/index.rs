@@ -131,6 +131,16 @@ fn entry_for(
     }
 }
 
+/// The positions of the files whose entries differ between two snapshots of the same files;
+/// `None` when files were added or removed (what updates a graph or resolver cannot follow).
+pub(crate) fn changed_between(before: &Snapshot, after: &Snapshot) -> Option<Vec<u32>> {
+    if before.files.len() != after.files.len() || !before.files.keys().eq(after.files.keys()) {
+        return None;
+    }
+    let changed = before.files.values().zip(after.files.values()).enumerate();
+    Some(changed.filter(|(_, (old, new))| !Arc::ptr_eq(old, new)).map(|(i, _)| i as u32).collect())
+}
+
 /// A file's modification time in nanoseconds (0 when the system has none).
 fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
     meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64)
@@ -489,7 +499,6 @@ fn remove_stale_temps(dir: &Path) {
     }
 }
 
-/// The saved entries, `None` when there is no saved index, or why it cannot be used.
 /// The entries of another worktree's saved index, to start from. They stand as the previous
 /// snapshot: the first scan keeps each one whose content hash matches the file here (taking
 /// this root's times) and parses the rest.
@@ -519,6 +528,7 @@ pub(crate) fn saved_root(path: &Path) -> Option<PathBuf> {
     Some(PathBuf::from(std::str::from_utf8(bytes).ok()?))
 }
 
+/// The saved entries, `None` when there is no saved index, or why it cannot be used.
 fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,

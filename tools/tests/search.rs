@@ -138,3 +138,47 @@ fn symbol_mode_finds_definitions_by_exact_prefix_and_camel_humps() {
     let obs = search(&fixture("py_shop"), json!({"query": "nothing_like_it", "mode": "symbol"}));
     assert!(obs.text.contains("no definition is named like it"), "{}", obs.text);
 }
+
+#[test]
+fn lines_that_hold_the_same_terms_tie_and_keep_their_order_from_call_to_call() {
+    let dir = tempfile::tempdir().unwrap();
+    // Four query terms of four different document frequencies, so their IDFs are distinct
+    // floats whose sum depends on the order they are added in.
+    let mut tie = String::new();
+    for (i, words) in
+        ["alpha beta gamma delta", "delta gamma beta alpha", "gamma alpha delta beta"].iter().enumerate()
+    {
+        tie.push_str(&format!("def f{i}():\n    return '{words}'\n"));
+    }
+    fs::write(dir.path().join("ties.py"), tie).unwrap();
+    for (i, (n, words)) in [(3, "alpha"), (4, "alpha beta"), (3, "alpha beta gamma")].iter().enumerate() {
+        for k in 0..*n {
+            fs::write(dir.path().join(format!("other_{i}_{k}.py")), format!("X = '{words}'\n")).unwrap();
+        }
+    }
+    let tb = Toolbox::new(dir.path(), Config::default(), Profile::Core, true).unwrap();
+    // Each thread hashes with its own random keys, as each server run does.
+    let run = || {
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let args = json!({"query": "alpha beta gamma delta", "path": "ties.py"});
+                    tb.call(&Session::new(), "search", args, &CallContext::default()).observation.text
+                })
+                .join()
+                .unwrap()
+        })
+    };
+    let first = run();
+    expect![[r#"
+        4 matches in 1 files
+        ties.py
+          2: return 'alpha beta gamma delta'  # in f0
+          4: return 'delta gamma beta alpha'  # in f1
+          6: return 'gamma alpha delta beta'  # in f2
+    "#]]
+    .assert_eq(&first);
+    for _ in 0..40 {
+        assert_eq!(run(), first);
+    }
+}

@@ -322,17 +322,7 @@ impl Resolver {
     /// contexts of unchanged files are shared. `None` when a full build is due (files added
     /// or removed, or too many changed since the last one).
     pub fn update(previous: &Resolver, before: &Snapshot, snapshot: &Snapshot) -> Option<Resolver> {
-        if before.files.len() != snapshot.files.len() || !before.files.keys().eq(snapshot.files.keys()) {
-            return None;
-        }
-        let changed: Vec<u32> = before
-            .files
-            .values()
-            .zip(snapshot.files.values())
-            .enumerate()
-            .filter(|(_, (old, new))| !Arc::ptr_eq(old, new))
-            .map(|(i, _)| i as u32)
-            .collect();
+        let changed = crate::index::changed_between(before, snapshot)?;
         let mut stale: rustc_hash::FxHashSet<u32> = (*previous.defs_by_name.stale).clone();
         stale.extend(&changed);
         if stale.len() > MAX_STALE_FILES {
