@@ -2,12 +2,12 @@
 //! serves it over MCP or runs one command. It wires; the libraries decide.
 
 mod agents;
-mod config;
 mod http;
 mod mcp;
 mod memory;
 mod pool;
 mod sessions;
+mod settings;
 mod stdio;
 mod to_mcp;
 mod watch;
@@ -162,7 +162,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ProfileArg::Full => Profile::Full,
             };
             let toolbox = open_with(&root, profile, read_only, overrides)?;
-            let index = toolbox.index().clone();
+            let index = toolbox.workspace().index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
             // the background: the handshake does not wait, the first query does.
             if let Err(err) = watch::start(index.clone()) {
@@ -202,7 +202,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Index { root } => {
             let toolbox = open(&root, Profile::Core, true)?;
-            let index = toolbox.index();
+            let index = toolbox.workspace().index();
             let bar = progress_bar();
             let stats = index.refresh(&|done, total| {
                 if let Some(bar) = &bar {
@@ -219,7 +219,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let edges = std::thread::scope(|scope| {
                 scope.spawn(|| save(&toolbox));
                 scope.spawn(|| {
-                    if let Err(err) = toolbox.text_index(&snapshot) {
+                    if let Err(err) = toolbox.workspace().text_index(&snapshot) {
                         tracing::warn!("{err}");
                     }
                 });
@@ -278,7 +278,7 @@ fn trace_file(args: &RootArg, session: Option<&str>) -> anyhow::Result<PathBuf> 
     }
     let root = match &args.root {
         Some(dir) => dir.clone(),
-        None => config::default_root()?,
+        None => settings::default_root()?,
     };
     let root = root.canonicalize().with_context(|| format!("cannot open the root {}", root.display()))?;
     let dir = store_dir(args, &root)
@@ -348,9 +348,9 @@ fn open_with(
 ) -> anyhow::Result<Toolbox> {
     let root = match &args.root {
         Some(dir) => dir.clone(),
-        None => config::default_root()?,
+        None => settings::default_root()?,
     };
-    let mut config = config::load(&root)?;
+    let mut config = settings::load(&root)?;
     config.output.structured |= flags.structured;
     if flags.context_window.is_some() {
         config.output.context_window = flags.context_window;
@@ -361,7 +361,7 @@ fn open_with(
     config.allow_protected_writes |= flags.allow_protected_writes;
     config.output.redact_secrets |= flags.redact_secrets;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
-    let store = store_dir(args, toolbox.root().path());
+    let store = store_dir(args, toolbox.workspace().root().path());
     let toolbox = match store {
         Some(store) => {
             // The plan, the handoff note and the traces sit beside the index, outside the repository.
@@ -396,12 +396,12 @@ fn open_with(
             toolbox
         }
     };
-    tracing::info!(root = %toolbox.root().path().display(), "workspace open");
+    tracing::info!(root = %toolbox.workspace().root().path().display(), "workspace open");
     Ok(toolbox)
 }
 
 fn save(toolbox: &Toolbox) {
-    if let Err(err) = toolbox.index().save() {
+    if let Err(err) = toolbox.workspace().index().save() {
         tracing::warn!("cannot save the index: {err}");
     }
 }
@@ -432,7 +432,7 @@ async fn serve(
     token: Option<String>,
     limits: SessionLimits,
 ) -> anyhow::Result<()> {
-    let state_dir = toolbox.state_dir().map(std::path::Path::to_path_buf);
+    let state_dir = toolbox.workspace().state_dir().map(std::path::Path::to_path_buf);
     let shared = mcp::Shared::new(toolbox, limits.idle, limits.max);
     match http {
         Some(addr) => {

@@ -195,9 +195,7 @@ impl ServerHandler for TackServer {
             list_can_change: list_can_change(&context),
             client: client_name(&context),
         };
-        let target =
-            if name == "call_tool" { args.get("name").and_then(Value::as_str).unwrap_or("") } else { &name };
-        let is_map = target == "repo_map";
+        let heavy = self.shared.toolbox.spec_of_call(&name, &args).is_some_and(|t| t.heavy);
         let owner = Arc::as_ptr(&session) as usize;
         let shared = self.shared.clone();
         let tool_name = name.clone();
@@ -206,7 +204,7 @@ impl ServerHandler for TackServer {
             let _running = running;
             shared.toolbox.call(&session, &tool_name, args, &ctx)
         };
-        let outcome = if is_map {
+        let outcome = if heavy {
             // Waits its session's turn behind other maps, never behind other tools.
             self.shared.maps.run(owner, work).await
         } else {

@@ -1,51 +1,39 @@
 //! The agent-facing tools of tack: arguments in, a shaped [`Observation`] out.
 //!
+//! Layers, each using only those below it:
+//! - [`Toolbox`] (`toolbox.rs`), the front door: looks a tool up in the catalogue, runs it,
+//!   shapes the result, records the call;
+//! - `tool/`: one type per tool behind the `Tool` trait, and `tool/catalog.rs`, the one list;
+//! - `write/` (writer, patch format, text matching, syntax guard), `harness/` (gate, stall
+//!   detector, trace, check output), `process/` (running commands, containment), `observe/`
+//!   (observations, caps, handles, lenient arguments, limits, redaction);
+//! - [`Workspace`] (what every call shares) and [`Session`] (what one agent has).
+//!
 //! Nothing here names MCP: the server turns a [`ToolSpec`] into a protocol tool and an
-//! [`Observation`] into a protocol result. Shaping (caps, handles) happens once, in
-//! [`Toolbox::call`], so every tool obeys the same observation rules.
+//! [`Observation`] into a protocol result.
 
-mod catalog;
-mod checks;
-mod config;
-mod contain;
-mod discover;
-mod edit;
-mod fsutil;
-mod guard;
+mod call_context;
 mod harness;
-mod lenient;
-mod limits;
-mod matcher;
-mod navigate;
-mod observation;
-mod outputs;
-mod patch;
-mod patch_tools;
-#[cfg(test)]
-mod proptests;
-mod read_file;
-mod read_output;
-mod redact;
-mod replace_symbol;
-mod repo_map;
-mod run;
-mod search;
+mod observe;
+mod process;
 mod session;
-mod shape;
-mod state;
-mod syntax_guard;
+mod tool;
 mod toolbox;
-mod verify;
-mod writer;
+mod workspace;
+mod write;
 
-pub use catalog::{Annotations, Group, ToolSpec};
-pub use config::{CheckConfig, ClientLimit, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig};
-pub use contain::{Containment, confines_writes, containment};
-pub use fsutil::{is_temp_name, version_of};
-pub use guard::{PathError, ResolvedPath, Root};
+pub use call_context::{CallContext, Progress};
 pub use harness::summarize_trace;
-pub use limits::Limits;
-pub use observation::Observation;
+pub use observe::limits::Limits;
+pub use observe::observation::Observation;
+pub use observe::shape::count_tokens;
+pub use process::contain::{Containment, confines_writes, containment};
 pub use session::Session;
-pub use shape::count_tokens;
-pub use toolbox::{CallContext, CallOutcome, Profile, Progress, Toolbox};
+pub use tool::{Annotations, Gate, Group, Overflow, Spec, ToolSpec};
+pub use toolbox::{CallOutcome, Profile, Toolbox};
+pub use workspace::config::{
+    CheckConfig, ClientLimit, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig,
+};
+pub use workspace::path_guard::{PathError, ResolvedPath, Root};
+pub use workspace::{SearchIndexError, Workspace};
+pub use write::files::{is_temp_name, version_of};

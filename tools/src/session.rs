@@ -6,8 +6,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::harness::Harness;
-use crate::outputs::OutputStore;
-use crate::writer::UndoLog;
+use crate::observe::output_store::OutputStore;
+use crate::write::undo_log::UndoLog;
 
 /// The state one agent session owns. The index and the configuration are shared; this is not.
 #[derive(Debug)]

@@ -546,7 +546,7 @@ fn every_writing_tool_refuses_paths_outside_the_root() {
 fn read_only_removes_every_writing_tool() {
     let dir = repo();
     let tb = Toolbox::new(dir.path(), Config::default(), Profile::Full, true).unwrap();
-    let names: Vec<&str> = tb.specs().iter().map(|t| t.name).collect();
+    let names: Vec<&str> = tb.specs().map(|t| t.name).collect();
     for tool in ["edit_file", "apply_patch", "write_file", "replace_symbol", "undo"] {
         assert!(!names.contains(&tool), "{tool} is listed under --read-only");
     }

@@ -424,7 +424,7 @@ fn run_refuses_denied_commands_before_running_them() {
         assert!(obs.text.starts_with("refused: the command matches the deny rule"), "{}", obs.text);
     }
     for allowed in ["git status", "rm -rf build/", "echo sudoku", "curl -o x http://h/x"] {
-        assert!(tb.denied(allowed).is_none(), "{allowed} was denied");
+        assert!(tb.workspace().denied(allowed).is_none(), "{allowed} was denied");
     }
 }
 
@@ -434,8 +434,8 @@ fn deny_rules_come_from_the_config() {
     let mut config = Config::default();
     config.run.deny = vec![r"\bmake\b".into()];
     let tb = Toolbox::new(dir.path(), config, Profile::Core, false).unwrap();
-    assert!(tb.denied("make all").is_some());
-    assert!(tb.denied("git push").is_none());
+    assert!(tb.workspace().denied("make all").is_some());
+    assert!(tb.workspace().denied("git push").is_none());
     let mut bad = Config::default();
     bad.run.deny = vec!["(".into()];
     let err = Toolbox::new(dir.path(), bad, Profile::Core, false).err().unwrap();
@@ -635,5 +635,38 @@ fn the_instructions_read_word_for_word() {
         // The sentences promising a boundary are there only where the kernel keeps it.
         assert_eq!(instructions.contains("reach no network"), tack_tools::containment().isolates_network());
         assert_eq!(instructions.contains("may write only inside"), tack_tools::confines_writes());
+    }
+}
+
+/// The catalogue is the one list: every tool it holds is listed under the full profile,
+/// reached through `call_tool` (its own argument decoder answers), found by `find_tools` when
+/// it is specialised, and named in the instructions when it is core.
+#[test]
+fn every_catalogue_tool_is_listed_callable_found_and_described() {
+    let dir = repo();
+    let tb = Toolbox::new(dir.path(), Config::default(), Profile::Full, false).unwrap();
+    let session = Session::new();
+    let catalogue: Vec<&str> = tb.specs().map(|t| t.name).collect();
+    let listed: Vec<&str> = tb.listed(&session, false).iter().map(|t| t.name).collect();
+    assert_eq!(listed, catalogue);
+    let instructions = tb.instructions();
+    let found = call(&tb, &session, "find_tools", json!({}));
+    for name in &catalogue {
+        let spec = tb.spec(name).unwrap();
+        if *name != "call_tool" {
+            // An argument no tool has: the answer comes from the tool's own decoder.
+            let obs = call(&tb, &session, "call_tool", json!({"name": name, "arguments": {"no_such_argument": 1}}));
+            assert!(obs.is_error, "{name}: {}", obs.text);
+            assert!(
+                obs.text.starts_with(&format!("invalid arguments for {name}: unknown field `no_such_argument`")),
+                "{name}: {}",
+                obs.text
+            );
+        }
+        if spec.group == tack_tools::Group::Core {
+            assert!(instructions.contains(&format!("{name} ")), "the instructions do not describe {name}");
+        } else {
+            assert!(found.text.contains(&format!("\n{name} (")), "find_tools does not show {name}");
+        }
     }
 }

@@ -2,8 +2,8 @@
 //! small model's context window, and the limit past which a known client cuts or diverts a
 //! tool result itself (measured on the real binaries; BENCHMARKS.md says how).
 
-use crate::config::{ClientLimit, OutputConfig};
-use crate::shape::Budget;
+use crate::observe::shape::Budget;
+use crate::workspace::config::{ClientLimit, OutputConfig};
 
 /// What each known client does to a long tool result, by `clientInfo.name`. Each limit is a
 /// little under the measured one, for the lines tack appends after shaping (a stall nudge,

@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use crate::matcher::{EditPlan, Tolerance, closest_region, plan_edit, seek_lines};
-use crate::patch::{FileOp, apply_chunks, parse_patch};
-use crate::syntax_guard::new_issues;
-use crate::writer::{echo_diff, echo_spans};
+use crate::write::patch_format::{FileOp, apply_chunks, parse_patch};
+use crate::write::syntax_guard::new_issues;
+use crate::write::text_match::{EditPlan, Tolerance, closest_region, plan_edit, seek_lines};
+use crate::write::writer::{echo_diff, echo_spans};
 
 /// Text made of the characters that matter to the matcher: whitespace of every kind, line
 /// breaks, brackets, quotes and their look-alikes, patch prefixes.
@@ -237,7 +237,7 @@ fn check_guard(before: &str, after: &str) -> Result<(), TestCaseError> {
     new_issues("x.rs", Some(before), after);
     prop_assert!(new_issues("x.py", Some(after), after).is_empty(), "a file adds nothing to itself");
     if !issues.is_empty() {
-        crate::syntax_guard::refusal("x.py", after, &issues, "retry");
+        crate::write::syntax_guard::refusal("x.py", after, &issues, "retry");
     }
     echo_diff(Some(before), after);
     Ok(())

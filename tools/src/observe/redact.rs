@@ -47,7 +47,7 @@ impl Redactor {
         let mut values: Vec<String> = env
             // A name, a path or a socket (GIT_AUTHOR_NAME, XAUTHORITY, SSH_AUTH_SOCK) is no secret.
             .filter(|(name, value)| {
-                crate::run::is_credential_name(name)
+                is_credential_name(name)
                     && value.len() >= 12
                     && !value.contains(|c: char| c.is_whitespace() || c == '/')
             })
@@ -86,6 +86,17 @@ impl Redactor {
             _ => {}
         }
     }
+}
+
+/// Parts of a variable name that mark a credential (matched case-insensitively), as in Codex's
+/// shell environment policy and a little wider.
+const CREDENTIAL_MARKS: &[&str] =
+    &["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE"];
+
+/// Whether an environment variable's name looks like it holds a credential.
+pub(crate) fn is_credential_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    CREDENTIAL_MARKS.iter().any(|mark| upper.contains(mark))
 }
 
 #[cfg(test)]

@@ -6,11 +6,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::lenient;
-use crate::observation::Observation;
-use crate::outputs::{Lookup, MAX_BYTES, MAX_HANDLES};
+use crate::observe::lenient;
+use crate::observe::observation::Observation;
+use crate::observe::output_store::{Lookup, MAX_BYTES, MAX_HANDLES};
+use crate::observe::shape::shorten_line;
 use crate::session::Session;
-use crate::shape::shorten_line;
+use crate::tool::{Call, Group, Overflow, Reply, Spec, Tool};
 
 /// Lines shown when the call names no count.
 pub const DEFAULT_LINES: u64 = 200;
@@ -50,7 +51,29 @@ pub struct ReadOutputOutput {
     pub next_start: Option<u64>,
 }
 
-pub fn read_output(session: &Session, params: ReadOutputParams) -> Observation {
+pub(crate) struct ReadOutput;
+
+impl Tool for ReadOutput {
+    type Params = ReadOutputParams;
+    type Output = ReadOutputOutput;
+    const SPEC: Spec = Spec {
+        overflow: Overflow::Cut,
+        ..Spec::reader(
+            "read_output",
+            "Page through cut output",
+            Group::Output,
+            "Page through the full text of a result that was cut: handle from the cut marker (such \
+             as h3), start= first line, lines= how many (default 200), grep= a regex to keep only matching \
+             lines.",
+        )
+    };
+
+    fn run(call: &Call<'_>, params: ReadOutputParams) -> Reply {
+        read_output(call.session, params).into()
+    }
+}
+
+fn read_output(session: &Session, params: ReadOutputParams) -> Observation {
     let handle = params.handle.trim().to_string();
     let text = match session.outputs.lock().expect("outputs lock").get(&handle) {
         Ok(text) => text,

@@ -16,9 +16,10 @@ use serde_json::json;
 use tack_indexer::index::Snapshot;
 use tack_indexer::search::{Weights, best_lines, candidates, enclosing_symbol, query_terms};
 
-use crate::lenient;
-use crate::observation::Observation;
-use crate::toolbox::Toolbox;
+use crate::observe::lenient;
+use crate::observe::observation::Observation;
+use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::workspace::Workspace;
 
 /// The most files one call may ask for.
 pub const MAX_LIMIT: u64 = 50;
@@ -86,18 +87,42 @@ pub struct SearchOutput {
     pub results: Vec<FileResult>,
 }
 
-pub fn search(toolbox: &Toolbox, params: SearchParams, default_limit: u64) -> Observation {
+pub(crate) struct Search;
+
+impl Tool for Search {
+    type Params = SearchParams;
+    type Output = SearchOutput;
+    const SPEC: Spec = Spec::reader(
+        "search",
+        "Search code",
+        Group::Core,
+        "Search the repository: by default rank files for a bug report, a phrase or \
+             identifiers; mode=text literal lines, mode=regex a regex, mode=symbol definitions by name. \
+             Answers `N matches in M files`, then files best first with numbered hit lines and their \
+             enclosing symbol. path= narrows to a folder or glob.",
+    );
+
+    fn run(call: &Call<'_>, params: SearchParams) -> Reply {
+        search(call.ws, params, call.limits.search_limit).into()
+    }
+
+    fn guide(_ws: &Workspace) -> Option<String> {
+        Some("search finds code (text, regex, or words from a bug report). ".into())
+    }
+}
+
+fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observation {
     let query = params.query.trim();
     if query.is_empty() {
         return Observation::error("cannot search for an empty query; pass query=\"...\"");
     }
     let limit = params.limit.unwrap_or(default_limit).clamp(1, MAX_LIMIT) as usize;
     let mode = params.mode.unwrap_or_default();
-    let scope = match Scope::new(toolbox, params.path.as_deref()) {
+    let scope = match Scope::new(ws, params.path.as_deref()) {
         Ok(scope) => scope,
         Err(obs) => return obs,
     };
-    let snapshot = toolbox.index().snapshot();
+    let snapshot = ws.index().snapshot();
     if mode == Mode::Symbol {
         return by_symbol(&snapshot, &scope, query, limit);
     }
@@ -105,7 +130,7 @@ pub fn search(toolbox: &Toolbox, params: SearchParams, default_limit: u64) -> Ob
         let terms = query_terms(query);
         // A query of punctuation only (`->`, `::`) has no terms: search it literally.
         if !terms.is_empty() {
-            match ranked(toolbox, &snapshot, &scope, query, &terms, limit) {
+            match ranked(ws, &snapshot, &scope, query, &terms, limit) {
                 Ok(obs) => return obs,
                 // The literal search still answers; the log says why ranking did not.
                 Err(err) => tracing::warn!("ranked search failed, searching literally: {err}"),
@@ -122,7 +147,7 @@ pub fn search(toolbox: &Toolbox, params: SearchParams, default_limit: u64) -> Ob
         Ok(matcher) => matcher,
         Err(msg) => return Observation::error(msg),
     };
-    let mut found = scan(toolbox, &scope, &matcher);
+    let mut found = scan(ws, &scope, &matcher);
     // Best first: more matching lines; the path breaks ties so the order is stable.
     found.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.path.cmp(&b.path)));
     let total_files = found.len() as u64;
@@ -149,14 +174,14 @@ pub fn search(toolbox: &Toolbox, params: SearchParams, default_limit: u64) -> Ob
 
 /// The `auto` mode: every candidate file scored, the best `limit` with their best lines.
 fn ranked(
-    toolbox: &Toolbox,
+    ws: &Workspace,
     snapshot: &Snapshot,
     scope: &Scope,
     query: &str,
     terms: &[String],
     limit: usize,
 ) -> Result<Observation, String> {
-    let text = toolbox.text_index(snapshot)?;
+    let text = ws.text_index(snapshot).map_err(|err| err.to_string())?;
     let weights = Weights::for_terms(terms);
     let found = candidates(snapshot, &text, terms, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
     let mut scored: Vec<(f64, &tack_indexer::search::Candidate)> = found
@@ -186,7 +211,7 @@ fn ranked(
             let hits = snapshot
                 .files
                 .get(&c.path)
-                .map(|entry| best_lines(toolbox.root().path(), entry, terms, &text, HITS_PER_FILE))
+                .map(|entry| best_lines(ws.root().path(), entry, terms, &text, HITS_PER_FILE))
                 .unwrap_or_default()
                 .into_iter()
                 .map(|h| Hit { line: h.line as u64, text: hit_text(&h.text), symbol: h.symbol })
@@ -205,7 +230,7 @@ fn ranked(
 /// The `symbol` mode: definitions whose names match, grouped by file in the order of each file's
 /// best match; each hit is a definition's line, naming the definition.
 fn by_symbol(snapshot: &Snapshot, scope: &Scope, query: &str, limit: usize) -> Observation {
-    let found: Vec<_> = crate::navigate::find_definitions(snapshot, query)
+    let found: Vec<_> = crate::tool::navigate::find_definitions(snapshot, query)
         .into_iter()
         .filter(|f| scope.admits(f.2))
         .collect();
@@ -249,8 +274,8 @@ struct Scope {
 }
 
 impl Scope {
-    fn new(toolbox: &Toolbox, path: Option<&str>) -> Result<Self, Observation> {
-        let root = toolbox.root().path().to_path_buf();
+    fn new(ws: &Workspace, path: Option<&str>) -> Result<Self, Observation> {
+        let root = ws.root().path().to_path_buf();
         let Some(path) = path.map(str::trim).filter(|p| !p.is_empty() && *p != "." && *p != "./") else {
             return Ok(Self { dir: root, prefix: None, glob: None, label: None });
         };
@@ -265,7 +290,7 @@ impl Scope {
             return Ok(Self { dir: root, prefix: None, glob: Some(glob.compile_matcher()), label });
         }
         let resolved =
-            toolbox.root().resolve(path).map_err(|err| Observation::error(format!("cannot search {err}")))?;
+            ws.root().resolve(path).map_err(|err| Observation::error(format!("cannot search {err}")))?;
         if !resolved.abs.exists() {
             return Err(Observation::error(format!(
                 "cannot search {}: no such file or folder; pass a folder, a file, or a glob such as **/*.py",
@@ -305,9 +330,9 @@ struct FileMatches {
     hits: Vec<(u64, String)>,
 }
 
-fn scan(toolbox: &Toolbox, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMatches> {
+fn scan(ws: &Workspace, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMatches> {
     let results: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
-    let walker = toolbox.walk_builder(&scope.dir).threads(2).build_parallel();
+    let walker = ws.walk_builder(&scope.dir).threads(2).build_parallel();
     walker.run(|| {
         let results = &results;
         let mut searcher =
@@ -317,7 +342,7 @@ fn scan(toolbox: &Toolbox, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMat
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            let Some(rel) = toolbox.root().relative(entry.path()) else { return WalkState::Continue };
+            let Some(rel) = ws.root().relative(entry.path()) else { return WalkState::Continue };
             if !scope.admits(&rel) {
                 return WalkState::Continue;
             }
@@ -332,7 +357,7 @@ fn scan(toolbox: &Toolbox, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMat
             });
             // Opened beneath the root's descriptor: a folder swapped for a link during the walk
             // cannot bring an outside file's lines in.
-            let Ok(file) = toolbox.root().dir().open_file(&rel) else { return WalkState::Continue };
+            let Ok(file) = ws.root().dir().open_file(&rel) else { return WalkState::Continue };
             if searcher.search_file(matcher, &file, sink).is_ok() && matches > 0 {
                 results.lock().expect("results lock").push(FileMatches { path: rel, matches, hits });
             }

@@ -11,12 +11,13 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 use tack_indexer::beneath::RootDir;
 
-use crate::fsutil::{self, Current, FileLock, version_of};
-use crate::guard::ResolvedPath;
-use crate::observation::Observation;
+use crate::observe::observation::Observation;
 use crate::session::Session;
-use crate::syntax_guard::{self, LineOp, diff_lines, numbered};
-use crate::toolbox::Toolbox;
+use crate::workspace::Workspace;
+use crate::workspace::path_guard::ResolvedPath;
+use crate::write::files::{self, Current, FileLock, version_of};
+use crate::write::syntax_guard::{self, LineOp, diff_lines, numbered};
+use crate::write::undo_log::UndoEntry;
 
 /// Lines shown either side of an edited region.
 const ECHO_CONTEXT: usize = 4;
@@ -24,23 +25,20 @@ const ECHO_CONTEXT: usize = 4;
 const ECHO_MAX_LINES: usize = 60;
 /// Lines of a conflict's diff shown at most.
 const DIFF_MAX_LINES: usize = 40;
-/// Writes one session remembers for `undo`, and their bytes.
-const UNDO_MAX_ENTRIES: usize = 256;
-const UNDO_MAX_BYTES: usize = 64 << 20;
 
 /// Resolves a path for writing: inside the root, and not the root itself.
-pub fn resolve_for_write(toolbox: &Toolbox, path: &str, verb: &str) -> Result<ResolvedPath, Observation> {
+pub fn resolve_for_write(ws: &Workspace, path: &str, verb: &str) -> Result<ResolvedPath, Observation> {
     let resolved =
-        toolbox.root().resolve(path).map_err(|err| Observation::error(format!("cannot {verb} {err}")))?;
+        ws.root().resolve(path).map_err(|err| Observation::error(format!("cannot {verb} {err}")))?;
     if resolved.rel == "." {
         return Err(Observation::error(format!(
             "cannot {verb} {path}: it is the repository root; name a file inside it"
         )));
     }
     // Where a link leads counts, not only its name.
-    let target = resolved.abs.strip_prefix(toolbox.root().path()).map(|p| p.to_string_lossy().into_owned());
+    let target = resolved.abs.strip_prefix(ws.root().path()).map(|p| p.to_string_lossy().into_owned());
     let protected = |rel: &str| rel == "tack.toml" || rel == ".git" || rel.starts_with(".git/");
-    if !toolbox.config().allow_protected_writes
+    if !ws.config().allow_protected_writes
         && (protected(&resolved.rel) || target.is_ok_and(|t| protected(&t)))
     {
         return Err(Observation::error(format!(
@@ -62,7 +60,7 @@ pub struct Target {
 /// Paths locked for one write. Locks are taken in path order, so two writers that need the
 /// same files never wait on each other in a circle.
 pub struct Locked<'a> {
-    toolbox: &'a Toolbox,
+    ws: &'a Workspace,
     targets: Vec<Target>,
     _locks: Vec<FileLock>,
 }
@@ -87,27 +85,23 @@ pub struct Written {
 }
 
 /// Locks `paths` (deduplicated) and reads them.
-pub fn lock<'a>(
-    toolbox: &'a Toolbox,
-    paths: Vec<ResolvedPath>,
-    verb: &str,
-) -> Result<Locked<'a>, Observation> {
+pub fn lock<'a>(ws: &'a Workspace, paths: Vec<ResolvedPath>, verb: &str) -> Result<Locked<'a>, Observation> {
     let mut paths = paths;
     paths.sort_by(|a, b| a.rel.cmp(&b.rel));
     paths.dedup_by(|a, b| a.rel == b.rel);
     let mut locks = Vec::with_capacity(paths.len());
     let mut targets = Vec::with_capacity(paths.len());
     for path in paths {
-        let lock = FileLock::acquire(toolbox.root().path(), &path.rel).map_err(|err| {
+        let lock = FileLock::acquire(ws.root().path(), &path.rel).map_err(|err| {
             Observation::error(format!("cannot {verb} {}: cannot take its write lock: {err}", path.rel))
         })?;
         locks.push(lock);
-        let current = fsutil::read_current(toolbox.root().dir(), &path.rel).map_err(|err| {
+        let current = files::read_current(ws.root().dir(), &path.rel).map_err(|err| {
             Observation::error(format!("cannot {verb} {}: {err}; nothing was changed", path.rel))
         })?;
         targets.push(Target { rel: path.rel, current });
     }
-    Ok(Locked { toolbox, targets, _locks: locks })
+    Ok(Locked { ws, targets, _locks: locks })
 }
 
 impl Locked<'_> {
@@ -156,7 +150,7 @@ impl Locked<'_> {
             "refused to {verb} {rel}: it changed since version {expected} (it is now version {now}), so \
              someone else wrote it; nothing was changed.\n"
         );
-        match self.toolbox.versions().get(expected) {
+        match self.ws.versions().get(expected) {
             Some(then) => {
                 text.push_str("what changed since your version:\n");
                 text.push_str(&short_diff(&then, bytes, expected, &now));
@@ -228,7 +222,7 @@ impl Locked<'_> {
                 });
                 continue;
             }
-            match apply(self.toolbox.root().dir(), target, change) {
+            match apply(self.ws.root().dir(), target, change) {
                 Ok(created_dirs) => done.push((i, created_dirs)),
                 Err(err) => {
                     let restored = self.roll_back(&changes, &done);
@@ -264,7 +258,7 @@ impl Locked<'_> {
             }
             rels.push(w.rel.clone());
             if let Some(after) = &w.after {
-                self.toolbox.versions().remember(after);
+                self.ws.versions().remember(after);
             }
             if undoable {
                 let mode = match &self.target(&w.rel).current {
@@ -279,7 +273,7 @@ impl Locked<'_> {
                 });
             }
         }
-        self.toolbox.files_changed(&rels);
+        self.ws.files_changed(&rels);
         session.harness.lock().expect("harness lock").record_write(&rels);
         Ok(written)
     }
@@ -287,7 +281,7 @@ impl Locked<'_> {
     /// Puts back what the first writes of a failed commit changed; returns the paths it could
     /// not restore.
     fn roll_back(&self, changes: &[Change], done: &[(usize, Vec<String>)]) -> Vec<String> {
-        let root = self.toolbox.root().dir();
+        let root = self.ws.root().dir();
         let mut failed = Vec::new();
         for (i, created_dirs) in done.iter().rev() {
             let target = self.target(&changes[*i].rel);
@@ -296,11 +290,11 @@ impl Locked<'_> {
                 Current::File { bytes, mode, uid, gid } => root
                     .open_dir(parent)
                     .and_then(|dir| {
-                        fsutil::write_atomic_in(dir.as_fd(), name, bytes, Some((*mode, *uid, *gid)))
+                        files::write_atomic_in(dir.as_fd(), name, bytes, Some((*mode, *uid, *gid)))
                     })
                     .is_ok(),
                 Current::Absent => {
-                    match root.open_dir(parent).and_then(|dir| fsutil::remove_durably_in(dir.as_fd(), name)) {
+                    match root.open_dir(parent).and_then(|dir| files::remove_durably_in(dir.as_fd(), name)) {
                         Ok(()) => true,
                         Err(err) => err.kind() == std::io::ErrorKind::NotFound,
                     }
@@ -342,7 +336,7 @@ fn apply(root: &RootDir, target: &Target, change: &Change) -> std::io::Result<Ve
     match (&change.after, &target.current) {
         (None, Current::Absent) => Ok(Vec::new()),
         (None, Current::File { .. }) => {
-            fsutil::remove_durably_in(root.open_dir(parent)?.as_fd(), name).map(|()| Vec::new())
+            files::remove_durably_in(root.open_dir(parent)?.as_fd(), name).map(|()| Vec::new())
         }
         (Some(bytes), current) => {
             let (dir, created) = make_dirs(root, parent)?;
@@ -353,7 +347,7 @@ fn apply(root: &RootDir, target: &Target, change: &Change) -> std::io::Result<Ve
                     (mode, unsafe { libc::getuid() }, unsafe { libc::getgid() })
                 }),
             };
-            fsutil::write_atomic_in(dir.as_fd(), name, bytes, keep)?;
+            files::write_atomic_in(dir.as_fd(), name, bytes, keep)?;
             Ok(created)
         }
     }
@@ -392,49 +386,6 @@ fn make_dirs(root: &RootDir, rel: &str) -> std::io::Result<(OwnedFd, Vec<String>
         })?;
     }
     Ok((dir, made))
-}
-
-/// One write this session made, for `undo`.
-#[derive(Debug)]
-pub struct UndoEntry {
-    pub rel: String,
-    /// The content before the write; `None` when the write created the file.
-    pub before: Option<Arc<Vec<u8>>>,
-    pub mode: Option<u32>,
-    /// The version the write left; `None` when it deleted the file.
-    pub after_version: Option<String>,
-}
-
-/// A session's writes, newest last, bounded in count and bytes (oldest dropped).
-#[derive(Debug, Default)]
-pub struct UndoLog {
-    entries: Vec<UndoEntry>,
-    bytes: usize,
-}
-
-impl UndoLog {
-    fn push(&mut self, entry: UndoEntry) {
-        self.bytes += entry.before.as_ref().map_or(0, |b| b.len());
-        self.entries.push(entry);
-        while self.entries.len() > UNDO_MAX_ENTRIES || (self.bytes > UNDO_MAX_BYTES && self.entries.len() > 1)
-        {
-            let gone = self.entries.remove(0);
-            self.bytes -= gone.before.as_ref().map_or(0, |b| b.len());
-        }
-    }
-
-    /// The newest write to `rel`, if this session still remembers one.
-    pub fn last(&self, rel: &str) -> Option<&UndoEntry> {
-        self.entries.iter().rev().find(|e| e.rel == rel)
-    }
-
-    /// Forgets the newest write to `rel` (after it was undone).
-    pub fn pop(&mut self, rel: &str) {
-        if let Some(i) = self.entries.iter().rposition(|e| e.rel == rel) {
-            let gone = self.entries.remove(i);
-            self.bytes -= gone.before.as_ref().map_or(0, |b| b.len());
-        }
-    }
 }
 
 /// A unified diff of two versions, cut to a few dozen lines.
@@ -547,7 +498,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a.txt"), "a\n").unwrap();
         fs::write(dir.path().join("c.txt"), "c\n").unwrap();
-        let tb = Toolbox::new(dir.path(), crate::Config::default(), crate::Profile::Core, false).unwrap();
+        let tb = Workspace::new(dir.path(), crate::Config::default()).unwrap();
         let session = Session::new();
         let paths = ["a.txt", "new/b.txt", "c.txt"].map(|p| resolve_for_write(&tb, p, "write").unwrap());
         let locked = lock(&tb, paths.to_vec(), "write").unwrap();

@@ -12,10 +12,11 @@ use tack_indexer::names::Pos;
 use tack_indexer::resolve::{Hit, Resolver, Target};
 use tack_indexer::symbols::Def;
 
-use crate::lenient;
-use crate::observation::Observation;
-use crate::shape::{Budget, fits_budget};
-use crate::toolbox::Toolbox;
+use crate::observe::lenient;
+use crate::observe::observation::Observation;
+use crate::observe::shape::{Budget, fits_budget};
+use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::workspace::Workspace;
 
 /// Lines listed per kind (resolved, candidates) when the call names no limit.
 pub const DEFAULT_LIMIT: u64 = 50;
@@ -159,15 +160,72 @@ enum Question {
     Callees,
 }
 
-pub fn definition(toolbox: &Toolbox, params: NavParams) -> Observation {
-    navigate(toolbox, Question::Definition, params)
+pub(crate) struct Definition;
+
+impl Tool for Definition {
+    type Params = NavParams;
+    type Output = NavOutput;
+    const SPEC: Spec = Spec::reader(
+        "definition",
+        "Go to definition",
+        Group::Navigate,
+        "Where a name is defined, resolved like a language server: by symbol (Cart.add, \
+             shapes::Circle::new) or by path+line+column of a use. Says resolved vs candidates (same name, \
+             receiver type unknown); each line: path:line, text, enclosing symbol, relation.",
+    );
+
+    fn run(call: &Call<'_>, params: NavParams) -> Reply {
+        definition(call.ws, params).into()
+    }
 }
 
-pub fn references(toolbox: &Toolbox, params: NavParams) -> Observation {
-    navigate(toolbox, Question::References, params)
+fn definition(ws: &Workspace, params: NavParams) -> Observation {
+    navigate(ws, Question::Definition, params)
 }
 
-pub fn callers(toolbox: &Toolbox, params: CallersParams) -> Observation {
+pub(crate) struct References;
+
+impl Tool for References {
+    type Params = NavParams;
+    type Output = NavOutput;
+    const SPEC: Spec = Spec::reader(
+        "references",
+        "Find references",
+        Group::Navigate,
+        "Every use of a definition (calls, imports, type uses, inheritance), by symbol or by \
+             path+line+column; resolved by name resolution first, then candidates (same name, receiver \
+             unknown), with totals. within= narrows to a folder.",
+    );
+
+    fn run(call: &Call<'_>, params: NavParams) -> Reply {
+        references(call.ws, params).into()
+    }
+}
+
+fn references(ws: &Workspace, params: NavParams) -> Observation {
+    navigate(ws, Question::References, params)
+}
+
+pub(crate) struct Callers;
+
+impl Tool for Callers {
+    type Params = CallersParams;
+    type Output = NavOutput;
+    const SPEC: Spec = Spec::reader(
+        "callers",
+        "Callers and callees",
+        Group::Navigate,
+        "Who calls a function (direction=callers, default) or what it calls \
+             (direction=callees), by symbol or path+line+column; resolved calls first, then candidates, \
+             with totals.",
+    );
+
+    fn run(call: &Call<'_>, params: CallersParams) -> Reply {
+        callers(call.ws, params).into()
+    }
+}
+
+fn callers(ws: &Workspace, params: CallersParams) -> Observation {
     let question = match params.direction.unwrap_or_default() {
         Direction::Callers => Question::Callers,
         Direction::Callees => Question::Callees,
@@ -180,7 +238,7 @@ pub fn callers(toolbox: &Toolbox, params: CallersParams) -> Observation {
         within: params.within,
         limit: params.limit,
     };
-    navigate(toolbox, question, params)
+    navigate(ws, question, params)
 }
 
 /// What the call points at: the targets, how it was named, and a note worth passing on.
@@ -194,17 +252,17 @@ struct Subject {
     by_symbol: bool,
 }
 
-fn navigate(toolbox: &Toolbox, question: Question, params: NavParams) -> Observation {
-    let snapshot = toolbox.index().snapshot();
+fn navigate(ws: &Workspace, question: Question, params: NavParams) -> Observation {
+    let snapshot = ws.index().snapshot();
     let resolver = snapshot.resolver();
-    let subject = match subject(toolbox, &snapshot, &resolver, &params) {
+    let subject = match subject(ws, &snapshot, &resolver, &params) {
         Ok(subject) => subject,
         Err(err) => return err,
     };
     let limit = params.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
     let within = match params.within.as_deref().map(str::trim).filter(|w| !w.is_empty()) {
         None => None,
-        Some(w) => match toolbox.root().resolve(w) {
+        Some(w) => match ws.root().resolve(w) {
             Ok(resolved) => Some(resolved.rel),
             Err(err) => return Observation::error(format!("cannot narrow to {err}")),
         },
@@ -259,7 +317,7 @@ fn navigate(toolbox: &Toolbox, question: Question, params: NavParams) -> Observa
         hits
     };
     let (resolved, candidates) = (keep(resolved), keep(candidates));
-    let mut lines = LineCache::new(toolbox);
+    let mut lines = LineCache::new(ws);
     let resolved_out: Vec<NavHit> =
         resolved.iter().take(limit).map(|h| nav_hit(&resolver, &mut lines, h)).collect();
     let candidates_out: Vec<NavHit> =
@@ -364,19 +422,19 @@ fn nav_hit(resolver: &Resolver, lines: &mut LineCache, hit: &Hit) -> NavHit {
 
 /// Source lines read from disk once per file per call.
 struct LineCache<'a> {
-    toolbox: &'a Toolbox,
+    ws: &'a Workspace,
     files: HashMap<String, Vec<String>>,
 }
 
 impl<'a> LineCache<'a> {
-    fn new(toolbox: &'a Toolbox) -> Self {
-        Self { toolbox, files: HashMap::new() }
+    fn new(ws: &'a Workspace) -> Self {
+        Self { ws, files: HashMap::new() }
     }
 
     fn line(&mut self, path: &str, line: u32) -> String {
-        let toolbox = self.toolbox;
+        let ws = self.ws;
         let lines = self.files.entry(path.to_string()).or_insert_with(|| {
-            let text = toolbox.root().dir().read(path).unwrap_or_default();
+            let text = ws.root().dir().read(path).unwrap_or_default();
             String::from_utf8_lossy(&text).lines().map(str::to_string).collect()
         });
         let text = lines.get(line.saturating_sub(1) as usize).map_or("", |l| l.trim());
@@ -389,14 +447,14 @@ impl<'a> LineCache<'a> {
 
 /// Resolves the call's arguments to what they name.
 fn subject(
-    toolbox: &Toolbox,
+    ws: &Workspace,
     snapshot: &Snapshot,
     resolver: &Resolver,
     params: &NavParams,
 ) -> Result<Subject, Observation> {
     let symbol = params.symbol.as_deref().map(str::trim).filter(|s| !s.is_empty());
     match (&params.path, params.line, symbol) {
-        (Some(path), Some(line), _) => at_position(toolbox, snapshot, resolver, path, line, params.column),
+        (Some(path), Some(line), _) => at_position(ws, snapshot, resolver, path, line, params.column),
         (Some(path), None, None) => Err(Observation::error(format!(
             "line= is missing: pass path={path:?} with line= and column= (1-based) of a name, or symbol= such as \"Cart.add\""
         ))),
@@ -422,19 +480,19 @@ fn subject(
 }
 
 fn at_position(
-    toolbox: &Toolbox,
+    ws: &Workspace,
     snapshot: &Snapshot,
     resolver: &Resolver,
     path: &str,
     line: u64,
     column: Option<u64>,
 ) -> Result<Subject, Observation> {
-    let rel = match toolbox.root().resolve(path) {
+    let rel = match ws.root().resolve(path) {
         Ok(resolved) => resolved.rel,
         Err(err) => return Err(Observation::error(format!("cannot look in {err}"))),
     };
     let Some(file) = resolver.file_index(&rel) else {
-        let exists = toolbox.root().path().join(&rel).is_file();
+        let exists = ws.root().path().join(&rel).is_file();
         return Err(Observation::error(if exists {
             format!(
                 "{rel} is not a source file tack indexes (Python and Rust); search finds text in any file"
@@ -451,7 +509,7 @@ fn at_position(
         )));
     }
     let line = line as u32;
-    let mut lines = LineCache::new(toolbox);
+    let mut lines = LineCache::new(ws);
     let column = match column {
         Some(c) if c > 0 => c.min(u32::MAX as u64 / 2) as u32,
         _ => match first_name_column(resolver, file, line) {
@@ -466,7 +524,7 @@ fn at_position(
     };
     let at = resolver.at(file, Pos::new(line, column)).or_else(|| {
         // A name the index keeps no reference for (`self`): read it from the line.
-        let raw = toolbox.root().dir().read(&rel).ok()?;
+        let raw = ws.root().dir().read(&rel).ok()?;
         let text = String::from_utf8_lossy(&raw);
         let source_line = text.lines().nth(line as usize - 1)?;
         let (start, name) = identifier_at(source_line, column as usize)?;
@@ -577,14 +635,32 @@ fn qualified(resolver: &Resolver, target: Target) -> String {
 
 // ----- outline -----
 
-pub fn outline(toolbox: &Toolbox, params: OutlineParams, budget: Budget) -> Observation {
-    let rel = match toolbox.root().resolve(&params.path) {
+pub(crate) struct Outline;
+
+impl Tool for Outline {
+    type Params = OutlineParams;
+    type Output = SymbolsOutput;
+    const SPEC: Spec = Spec::reader(
+        "outline",
+        "Outline a file",
+        Group::Navigate,
+        "A file's definitions as a tree: classes, functions, methods, constants with line spans \
+             and signatures. Cheaper than reading the file to see what it holds.",
+    );
+
+    fn run(call: &Call<'_>, params: OutlineParams) -> Reply {
+        outline(call.ws, params, call.limits.budget).into()
+    }
+}
+
+fn outline(ws: &Workspace, params: OutlineParams, budget: Budget) -> Observation {
+    let rel = match ws.root().resolve(&params.path) {
         Ok(resolved) => resolved.rel,
         Err(err) => return Observation::error(format!("cannot outline {err}")),
     };
-    let snapshot = toolbox.index().snapshot();
+    let snapshot = ws.index().snapshot();
     let Some(entry) = snapshot.files.get(&rel) else {
-        let exists = toolbox.root().path().join(&rel).is_file();
+        let exists = ws.root().path().join(&rel).is_file();
         return Observation::error(if exists {
             format!("{rel} is not a source file tack indexes (Python and Rust); read_file shows any file")
         } else {
@@ -773,7 +849,25 @@ impl Match {
     }
 }
 
-pub fn symbols(toolbox: &Toolbox, params: SymbolsParams) -> Observation {
+pub(crate) struct Symbols;
+
+impl Tool for Symbols {
+    type Params = SymbolsParams;
+    type Output = SymbolsOutput;
+    const SPEC: Spec = Spec::reader(
+        "symbols",
+        "Find symbols by name",
+        Group::Navigate,
+        "Find definitions by name across the repository: exact, prefix, camel humps (CA finds \
+             CartAdapter), substring, letters in order. Each with kind, path:line and signature.",
+    );
+
+    fn run(call: &Call<'_>, params: SymbolsParams) -> Reply {
+        symbols(call.ws, params).into()
+    }
+}
+
+fn symbols(ws: &Workspace, params: SymbolsParams) -> Observation {
     let query = params.query.trim();
     if query.is_empty() {
         return Observation::error(
@@ -781,7 +875,7 @@ pub fn symbols(toolbox: &Toolbox, params: SymbolsParams) -> Observation {
         );
     }
     let limit = params.limit.unwrap_or(DEFAULT_SYMBOLS).clamp(1, MAX_LIMIT) as usize;
-    let snapshot = toolbox.index().snapshot();
+    let snapshot = ws.index().snapshot();
     let found = find_definitions(&snapshot, query);
     let total = found.len();
     let mut counts: Vec<(Match, usize)> = Vec::new();

@@ -5,10 +5,11 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 use tack_indexer::map::MapFile;
 
-use crate::lenient;
-use crate::observation::Observation;
-use crate::shape::{Budget, count_tokens};
-use crate::toolbox::Toolbox;
+use crate::observe::lenient;
+use crate::observe::observation::Observation;
+use crate::observe::shape::{Budget, count_tokens};
+use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::workspace::Workspace;
 
 /// The budget with a focus; without one the map may be eight times larger (Aider's rule).
 pub const DEFAULT_TOKENS: u64 = 1024;
@@ -85,7 +86,37 @@ impl From<MapFile> for MapFileOut {
     }
 }
 
-pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Observation {
+pub(crate) struct RepoMap;
+
+impl Tool for RepoMap {
+    type Params = RepoMapParams;
+    type Output = RepoMapOutput;
+    const SPEC: Spec = Spec {
+        heavy: true,
+        ..Spec::reader(
+            "repo_map",
+            "Map the repository",
+            Group::Core,
+            "Map of the repository: the files and signatures that matter most, ranked by how the \
+             code references itself (PageRank), within a token budget. focus= paths, symbol names or words \
+             centers it on them. Start here in an unfamiliar repository.",
+        )
+    };
+
+    fn run(call: &Call<'_>, params: RepoMapParams) -> Reply {
+        repo_map(call.ws, params, call.limits.budget).into()
+    }
+
+    fn guide(_ws: &Workspace) -> Option<String> {
+        Some(
+            "Start with repo_map in an unfamiliar repository: the files and signatures that matter most, \
+             ranked by how the code references itself; give it focus= (paths, symbols, words) to center it. "
+                .into(),
+        )
+    }
+}
+
+fn repo_map(ws: &Workspace, params: RepoMapParams, limit: Budget) -> Observation {
     let focus: Vec<String> = params
         .focus
         .unwrap_or_default()
@@ -97,7 +128,7 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Obse
     // The map must fit the observation cap with room for nothing else to be cut.
     let ceiling = (limit.tokens as u64).saturating_sub(64).max(MIN_TOKENS);
     let mut budget = params.tokens.unwrap_or(default).clamp(MIN_TOKENS, ceiling) as usize;
-    let snapshot = toolbox.index().snapshot();
+    let snapshot = ws.index().snapshot();
     let mut map = tack_indexer::map::repo_map_cached(&snapshot, &focus, budget, count_tokens);
     // A client that cuts by length gets a smaller map, never a map cut in the middle.
     let length_limit = match (limit.chars, limit.bytes) {

@@ -1,6 +1,8 @@
 //! Per-session harness state: the verification gate (writes versus passing verifies), the stall
 //! detector, and the append-only JSONL trace of every call.
 
+pub(crate) mod checks;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::Write as _;
@@ -8,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::config::StallConfig;
+use crate::workspace::config::StallConfig;
 
 /// The last `verify` a session ran.
 #[derive(Debug, Clone)]
@@ -33,6 +35,8 @@ pub struct Harness {
     changed: BTreeSet<String>,
     /// Files written during the current call, collected by the writer.
     pending: Vec<String>,
+    /// How many files the last observed call wrote.
+    last_wrote: usize,
     // The stall detector.
     last_call: Option<(String, String)>,
     repeats: u32,
@@ -78,6 +82,11 @@ impl Harness {
         files
     }
 
+    /// How many files the last call fed to [`Harness::observe`] wrote.
+    pub fn last_wrote(&self) -> usize {
+        self.last_wrote
+    }
+
     pub fn writes(&self) -> u64 {
         self.writes
     }
@@ -121,6 +130,7 @@ impl Harness {
         limits: &StallConfig,
     ) -> Option<String> {
         let written = self.close_write(tool);
+        self.last_wrote = written.len();
         let mut nudges = Vec::new();
 
         let same = self.last_call.as_ref().is_some_and(|(k, d)| *k == key && *d == digest);
@@ -245,12 +255,10 @@ pub fn summarize_trace(jsonl: &str) -> String {
             errors += 1;
             entry.errors += 1;
         }
-        if !failed
-            && matches!(tool.as_str(), "edit_file" | "apply_patch" | "write_file" | "replace_symbol" | "undo")
-        {
+        if !failed && record["wrote"].as_u64().is_some_and(|n| n > 0) {
             edits += 1;
         }
-        if tool == "verify" && !failed {
+        if !failed && record.get("verify").is_some() {
             verifies += 1;
             if record["verify"]["ok"] == Value::Bool(true) {
                 verifies_passed += 1;
@@ -364,7 +372,7 @@ mod tests {
     fn trace_summary_counts_calls_edits_verifies_and_nudges() {
         let jsonl = [
             r#"{"seq":1,"tool":"read_file","tokens":120,"ms":3,"error":null,"verified_since_last_edit":false}"#,
-            r#"{"seq":2,"tool":"edit_file","tokens":40,"ms":9,"error":null,"verified_since_last_edit":false}"#,
+            r#"{"seq":2,"tool":"edit_file","tokens":40,"ms":9,"error":null,"wrote":1,"verified_since_last_edit":false}"#,
             r#"{"seq":3,"tool":"verify","tokens":200,"ms":1500,"error":null,"verify":{"ok":false}}"#,
             r#"{"seq":4,"tool":"run","tokens":10,"ms":5,"error":"exit=1","stall":"[tack] same"}"#,
             "not json",

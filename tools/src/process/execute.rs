@@ -1,5 +1,6 @@
-//! `run`: a shell command in the root, contained (`contain`) and killed on timeout or
-//! cancellation, stdout and stderr merged in the order they were written.
+//! Running a shell command in the root: contained (`contain`), in its own process group that is
+//! killed on timeout, cancellation and exit, stdout and stderr merged in the order written.
+//! Shared by `run` and `verify`.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -7,46 +8,15 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use crate::call_context::CallContext;
+use crate::observe::redact::is_credential_name;
+use crate::workspace::config::RunConfig;
 
-use crate::config::RunConfig;
-use crate::lenient;
-use crate::observation::Observation;
-use crate::toolbox::{CallContext, Toolbox};
-
-/// The longest timeout a call may ask for, in seconds.
-pub const MAX_TIMEOUT_S: u64 = 600;
 /// Output kept in memory per command: the first and the last this many bytes.
 const KEEP_HEAD: usize = 16 * 1024 * 1024;
 const KEEP_TAIL: usize = 16 * 1024 * 1024;
 /// After the shell exits, how long to wait for the output pipe to drain.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RunParams {
-    /// The command line, run with `sh -c` in the repository root.
-    pub command: String,
-    /// Seconds before the command's process group is killed (default 120, at most 600).
-    #[serde(default, deserialize_with = "lenient::opt_u64")]
-    #[schemars(with = "u64")]
-    pub timeout_s: Option<u64>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RunOutput {
-    /// The exit code; absent when the command was killed or died of a signal.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
-    /// True when the timeout killed the command.
-    pub timed_out: bool,
-    /// True when the client cancelled the call and the command was killed.
-    pub cancelled: bool,
-    /// Lines of output the command wrote (stdout and stderr together).
-    pub output_lines: u64,
-}
 
 /// How the command ended.
 pub(crate) enum End {
@@ -82,41 +52,6 @@ impl Execution {
     }
 }
 
-pub fn run(toolbox: &Toolbox, params: RunParams, ctx: &CallContext) -> Observation {
-    let command = params.command.trim();
-    if command.is_empty() {
-        return Observation::error("cannot run an empty command; pass command=\"...\"");
-    }
-    if let Some(rule) = toolbox.denied(command) {
-        return Observation::error(format!(
-            "refused: the command matches the deny rule /{rule}/ ([run] deny in tack.toml); nothing was run. \
-             If it must run, a person can run it outside tack"
-        ));
-    }
-    let timeout_s = params.timeout_s.unwrap_or(toolbox.config().run.timeout_s).clamp(1, MAX_TIMEOUT_S);
-    let execution = match execute(toolbox.root().path(), command, timeout_s, &toolbox.config().run, ctx) {
-        Ok(execution) => execution,
-        Err(err) => return Observation::error(err),
-    };
-    let exit_code = execution.exit_code();
-    let timed_out = matches!(execution.end, End::TimedOut(_));
-    let cancelled = matches!(execution.end, End::Cancelled);
-    let mut text = execution.status_line();
-    let body = execution.output;
-    let output_lines = body.lines().count() as u64;
-    text.push('\n');
-    if body.is_empty() {
-        text.push_str("(no output)\n");
-    } else {
-        text.push_str(&body);
-        if !body.ends_with('\n') {
-            text.push('\n');
-        }
-    }
-    let out = RunOutput { exit_code, timed_out, cancelled, output_lines };
-    Observation::ok(text, json!(out))
-}
-
 /// Runs `command` with `sh -c` in `dir`, in its own process group, which is SIGKILLed on
 /// timeout, on cancellation, and after the shell exits (so nothing it started lingers).
 /// Reports progress every 5 s. Fails only when the command cannot be started.
@@ -146,7 +81,7 @@ pub(crate) fn execute(
     for name in scrubbed(std::env::vars_os().map(|(name, _)| name), &policy.pass_env) {
         cmd.env_remove(name);
     }
-    let scratch = crate::contain::scratch_dir();
+    let scratch = crate::process::contain::scratch_dir();
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, scratch);
     }
@@ -156,7 +91,7 @@ pub(crate) fn execute(
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         writable.push(dir.join(target));
     }
-    crate::contain::contain(&mut cmd, policy.network, &writable)
+    crate::process::contain::contain(&mut cmd, policy.network, &writable)
         .map_err(|err| format!("cannot run: {err}"))?;
     let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
@@ -221,11 +156,6 @@ pub(crate) fn execute(
     Ok(Execution { end, output: capture.into_text() })
 }
 
-/// Parts of a variable name that mark a credential (matched case-insensitively), as in Codex's
-/// shell environment policy and a little wider.
-const CREDENTIAL_MARKS: &[&str] =
-    &["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE"];
-
 /// The names among `names` that look like credentials and are not passed on by name.
 pub(crate) fn scrubbed(
     names: impl Iterator<Item = std::ffi::OsString>,
@@ -237,12 +167,6 @@ pub(crate) fn scrubbed(
                 && !pass_env.iter().any(|pass| pass.as_str() == name.to_string_lossy())
         })
         .collect()
-}
-
-/// Whether an environment variable's name looks like it holds a credential.
-pub(crate) fn is_credential_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    CREDENTIAL_MARKS.iter().any(|mark| upper.contains(mark))
 }
 
 fn kill_group(pgid: i32) {

@@ -6,14 +6,16 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::checks::{self, Failure, Format};
+use crate::call_context::CallContext;
 use crate::harness::VerifyRecord;
-use crate::observation::Observation;
-use crate::run::{self, End};
+use crate::harness::checks::{self, Failure, Format};
+use crate::observe::observation::Observation;
+use crate::process::execute::{self, End};
 use crate::session::Session;
-use crate::toolbox::{CallContext, Toolbox};
+use crate::tool::{Annotations, Call, Gate, Group, Reply, Spec, Tool};
+use crate::workspace::Workspace;
 
 /// The longest timeout a check may have, in seconds.
 const MAX_TIMEOUT_S: u64 = 3600;
@@ -77,8 +79,8 @@ pub struct Planned {
 }
 
 /// The checks for this repository: the configured ones, else the detected ones.
-pub fn detect(toolbox: &Toolbox) -> Vec<Planned> {
-    let config = &toolbox.config().verify;
+pub fn detect(ws: &Workspace) -> Vec<Planned> {
+    let config = &ws.config().verify;
     let default_timeout = config.timeout_s.clamp(1, MAX_TIMEOUT_S);
     if !config.checks.is_empty() {
         return config
@@ -97,10 +99,10 @@ pub fn detect(toolbox: &Toolbox) -> Vec<Planned> {
             })
             .collect();
     }
-    let root = toolbox.root().path();
+    let root = ws.root().path();
     let exists = |name: &str| root.join(name).exists();
     let file_has = |name: &str, needle: &str| {
-        toolbox.root().dir().read(name).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
+        ws.root().dir().read(name).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
     };
     let mut planned = Vec::new();
     let mut add = |name: &str, command: String, format: Format| {
@@ -192,9 +194,49 @@ pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
     check
 }
 
-pub fn verify(toolbox: &Toolbox, session: &Session, params: VerifyParams, ctx: &CallContext) -> Observation {
+pub(crate) struct Verify;
+
+impl Tool for Verify {
+    type Params = VerifyParams;
+    type Output = VerifyOutput;
+    const SPEC: Spec = Spec {
+        gate: Gate::OwnText,
+        ..Spec::editor(
+            "verify",
+            "Run the checks",
+            Group::Core,
+            "Run the repository's checks ([verify] in tack.toml, else pytest or cargo test, and a \
+             configured linter) and read their results: counts, and each failure's test, file:line and \
+             message. scope= a path or test name narrows it. Call it after editing; done() needs a pass.",
+            Annotations { read_only: false, destructive: false, idempotent: true, open_world: true },
+        )
+    };
+
+    fn run(call: &Call<'_>, params: VerifyParams) -> Reply {
+        verify(call.ws, call.session, params, call.ctx).into()
+    }
+
+    fn guide(_ws: &Workspace) -> Option<String> {
+        Some("verify runs the repository's checks and reads their results; done() needs a pass after the last edit. ".into())
+    }
+
+    /// The outcome and each check's counts.
+    fn trace(structured: Option<&Value>) -> Option<(&'static str, Value)> {
+        let summary = structured.map(|s| {
+            let checks = s["checks"].as_array().map(|c| {
+                c.iter()
+                    .map(|c| json!({"name": c["name"], "exit": c["exit"], "passed": c["passed"], "failed": c["failed"]}))
+                    .collect::<Vec<_>>()
+            });
+            json!({"ok": s["ok"], "checks": checks})
+        });
+        Some(("verify", summary.unwrap_or(Value::Null)))
+    }
+}
+
+fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallContext) -> Observation {
     let writes_at_start = session.harness.lock().expect("harness lock").writes();
-    let mut planned = detect(toolbox);
+    let mut planned = detect(ws);
     if planned.is_empty() {
         return Observation::error(
             "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py) \
@@ -204,8 +246,8 @@ pub fn verify(toolbox: &Toolbox, session: &Session, params: VerifyParams, ctx: &
     }
     let scope = params.scope.as_deref().map(str::trim).filter(|s| !s.is_empty());
     if let Some(scope) = scope {
-        let is_path = toolbox.root().resolve(scope).is_ok_and(|p| p.abs.exists());
-        let scope = toolbox
+        let is_path = ws.root().resolve(scope).is_ok_and(|p| p.abs.exists());
+        let scope = ws
             .root()
             .resolve(scope)
             .ok()
@@ -216,11 +258,11 @@ pub fn verify(toolbox: &Toolbox, session: &Session, params: VerifyParams, ctx: &
     }
     for check in &planned {
         if check.skip.is_none()
-            && let Some(rule) = toolbox.denied(&check.command)
+            && let Some(rule) = ws.denied(&check.command)
         {
             return Observation::error(format!(
                 "refused: the check {} ({}) matches the deny rule /{rule}/ ([run] deny in tack.toml); nothing was \
-                 run",
+             run",
                 check.name, check.command
             ));
         }
@@ -245,12 +287,12 @@ pub fn verify(toolbox: &Toolbox, session: &Session, params: VerifyParams, ctx: &
             continue;
         }
         ctx.progress(i as f64, Some(total as f64), &format!("running {}", check.name));
-        let policy = &toolbox.config().run;
-        let execution =
-            match run::execute(toolbox.root().path(), &check.command, check.timeout_s, policy, ctx) {
-                Ok(execution) => execution,
-                Err(err) => return Observation::error(format!("cannot run the check {}: {err}", check.name)),
-            };
+        let policy = &ws.config().run;
+        let execution = match execute::execute(ws.root().path(), &check.command, check.timeout_s, policy, ctx)
+        {
+            Ok(execution) => execution,
+            Err(err) => return Observation::error(format!("cannot run the check {}: {err}", check.name)),
+        };
         raw.push_str(&format!("$ {}\n{}\n", check.command, execution.status_line()));
         raw.push_str(&execution.output);
         if !execution.output.ends_with('\n') {

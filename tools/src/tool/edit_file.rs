@@ -6,13 +6,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::lenient;
-use crate::matcher::{self, EditPlan, Tolerance};
-use crate::observation::Observation;
+use crate::observe::lenient;
+use crate::observe::observation::Observation;
 use crate::session::Session;
-use crate::syntax_guard::numbered;
-use crate::toolbox::Toolbox;
-use crate::writer::{self, Change};
+use crate::tool::{Call, EDITS, Group, Reply, Spec, Tool};
+use crate::workspace::Workspace;
+use crate::write::syntax_guard::numbered;
+use crate::write::text_match::{self, EditPlan, Tolerance};
+use crate::write::writer::{self, Change};
 
 /// Match lines listed at most in an ambiguity error.
 const MAX_LISTED: usize = 50;
@@ -53,14 +54,44 @@ pub struct EditFileOutput {
     pub matched: String,
 }
 
-pub fn edit_file(toolbox: &Toolbox, session: &Session, params: EditFileParams) -> Observation {
-    match run(toolbox, session, params) {
+pub(crate) struct EditFile;
+
+impl Tool for EditFile {
+    type Params = EditFileParams;
+    type Output = EditFileOutput;
+    const SPEC: Spec = Spec::editor(
+        "edit_file",
+        "Edit a file",
+        Group::Core,
+        "Edit a file: replace old (exact text that occurs once; replace_all=true for every \
+             occurrence) with new. Refuses edits that add syntax errors (Python, Rust); with version= (from \
+             read_file), refuses if the file changed since. Answers with the edited lines.",
+        EDITS,
+    );
+
+    fn run(call: &Call<'_>, params: EditFileParams) -> Reply {
+        edit_file(call.ws, call.session, params).into()
+    }
+
+    fn guide(_ws: &Workspace) -> Option<String> {
+        Some(
+            "edit_file replaces one exact, unique snippet (old -> new; pass read_file's version to refuse \
+             stale edits) and refuses any edit that would add a syntax error, leaving the file untouched; \
+             apply_patch, write_file, replace_symbol and undo (through find_tools) cover multi-file patches, \
+             whole files and definitions. "
+                .into(),
+        )
+    }
+}
+
+fn edit_file(ws: &Workspace, session: &Session, params: EditFileParams) -> Observation {
+    match run(ws, session, params) {
         Ok(obs) | Err(obs) => obs,
     }
 }
 
-fn run(toolbox: &Toolbox, session: &Session, params: EditFileParams) -> Result<Observation, Observation> {
-    let resolved = writer::resolve_for_write(toolbox, &params.path, "edit")?;
+fn run(ws: &Workspace, session: &Session, params: EditFileParams) -> Result<Observation, Observation> {
+    let resolved = writer::resolve_for_write(ws, &params.path, "edit")?;
     let rel = resolved.rel.clone();
     if params.old.is_empty() {
         return Err(Observation::error(format!(
@@ -71,7 +102,7 @@ fn run(toolbox: &Toolbox, session: &Session, params: EditFileParams) -> Result<O
     if params.old == params.new {
         return Err(Observation::error("old and new are the same, so there is nothing to change"));
     }
-    let locked = writer::lock(toolbox, vec![resolved], "edit")?;
+    let locked = writer::lock(ws, vec![resolved], "edit")?;
     let Some(content) = locked.text(&rel, "edit")? else {
         return Err(Observation::error(format!(
             "cannot edit {rel}: no such file. To create it: call_tool(name=\"write_file\", arguments={{\"path\": \
@@ -82,7 +113,7 @@ fn run(toolbox: &Toolbox, session: &Session, params: EditFileParams) -> Result<O
 
     let replace_all = params.replace_all.unwrap_or(false);
     let (after, tolerance, reindented, at_lines, spans) =
-        match matcher::plan_edit(content, &params.old, &params.new, replace_all) {
+        match text_match::plan_edit(content, &params.old, &params.new, replace_all) {
             EditPlan::Applied { text, tolerance, reindented, at_lines, spans } => {
                 (text, tolerance, reindented, at_lines, spans)
             }
@@ -135,7 +166,7 @@ fn ambiguous(rel: &str, tolerance: Tolerance, lines: &[usize]) -> Observation {
     ))
 }
 
-fn not_found(rel: &str, content: &str, closest: Option<matcher::Closest>) -> Observation {
+fn not_found(rel: &str, content: &str, closest: Option<text_match::Closest>) -> Observation {
     let mut text = format!(
         "old does not occur in {rel}, not even ignoring whitespace or look-alike punctuation; nothing was changed.\n"
     );

@@ -8,12 +8,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::fsutil::{self, VersionCache};
-use crate::guard::ResolvedPath;
-use crate::lenient;
-use crate::observation::Observation;
-use crate::shape::shorten_line;
-use crate::toolbox::Toolbox;
+use crate::observe::lenient;
+use crate::observe::observation::Observation;
+use crate::observe::shape::shorten_line;
+use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::workspace::Workspace;
+use crate::workspace::path_guard::ResolvedPath;
+use crate::write::files::{self, VersionCache};
 
 /// The most lines one call may ask for.
 pub const MAX_LINES: u64 = 2_000;
@@ -54,16 +55,38 @@ pub struct ReadFileOutput {
     pub version: Option<String>,
 }
 
-pub fn read_file(toolbox: &Toolbox, params: ReadFileParams, default_lines: u64) -> Observation {
-    let resolved = match toolbox.root().resolve(&params.path) {
+pub(crate) struct ReadFile;
+
+impl Tool for ReadFile {
+    type Params = ReadFileParams;
+    type Output = ReadFileOutput;
+    const SPEC: Spec = Spec::reader(
+        "read_file",
+        "Read a file",
+        Group::Core,
+        "Read a file as numbered lines, 100 at a time (start= first line, 1-based; lines= how \
+             many), or list a directory. The header says how many lines lie above and below. Returns the \
+             file's version, a content hash for conflict-checked edits.",
+    );
+
+    fn run(call: &Call<'_>, params: ReadFileParams) -> Reply {
+        read_file(call.ws, params, call.limits.read_lines).into()
+    }
+
+    fn guide(_ws: &Workspace) -> Option<String> {
+        Some("read_file shows 100 numbered lines at a time and says what lies above and below. ".into())
+    }
+}
+
+fn read_file(ws: &Workspace, params: ReadFileParams, default_lines: u64) -> Observation {
+    let resolved = match ws.root().resolve(&params.path) {
         Ok(resolved) => resolved,
         Err(err) => return Observation::error(format!("cannot read {err}")),
     };
     // Opened beneath the root's descriptor and used from then on: a folder swapped for a
     // link after the guard looked cannot lead the read outside. O_NONBLOCK: a FIFO's open
     // does not wait, and its type is refused below.
-    let opened =
-        toolbox.root().dir().open_at(&resolved.rel, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty());
+    let opened = ws.root().dir().open_at(&resolved.rel, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty());
     let file = match opened {
         Ok(fd) => std::fs::File::from(fd),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -80,18 +103,18 @@ pub fn read_file(toolbox: &Toolbox, params: ReadFileParams, default_lines: u64) 
         Err(err) => return Observation::error(format!("cannot read {}: {err}", resolved.rel)),
     };
     if meta.is_dir() {
-        return list_directory(toolbox, &resolved);
+        return list_directory(ws, &resolved);
     }
     if !meta.is_file() {
         return Observation::error(format!(
             "cannot read {}: {}",
             resolved.rel,
-            fsutil::special_kind(&meta.file_type())
+            files::special_kind(&meta.file_type())
         ));
     }
     let start = params.start.unwrap_or(1).max(1);
     let count = params.lines.unwrap_or(default_lines).clamp(1, MAX_LINES);
-    match read_window(file, meta.len(), &resolved, start, count, toolbox.versions()) {
+    match read_window(file, meta.len(), &resolved, start, count, ws.versions()) {
         Ok(obs) => obs,
         Err(err) => Observation::error(format!("cannot read {}: {err}", resolved.rel)),
     }
@@ -154,7 +177,7 @@ fn read_window(
     hasher.update(&rest);
     keep(&mut kept, &rest);
     let total = line_no;
-    let version = fsutil::version_of_hash(&hasher.finalize());
+    let version = files::version_of_hash(&hasher.finalize());
     if let Some(content) = kept {
         versions.remember(&content);
     }
@@ -214,7 +237,7 @@ fn read_window(
 /// Adds `bytes` to the kept content, or gives up keeping once it is too big to cache.
 fn keep(kept: &mut Option<Vec<u8>>, bytes: &[u8]) {
     if let Some(content) = kept {
-        if content.len() + bytes.len() > fsutil::CACHE_MAX_FILE {
+        if content.len() + bytes.len() > files::CACHE_MAX_FILE {
             *kept = None;
         } else {
             content.extend_from_slice(bytes);
@@ -222,9 +245,9 @@ fn keep(kept: &mut Option<Vec<u8>>, bytes: &[u8]) {
     }
 }
 
-fn list_directory(toolbox: &Toolbox, resolved: &ResolvedPath) -> Observation {
+fn list_directory(ws: &Workspace, resolved: &ResolvedPath) -> Observation {
     let mut entries: Vec<String> = Vec::new();
-    let walker = toolbox.walk_builder(&resolved.abs).max_depth(Some(1)).build();
+    let walker = ws.walk_builder(&resolved.abs).max_depth(Some(1)).build();
     for entry in walker.flatten() {
         if entry.depth() == 0 {
             continue;

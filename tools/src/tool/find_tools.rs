@@ -1,14 +1,12 @@
-//! Progressive disclosure: `find_tools` reveals the specialised tools, `call_tool` calls any
-//! tool by name for clients whose tool list cannot change.
+//! `find_tools`: progressive disclosure. It reveals the specialised tools by words, and adds them
+//! to the session's tool list where the client's list may change.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::catalog::{Group, ToolSpec};
-use crate::observation::Observation;
-use crate::session::Session;
-use crate::toolbox::{CallContext, Toolbox};
+use crate::observe::observation::Observation;
+use crate::tool::{Call, Group, READS, Reply, Spec, Tool, ToolSpec};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -33,24 +31,37 @@ pub struct FindToolsOutput {
     pub tools: Vec<FoundTool>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CallToolParams {
-    /// The tool's name, such as `read_output`.
-    pub name: String,
-    /// The tool's arguments, as an object.
-    #[serde(default)]
-    #[schemars(with = "Map<String, Value>")]
-    pub arguments: Option<Value>,
+pub(crate) struct FindTools;
+
+impl Tool for FindTools {
+    type Params = FindToolsParams;
+    type Output = FindToolsOutput;
+    const SPEC: Spec = Spec {
+        reads: false,
+        annotations: READS,
+        ..Spec::reader(
+            "find_tools",
+            "Find more tools",
+            Group::Core,
+            "Find tack's specialised tools (navigation, patches, plans, paging cut output) by words \
+             such as `references` or `output`; without query, list them all with their input schemas. \
+             Found tools can be called at once with call_tool.",
+        )
+    };
+
+    fn run(call: &Call<'_>, params: FindToolsParams) -> Reply {
+        let (observation, grew) = find_tools(call, params);
+        if grew { Reply::ListChanged(observation) } else { Reply::Done(observation) }
+    }
+
+    fn guide(_ws: &crate::workspace::Workspace) -> Option<String> {
+        Some("find_tools reveals specialised tools (navigation, patches, plans) and call_tool calls any tool by name. ".into())
+    }
 }
 
 /// Runs `find_tools`; returns the observation and whether the session's tool list grew.
-pub fn find_tools(
-    toolbox: &Toolbox,
-    session: &Session,
-    params: FindToolsParams,
-    ctx: &CallContext,
-) -> (Observation, bool) {
+fn find_tools(call: &Call<'_>, params: FindToolsParams) -> (Observation, bool) {
+    let (session, ctx) = (call.session, call.ctx);
     let words: Vec<String> = params
         .query
         .as_deref()
@@ -59,7 +70,8 @@ pub fn find_tools(
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let specialised: Vec<&ToolSpec> = toolbox.specs().iter().filter(|t| t.group != Group::Core).collect();
+    let specialised: Vec<&ToolSpec> =
+        call.offered.iter().map(|e| &e.spec).filter(|t| t.group != Group::Core).collect();
     let mut scored: Vec<(usize, usize, &ToolSpec)> = specialised
         .iter()
         .enumerate()
@@ -128,40 +140,4 @@ pub fn find_tools(
             .collect(),
     };
     (Observation::ok(text, json!(out)), grew && ctx.list_can_change)
-}
-
-/// Resolves `call_tool`'s target and arguments, or says why it cannot.
-pub fn call_target(toolbox: &Toolbox, params: CallToolParams) -> Result<(String, Value), Observation> {
-    let name = params.name.trim().to_string();
-    if name == "call_tool" {
-        return Err(Observation::error(
-            "call_tool cannot call itself; name the tool to run, such as read_output",
-        ));
-    }
-    if toolbox.spec(&name).is_none() {
-        let names: Vec<&str> = toolbox.specs().iter().map(|t| t.name).collect();
-        return Err(Observation::error(format!(
-            "no tool named {name:?}; the tools are: {}. find_tools(query=...) describes them",
-            names.join(", ")
-        )));
-    }
-    // Lenient: some clients send the arguments object as a JSON string.
-    let arguments = match params.arguments {
-        None | Some(Value::Null) => json!({}),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
-            Ok(value @ Value::Object(_)) => value,
-            _ => {
-                return Err(Observation::error(format!(
-                    "arguments for {name} must be an object such as {{\"path\": \"src/a.py\"}}; got a string that is not one"
-                )));
-            }
-        },
-        Some(value @ Value::Object(_)) => value,
-        Some(other) => {
-            return Err(Observation::error(format!(
-                "arguments for {name} must be an object such as {{\"path\": \"src/a.py\"}}; got {other}"
-            )));
-        }
-    };
-    Ok((name, arguments))
 }

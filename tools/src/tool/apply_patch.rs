@@ -1,18 +1,19 @@
 //! The `patch` group: `apply_patch` (Codex patch format, all files or none), `write_file`
 //! (create, or overwrite the version the agent read) and `undo` (this session's last write to
-//! a path, unless someone changed the file since). All of them write through [`crate::writer`].
+//! a path, unless someone changed the file since). All of them write through [`crate::write::writer`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::fsutil::{Current, version_of};
-use crate::matcher::Tolerance;
-use crate::observation::Observation;
-use crate::patch::{self, FileOp};
+use crate::observe::observation::Observation;
 use crate::session::Session;
-use crate::toolbox::Toolbox;
-use crate::writer::{self, Change, Written};
+use crate::tool::{Call, EDITS, Group, REWRITES, Reply, Spec, Tool};
+use crate::workspace::Workspace;
+use crate::write::files::{Current, version_of};
+use crate::write::patch_format::{self, FileOp};
+use crate::write::text_match::Tolerance;
+use crate::write::writer::{self, Change, Written};
 
 /// Errors listed at most when a patch does not apply.
 const MAX_ERRORS: usize = 5;
@@ -73,16 +74,36 @@ fn either(result: Result<Observation, Observation>) -> Observation {
     }
 }
 
-pub fn apply_patch(toolbox: &Toolbox, session: &Session, params: ApplyPatchParams) -> Observation {
-    either(run_apply_patch(toolbox, session, params))
+pub(crate) struct ApplyPatch;
+
+impl Tool for ApplyPatch {
+    type Params = ApplyPatchParams;
+    type Output = ChangedFiles;
+    const SPEC: Spec = Spec::editor(
+        "apply_patch",
+        "Apply a multi-file patch",
+        Group::Patch,
+        "Apply a patch to several files at once, all or none, in the Codex format: *** Begin \
+             Patch, then *** Add File: p (+ lines), *** Delete File: p, or *** Update File: p (*** Move to: q, \
+             @@ context, ' '/-/+ lines), then *** End Patch. Refuses syntax errors. Answers A/M/D lines.",
+        EDITS,
+    );
+
+    fn run(call: &Call<'_>, params: ApplyPatchParams) -> Reply {
+        apply_patch(call.ws, call.session, params).into()
+    }
+}
+
+fn apply_patch(ws: &Workspace, session: &Session, params: ApplyPatchParams) -> Observation {
+    either(run_apply_patch(ws, session, params))
 }
 
 fn run_apply_patch(
-    toolbox: &Toolbox,
+    ws: &Workspace,
     session: &Session,
     params: ApplyPatchParams,
 ) -> Result<Observation, Observation> {
-    let ops = patch::parse_patch(&params.patch).map_err(|err| {
+    let ops = patch_format::parse_patch(&params.patch).map_err(|err| {
         Observation::error(format!(
             "invalid patch: {err}. Nothing was applied. The format: '*** Begin Patch', then per file \
              '*** Add File: path' (lines starting with +), '*** Delete File: path', or '*** Update File: path' \
@@ -95,11 +116,11 @@ fn run_apply_patch(
     let mut resolved = Vec::new();
     let mut rels: Vec<(String, Option<String>)> = Vec::new();
     for op in &ops {
-        let source = writer::resolve_for_write(toolbox, op.path(), "patch")
+        let source = writer::resolve_for_write(ws, op.path(), "patch")
             .map_err(|obs| Observation::error(format!("{}; nothing was applied", obs.text)))?;
         let dest = match op {
             FileOp::Update { move_to: Some(dest), .. } => {
-                let dest = writer::resolve_for_write(toolbox, dest, "move to")
+                let dest = writer::resolve_for_write(ws, dest, "move to")
                     .map_err(|obs| Observation::error(format!("{}; nothing was applied", obs.text)))?;
                 Some(dest)
             }
@@ -114,12 +135,12 @@ fn run_apply_patch(
         if !seen.insert(rel.clone()) {
             return Err(Observation::error(format!(
                 "{rel} appears in more than one file operation of the patch; put all its changes under one \
-                 '*** Update File: {rel}'. Nothing was applied."
+             '*** Update File: {rel}'. Nothing was applied."
             )));
         }
     }
 
-    let locked = writer::lock(toolbox, resolved, "patch")?;
+    let locked = writer::lock(ws, resolved, "patch")?;
     let mut changes = Vec::new();
     let mut report: Vec<(char, String, Option<String>, Tolerance)> = Vec::new();
     let mut errors = Vec::new();
@@ -165,7 +186,7 @@ fn run_apply_patch(
                     errors.push(format!("'*** Move to: {dest}': the file already exists; pick a new path"));
                     continue;
                 }
-                match patch::apply_chunks(rel, content, chunks) {
+                match patch_format::apply_chunks(rel, content, chunks) {
                     Ok((after, tolerance)) => match dest {
                         Some(dest) => {
                             let mode = match &locked.target(rel).current {
@@ -264,24 +285,44 @@ fn run_apply_patch(
     Ok(Observation::ok(text, json!(ChangedFiles { files })))
 }
 
-pub fn write_file(toolbox: &Toolbox, session: &Session, params: WriteFileParams) -> Observation {
-    either(run_write_file(toolbox, session, params))
+pub(crate) struct WriteFile;
+
+impl Tool for WriteFile {
+    type Params = WriteFileParams;
+    type Output = ChangedFiles;
+    const SPEC: Spec = Spec::editor(
+        "write_file",
+        "Write a whole file",
+        Group::Patch,
+        "Write a whole file: create a new one, or overwrite an existing one only when version= \
+             is the version read_file returned (so no one else's change is lost). Refuses content that adds \
+             syntax errors (Python, Rust). Answers with the new version.",
+        REWRITES,
+    );
+
+    fn run(call: &Call<'_>, params: WriteFileParams) -> Reply {
+        write_file(call.ws, call.session, params).into()
+    }
+}
+
+fn write_file(ws: &Workspace, session: &Session, params: WriteFileParams) -> Observation {
+    either(run_write_file(ws, session, params))
 }
 
 fn run_write_file(
-    toolbox: &Toolbox,
+    ws: &Workspace,
     session: &Session,
     params: WriteFileParams,
 ) -> Result<Observation, Observation> {
-    let resolved = writer::resolve_for_write(toolbox, &params.path, "write")?;
+    let resolved = writer::resolve_for_write(ws, &params.path, "write")?;
     let rel = resolved.rel.clone();
-    let locked = writer::lock(toolbox, vec![resolved], "write")?;
+    let locked = writer::lock(ws, vec![resolved], "write")?;
     let version = params.version.as_deref().map(str::trim).filter(|v| !v.is_empty());
     let before = match (&locked.target(&rel).current, version) {
         (Current::File { .. }, None) => {
             return Err(Observation::error(format!(
                 "refused: {rel} exists, and write_file overwrites only the version you read; nothing was \
-                 changed. Pass version= from read_file(path=\"{rel}\"), or change part of it with edit_file"
+             changed. Pass version= from read_file(path=\"{rel}\"), or change part of it with edit_file"
             )));
         }
         (Current::File { bytes, .. }, Some(_)) => {
@@ -313,14 +354,34 @@ fn run_write_file(
     Ok(Observation::ok(text, json!(ChangedFiles { files })))
 }
 
-pub fn undo(toolbox: &Toolbox, session: &Session, params: UndoParams) -> Observation {
-    either(run_undo(toolbox, session, params))
+pub(crate) struct Undo;
+
+impl Tool for Undo {
+    type Params = UndoParams;
+    type Output = ChangedFiles;
+    const SPEC: Spec = Spec::editor(
+        "undo",
+        "Undo the last write to a file",
+        Group::Patch,
+        "Undo this session's last write to a file (by edit_file, write_file, apply_patch or \
+             replace_symbol), refusing when someone else changed the file since. Call again to go further \
+             back.",
+        EDITS,
+    );
+
+    fn run(call: &Call<'_>, params: UndoParams) -> Reply {
+        undo(call.ws, call.session, params).into()
+    }
 }
 
-fn run_undo(toolbox: &Toolbox, session: &Session, params: UndoParams) -> Result<Observation, Observation> {
-    let resolved = writer::resolve_for_write(toolbox, &params.path, "undo")?;
+fn undo(ws: &Workspace, session: &Session, params: UndoParams) -> Observation {
+    either(run_undo(ws, session, params))
+}
+
+fn run_undo(ws: &Workspace, session: &Session, params: UndoParams) -> Result<Observation, Observation> {
+    let resolved = writer::resolve_for_write(ws, &params.path, "undo")?;
     let rel = resolved.rel.clone();
-    let locked = writer::lock(toolbox, vec![resolved], "undo")?;
+    let locked = writer::lock(ws, vec![resolved], "undo")?;
     let (before, mode, after_version) = {
         let log = session.undo.lock().expect("undo lock");
         let Some(entry) = log.last(&rel) else {
@@ -345,7 +406,7 @@ fn run_undo(toolbox: &Toolbox, session: &Session, params: UndoParams) -> Result<
         );
         if let (Some(mine), Some(now), Current::File { bytes, .. }) =
             (after_version.as_deref(), now.as_deref(), &locked.target(&rel).current)
-            && let Some(theirs) = toolbox.versions().get(mine)
+            && let Some(theirs) = ws.versions().get(mine)
         {
             text.push_str("what changed since your write:\n");
             text.push_str(&writer::short_diff(&theirs, bytes, mine, now));

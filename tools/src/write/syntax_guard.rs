@@ -149,7 +149,7 @@ pub fn numbered(lines: &[&str], windows: &[(usize, usize)]) -> String {
         for n in start..=end {
             let line = lines.get(n - 1).copied().unwrap_or("");
             let line = line.strip_suffix('\r').unwrap_or(line);
-            text.push_str(&format!("{n:>width$}\t{}\n", crate::shape::shorten_line(line)));
+            text.push_str(&format!("{n:>width$}\t{}\n", crate::observe::shape::shorten_line(line)));
         }
     }
     text

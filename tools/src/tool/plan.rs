@@ -3,66 +3,15 @@
 //! repository, not the session: they are JSON files in the state directory (outside the
 //! repository), written atomically, so a new session or a new server reads them with one call.
 
-use std::path::PathBuf;
-use std::sync::Mutex;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::harness::Verification;
-use crate::observation::Observation;
+use crate::observe::observation::Observation;
 use crate::session::Session;
-use crate::toolbox::Toolbox;
-
-/// Where the plan and the note live: a directory, or memory when the server has none.
-#[derive(Debug, Default)]
-pub struct StateStore {
-    dir: Option<PathBuf>,
-    memory: Mutex<std::collections::BTreeMap<&'static str, Vec<u8>>>,
-}
-
-impl StateStore {
-    pub fn new(dir: Option<PathBuf>) -> Self {
-        Self { dir, memory: Mutex::default() }
-    }
-
-    pub fn dir(&self) -> Option<&std::path::Path> {
-        self.dir.as_deref()
-    }
-
-    fn load<T: serde::de::DeserializeOwned>(&self, name: &'static str) -> Result<Option<T>, String> {
-        let bytes = match &self.dir {
-            None => self.memory.lock().expect("state lock").get(name).cloned(),
-            Some(dir) => match std::fs::read(dir.join(name)) {
-                Ok(bytes) => Some(bytes),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-                Err(err) => return Err(format!("cannot read {}: {err}", dir.join(name).display())),
-            },
-        };
-        match bytes {
-            None => Ok(None),
-            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|err| {
-                format!("the saved {name} is not valid ({err}); write a new one to replace it")
-            }),
-        }
-    }
-
-    fn save<T: Serialize>(&self, name: &'static str, value: &T) -> Result<(), String> {
-        let mut bytes =
-            serde_json::to_vec_pretty(value).map_err(|err| format!("cannot encode {name}: {err}"))?;
-        bytes.push(b'\n');
-        match &self.dir {
-            None => {
-                self.memory.lock().expect("state lock").insert(name, bytes);
-                Ok(())
-            }
-            Some(dir) => std::fs::create_dir_all(dir)
-                .and_then(|()| crate::fsutil::write_atomic(&dir.join(name), &bytes, None))
-                .map_err(|err| format!("cannot save {name} in {}: {err}", dir.display())),
-        }
-    }
-}
+use crate::tool::{Call, Group, RECORDS, Reply, Spec, Tool};
+use crate::workspace::Workspace;
 
 const PLAN_FILE: &str = "plan.json";
 const HANDOFF_FILE: &str = "handoff.json";
@@ -214,15 +163,38 @@ impl Handoff {
     }
 }
 
-pub fn todo(toolbox: &Toolbox, params: TodoParams) -> Observation {
-    let store = toolbox.state();
+pub(crate) struct Todo;
+
+impl Tool for Todo {
+    type Params = TodoParams;
+    type Output = Plan;
+    const SPEC: Spec = Spec {
+        reads: false,
+        annotations: RECORDS,
+        ..Spec::reader(
+            "todo",
+            "Write or read the plan",
+            Group::State,
+            "Write the plan (plan=[{step, status: pending|in_progress|completed}], at most one \
+             in_progress; explanation= why), replacing the saved one; without plan, read it back. Saved \
+             for the repository, so a later session reads it.",
+        )
+    };
+
+    fn run(call: &Call<'_>, params: TodoParams) -> Reply {
+        todo(call.ws, params).into()
+    }
+}
+
+fn todo(ws: &Workspace, params: TodoParams) -> Observation {
+    let store = ws.state();
     let Some(steps) = params.plan else {
         return match store.load::<Plan>(PLAN_FILE) {
             Ok(plan) => {
                 let plan = plan.unwrap_or_default();
                 Observation::ok(plan.render(), json!(plan))
             }
-            Err(err) => Observation::error(err),
+            Err(err) => Observation::error(err.to_string()),
         };
     };
     if let Some(i) = steps.iter().position(|s| s.step.trim().is_empty()) {
@@ -249,7 +221,7 @@ pub fn todo(toolbox: &Toolbox, params: TodoParams) -> Observation {
 }
 
 /// The gate's reasons, empty when the session may call its work finished.
-fn verdict(toolbox: &Toolbox, session: &Session) -> (DoneOutput, Option<String>) {
+fn verdict(ws: &Workspace, session: &Session) -> (DoneOutput, Option<String>) {
     let verification = session.harness.lock().expect("harness lock").verification();
     let mut reasons = Vec::new();
     match &verification {
@@ -267,9 +239,9 @@ fn verdict(toolbox: &Toolbox, session: &Session) -> (DoneOutput, Option<String>)
             if files.is_empty() { "files".to_string() } else { files.join(", ") }
         )),
     }
-    let (open_steps, plan_error) = match toolbox.state().load::<Plan>(PLAN_FILE) {
+    let (open_steps, plan_error) = match ws.state().load::<Plan>(PLAN_FILE) {
         Ok(plan) => (plan.unwrap_or_default().open().into_iter().cloned().collect::<Vec<_>>(), None),
-        Err(err) => (Vec::new(), Some(err)),
+        Err(err) => (Vec::new(), Some(err.to_string())),
     };
     if !open_steps.is_empty() {
         let listed: Vec<String> =
@@ -293,8 +265,34 @@ fn verdict(toolbox: &Toolbox, session: &Session) -> (DoneOutput, Option<String>)
     (out, plan_error)
 }
 
-pub fn done(toolbox: &Toolbox, session: &Session, _params: DoneParams) -> Observation {
-    let (out, plan_error) = verdict(toolbox, session);
+pub(crate) struct Done;
+
+impl Tool for Done {
+    type Params = DoneParams;
+    type Output = DoneOutput;
+    const SPEC: Spec = Spec {
+        reads: false,
+        ..Spec::reader(
+            "done",
+            "May the work be called finished?",
+            Group::State,
+            "Whether this session may call its work finished: a verify passed after its last \
+             edit, and the plan has no open step. When not, names each failing condition and what to run.",
+        )
+    };
+
+    fn run(call: &Call<'_>, params: DoneParams) -> Reply {
+        done(call.ws, call.session, params).into()
+    }
+
+    /// The gate's whole verdict.
+    fn trace(structured: Option<&Value>) -> Option<(&'static str, Value)> {
+        Some(("gate", structured.cloned().unwrap_or(Value::Null)))
+    }
+}
+
+fn done(ws: &Workspace, session: &Session, _params: DoneParams) -> Observation {
+    let (out, plan_error) = verdict(ws, session);
     if let Some(err) = plan_error {
         return Observation::error(err);
     }
@@ -315,8 +313,30 @@ pub fn done(toolbox: &Toolbox, session: &Session, _params: DoneParams) -> Observ
     Observation::ok(text, json!(out))
 }
 
-pub fn handoff(toolbox: &Toolbox, session: &Session, params: HandoffParams) -> Observation {
-    let store = toolbox.state();
+pub(crate) struct HandoffTool;
+
+impl Tool for HandoffTool {
+    type Params = HandoffParams;
+    type Output = Handoff;
+    const SPEC: Spec = Spec {
+        reads: false,
+        annotations: RECORDS,
+        ..Spec::reader(
+            "handoff",
+            "Leave or read a note for the next session",
+            Group::State,
+            "Leave a note for the next session (note= what was done, what is left); tack adds the \
+             last verify result, the changed files and the plan. Without note, read the last one.",
+        )
+    };
+
+    fn run(call: &Call<'_>, params: HandoffParams) -> Reply {
+        handoff(call.ws, call.session, params).into()
+    }
+}
+
+fn handoff(ws: &Workspace, session: &Session, params: HandoffParams) -> Observation {
+    let store = ws.state();
     let Some(note) = params.note.filter(|n| !n.trim().is_empty()) else {
         return match store.load::<Handoff>(HANDOFF_FILE) {
             Ok(Some(handoff)) => Observation::ok(handoff.render(), json!(handoff)),
@@ -324,7 +344,7 @@ pub fn handoff(toolbox: &Toolbox, session: &Session, params: HandoffParams) -> O
                 "no handoff note saved; write one with handoff(note=\"what was done, what is left\")\n",
                 json!({}),
             ),
-            Err(err) => Observation::error(err),
+            Err(err) => Observation::error(err.to_string()),
         };
     };
     let plan = match store.load::<Plan>(PLAN_FILE) {

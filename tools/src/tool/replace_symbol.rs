@@ -10,11 +10,12 @@ use serde_json::json;
 use tack_indexer::lang::Lang;
 use tack_indexer::symbols::{self, Def};
 
-use crate::matcher;
-use crate::observation::Observation;
+use crate::observe::observation::Observation;
 use crate::session::Session;
-use crate::toolbox::Toolbox;
-use crate::writer::{self, Change};
+use crate::tool::{Call, Group, REWRITES, Reply, Spec, Tool};
+use crate::workspace::Workspace;
+use crate::write::text_match;
+use crate::write::writer::{self, Change};
 
 /// Definitions listed at most when the name matches none.
 const MAX_LISTED: usize = 40;
@@ -50,18 +51,35 @@ pub struct ReplaceSymbolOutput {
     pub end_line: u64,
 }
 
-pub fn replace_symbol(toolbox: &Toolbox, session: &Session, params: ReplaceSymbolParams) -> Observation {
-    match run(toolbox, session, params) {
+pub(crate) struct ReplaceSymbol;
+
+impl Tool for ReplaceSymbol {
+    type Params = ReplaceSymbolParams;
+    type Output = ReplaceSymbolOutput;
+    const SPEC: Spec = Spec::editor(
+        "replace_symbol",
+        "Replace a definition",
+        Group::Patch,
+        "Replace one definition (function, method, class, struct…) found by qualified name, \
+             such as Parser.parse (Python) or parser::Parser::parse (Rust), with new text; keeps its \
+             indentation and the blank lines around it. Refuses syntax errors; version= guards against \
+             changes.",
+        REWRITES,
+    );
+
+    fn run(call: &Call<'_>, params: ReplaceSymbolParams) -> Reply {
+        replace_symbol(call.ws, call.session, params).into()
+    }
+}
+
+fn replace_symbol(ws: &Workspace, session: &Session, params: ReplaceSymbolParams) -> Observation {
+    match run(ws, session, params) {
         Ok(obs) | Err(obs) => obs,
     }
 }
 
-fn run(
-    toolbox: &Toolbox,
-    session: &Session,
-    params: ReplaceSymbolParams,
-) -> Result<Observation, Observation> {
-    let resolved = writer::resolve_for_write(toolbox, &params.path, "edit")?;
+fn run(ws: &Workspace, session: &Session, params: ReplaceSymbolParams) -> Result<Observation, Observation> {
+    let resolved = writer::resolve_for_write(ws, &params.path, "edit")?;
     let rel = resolved.rel.clone();
     let Some(lang) = Lang::from_path(Path::new(&rel)) else {
         return Err(Observation::error(format!(
@@ -73,7 +91,7 @@ fn run(
             "new is empty; give the whole new definition (to delete it, use edit_file with its lines as old)",
         ));
     }
-    let locked = writer::lock(toolbox, vec![resolved], "edit")?;
+    let locked = writer::lock(ws, vec![resolved], "edit")?;
     let Some(content) = locked.text(&rel, "edit")? else {
         return Err(Observation::error(format!("cannot edit {rel}: no such file")));
     };
@@ -85,7 +103,7 @@ fn run(
     let (start, end, first_indent, indent) = span(content, def, &params.new);
     let mut body = reindent_block(&params.new, first_indent, indent);
     // Speak the file's line endings, as edit_file does.
-    if matcher::LineIndex::new(content).crlf {
+    if text_match::LineIndex::new(content).crlf {
         body = body.replace("\r\n", "\n").replace('\n', "\r\n");
     }
     let mut after = String::with_capacity(content.len() + body.len());

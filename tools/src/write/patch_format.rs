@@ -3,8 +3,8 @@
 //! need, and applying one file's chunks to its text with the matcher's tolerance levels.
 //! Pure: no file system here.
 
-use crate::matcher::{LineIndex, Tolerance, closest_region, seek_lines};
-use crate::syntax_guard::numbered;
+use crate::write::syntax_guard::numbered;
+use crate::write::text_match::{LineIndex, Tolerance, closest_region, seek_lines};
 
 /// One file operation of a patch.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,4 @@
+//! Commands: started in a contained process tree and killed with it (`run` and `verify`).
+
+pub(crate) mod contain;
+pub(crate) mod execute;

@@ -1,0 +1,80 @@
+//! The catalogue: every tool, in the order clients see them. Adding a tool is a file in
+//! `tool/` with a type that implements [`Tool`](super::Tool), and one line here.
+
+use std::sync::OnceLock;
+
+use super::Entry;
+use super::apply_patch::{ApplyPatch, Undo, WriteFile};
+use super::call_tool::CallTool;
+use super::edit_file::EditFile;
+use super::find_tools::FindTools;
+use super::navigate::{Callers, Definition, Outline, References, Symbols};
+use super::plan::{Done, HandoffTool, Todo};
+use super::read_file::ReadFile;
+use super::read_output::ReadOutput;
+use super::replace_symbol::ReplaceSymbol;
+use super::repo_map::RepoMap;
+use super::run::Run;
+use super::search::Search;
+use super::verify::Verify;
+
+/// Every tool tack has, in the order clients see them.
+pub(crate) fn all() -> &'static [Entry] {
+    static ALL: OnceLock<Vec<Entry>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        vec![
+            Entry::of::<RepoMap>(),
+            Entry::of::<Search>(),
+            Entry::of::<ReadFile>(),
+            Entry::of::<EditFile>(),
+            Entry::of::<Run>(),
+            Entry::of::<Verify>(),
+            Entry::of::<FindTools>(),
+            Entry::of::<CallTool>(),
+            Entry::of::<Definition>(),
+            Entry::of::<References>(),
+            Entry::of::<Callers>(),
+            Entry::of::<Outline>(),
+            Entry::of::<Symbols>(),
+            Entry::of::<ApplyPatch>(),
+            Entry::of::<WriteFile>(),
+            Entry::of::<ReplaceSymbol>(),
+            Entry::of::<Undo>(),
+            Entry::of::<Todo>(),
+            Entry::of::<Done>(),
+            Entry::of::<HandoffTool>(),
+            Entry::of::<ReadOutput>(),
+        ]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_descriptions_short() {
+        let mut names: Vec<&str> = all().iter().map(|t| t.spec.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all().len());
+        for tool in all() {
+            let tool = &tool.spec;
+            assert!(tool.description.len() <= 320, "{} has {} chars", tool.name, tool.description.len());
+            assert!(!tool.description.contains("  "), "{} has a double space", tool.name);
+        }
+    }
+
+    #[test]
+    fn input_schemas_are_plain_objects() {
+        for tool in all() {
+            let schema = &tool.spec.input_schema;
+            assert_eq!(schema.get("type"), Some(&json!("object")), "{}", tool.spec.name);
+            for combinator in ["anyOf", "oneOf", "allOf", "$schema"] {
+                assert!(!schema.contains_key(combinator), "{} has {combinator}", tool.spec.name);
+            }
+        }
+    }
+}

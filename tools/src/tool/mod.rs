@@ -1,0 +1,282 @@
+//! What a tool is: a type with a [`Spec`], typed parameters and output (the schemas come from
+//! them) and one `run`. The catalogue ([`catalog`]) lists them in the order clients see them;
+//! everything that lists, finds, calls, describes or shapes a tool reads it.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::call_context::CallContext;
+use crate::observe::limits::Limits;
+use crate::observe::observation::Observation;
+use crate::session::Session;
+use crate::workspace::Workspace;
+
+pub(crate) mod apply_patch;
+pub(crate) mod call_tool;
+pub(crate) mod catalog;
+pub(crate) mod edit_file;
+pub(crate) mod find_tools;
+pub(crate) mod navigate;
+pub(crate) mod plan;
+pub(crate) mod read_file;
+pub(crate) mod read_output;
+pub(crate) mod replace_symbol;
+pub(crate) mod repo_map;
+pub(crate) mod run;
+mod schema;
+pub(crate) mod search;
+pub(crate) mod verify;
+
+/// Where a tool is found: core tools are always listed, the rest through `find_tools`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    Core,
+    Navigate,
+    Patch,
+    State,
+    Output,
+}
+
+impl Group {
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Core => "core",
+            Group::Navigate => "navigate",
+            Group::Patch => "patch",
+            Group::State => "state",
+            Group::Output => "output",
+        }
+    }
+}
+
+/// The MCP behaviour hints, in tack's own terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+pub(crate) const READS: Annotations =
+    Annotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+/// Tools that change files in place: a repeated call may change them again.
+pub(crate) const EDITS: Annotations =
+    Annotations { read_only: false, destructive: true, idempotent: false, open_world: false };
+
+/// Tools that write the same result however often they run.
+pub(crate) const REWRITES: Annotations =
+    Annotations { read_only: false, destructive: true, idempotent: true, open_world: false };
+
+/// Tools that keep the session's own records (plan, note): nothing in the repository changes.
+pub(crate) const RECORDS: Annotations =
+    Annotations { read_only: false, destructive: false, idempotent: true, open_world: false };
+
+/// What a tool's result says of the verification gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Nothing: the tool changes no file the gate counts.
+    Silent,
+    /// A file-changing tool: the result carries `verified_since_last_edit` and a line saying it.
+    Carried,
+    /// `verify`: the result carries `verified_since_last_edit`, and its own text says it.
+    OwnText,
+}
+
+/// What happens to a result over the cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overflow {
+    /// Head and tail stay, and the full text is kept under a handle that `read_output` pages.
+    Spill,
+    /// Head and tail stay and nothing is kept: a tool that pages handles never makes new ones.
+    Cut,
+}
+
+/// Everything about a tool but its types and its code.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub group: Group,
+    pub description: &'static str,
+    pub annotations: Annotations,
+    /// Changes the repository or runs commands: removed under `--read-only`.
+    pub writes: bool,
+    /// Reads the repository: the stall detector counts reads without edits.
+    pub reads: bool,
+    pub gate: Gate,
+    pub overflow: Overflow,
+    /// CPU-bound for up to a second: the server runs it on its own workers, sessions taking
+    /// turns, so a burst of it cannot hold back other tools.
+    pub heavy: bool,
+}
+
+impl Spec {
+    /// A tool that only reads the repository, with results spilled over the cap.
+    pub(crate) const fn reader(
+        name: &'static str,
+        title: &'static str,
+        group: Group,
+        description: &'static str,
+    ) -> Self {
+        Spec {
+            name,
+            title,
+            group,
+            description,
+            annotations: READS,
+            writes: false,
+            reads: true,
+            gate: Gate::Silent,
+            overflow: Overflow::Spill,
+            heavy: false,
+        }
+    }
+
+    /// A tool that changes files: the gate's verdict joins its result.
+    pub(crate) const fn editor(
+        name: &'static str,
+        title: &'static str,
+        group: Group,
+        description: &'static str,
+        annotations: Annotations,
+    ) -> Self {
+        Spec {
+            name,
+            title,
+            group,
+            description,
+            annotations,
+            writes: true,
+            reads: false,
+            gate: Gate::Carried,
+            overflow: Overflow::Spill,
+            heavy: false,
+        }
+    }
+}
+
+/// A tool as clients see it: its spec and the schemas of its arguments and result.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    pub spec: Spec,
+    pub input_schema: Map<String, Value>,
+    pub output_schema: Option<Map<String, Value>>,
+}
+
+impl std::ops::Deref for ToolSpec {
+    type Target = Spec;
+
+    fn deref(&self) -> &Spec {
+        &self.spec
+    }
+}
+
+/// What one call of a tool may use.
+pub(crate) struct Call<'a> {
+    pub ws: &'a Workspace,
+    pub session: &'a Session,
+    pub ctx: &'a CallContext,
+    pub limits: &'a Limits,
+    /// The tools this workspace offers, in catalogue order.
+    pub offered: &'a [&'static Entry],
+}
+
+/// What a tool's run answers.
+pub(crate) enum Reply {
+    Done(Observation),
+    /// Done, and the session's tool list changed: the client is told.
+    ListChanged(Observation),
+    /// Run this other tool with these arguments instead (`call_tool`).
+    Forward(String, Value),
+}
+
+impl From<Observation> for Reply {
+    fn from(observation: Observation) -> Self {
+        Reply::Done(observation)
+    }
+}
+
+/// One tool: a type with its spec, typed parameters and output, and one `run`.
+pub(crate) trait Tool {
+    type Params: DeserializeOwned + schemars::JsonSchema;
+    type Output: schemars::JsonSchema;
+    const SPEC: Spec;
+
+    fn run(call: &Call<'_>, params: Self::Params) -> Reply;
+
+    /// The description clients read; the spec's unless this machine adds something.
+    fn description() -> &'static str {
+        Self::SPEC.description
+    }
+
+    /// The schema of the structured result; `None` when the result is another tool's.
+    fn output_schema() -> Option<Map<String, Value>> {
+        Some(schema::output::<Self::Output>())
+    }
+
+    /// What the server's instructions say about this tool, given what the workspace allows.
+    fn guide(_ws: &Workspace) -> Option<String> {
+        None
+    }
+
+    /// A field the session trace keeps from the structured result, with its key.
+    fn trace(_structured: Option<&Value>) -> Option<(&'static str, Value)> {
+        None
+    }
+
+    /// The tool a call really runs, when it names another one in its arguments.
+    fn target(_args: &Value) -> Option<&str> {
+        None
+    }
+}
+
+/// A catalogue entry: a tool's spec and schemas, and its code behind plain function pointers.
+pub(crate) struct Entry {
+    pub spec: ToolSpec,
+    run: fn(&Call<'_>, Value) -> Reply,
+    pub guide: fn(&Workspace) -> Option<String>,
+    pub trace: fn(Option<&Value>) -> Option<(&'static str, Value)>,
+    pub target: fn(&Value) -> Option<&str>,
+}
+
+impl Entry {
+    pub(crate) fn of<T: Tool>() -> Entry {
+        let output =
+            T::output_schema().map(|s| if T::SPEC.gate == Gate::Carried { schema::gated(s) } else { s });
+        Entry {
+            spec: ToolSpec {
+                spec: Spec { description: T::description(), ..T::SPEC },
+                input_schema: schema::input::<T::Params>(),
+                output_schema: output,
+            },
+            run: run_typed::<T>,
+            guide: T::guide,
+            trace: T::trace,
+            target: T::target,
+        }
+    }
+
+    /// Decodes the arguments and runs the tool; arguments that do not decode are an error
+    /// result naming the problem and the tool's fields.
+    pub(crate) fn run(&self, call: &Call<'_>, args: Value) -> Reply {
+        (self.run)(call, args)
+    }
+}
+
+fn run_typed<T: Tool>(call: &Call<'_>, args: Value) -> Reply {
+    match serde_json::from_value::<T::Params>(args) {
+        Ok(params) => T::run(call, params),
+        Err(err) => {
+            let fields = schema::input::<T::Params>()
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+                .unwrap_or_default();
+            let name = T::SPEC.name;
+            Observation::error(format!("invalid arguments for {name}: {err}; its arguments are: {fields}"))
+                .into()
+        }
+    }
+}

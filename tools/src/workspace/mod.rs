@@ -1,0 +1,181 @@
+//! The workspace: what every call shares (the root and its path guard, the configuration, the
+//! file filter, the symbol index, the search index, recent file versions, the plan and note).
+//! Tools read it; none of it belongs to one session.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use anyhow::Context as _;
+use regex::Regex;
+use tack_indexer::index::{Index, LoadOutcome, Snapshot};
+use tack_indexer::text::TextIndex;
+
+use crate::observe::limits::{self, Limits};
+use crate::write::files::VersionCache;
+
+pub(crate) mod config;
+pub(crate) mod path_guard;
+pub(crate) mod state_store;
+
+use config::Config;
+use path_guard::Root;
+use state_store::StateStore;
+
+/// Why the search index is not available.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum SearchIndexError {
+    #[error("the search index cannot be opened: {0}")]
+    Open(String),
+    #[error("the search index cannot be updated: {0}")]
+    Update(String),
+}
+
+/// Everything the tools share.
+pub struct Workspace {
+    root: Root,
+    config: Config,
+    deny: Vec<(String, Regex)>,
+    filter: tack_indexer::walk::Filter,
+    index: Arc<Index>,
+    /// Where the full-text index is saved (`None`: in memory), and the index once opened.
+    text_store: Option<PathBuf>,
+    text: OnceLock<Result<Arc<TextIndex>, SearchIndexError>>,
+    versions: VersionCache,
+    /// The plan and the handoff note (per repository), and where session traces go.
+    state: StateStore,
+}
+
+impl Workspace {
+    /// Opens a workspace. Fails, naming the setting, when the configuration is unusable.
+    pub fn new(root: &Path, config: Config) -> anyhow::Result<Self> {
+        let root = Root::new(root).with_context(|| format!("cannot open the root {}", root.display()))?;
+        let mut deny = Vec::new();
+        for rule in &config.run.deny {
+            let re =
+                Regex::new(rule).with_context(|| format!("[run] deny rule {rule:?} is not a valid regex"))?;
+            deny.push((rule.clone(), re));
+        }
+        let filter = tack_indexer::walk::Filter::new(root.path(), &config.ignore)
+            .context("an ignore glob in tack.toml does not parse")?;
+        if config.output.max_tokens < limits::MIN_TOKENS {
+            anyhow::bail!(
+                "[output] max_tokens must be at least {}, got {}",
+                limits::MIN_TOKENS,
+                config.output.max_tokens
+            );
+        }
+        if let Some(window) = config.output.context_window
+            && window < limits::MIN_TOKENS * 8
+        {
+            anyhow::bail!(
+                "the context window must be at least {} tokens (a result takes at most an eighth of it), got {window}",
+                limits::MIN_TOKENS * 8
+            );
+        }
+        let index = Arc::new(Index::open(root.path(), filter.clone(), None).0);
+        Ok(Self {
+            root,
+            config,
+            deny,
+            filter,
+            index,
+            text_store: None,
+            text: OnceLock::new(),
+            versions: VersionCache::default(),
+            state: StateStore::default(),
+        })
+    }
+
+    /// Replaces the in-memory index with one saved in `store` (a directory outside the
+    /// repository), loading what was saved there. Says how loading went.
+    pub fn with_index_store(mut self, store: &Path) -> (Self, LoadOutcome) {
+        let (index, outcome) = Index::open(self.root.path(), self.filter.clone(), Some(store.to_path_buf()));
+        self.index = Arc::new(index);
+        self.text_store = Some(store.join("search"));
+        if let LoadOutcome::Seeded { from, .. } = &outcome
+            && let Err(err) =
+                tack_indexer::worktree::seed_search(&from.store.join("search"), &store.join("search"))
+        {
+            tracing::warn!("the search index starts empty: copying {}'s failed: {err}", from.root.display());
+        }
+        (self, outcome)
+    }
+
+    /// Keeps the plan, the handoff note and the session traces in `dir` (outside the
+    /// repository) instead of memory.
+    pub fn with_state_dir(mut self, dir: &Path) -> Self {
+        self.state = StateStore::new(Some(dir.to_path_buf()));
+        self
+    }
+
+    /// Where the plan and the note are saved; `None` when they live in memory.
+    pub fn state_dir(&self) -> Option<&Path> {
+        self.state.dir()
+    }
+
+    pub(crate) fn state(&self) -> &StateStore {
+        &self.state
+    }
+
+    /// The full-text index, opened on first use and brought in step with `snapshot` unless
+    /// another call is doing that (a write's own call waits for its sync; readers do not).
+    pub fn text_index(&self, snapshot: &Snapshot) -> Result<Arc<TextIndex>, SearchIndexError> {
+        let text = self
+            .text
+            .get_or_init(|| {
+                TextIndex::open(self.text_store.as_deref())
+                    .map(|(text, _dropped)| Arc::new(text))
+                    .map_err(|err| SearchIndexError::Open(err.to_string()))
+            })
+            .clone()?;
+        text.sync_unless_busy(self.root.path(), snapshot)
+            .map_err(|err| SearchIndexError::Update(err.to_string()))?;
+        Ok(text)
+    }
+
+    /// The symbol index every structural tool reads.
+    pub fn index(&self) -> &Arc<Index> {
+        &self.index
+    }
+
+    /// Tells the index that these files changed (a tool wrote them), so the next call sees it.
+    pub fn files_changed(&self, rel_paths: &[String]) {
+        // Folded in by this call, so its session's next query sees the change while every
+        // other session goes on reading the snapshot before it.
+        let snapshot = self.index.apply_changes(rel_paths);
+        if let Some(Ok(text)) = self.text.get()
+            && let Err(err) = text.sync(self.root.path(), &snapshot)
+        {
+            tracing::warn!("the search index was not updated after a write: {err}");
+        }
+    }
+
+    pub fn root(&self) -> &Root {
+        &self.root
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// What a call from `client` may send back.
+    pub fn limits(&self, client: Option<&str>) -> Limits {
+        Limits::new(&self.config.output, client)
+    }
+
+    /// Recent file contents by version, so a refused write can show what changed.
+    pub(crate) fn versions(&self) -> &VersionCache {
+        &self.versions
+    }
+
+    /// A walker over `dir` with the repository's ignore rules.
+    pub fn walk_builder(&self, dir: &Path) -> ignore::WalkBuilder {
+        self.filter.builder(dir)
+    }
+
+    /// The deny rule `command` matches, if any.
+    pub fn denied(&self, command: &str) -> Option<&str> {
+        self.deny.iter().find(|(_, re)| re.is_match(command)).map(|(rule, _)| rule.as_str())
+    }
+}
