@@ -37,6 +37,17 @@ pub struct Found {
     pub started: Option<String>,
 }
 
+/// A handle that names no live agent.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "agent \"{handle}\" is unknown or has ended (an agent ends after {idle_s} s without a call); call again \
+     without agent to start afresh, then pass the handle that result gives"
+)]
+pub struct UnknownAgent {
+    handle: String,
+    idle_s: u64,
+}
+
 impl Agents {
     pub fn new(idle: Duration, max: usize) -> Self {
         Self { live: Mutex::default(), idle, max: max.max(1) }
@@ -44,7 +55,7 @@ impl Agents {
 
     /// The agent `handle` names, or a new one when there is none. An unknown or ended handle
     /// is an error the agent can act on.
-    pub fn find(&self, handle: Option<&str>) -> Result<Found, String> {
+    pub fn find(&self, handle: Option<&str>) -> Result<Found, UnknownAgent> {
         let now = Instant::now();
         let mut live = self.live.lock().expect("agents lock");
         live.retain(|_, entry| now.duration_since(entry.used) < self.idle);
@@ -55,11 +66,7 @@ impl Agents {
                     entry.returned = true;
                     Ok(Found { session: entry.session.clone(), started: None })
                 }
-                None => Err(format!(
-                    "agent \"{handle}\" is unknown or has ended (an agent ends after {} s without a call); \
-                     call again without agent to start afresh, then pass the handle that result gives",
-                    self.idle.as_secs()
-                )),
+                None => Err(UnknownAgent { handle: handle.to_string(), idle_s: self.idle.as_secs() }),
             };
         }
         // Past the bound, an agent never named again goes first, so calls that never pass their
@@ -127,7 +134,7 @@ mod tests {
         let again = agents.find(Some(&ha)).unwrap();
         assert!(Arc::ptr_eq(&again.session, &a.session) && again.started.is_none());
         // What the model reads, word for word.
-        let err = agents.find(Some("a00000000000000000000")).err().unwrap();
+        let err = agents.find(Some("a00000000000000000000")).err().unwrap().to_string();
         expect_test::expect![[r#"agent "a00000000000000000000" is unknown or has ended (an agent ends after 60 s without a call); call again without agent to start afresh, then pass the handle that result gives"#]].assert_eq(&err);
         expect_test::expect![[r#"agent a0123: pass agent="a0123" on later calls to keep this call's outputs, undo and verification (it ends after 60 s without a call)"#]]
             .assert_eq(&agents.started_line("a0123"));

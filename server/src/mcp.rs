@@ -167,9 +167,11 @@ impl ServerHandler for TackServer {
             match self.shared.agents.find(take_agent(&mut args).as_deref()) {
                 Ok(found) => (found.session, found.started),
                 Err(text) => {
-                    return Ok(
-                        to_mcp::result(Observation::error(text), self.shared.toolbox.structured()).into()
-                    );
+                    return Ok(to_mcp::result(
+                        Observation::error(text.to_string()),
+                        self.shared.toolbox.structured(),
+                    )
+                    .into());
                 }
             }
         } else {

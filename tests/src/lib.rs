@@ -13,6 +13,19 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+/// Calls tool `name` with the object `args` over an rmcp client and returns its result; a
+/// transport failure fails the test.
+pub async fn call(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    name: &str,
+    args: serde_json::Value,
+) -> rmcp::model::CallToolResult {
+    let serde_json::Value::Object(args) = args else { panic!("arguments must be an object") };
+    peer.call_tool(rmcp::model::CallToolRequestParams::new(name.to_string()).with_arguments(args))
+        .await
+        .expect("tools/call")
+}
+
 /// The `tack` binary of this workspace, built once per test process with the same profile as
 /// the tests (so `cargo test` alone is enough).
 pub fn tack_binary() -> &'static Path {

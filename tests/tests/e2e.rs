@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tack_tests::{sample_repo, start_http, tack_binary, test_cache_home, wait_for_processes};
+use tack_tests::{call, sample_repo, start_http, tack_binary, test_cache_home, wait_for_processes};
 
 /// A client that counts the notifications tack sends.
 #[derive(Clone, Default)]
@@ -52,14 +52,6 @@ fn stdio_transport(root: &std::path::Path, extra: &[&str]) -> TokioChildProcess 
             .env("XDG_CACHE_HOME", test_cache_home());
     }))
     .expect("tack starts")
-}
-
-async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    client
-        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call")
 }
 
 fn text(result: &CallToolResult) -> &str {

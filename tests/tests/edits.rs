@@ -6,14 +6,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::json;
 use tack_indexer::lang::Lang;
 use tack_indexer::syntax::syntax_issues;
-use tack_tests::{start_http, stdio_server, tack_binary, test_cache_home};
+use tack_tests::{call, start_http, stdio_server, tack_binary, test_cache_home};
 
 /// Edits each agent makes.
 const EDITS: usize = 200;
@@ -26,14 +25,6 @@ fn vars_repo() -> tempfile::TempDir {
     let body: String = (0..2 * EDITS).map(|i| format!("v{i:03} = 0\n")).collect();
     std::fs::write(dir.path().join("vars.py"), body).unwrap();
     dir
-}
-
-async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    client
-        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call")
 }
 
 /// One agent: sets `v{i} = 1` for each of its lines, one edit_file call each, no version.

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use expect_test::expect;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::CallToolResult;
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tack_tests::{fixture_copy, python_with, tack_binary, wait_for_processes};
+use tack_tests::{call, fixture_copy, python_with, tack_binary, wait_for_processes};
 
 /// pytest, pinned like the MCP SDK of the interop test.
 const PYTEST: &str = "pytest==9.2.0";
@@ -41,14 +41,6 @@ async fn serve(root: &Path, store: &Path, envs: &[(&str, String)]) -> Client {
     }))
     .expect("tack starts");
     ().serve(transport).await.expect("handshake")
-}
-
-async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    client
-        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call")
 }
 
 fn text(result: &CallToolResult) -> String {

@@ -149,77 +149,20 @@ impl Toolbox {
         let (observation, tools_changed) = self.dispatch(session, name, args, ctx, &limits);
         let budget = if observation.is_error { limits.error_budget } else { limits.budget };
         let overflow = entry.map_or(Overflow::Spill, |e| e.spec.overflow);
-        let mut observation = self.shape(session, overflow, observation, budget);
-        if let Some(redactor) = &self.redactor {
-            observation.text = redactor.text(&observation.text);
-            if let Some(data) = &mut observation.structured {
-                redactor.value(data);
-            }
-        }
-        let spec = entry.map(|e| &e.spec);
+        let mut observation = self.redact(self.shape(session, overflow, observation, budget));
         let digest =
             blake3::hash(format!("{}\n{}", observation.is_error, observation.text).as_bytes()).to_hex();
         let digest = digest[..16].to_string();
-        let reads = spec.is_some_and(|t| t.reads);
-        let (nudge, verified, trace_path, wrote) = {
-            let mut harness = session.harness.lock().expect("harness lock");
-            if harness.trace_path().is_none()
-                && let Some(dir) = self.ws.state_dir()
-            {
-                harness.set_trace_path(dir.join("traces").join(format!("{}.jsonl", session.id())));
-            }
-            let nudge = harness.observe(&target, reads, key, digest.clone(), &self.ws.config().stall);
-            (nudge, harness.verified_since_last_edit(), harness.trace_path().is_some(), harness.last_wrote())
-        };
-        // Writing tools (and verify itself) carry the gate's verdict; verify says it in its own text.
-        let gate = spec.map_or(Gate::Silent, |t| t.gate);
-        if !observation.is_error && gate != Gate::Silent {
-            if let Some(Value::Object(map)) = &mut observation.structured {
-                map.insert("verified_since_last_edit".into(), Value::Bool(verified));
-            }
-            if gate == Gate::Carried {
-                if !observation.text.ends_with('\n') {
-                    observation.text.push('\n');
-                }
-                observation.text.push_str(if verified {
-                    "verified since the last edit\n"
-                } else {
-                    "not verified since the last edit: verify runs the checks\n"
-                });
-            }
-        }
-        if let Some(nudge) = &nudge {
+        let seen = self.observe(session, entry, &target, key, &digest);
+        add_gate(&mut observation, entry.map_or(Gate::Silent, |e| e.spec.gate), seen.verified);
+        if let Some(nudge) = &seen.nudge {
             tracing::info!(session = session.id(), tool = target, "stall nudge: {nudge}");
-            if !observation.text.ends_with('\n') {
-                observation.text.push('\n');
-            }
-            observation.text.push_str(nudge);
-            observation.text.push('\n');
+            push_line(&mut observation.text, nudge);
         }
-        if trace_path {
-            shape::warm_tokenizer();
-            let tokens = shape::count_tokens_if_ready(&observation.text);
-            let mut record = serde_json::json!({
-                "tool": target,
-                "args": args_for_trace,
-                // Exact once the tokenizer is loaded; until then about four bytes a token.
-                "tokens": tokens.unwrap_or(observation.text.len().div_ceil(4)),
-                "digest": digest,
-                "ms": started.elapsed().as_millis() as u64,
-                "error": observation.is_error.then(|| observation.text.lines().next().unwrap_or("").to_string()),
-                "verified_since_last_edit": verified,
-            });
-            if tokens.is_none() {
-                record["tokens_estimated"] = Value::Bool(true);
-            }
-            if wrote > 0 {
-                record["wrote"] = wrote.into();
-            }
+        if seen.traced {
+            let mut record = trace_record(&observation, &target, args_for_trace, &digest, started, &seen);
             if target != name {
                 record["via"] = Value::String(name.to_string());
-            }
-            if let Some(nudge) = &nudge {
-                record["stall"] = Value::String(nudge.clone());
             }
             if let Some((key, value)) = entry.and_then(|e| (e.trace)(observation.structured.as_ref())) {
                 record[key] = value;
@@ -227,6 +170,43 @@ impl Toolbox {
             session.harness.lock().expect("harness lock").trace(record);
         }
         CallOutcome { observation, tools_changed }
+    }
+
+    /// Replaces secrets in the text and the data, when the configuration asks for it.
+    fn redact(&self, mut observation: Observation) -> Observation {
+        if let Some(redactor) = &self.redactor {
+            observation.text = redactor.text(&observation.text);
+            if let Some(data) = &mut observation.structured {
+                redactor.value(data);
+            }
+        }
+        observation
+    }
+
+    /// Feeds the finished call to the session's harness: the stall detector, the gate, and
+    /// (with a state directory) the trace file.
+    fn observe(
+        &self,
+        session: &Session,
+        entry: Option<&Entry>,
+        target: &str,
+        key: String,
+        digest: &str,
+    ) -> Seen {
+        let reads = entry.is_some_and(|e| e.spec.reads);
+        let mut harness = session.harness.lock().expect("harness lock");
+        if harness.trace_path().is_none()
+            && let Some(dir) = self.ws.state_dir()
+        {
+            harness.set_trace_path(dir.join("traces").join(format!("{}.jsonl", session.id())));
+        }
+        let nudge = harness.observe(target, reads, key, digest.to_string(), &self.ws.config().stall);
+        Seen {
+            nudge,
+            verified: harness.verified_since_last_edit(),
+            traced: harness.trace_path().is_some(),
+            wrote: harness.last_wrote(),
+        }
     }
 
     /// Runs `name`, following one forward (`call_tool` names the tool it runs).
@@ -295,6 +275,77 @@ impl Toolbox {
         }
         observation
     }
+}
+
+/// What the harness made of a call.
+struct Seen {
+    nudge: Option<String>,
+    verified: bool,
+    traced: bool,
+    /// Files the call wrote.
+    wrote: usize,
+}
+
+/// Writing tools (and verify itself) carry the gate's verdict; verify says it in its own text.
+fn add_gate(observation: &mut Observation, gate: Gate, verified: bool) {
+    if observation.is_error || gate == Gate::Silent {
+        return;
+    }
+    if let Some(Value::Object(map)) = &mut observation.structured {
+        map.insert("verified_since_last_edit".into(), Value::Bool(verified));
+    }
+    if gate == Gate::Carried {
+        push_line(
+            &mut observation.text,
+            if verified {
+                "verified since the last edit"
+            } else {
+                "not verified since the last edit: verify runs the checks"
+            },
+        );
+    }
+}
+
+/// Appends `line` on a line of its own.
+fn push_line(text: &mut String, line: &str) {
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    text.push('\n');
+}
+
+/// The session trace's record of one call.
+fn trace_record(
+    observation: &Observation,
+    target: &str,
+    args: Value,
+    digest: &str,
+    started: std::time::Instant,
+    seen: &Seen,
+) -> Value {
+    shape::warm_tokenizer();
+    let tokens = shape::count_tokens_if_ready(&observation.text);
+    let mut record = serde_json::json!({
+        "tool": target,
+        "args": args,
+        // Exact once the tokenizer is loaded; until then about four bytes a token.
+        "tokens": tokens.unwrap_or(observation.text.len().div_ceil(4)),
+        "digest": digest,
+        "ms": started.elapsed().as_millis() as u64,
+        "error": observation.is_error.then(|| observation.text.lines().next().unwrap_or("").to_string()),
+        "verified_since_last_edit": seen.verified,
+    });
+    if tokens.is_none() {
+        record["tokens_estimated"] = Value::Bool(true);
+    }
+    if seen.wrote > 0 {
+        record["wrote"] = seen.wrote.into();
+    }
+    if let Some(nudge) = &seen.nudge {
+        record["stall"] = Value::String(nudge.clone());
+    }
+    record
 }
 
 /// The line that replaces the cut middle of a result.

@@ -32,6 +32,11 @@ class Cart:
         self.items = []
 ";
 
+/// `edit_file` replacing `old` with `new` in `path`, from a fresh session.
+fn edit(tb: &Toolbox, path: &str, old: &str, new: &str) -> Observation {
+    call(tb, &Session::new(), "edit_file", json!({"path": path, "old": old, "new": new}))
+}
+
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir_all(dir.path().join("shop")).unwrap();
@@ -48,11 +53,11 @@ fn read(dir: &tempfile::TempDir, rel: &str) -> String {
 fn a_unique_edit_applies_and_echoes_the_region() {
     let dir = repo();
     let tb = toolbox(dir.path());
-    let obs = call(
+    let obs = edit(
         &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "shop/cart.py", "old": "        self.items.append(item)\n", "new": "        if item is not None:\n            self.items.append(item)\n"}),
+        "shop/cart.py",
+        "        self.items.append(item)\n",
+        "        if item is not None:\n            self.items.append(item)\n",
     );
     assert!(!obs.is_error, "{}", obs.text);
     expect![[r#"
@@ -79,26 +84,15 @@ fn a_unique_edit_applies_and_echoes_the_region() {
 fn old_matching_three_times_lists_the_three_lines() {
     let dir = repo();
     let tb = toolbox(dir.path());
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "shop/cart.py", "old": "self.items", "new": "self.things"}),
-    );
+    let obs = edit(&tb, "shop/cart.py", "self.items", "self.things");
     assert!(obs.is_error);
     expect![[r#"old matches 4 times in shop/cart.py, at lines 3, 6, 9, 12; add surrounding lines to old so it matches once, or pass replace_all=true to replace all 4. Nothing was changed."#]]
         .assert_eq(&obs.text);
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "shop/cart.py", "old": "self.items = []", "new": "self.items = list()"}),
-    );
+    let obs = edit(&tb, "shop/cart.py", "self.items = []", "self.items = list()");
     assert!(obs.text.starts_with("old matches 2 times in shop/cart.py, at lines 3, 12;"), "{}", obs.text);
     let three = "x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n";
     fs::write(dir.path().join("three.py"), three).unwrap();
-    let obs =
-        call(&tb, &Session::new(), "edit_file", json!({"path": "three.py", "old": "x = 1", "new": "x = 0"}));
+    let obs = edit(&tb, "three.py", "x = 1", "x = 0");
     assert!(obs.text.starts_with("old matches 3 times in three.py, at lines 1, 3, 5;"), "{}", obs.text);
     assert_eq!(read(&dir, "three.py"), three);
     let obs = call(
@@ -115,11 +109,11 @@ fn old_matching_three_times_lists_the_three_lines() {
 fn old_matching_nowhere_shows_the_closest_region() {
     let dir = repo();
     let tb = toolbox(dir.path());
-    let obs = call(
+    let obs = edit(
         &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "shop/cart.py", "old": "    def total(self):\n        return sum(item.price for item in self.items)\n", "new": "x"}),
+        "shop/cart.py",
+        "    def total(self):\n        return sum(item.price for item in self.items)\n",
+        "x",
     );
     assert!(obs.is_error);
     expect![[r#"
@@ -138,12 +132,7 @@ fn tolerances_apply_only_when_the_exact_text_is_absent_and_say_so() {
     let dir = repo();
     fs::write(dir.path().join("t.py"), "def f():\n    x = 1   \n    return x\n").unwrap();
     let tb = toolbox(dir.path());
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "t.py", "old": "    x = 1\n", "new": "    x = 2\n"}),
-    );
+    let obs = edit(&tb, "t.py", "    x = 1\n", "    x = 2\n");
     assert!(!obs.is_error, "{}", obs.text);
     assert!(
         obs.text.starts_with(
@@ -155,12 +144,7 @@ fn tolerances_apply_only_when_the_exact_text_is_absent_and_say_so() {
     assert_eq!(read(&dir, "t.py"), "def f():\n    x = 2\n    return x\n");
     assert_eq!(obs.structured.unwrap()["matched"], json!("trailing_whitespace"));
 
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "t.py", "old": "x = 2\nreturn x", "new": "x = 3\nif x:\n    return x"}),
-    );
+    let obs = edit(&tb, "t.py", "x = 2\nreturn x", "x = 3\nif x:\n    return x");
     assert!(
         obs.text.contains("(old matched only ignoring leading and trailing whitespace; new was re-indented"),
         "{}",
@@ -169,12 +153,7 @@ fn tolerances_apply_only_when_the_exact_text_is_absent_and_say_so() {
     assert_eq!(read(&dir, "t.py"), "def f():\n    x = 3\n    if x:\n        return x\n");
 
     fs::write(dir.path().join("q.py"), "s = \u{201c}hi\u{201d}  # \u{2014}\n").unwrap();
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "q.py", "old": "s = \"hi\"", "new": "s = \"hello\""}),
-    );
+    let obs = edit(&tb, "q.py", "s = \"hi\"", "s = \"hello\"");
     assert!(obs.text.contains("(old matched only treating look-alike punctuation"), "{}", obs.text);
     assert_eq!(read(&dir, "q.py"), "s = \"hello\"  # \u{2014}\n");
 }
@@ -184,12 +163,7 @@ fn an_unclosed_bracket_is_refused_and_the_bytes_stay() {
     let dir = repo();
     let tb = toolbox(dir.path());
     let before = fs::read(dir.path().join("shop/cart.py")).unwrap();
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "shop/cart.py", "old": "        self.items.append(item)", "new": "        self.items.append(item"}),
-    );
+    let obs = edit(&tb, "shop/cart.py", "        self.items.append(item)", "        self.items.append(item");
     assert!(obs.is_error);
     expect![[r#"
         refused: this would add syntax errors on 4 lines to shop/cart.py; nothing was applied, the file is unchanged.
@@ -215,12 +189,7 @@ fn an_unclosed_bracket_is_refused_and_the_bytes_stay() {
     assert_eq!(fs::read(dir.path().join("shop/cart.py")).unwrap(), before);
 
     let before = fs::read(dir.path().join("src.rs")).unwrap();
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "src.rs", "old": "    3.14 * r * r\n}", "new": "    3.14 * (r * r\n}"}),
-    );
+    let obs = edit(&tb, "src.rs", "    3.14 * r * r\n}", "    3.14 * (r * r\n}");
     assert!(obs.is_error && obs.text.contains("src.rs line 2"), "{}", obs.text);
     assert_eq!(fs::read(dir.path().join("src.rs")).unwrap(), before);
 }
@@ -231,26 +200,16 @@ fn a_file_broken_elsewhere_accepts_edits_that_add_no_error() {
     let broken = format!("import os\n\nx = (1, 2\n\n{CART}");
     fs::write(dir.path().join("broken.py"), &broken).unwrap();
     let tb = toolbox(dir.path());
-    let obs = call(
+    let obs = edit(
         &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "broken.py", "old": "    def clear(self):\n", "new": "    def clear(self):\n        \"\"\"Empty the cart.\"\"\"\n"}),
+        "broken.py",
+        "    def clear(self):\n",
+        "    def clear(self):\n        \"\"\"Empty the cart.\"\"\"\n",
     );
     assert!(!obs.is_error, "{}", obs.text);
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "broken.py", "old": "import os\n", "new": "import os\nimport sys\n\n"}),
-    );
+    let obs = edit(&tb, "broken.py", "import os\n", "import os\nimport sys\n\n");
     assert!(!obs.is_error, "an edit that shifts every line below still adds nothing: {}", obs.text);
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "broken.py", "old": "def total(self):", "new": "def total(self:"}),
-    );
+    let obs = edit(&tb, "broken.py", "def total(self):", "def total(self:");
     assert!(obs.is_error, "a second break is still refused: {}", obs.text);
 }
 
@@ -461,12 +420,7 @@ fn writes_keep_permissions_and_write_through_inside_symlinks() {
     fs::set_permissions(dir.path().join("shop/cart.py"), fs::Permissions::from_mode(0o750)).unwrap();
     std::os::unix::fs::symlink("shop/cart.py", dir.path().join("link.py")).unwrap();
     let tb = toolbox(dir.path());
-    let obs = call(
-        &tb,
-        &Session::new(),
-        "edit_file",
-        json!({"path": "link.py", "old": "def clear", "new": "def empty"}),
-    );
+    let obs = edit(&tb, "link.py", "def clear", "def empty");
     assert!(obs.text.starts_with("edited shop/cart.py:"), "{}", obs.text);
     assert!(fs::symlink_metadata(dir.path().join("link.py")).unwrap().file_type().is_symlink());
     assert!(read(&dir, "shop/cart.py").contains("def empty"));
@@ -550,7 +504,7 @@ fn read_only_removes_every_writing_tool() {
     for tool in ["edit_file", "apply_patch", "write_file", "replace_symbol", "undo"] {
         assert!(!names.contains(&tool), "{tool} is listed under --read-only");
     }
-    let obs = call(&tb, &Session::new(), "edit_file", json!({"path": "src.rs", "old": "3.14", "new": "3.0"}));
+    let obs = edit(&tb, "src.rs", "3.14", "3.0");
     assert!(obs.is_error);
     assert!(read(&dir, "src.rs").contains("3.14"));
 }

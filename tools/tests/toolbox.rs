@@ -655,10 +655,12 @@ fn every_catalogue_tool_is_listed_callable_found_and_described() {
         let spec = tb.spec(name).unwrap();
         if *name != "call_tool" {
             // An argument no tool has: the answer comes from the tool's own decoder.
-            let obs = call(&tb, &session, "call_tool", json!({"name": name, "arguments": {"no_such_argument": 1}}));
+            let obs =
+                call(&tb, &session, "call_tool", json!({"name": name, "arguments": {"no_such_argument": 1}}));
             assert!(obs.is_error, "{name}: {}", obs.text);
             assert!(
-                obs.text.starts_with(&format!("invalid arguments for {name}: unknown field `no_such_argument`")),
+                obs.text
+                    .starts_with(&format!("invalid arguments for {name}: unknown field `no_such_argument`")),
                 "{name}: {}",
                 obs.text
             );

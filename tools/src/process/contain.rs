@@ -98,20 +98,25 @@ pub fn caveats(containment: Containment, confines_writes: bool) -> String {
     if gaps.is_empty() { String::new() } else { format!(" On this machine {}.", gaps.join(", ")) }
 }
 
+/// Why a command cannot be contained as promised.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum ContainError {
+    #[error("cannot confine the command's writes: {0}")]
+    Writes(RulesetError),
+}
+
 /// Makes `cmd` run contained the way this machine allows; with `network`, in the host's
 /// network namespace. Where Landlock works, it may write only beneath `writable`.
 /// Fails, so the command does not start, when this machine confines writes and this command's
 /// rules cannot be made: it never runs with less than the log and the instructions promise.
-pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) -> Result<(), String> {
+pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) -> Result<(), ContainError> {
     let mode = match containment() {
         Containment::Namespaces { user, .. } if network => Containment::Namespaces { user, network: false },
         mode => mode,
     };
-    let ruleset = if confines_writes() {
-        Some(write_ruleset(writable).map_err(|err| format!("cannot confine the command's writes: {err}"))?)
-    } else {
-        None
-    };
+    let ruleset =
+        if confines_writes() { Some(write_ruleset(writable).map_err(ContainError::Writes)?) } else { None };
     apply(cmd, mode, ruleset);
     Ok(())
 }

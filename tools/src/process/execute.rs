@@ -18,6 +18,18 @@ const KEEP_TAIL: usize = 16 * 1024 * 1024;
 /// After the shell exits, how long to wait for the output pipe to drain.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
+/// Why a command did not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum StartError {
+    #[error("cannot run: no pipe for the output ({0})")]
+    Pipe(std::io::Error),
+    #[error("cannot run: {0}")]
+    Contain(crate::process::contain::ContainError),
+    #[error("cannot start /bin/sh: {0}")]
+    Spawn(std::io::Error),
+}
+
 /// How the command ended.
 pub(crate) enum End {
     /// The shell exited: its code, or the signal that ended it.
@@ -61,11 +73,9 @@ pub(crate) fn execute(
     timeout_s: u64,
     policy: &RunConfig,
     ctx: &CallContext,
-) -> Result<Execution, String> {
-    let (reader, writer) =
-        std::io::pipe().map_err(|err| format!("cannot run: no pipe for the output ({err})"))?;
-    let writer_err =
-        writer.try_clone().map_err(|err| format!("cannot run: no pipe for the output ({err})"))?;
+) -> Result<Execution, StartError> {
+    let (reader, writer) = std::io::pipe().map_err(StartError::Pipe)?;
+    let writer_err = writer.try_clone().map_err(StartError::Pipe)?;
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(command)
@@ -91,9 +101,8 @@ pub(crate) fn execute(
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         writable.push(dir.join(target));
     }
-    crate::process::contain::contain(&mut cmd, policy.network, &writable)
-        .map_err(|err| format!("cannot run: {err}"))?;
-    let mut child = cmd.spawn().map_err(|err| format!("cannot start /bin/sh: {err}"))?;
+    crate::process::contain::contain(&mut cmd, policy.network, &writable).map_err(StartError::Contain)?;
+    let mut child = cmd.spawn().map_err(StartError::Spawn)?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);
     let pgid = child.id() as i32;

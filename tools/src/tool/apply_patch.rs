@@ -10,6 +10,7 @@ use crate::observe::observation::Observation;
 use crate::session::Session;
 use crate::tool::{Call, EDITS, Group, REWRITES, Reply, Spec, Tool};
 use crate::workspace::Workspace;
+use crate::workspace::path_guard::ResolvedPath;
 use crate::write::files::{Current, version_of};
 use crate::write::patch_format::{self, FileOp};
 use crate::write::text_match::Tolerance;
@@ -98,24 +99,66 @@ fn apply_patch(ws: &Workspace, session: &Session, params: ApplyPatchParams) -> O
     either(run_apply_patch(ws, session, params))
 }
 
+/// One operation's file, and its move's destination.
+type Paths = (String, Option<String>);
+
+/// One file the patch changes, as the answer reports it.
+struct Reported {
+    kind: char,
+    rel: String,
+    moved_from: Option<String>,
+    tolerance: Tolerance,
+}
+
+/// Parse, resolve and lock every path, plan every file's change, commit them together,
+/// answer: any failure before the commit changes nothing.
 fn run_apply_patch(
     ws: &Workspace,
     session: &Session,
     params: ApplyPatchParams,
 ) -> Result<Observation, Observation> {
-    let ops = patch_format::parse_patch(&params.patch).map_err(|err| {
+    let ops = parse(&params.patch)?;
+    let (resolved, rels) = resolve_paths(ws, &ops)?;
+    let locked = writer::lock(ws, resolved, "patch")?;
+    let (changes, report) = plan(&locked, &ops, &rels)?;
+    let befores: Vec<Option<String>> = changes
+        .iter()
+        .map(|c| match &locked.target(&c.rel).current {
+            Current::File { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
+            Current::Absent => None,
+        })
+        .collect();
+    let written = locked.commit(
+        session,
+        changes,
+        true,
+        true,
+        "Fix the patch and send it again; no file was changed.",
+    )?;
+    Ok(answer(&report, &written, &befores))
+}
+
+/// The patch's file operations, or the format's summary with what is wrong.
+fn parse(patch: &str) -> Result<Vec<FileOp>, Observation> {
+    patch_format::parse_patch(patch).map_err(|err| {
         Observation::error(format!(
             "invalid patch: {err}. Nothing was applied. The format: '*** Begin Patch', then per file \
              '*** Add File: path' (lines starting with +), '*** Delete File: path', or '*** Update File: path' \
              (optional '*** Move to: path', then '@@ context' sections of ' ', '-', '+' lines), then \
              '*** End Patch'."
         ))
-    })?;
+    })
+}
 
-    // Resolve every path first: one outside the root refuses the whole patch.
+/// Every path resolved inside the root (one outside refuses the whole patch), and per
+/// operation its file and its move's destination; a file named twice is refused.
+fn resolve_paths(
+    ws: &Workspace,
+    ops: &[FileOp],
+) -> Result<(Vec<ResolvedPath>, Vec<Paths>), Observation> {
     let mut resolved = Vec::new();
-    let mut rels: Vec<(String, Option<String>)> = Vec::new();
-    for op in &ops {
+    let mut rels: Vec<Paths> = Vec::new();
+    for op in ops {
         let source = writer::resolve_for_write(ws, op.path(), "patch")
             .map_err(|obs| Observation::error(format!("{}; nothing was applied", obs.text)))?;
         let dest = match op {
@@ -139,12 +182,22 @@ fn run_apply_patch(
             )));
         }
     }
+    Ok((resolved, rels))
+}
 
-    let locked = writer::lock(ws, resolved, "patch")?;
+/// Each operation's change against the locked files, or every operation that fails, listed.
+fn plan(
+    locked: &writer::Locked<'_>,
+    ops: &[FileOp],
+    rels: &[Paths],
+) -> Result<(Vec<Change>, Vec<Reported>), Observation> {
     let mut changes = Vec::new();
-    let mut report: Vec<(char, String, Option<String>, Tolerance)> = Vec::new();
+    let mut report = Vec::new();
     let mut errors = Vec::new();
-    for (op, (rel, dest)) in ops.iter().zip(&rels) {
+    let mut reported = |kind, rel: &String, moved_from: Option<String>, tolerance| {
+        report.push(Reported { kind, rel: rel.clone(), moved_from, tolerance });
+    };
+    for (op, (rel, dest)) in ops.iter().zip(rels) {
         match op {
             FileOp::Add { contents, .. } => match &locked.target(rel).current {
                 Current::Absent => {
@@ -153,7 +206,7 @@ fn run_apply_patch(
                         after: Some(contents.clone().into_bytes()),
                         mode: None,
                     });
-                    report.push(('A', rel.clone(), None, Tolerance::Exact));
+                    reported('A', rel, None, Tolerance::Exact);
                 }
                 Current::File { .. } => errors.push(format!(
                     "'*** Add File: {rel}': the file already exists; change it with '*** Update File: {rel}'"
@@ -162,7 +215,7 @@ fn run_apply_patch(
             FileOp::Delete { .. } => match &locked.target(rel).current {
                 Current::File { .. } => {
                     changes.push(Change { rel: rel.clone(), after: None, mode: None });
-                    report.push(('D', rel.clone(), None, Tolerance::Exact));
+                    reported('D', rel, None, Tolerance::Exact);
                 }
                 Current::Absent => errors.push(format!("'*** Delete File: {rel}': no such file")),
             },
@@ -195,7 +248,7 @@ fn run_apply_patch(
                             };
                             changes.push(Change { rel: rel.clone(), after: None, mode: None });
                             changes.push(Change { rel: dest.clone(), after: Some(after.into_bytes()), mode });
-                            report.push(('M', dest.clone(), Some(rel.clone()), tolerance));
+                            reported('M', dest, Some(rel.clone()), tolerance);
                         }
                         None => {
                             changes.push(Change {
@@ -203,86 +256,73 @@ fn run_apply_patch(
                                 after: Some(after.into_bytes()),
                                 mode: None,
                             });
-                            report.push(('M', rel.clone(), None, tolerance));
+                            reported('M', rel, None, tolerance);
                         }
                     },
-                    Err(err) => errors.push(err),
+                    Err(err) => errors.push(err.to_string()),
                 }
             }
         }
     }
-    if !errors.is_empty() {
-        let mut text = format!(
-            "the patch does not apply ({} of its {} file operations failed); nothing was applied, no file was changed.\n",
-            errors.len(),
-            ops.len()
-        );
-        for err in errors.iter().take(MAX_ERRORS) {
-            text.push_str(&format!("- {}\n", err.trim_end()));
-        }
-        if errors.len() > MAX_ERRORS {
-            text.push_str(&format!("- … {} more\n", errors.len() - MAX_ERRORS));
-        }
-        text.push_str(
-            "Fix those parts (read_file shows the current lines) and send the whole patch again.\n",
-        );
-        return Err(Observation::error(text));
+    if errors.is_empty() {
+        return Ok((changes, report));
     }
+    let mut text = format!(
+        "the patch does not apply ({} of its {} file operations failed); nothing was applied, no file was changed.\n",
+        errors.len(),
+        ops.len()
+    );
+    for err in errors.iter().take(MAX_ERRORS) {
+        text.push_str(&format!("- {}\n", err.trim_end()));
+    }
+    if errors.len() > MAX_ERRORS {
+        text.push_str(&format!("- … {} more\n", errors.len() - MAX_ERRORS));
+    }
+    text.push_str("Fix those parts (read_file shows the current lines) and send the whole patch again.\n");
+    Err(Observation::error(text))
+}
 
-    let befores: Vec<Option<String>> = changes
-        .iter()
-        .map(|c| match &locked.target(&c.rel).current {
-            Current::File { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
-            Current::Absent => None,
-        })
-        .collect();
-    let written = locked.commit(
-        session,
-        changes,
-        true,
-        true,
-        "Fix the patch and send it again; no file was changed.",
-    )?;
-
+/// The A/M/D lines, then each written file's version and changed lines.
+fn answer(report: &[Reported], written: &[Written], befores: &[Option<String>]) -> Observation {
     let mut text = String::from("Success. Updated the following files:\n");
-    for (kind, rel, from, _) in &report {
-        match from {
-            Some(from) => text.push_str(&format!("{kind} {rel} (moved from {from})\n")),
-            None => text.push_str(&format!("{kind} {rel}\n")),
+    for r in report {
+        match &r.moved_from {
+            Some(from) => text.push_str(&format!("{} {} (moved from {from})\n", r.kind, r.rel)),
+            None => text.push_str(&format!("{} {}\n", r.kind, r.rel)),
         }
     }
     let mut files = Vec::new();
-    for (kind, rel, from, tolerance) in &report {
-        let w = written.iter().position(|w| &w.rel == rel).expect("every reported file was written");
+    for r in report {
+        let w = written.iter().position(|w| w.rel == r.rel).expect("every reported file was written");
         let version = written[w].version.clone();
         if let (Some(version), Some(after)) = (&version, &written[w].after) {
             let after = String::from_utf8_lossy(after);
             // A moved file is compared with its old self.
-            let source = match from {
+            let source = match &r.moved_from {
                 Some(src) => written.iter().position(|x| &x.rel == src).unwrap_or(w),
                 None => w,
             };
             let before = befores[source].as_deref();
-            text.push_str(&format!("\n{rel}, version {version}"));
-            if *tolerance != Tolerance::Exact {
-                text.push_str(&format!(" (matched {})", tolerance.describe()));
+            text.push_str(&format!("\n{}, version {version}", r.rel));
+            if r.tolerance != Tolerance::Exact {
+                text.push_str(&format!(" (matched {})", r.tolerance.describe()));
             }
             text.push_str(":\n");
             text.push_str(&writer::echo_diff(before, &after));
         }
-        let action = match kind {
+        let action = match r.kind {
             'A' => "added",
             'D' => "deleted",
             _ => "modified",
         };
         files.push(ChangedFile {
-            path: rel.clone(),
+            path: r.rel.clone(),
             action: action.into(),
             version,
-            moved_from: from.clone(),
+            moved_from: r.moved_from.clone(),
         });
     }
-    Ok(Observation::ok(text, json!(ChangedFiles { files })))
+    Observation::ok(text, json!(ChangedFiles { files }))
 }
 
 pub(crate) struct WriteFile;

@@ -105,7 +105,7 @@ fn run(ws: &Workspace, params: RunParams, ctx: &CallContext) -> Observation {
     let execution =
         match crate::process::execute::execute(ws.root().path(), command, timeout_s, &ws.config().run, ctx) {
             Ok(execution) => execution,
-            Err(err) => return Observation::error(err),
+            Err(err) => return Observation::error(err.to_string()),
         };
     let exit_code = execution.exit_code();
     let timed_out = matches!(execution.end, crate::process::execute::End::TimedOut(_));

@@ -62,6 +62,21 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
+    /// A check the scope does not apply to, with the reason.
+    fn skipped(check: &Planned, reason: &str) -> Self {
+        CheckResult {
+            name: check.name.clone(),
+            command: check.command.clone(),
+            exit: None,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            failures: Vec::new(),
+            format: check.format.name().into(),
+            stopped: Some(reason.to_string()),
+        }
+    }
+
     fn ok(&self) -> bool {
         self.exit == Some(0) || self.stopped.as_deref().is_some_and(|s| s.starts_with("skipped"))
     }
@@ -234,56 +249,20 @@ impl Tool for Verify {
     }
 }
 
+/// Plan the checks (detected or configured, narrowed to the scope, refused if denied), run
+/// each, read its output, record the outcome in the gate, answer.
 fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallContext) -> Observation {
     let writes_at_start = session.harness.lock().expect("harness lock").writes();
-    let mut planned = detect(ws);
-    if planned.is_empty() {
-        return Observation::error(
-            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py) \
-             and no Cargo.toml, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
-             = \"tests\"\ncommand = \"make test\"",
-        );
-    }
-    let scope = params.scope.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    if let Some(scope) = scope {
-        let is_path = ws.root().resolve(scope).is_ok_and(|p| p.abs.exists());
-        let scope = ws
-            .root()
-            .resolve(scope)
-            .ok()
-            .filter(|_| is_path)
-            .map(|p| p.rel)
-            .unwrap_or_else(|| scope.to_string());
-        planned = planned.into_iter().map(|c| apply_scope(c, &scope, is_path)).collect();
-    }
-    for check in &planned {
-        if check.skip.is_none()
-            && let Some(rule) = ws.denied(&check.command)
-        {
-            return Observation::error(format!(
-                "refused: the check {} ({}) matches the deny rule /{rule}/ ([run] deny in tack.toml); nothing was \
-             run",
-                check.name, check.command
-            ));
-        }
-    }
-
+    let planned = match plan(ws, params.scope.as_deref()) {
+        Ok(planned) => planned,
+        Err(refusal) => return refusal,
+    };
     let total = planned.len();
     let mut results = Vec::new();
     let mut raw = String::new();
     for (i, check) in planned.iter().enumerate() {
         if let Some(reason) = &check.skip {
-            results.push(CheckResult {
-                name: check.name.clone(),
-                command: check.command.clone(),
-                exit: None,
-                passed: 0,
-                failed: 0,
-                skipped: 0,
-                failures: Vec::new(),
-                format: check.format.name().into(),
-                stopped: Some(reason.clone()),
-            });
+            results.push(CheckResult::skipped(check, reason));
             continue;
         }
         ctx.progress(i as f64, Some(total as f64), &format!("running {}", check.name));
@@ -298,37 +277,8 @@ fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallCon
         if !execution.output.ends_with('\n') {
             raw.push('\n');
         }
-        let parsed = checks::parse(check.format, &execution.output);
-        let stopped = match execution.end {
-            End::TimedOut(s) => Some(format!("timeout after {s}s (the process group was killed)")),
-            End::Cancelled => Some("cancelled (the process group was killed)".into()),
-            End::Exited(None, signal) => Some(format!("killed by signal {}", signal.unwrap_or(0))),
-            End::Exited(Some(_), _) => None,
-        };
-        let recognised = parsed.recognised;
-        let exit = execution.exit_code();
-        let mut failures = parsed.failures;
-        if !recognised && exit != Some(0) {
-            // Unknown output: the last lines stand in for a parsed failure.
-            let lines: Vec<&str> = execution.output.lines().filter(|l| !l.trim().is_empty()).collect();
-            let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
-            failures.push(Failure {
-                message: if tail.is_empty() { "no output".into() } else { tail },
-                ..Failure::default()
-            });
-        }
         let cancelled = matches!(execution.end, End::Cancelled);
-        results.push(CheckResult {
-            name: check.name.clone(),
-            command: check.command.clone(),
-            exit,
-            passed: parsed.passed,
-            failed: if recognised || exit == Some(0) { parsed.failed } else { parsed.failed.max(1) },
-            skipped: parsed.skipped,
-            failures,
-            format: if recognised { check.format.name().into() } else { Format::Plain.name().into() },
-            stopped,
-        });
+        results.push(read_check(check, &execution));
         if cancelled {
             break;
         }
@@ -347,6 +297,76 @@ fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallCon
     let out =
         VerifyOutput { ok, checks: results, verified_since_last_edit: verified, raw_output_handle: handle };
     Observation::ok(text, json!(out))
+}
+
+/// The checks to run, narrowed to `scope`; a refusal when there are none or one is denied.
+fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation> {
+    let mut planned = detect(ws);
+    if planned.is_empty() {
+        return Err(Observation::error(
+            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py) \
+             and no Cargo.toml, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
+             = \"tests\"\ncommand = \"make test\"",
+        ));
+    }
+    if let Some(scope) = scope.map(str::trim).filter(|s| !s.is_empty()) {
+        let is_path = ws.root().resolve(scope).is_ok_and(|p| p.abs.exists());
+        let scope = ws
+            .root()
+            .resolve(scope)
+            .ok()
+            .filter(|_| is_path)
+            .map(|p| p.rel)
+            .unwrap_or_else(|| scope.to_string());
+        planned = planned.into_iter().map(|c| apply_scope(c, &scope, is_path)).collect();
+    }
+    for check in &planned {
+        if check.skip.is_none()
+            && let Some(rule) = ws.denied(&check.command)
+        {
+            return Err(Observation::error(format!(
+                "refused: the check {} ({}) matches the deny rule /{rule}/ ([run] deny in tack.toml); nothing was \
+             run",
+                check.name, check.command
+            )));
+        }
+    }
+    Ok(planned)
+}
+
+/// One finished check read: counts and failures from its output, or its last lines when the
+/// output is not one tack reads and the check failed.
+fn read_check(check: &Planned, execution: &execute::Execution) -> CheckResult {
+    let parsed = checks::parse(check.format, &execution.output);
+    let stopped = match execution.end {
+        End::TimedOut(s) => Some(format!("timeout after {s}s (the process group was killed)")),
+        End::Cancelled => Some("cancelled (the process group was killed)".into()),
+        End::Exited(None, signal) => Some(format!("killed by signal {}", signal.unwrap_or(0))),
+        End::Exited(Some(_), _) => None,
+    };
+    let recognised = parsed.recognised;
+    let exit = execution.exit_code();
+    let mut failures = parsed.failures;
+    if !recognised && exit != Some(0) {
+        // Unknown output: the last lines stand in for a parsed failure.
+        let lines: Vec<&str> = execution.output.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+        failures.push(Failure {
+            message: if tail.is_empty() { "no output".into() } else { tail },
+            ..Failure::default()
+        });
+    }
+    CheckResult {
+        name: check.name.clone(),
+        command: check.command.clone(),
+        exit,
+        passed: parsed.passed,
+        failed: if recognised || exit == Some(0) { parsed.failed } else { parsed.failed.max(1) },
+        skipped: parsed.skipped,
+        failures,
+        format: if recognised { check.format.name().into() } else { Format::Plain.name().into() },
+        stopped,
+    }
 }
 
 /// `passed: 3 passed in pytest` or `failed: 3 passed, 1 failed in pytest (tests/t.py::test_x)`.

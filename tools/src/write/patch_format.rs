@@ -59,14 +59,68 @@ const UPDATE: &str = "*** Update File: ";
 const MOVE: &str = "*** Move to: ";
 const EOF_MARK: &str = "*** End of File";
 
+/// Why a patch was not applied: its text breaks the format, or a chunk's lines are not in the
+/// file. The message says where and what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PatchError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    NoMatch(String),
+}
+
 /// Parses a patch. Lenient where the meaning is plain: markers may carry surrounding
 /// whitespace, the patch may be wrapped in a heredoc (`<<'EOF'` … `EOF`) or a Markdown fence,
 /// blank lines between hunks and chunks are skipped, the first chunk may omit `@@`, an
 /// `@@ -1,3 +1,4 @@` header counts as a bare `@@`, and a blank line inside a chunk is an empty
 /// context line. Errors name the patch line.
-pub fn parse_patch(patch: &str) -> Result<Vec<FileOp>, String> {
+pub fn parse_patch(patch: &str) -> Result<Vec<FileOp>, PatchError> {
+    parse(patch).map_err(PatchError::Invalid)
+}
+
+fn parse(patch: &str) -> Result<Vec<FileOp>, String> {
     let all: Vec<&str> = patch.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
-    let mut lines: &[&str] = &all;
+    let (body, offset) = envelope(&all)?;
+    let mut cursor = Cursor { body, offset, i: 0 };
+    let mut ops = Vec::new();
+    while cursor.i < body.len() {
+        let line = body[cursor.i].trim();
+        if line.is_empty() {
+            cursor.i += 1;
+            continue;
+        }
+        let header_line = cursor.line_no(cursor.i);
+        if let Some(path) = marker_arg(line, ADD) {
+            let path = nonempty_path(path, header_line)?;
+            cursor.i += 1;
+            ops.push(cursor.added_file(path)?);
+        } else if let Some(path) = marker_arg(line, DELETE) {
+            let path = nonempty_path(path, header_line)?;
+            cursor.i += 1;
+            ops.push(FileOp::Delete { path });
+        } else if let Some(path) = marker_arg(line, UPDATE) {
+            let path = nonempty_path(path, header_line)?;
+            cursor.i += 1;
+            ops.push(cursor.updated_file(path, header_line)?);
+        } else {
+            return Err(format!(
+                "line {header_line}: {line:?} is not a valid hunk header. Valid hunk headers: '*** Add File: \
+                 {{path}}', '*** Delete File: {{path}}', '*** Update File: {{path}}'"
+            ));
+        }
+    }
+    if ops.is_empty() {
+        return Err("the patch has no file operations between its first and last line".into());
+    }
+    Ok(ops)
+}
+
+/// The lines between `*** Begin Patch` and `*** End Patch`, after blank lines around the patch
+/// and a wrapper (a heredoc, possibly after `apply_patch`, or a Markdown fence) are dropped,
+/// and how many lines came before the first of them.
+fn envelope<'a>(all: &'a [&'a str]) -> Result<(&'a [&'a str], usize), String> {
+    let mut lines: &[&str] = all;
     let mut offset = 0; // patch lines dropped from the front, for line numbers
     while let [first, rest @ ..] = lines
         && first.trim().is_empty()
@@ -79,7 +133,6 @@ pub fn parse_patch(patch: &str) -> Result<Vec<FileOp>, String> {
     {
         lines = rest;
     }
-    // Wrappers: a heredoc (`<<'EOF'`, possibly after `apply_patch`) or a Markdown fence.
     if let [first, inner @ .., last] = lines {
         let opener = first.trim().trim_start_matches("apply_patch").trim();
         let heredoc = opener.starts_with("<<") && last.trim().ends_with("EOF") && lines.len() >= 4;
@@ -99,137 +152,137 @@ pub fn parse_patch(patch: &str) -> Result<Vec<FileOp>, String> {
             return Err(format!("the last line of the patch must be '{END}' (was the patch cut short?)"));
         }
     }
-    let body = &lines[1..lines.len() - 1];
-    let line_no = |i: usize| i + offset + 2;
-    let mut ops = Vec::new();
-    let mut i = 0;
-    while i < body.len() {
-        let line = body[i].trim();
-        if line.is_empty() {
-            i += 1;
-            continue;
-        }
-        let header_line = line_no(i);
-        if let Some(path) = marker_arg(line, ADD) {
-            let path = nonempty_path(path, header_line)?;
-            i += 1;
-            let mut contents = String::new();
-            while i < body.len() && !is_marker(body[i]) {
-                if let Some(text) = body[i].strip_prefix('+') {
-                    contents.push_str(text);
+    Ok((&lines[1..lines.len() - 1], offset))
+}
+
+/// A position in the patch body, read one file operation at a time.
+struct Cursor<'a> {
+    body: &'a [&'a str],
+    offset: usize,
+    i: usize,
+}
+
+impl Cursor<'_> {
+    /// The patch's own line number of body line `i`.
+    fn line_no(&self, i: usize) -> usize {
+        i + self.offset + 2
+    }
+
+    /// The `+` lines of an `*** Add File` up to the next marker.
+    fn added_file(&mut self, path: String) -> Result<FileOp, String> {
+        let body = self.body;
+        let mut contents = String::new();
+        while self.i < body.len() && !is_marker(body[self.i]) {
+            let i = self.i;
+            if let Some(text) = body[i].strip_prefix('+') {
+                contents.push_str(text);
+                contents.push('\n');
+            } else if body[i].trim().is_empty() {
+                // A bare blank line between added lines is an empty added line; one after
+                // the last added line is just spacing.
+                let more = body[i..].iter().take_while(|l| !is_marker(l)).any(|l| l.starts_with('+'));
+                if more {
                     contents.push('\n');
-                } else if body[i].trim().is_empty() {
-                    // A bare blank line between added lines is an empty added line; one after
-                    // the last added line is just spacing.
-                    let more = body[i..].iter().take_while(|l| !is_marker(l)).any(|l| l.starts_with('+'));
-                    if more {
-                        contents.push('\n');
-                    }
-                } else {
-                    return Err(format!(
-                        "line {}: {:?} in '*** Add File: {path}' does not start with '+'; every line of a new \
-                         file starts with '+'",
-                        line_no(i),
-                        body[i]
-                    ));
                 }
-                i += 1;
-            }
-            ops.push(FileOp::Add { path, contents });
-        } else if let Some(path) = marker_arg(line, DELETE) {
-            let path = nonempty_path(path, header_line)?;
-            i += 1;
-            ops.push(FileOp::Delete { path });
-        } else if let Some(path) = marker_arg(line, UPDATE) {
-            let path = nonempty_path(path, header_line)?;
-            i += 1;
-            let mut move_to = None;
-            if i < body.len()
-                && let Some(dest) = marker_arg(body[i].trim(), MOVE)
-            {
-                move_to = Some(nonempty_path(dest, line_no(i))?);
-                i += 1;
-            }
-            let mut chunks: Vec<Chunk> = Vec::new();
-            loop {
-                while i < body.len() && body[i].trim().is_empty() {
-                    i += 1;
-                }
-                if i >= body.len() || is_file_marker(body[i]) {
-                    break;
-                }
-                let start = i;
-                let mut anchors = Vec::new();
-                while i < body.len() && body[i].trim_start().starts_with("@@") {
-                    if let Some(anchor) = anchor_text(body[i]) {
-                        anchors.push(anchor);
-                    }
-                    i += 1;
-                }
-                if anchors.is_empty() && start == i && !chunks.is_empty() {
-                    return Err(format!(
-                        "line {}: {:?} is not a valid line in the update of {path}; start each further \
-                         section with '@@'",
-                        line_no(i),
-                        body[i]
-                    ));
-                }
-                let mut chunk_lines = Vec::new();
-                let mut eof = false;
-                while i < body.len() {
-                    let raw = body[i];
-                    if raw.trim() == EOF_MARK {
-                        eof = true;
-                        i += 1;
-                        break;
-                    }
-                    if is_file_marker(raw) || raw.trim_start().starts_with("@@") {
-                        break;
-                    }
-                    match raw.chars().next() {
-                        None => chunk_lines.push(ChunkLine::Context(String::new())),
-                        Some(' ') => chunk_lines.push(ChunkLine::Context(raw[1..].to_string())),
-                        Some('-') => chunk_lines.push(ChunkLine::Remove(raw[1..].to_string())),
-                        Some('+') => chunk_lines.push(ChunkLine::Add(raw[1..].to_string())),
-                        Some(_) if raw.trim().is_empty() => {
-                            chunk_lines.push(ChunkLine::Context(String::new()))
-                        }
-                        Some(_) => {
-                            return Err(format!(
-                                "line {}: {raw:?} in the update of {path} does not start with ' ' (context), \
-                                 '-' (remove) or '+' (add)",
-                                line_no(i)
-                            ));
-                        }
-                    }
-                    i += 1;
-                }
-                if chunk_lines.is_empty() {
-                    return Err(format!(
-                        "line {}: a section of the update of {path} has no lines; give the lines to change \
-                         with ' ', '-' and '+' prefixes",
-                        line_no(start)
-                    ));
-                }
-                chunks.push(Chunk { anchors, lines: chunk_lines, eof, patch_line: line_no(start) });
-            }
-            if chunks.is_empty() && move_to.is_none() {
+            } else {
                 return Err(format!(
-                    "line {header_line}: the update of {path} is empty; give at least one section of lines"
+                    "line {}: {:?} in '*** Add File: {path}' does not start with '+'; every line of a new \
+                     file starts with '+'",
+                    self.line_no(i),
+                    body[i]
                 ));
             }
-            ops.push(FileOp::Update { path, move_to, chunks });
-        } else {
+            self.i += 1;
+        }
+        Ok(FileOp::Add { path, contents })
+    }
+
+    /// An `*** Update File`: its optional `*** Move to` and its `@@` sections.
+    fn updated_file(&mut self, path: String, header_line: usize) -> Result<FileOp, String> {
+        let body = self.body;
+        let mut move_to = None;
+        if self.i < body.len()
+            && let Some(dest) = marker_arg(body[self.i].trim(), MOVE)
+        {
+            move_to = Some(nonempty_path(dest, self.line_no(self.i))?);
+            self.i += 1;
+        }
+        let mut chunks: Vec<Chunk> = Vec::new();
+        loop {
+            while self.i < body.len() && body[self.i].trim().is_empty() {
+                self.i += 1;
+            }
+            if self.i >= body.len() || is_file_marker(body[self.i]) {
+                break;
+            }
+            let chunk = self.chunk(&path, !chunks.is_empty())?;
+            chunks.push(chunk);
+        }
+        if chunks.is_empty() && move_to.is_none() {
             return Err(format!(
-                "line {header_line}: {line:?} is not a valid hunk header. Valid hunk headers: '*** Add File: \
-                 {{path}}', '*** Delete File: {{path}}', '*** Update File: {{path}}'"
+                "line {header_line}: the update of {path} is empty; give at least one section of lines"
             ));
         }
+        Ok(FileOp::Update { path, move_to, chunks })
     }
-    if ops.is_empty() {
-        return Err("the patch has no file operations between its first and last line".into());
+
+    /// One section of an update: its `@@` anchors, then its ` `, `-` and `+` lines, up to the
+    /// next section, file marker or `*** End of File`.
+    fn chunk(&mut self, path: &str, after_another: bool) -> Result<Chunk, String> {
+        let body = self.body;
+        let start = self.i;
+        let mut anchors = Vec::new();
+        while self.i < body.len() && body[self.i].trim_start().starts_with("@@") {
+            if let Some(anchor) = anchor_text(body[self.i]) {
+                anchors.push(anchor);
+            }
+            self.i += 1;
+        }
+        if anchors.is_empty() && start == self.i && after_another {
+            return Err(format!(
+                "line {}: {:?} is not a valid line in the update of {path}; start each further \
+                 section with '@@'",
+                self.line_no(self.i),
+                body[self.i]
+            ));
+        }
+        let mut lines = Vec::new();
+        let mut eof = false;
+        while self.i < body.len() {
+            let raw = body[self.i];
+            if raw.trim() == EOF_MARK {
+                eof = true;
+                self.i += 1;
+                break;
+            }
+            if is_file_marker(raw) || raw.trim_start().starts_with("@@") {
+                break;
+            }
+            match raw.chars().next() {
+                None => lines.push(ChunkLine::Context(String::new())),
+                Some(' ') => lines.push(ChunkLine::Context(raw[1..].to_string())),
+                Some('-') => lines.push(ChunkLine::Remove(raw[1..].to_string())),
+                Some('+') => lines.push(ChunkLine::Add(raw[1..].to_string())),
+                Some(_) if raw.trim().is_empty() => lines.push(ChunkLine::Context(String::new())),
+                Some(_) => {
+                    return Err(format!(
+                        "line {}: {raw:?} in the update of {path} does not start with ' ' (context), \
+                         '-' (remove) or '+' (add)",
+                        self.line_no(self.i)
+                    ));
+                }
+            }
+            self.i += 1;
+        }
+        if lines.is_empty() {
+            return Err(format!(
+                "line {}: a section of the update of {path} has no lines; give the lines to change \
+                 with ' ', '-' and '+' prefixes",
+                self.line_no(start)
+            ));
+        }
+        Ok(Chunk { anchors, lines, eof, patch_line: self.line_no(start) })
     }
-    Ok(ops)
 }
 
 /// The argument of a marker line such as `*** Add File: path` (markers compared after trim).
@@ -279,7 +332,11 @@ fn anchor_text(line: &str) -> Option<String> {
 
 /// Applies an update's chunks to `content`; returns the new text and the loosest tolerance a
 /// match needed. Errors say which section failed and show the closest lines of the file.
-pub fn apply_chunks(path: &str, content: &str, chunks: &[Chunk]) -> Result<(String, Tolerance), String> {
+pub fn apply_chunks(path: &str, content: &str, chunks: &[Chunk]) -> Result<(String, Tolerance), PatchError> {
+    apply(path, content, chunks).map_err(PatchError::NoMatch)
+}
+
+fn apply(path: &str, content: &str, chunks: &[Chunk]) -> Result<(String, Tolerance), String> {
     let index = LineIndex::new(content);
     let lines: Vec<&str> = (0..index.spans.len()).map(|i| index.text(content, i)).collect();
     let mut cursor = 0;
@@ -462,13 +519,20 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        assert!(parse_patch("hello").unwrap_err().contains("first line"));
-        assert!(parse_patch("*** Begin Patch\n*** Delete File: a\n").unwrap_err().contains("last line"));
-        let err = parse_patch("*** Begin Patch\n*** Frobnicate: a\n*** End Patch").unwrap_err();
+        assert!(parse_patch("hello").unwrap_err().to_string().contains("first line"));
+        assert!(
+            parse_patch("*** Begin Patch\n*** Delete File: a\n")
+                .unwrap_err()
+                .to_string()
+                .contains("last line")
+        );
+        let err = parse_patch("*** Begin Patch\n*** Frobnicate: a\n*** End Patch").unwrap_err().to_string();
         assert!(err.starts_with("line 2: \"*** Frobnicate: a\" is not a valid hunk header"), "{err}");
-        let err = parse_patch("*** Begin Patch\n*** Update File: a\n*** End Patch").unwrap_err();
+        let err = parse_patch("*** Begin Patch\n*** Update File: a\n*** End Patch").unwrap_err().to_string();
         assert!(err.contains("the update of a is empty"), "{err}");
-        let err = parse_patch("*** Begin Patch\n*** Update File: a\n@@\n x\nbad\n*** End Patch").unwrap_err();
+        let err = parse_patch("*** Begin Patch\n*** Update File: a\n@@\n x\nbad\n*** End Patch")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("line 5: \"bad\""), "{err}");
     }
 
@@ -487,7 +551,8 @@ mod tests {
         let (text, t) = apply_chunks("a.py", content, &chunks).unwrap();
         assert!(text.ends_with("return 1\n\nclass B:\n    def f(self):\n        return 3\n"), "{text}");
         assert_eq!(t, Tolerance::TrailingWhitespace);
-        let err = apply_chunks("a.py", content, &update("@@\n-        return 42\n+x\n")).unwrap_err();
+        let err =
+            apply_chunks("a.py", content, &update("@@\n-        return 42\n+x\n")).unwrap_err().to_string();
         assert!(err.contains("cannot find the lines of the section at patch line 3 in a.py"), "{err}");
         assert!(err.contains("closest lines"), "{err}");
     }

@@ -174,37 +174,50 @@ impl Locked<'_> {
         retry: &str,
     ) -> Result<Vec<Written>, Observation> {
         if guard {
-            let mut refusals = Vec::new();
-            for change in &changes {
-                let Some(after) = change.after.as_deref().and_then(|a| std::str::from_utf8(a).ok()) else {
-                    continue;
-                };
-                let before = match &self.target(&change.rel).current {
-                    Current::File { bytes, .. } => std::str::from_utf8(bytes).ok(),
-                    Current::Absent => None,
-                };
-                let issues = syntax_guard::new_issues(&change.rel, before, after);
-                if !issues.is_empty() {
-                    refusals.push((change.rel.clone(), after, issues));
-                }
-            }
-            if let [(rel, after, issues)] = refusals.as_slice() {
-                return Err(Observation::error(syntax_guard::refusal(rel, after, issues, retry)));
-            }
-            if !refusals.is_empty() {
-                let mut text = format!(
-                    "refused: this would add syntax errors to {} files; nothing was applied, no file was changed.\n",
-                    refusals.len()
-                );
-                for (rel, after, issues) in &refusals {
-                    text.push_str(&syntax_guard::describe(rel, after, issues));
-                }
-                text.push_str(retry);
-                text.push('\n');
-                return Err(Observation::error(text));
+            self.guard(&changes, retry)?;
+        }
+        let written = self.write_all(&changes)?;
+        self.record(session, &written, &changes, undoable);
+        Ok(written)
+    }
+
+    /// Refuses the whole change when it would add a syntax error to any file, naming each.
+    fn guard(&self, changes: &[Change], retry: &str) -> Result<(), Observation> {
+        let mut refusals = Vec::new();
+        for change in changes {
+            let Some(after) = change.after.as_deref().and_then(|a| std::str::from_utf8(a).ok()) else {
+                continue;
+            };
+            let before = match &self.target(&change.rel).current {
+                Current::File { bytes, .. } => std::str::from_utf8(bytes).ok(),
+                Current::Absent => None,
+            };
+            let issues = syntax_guard::new_issues(&change.rel, before, after);
+            if !issues.is_empty() {
+                refusals.push((change.rel.clone(), after, issues));
             }
         }
+        if let [(rel, after, issues)] = refusals.as_slice() {
+            return Err(Observation::error(syntax_guard::refusal(rel, after, issues, retry)));
+        }
+        if refusals.is_empty() {
+            return Ok(());
+        }
+        let mut text = format!(
+            "refused: this would add syntax errors to {} files; nothing was applied, no file was changed.\n",
+            refusals.len()
+        );
+        for (rel, after, issues) in &refusals {
+            text.push_str(&syntax_guard::describe(rel, after, issues));
+        }
+        text.push_str(retry);
+        text.push('\n');
+        Err(Observation::error(text))
+    }
 
+    /// Writes each changed file atomically, in order; on a failure, restores the files written
+    /// before it and says whether that worked.
+    fn write_all(&self, changes: &[Change]) -> Result<Vec<Written>, Observation> {
         let mut done: Vec<(usize, Vec<String>)> = Vec::new();
         let mut written = Vec::with_capacity(changes.len());
         for (i, change) in changes.iter().enumerate() {
@@ -213,34 +226,27 @@ impl Locked<'_> {
                 Current::File { bytes, .. } => Some(bytes.clone()),
                 Current::Absent => None,
             };
-            if before == change.after {
-                written.push(Written {
-                    rel: change.rel.clone(),
-                    version: change.after.as_deref().map(version_of),
-                    before,
-                    after: change.after.clone(),
-                });
-                continue;
-            }
-            match apply(self.ws.root().dir(), target, change) {
-                Ok(created_dirs) => done.push((i, created_dirs)),
-                Err(err) => {
-                    let restored = self.roll_back(&changes, &done);
-                    let mut text = format!("cannot write {}: {err}; ", change.rel);
-                    if done.is_empty() {
-                        text.push_str("nothing was changed.");
-                    } else if restored.is_empty() {
-                        text.push_str(&format!(
-                            "the {} files written before it were restored, so nothing was changed.",
-                            done.len()
-                        ));
-                    } else {
-                        text.push_str(&format!(
-                            "restoring the files written before it failed for: {}. Check them with read_file.",
-                            restored.join(", ")
-                        ));
+            if before != change.after {
+                match apply(self.ws.root().dir(), target, change) {
+                    Ok(created_dirs) => done.push((i, created_dirs)),
+                    Err(err) => {
+                        let restored = self.roll_back(changes, &done);
+                        let mut text = format!("cannot write {}: {err}; ", change.rel);
+                        if done.is_empty() {
+                            text.push_str("nothing was changed.");
+                        } else if restored.is_empty() {
+                            text.push_str(&format!(
+                                "the {} files written before it were restored, so nothing was changed.",
+                                done.len()
+                            ));
+                        } else {
+                            text.push_str(&format!(
+                                "restoring the files written before it failed for: {}. Check them with read_file.",
+                                restored.join(", ")
+                            ));
+                        }
+                        return Err(Observation::error(text));
                     }
-                    return Err(Observation::error(text));
                 }
             }
             written.push(Written {
@@ -250,9 +256,13 @@ impl Locked<'_> {
                 after: change.after.clone(),
             });
         }
+        Ok(written)
+    }
 
+    /// Tells the index, the version cache, the session's undo log and its harness what changed.
+    fn record(&self, session: &Session, written: &[Written], changes: &[Change], undoable: bool) {
         let mut rels = Vec::new();
-        for (w, change) in written.iter().zip(&changes) {
+        for (w, change) in written.iter().zip(changes) {
             if w.before == w.after {
                 continue;
             }
@@ -275,7 +285,6 @@ impl Locked<'_> {
         }
         self.ws.files_changed(&rels);
         session.harness.lock().expect("harness lock").record_write(&rels);
-        Ok(written)
     }
 
     /// Puts back what the first writes of a failed commit changed; returns the paths it could
