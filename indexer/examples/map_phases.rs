@@ -1,5 +1,8 @@
 //! Times the phases of one repository map on a saved index (graph, PageRank, render), to see
-//! where map latency goes. `cargo run --release -p tack-indexer --example map_phases -- ROOT STORE`
+//! where map latency goes. `cargo run --release -p tack-indexer --example map_phases -- ROOT STORE`;
+//! with `DUMP=file`, writes maps of a fixed sample of focuses instead, and with `DUMP_GRAPH=file`
+//! the graph (every edge in order, every identifier's definers and referencers), to compare two
+//! builds byte for byte.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -21,6 +24,9 @@ fn main() {
     let (rank, _) = graph.pagerank(&[], &|_, e| e.weight);
     eprintln!("pagerank {:?} ({} files)", t.elapsed(), rank.len());
     let words = |s: &str| s.split_whitespace().count();
+    if let Ok(dump) = std::env::var("DUMP_GRAPH") {
+        std::fs::write(dump, graph_facts(&graph)).expect("dump");
+    }
     if let Ok(dump) = std::env::var("DUMP") {
         // Maps of a fixed sample of focuses, to compare two builds byte for byte.
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
@@ -61,4 +67,19 @@ fn main() {
         let _ = graph.pagerank(&p, &|s, e| if s as usize == f { e.weight * 50.0 } else { e.weight });
     }
     eprintln!("20 focused pageranks {:?}", t.elapsed() / 20);
+}
+
+/// Every edge in edge order (source, target, identifier, exact weight), then each identifier's
+/// definers and referencers: what two builds of one graph must agree on.
+fn graph_facts(graph: &tack_indexer::graph::SymbolGraph) -> String {
+    use petgraph::visit::EdgeRef;
+    let mut out = String::new();
+    for e in graph.graph.edge_references() {
+        let ident = &graph.idents[e.weight().ident as usize];
+        out += &format!("{} {} {ident} {:?}\n", e.source().index(), e.target().index(), e.weight().weight);
+    }
+    for (id, name) in graph.idents.iter().enumerate() {
+        out += &format!("{name} {:?} {:?}\n", graph.definers(id as u32), graph.referencers(id as u32));
+    }
+    out
 }
