@@ -1,6 +1,10 @@
 //! tack's indexer: files → tree-sitter symbols → graph → ranks → repository map. Knows nothing
 //! of MCP, async runtimes or processes.
 
+mod error;
+
+pub use error::Error;
+
 pub mod beneath;
 pub mod graph;
 pub mod index;

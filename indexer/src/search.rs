@@ -135,7 +135,7 @@ pub fn candidates(
     text: &TextIndex,
     terms: &[String],
     with_pagerank: bool,
-) -> tantivy::Result<Vec<Candidate>> {
+) -> Result<Vec<Candidate>, crate::Error> {
     let fields = text.fields();
     let body = text.field_scores(fields.body, terms)?;
     let defs = text.field_scores(fields.defs, terms)?;
