@@ -8,8 +8,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use tack_indexer::lang::Lang;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Lang};
 use tree_sitter::{Parser, QueryCursor, StreamingIterator};
 
 fn main() {
@@ -24,14 +23,14 @@ fn main() {
         .filter_map(|e| Lang::from_path(e.path()).map(|lang| (e.into_path(), lang)))
         .filter_map(|(path, lang)| {
             let data = std::fs::read(&path).ok()?;
-            (data.len() as u64 <= tack_indexer::index::MAX_PARSE_BYTES)
+            (data.len() as u64 <= tack_indexer::MAX_PARSE_BYTES)
                 .then(|| (path, String::from_utf8_lossy(&data).into_owned(), lang))
         })
         .collect();
     if let Ok(dump) = std::env::var("DUMP") {
         let mut out = String::new();
         for (path, source, lang) in &files {
-            let symbols = tack_indexer::symbols::extract(*lang, source);
+            let symbols = tack_indexer::extract(*lang, source);
             out += &format!("{}\n{symbols:?}\n", path.strip_prefix(&root).expect("under the root").display());
         }
         std::fs::write(dump, out).expect("dump");
@@ -77,7 +76,7 @@ fn main() {
         std::hint::black_box(ours);
 
         let t = Instant::now();
-        std::hint::black_box(tack_indexer::symbols::extract_from_tree(*lang, source, &tree));
+        std::hint::black_box(tack_indexer::extract_from_tree(*lang, source, &tree));
         time[4] += t.elapsed();
 
         let t = Instant::now();

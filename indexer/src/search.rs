@@ -105,7 +105,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
 }
 
 /// Whether a path looks like a test, an example or a benchmark rather than the code under it.
-pub fn is_test_path(path: &str) -> bool {
+pub(crate) fn is_test_path(path: &str) -> bool {
     let mut parts = path.split('/').peekable();
     let mut dirs = Vec::new();
     let mut file = "";

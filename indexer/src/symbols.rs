@@ -162,7 +162,7 @@ pub struct Ref {
     pub enclosing: Option<u32>,
     /// What comes before the name, as an index into `names`: the object of `a.b.name`
     /// (`a.b`, or `?` when it is not a plain chain), the path of `geo::name`, the module of an
-    /// imported name (`..pkg`); [`names::NONE`] for a bare name.
+    /// imported name (`..pkg`); `u32::MAX` (no name) for a bare name.
     pub qualifier: u32,
 }
 
@@ -178,15 +178,15 @@ pub struct FileSymbols {
     /// Places where the parser had to recover (0 for a clean file).
     pub syntax_issues: u32,
     /// Scopes in source order; scope 0 is the whole file.
-    pub scopes: Vec<Scope>,
+    pub(crate) scopes: Vec<Scope>,
     /// Names bound in scopes (parameters, assignments, loop variables, patterns), in source
     /// order.
-    pub bindings: Vec<Binding>,
-    pub imports: Vec<Import>,
+    pub(crate) bindings: Vec<Binding>,
+    pub(crate) imports: Vec<Import>,
     /// Rust impl blocks.
-    pub impls: Vec<Impl>,
+    pub(crate) impls: Vec<Impl>,
     /// Python `__all__`, when the module sets it.
-    pub exports: Option<Vec<String>>,
+    pub(crate) exports: Option<Vec<String>>,
 }
 
 impl FileSymbols {
@@ -194,7 +194,7 @@ impl FileSymbols {
         &self.names[r.name as usize]
     }
 
-    /// The string at a `names` index; empty for [`names::NONE`].
+    /// The string at a `names` index; empty for `u32::MAX` (no name).
     pub fn text(&self, id: u32) -> &str {
         self.names.get(id as usize).map_or("", String::as_str)
     }
@@ -207,7 +207,7 @@ pub fn extract(lang: Lang, source: &str) -> FileSymbols {
 }
 
 /// Parses and extracts, reusing `parser` (one per thread is the fast path).
-pub fn extract_with(parser: &mut Parser, lang: Lang, source: &str) -> FileSymbols {
+pub(crate) fn extract_with(parser: &mut Parser, lang: Lang, source: &str) -> FileSymbols {
     parser.set_language(&lang.grammar()).expect("grammar version matches tree-sitter");
     match parser.parse(source, None) {
         Some(tree) => extract_from_tree(lang, source, &tree),
@@ -270,7 +270,7 @@ impl<'a> Interner<'a> {
 
 /// The innermost scope containing `pos`, given scopes sorted by start (nested spans): the
 /// last scope starting at or before it, or the nearest of that scope's parents that contains it.
-pub fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
+pub(crate) fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
     let i = scopes.partition_point(|s| s.start <= pos);
     let mut at = i.saturating_sub(1) as u32;
     while at != 0 && scopes[at as usize].end <= pos {

@@ -24,7 +24,7 @@ const MAX_TERM: usize = 64;
 /// Splits text into identifiers and emits each identifier whole and, at the same position, its
 /// parts: `parseHTTPResponse` → `parsehttpresponse`, `parse`, `http`, `response`;
 /// `read_to_end` → `read_to_end`, `read`, `to`, `end`. Everything is lowercased.
-pub fn code_terms(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
+pub(crate) fn code_terms(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
     let bytes = text.as_bytes();
     let mut position = 0;
     let mut i = 0;
@@ -100,11 +100,11 @@ fn split_parts(word: &str, mut part: impl FnMut(usize, usize)) {
 
 /// The tantivy tokenizer over [`code_terms`].
 #[derive(Clone, Default)]
-pub struct CodeTokenizer {
+pub(crate) struct CodeTokenizer {
     tokens: Vec<Token>,
 }
 
-pub struct CodeTokenStream<'a> {
+pub(crate) struct CodeTokenStream<'a> {
     tokens: &'a [Token],
     index: Option<usize>,
 }
@@ -146,7 +146,7 @@ impl TokenStream for CodeTokenStream<'_> {
 
 /// The fields of a file's document. Scores come per field, so ranking can weigh them.
 #[derive(Debug, Clone, Copy)]
-pub struct Fields {
+pub(crate) struct Fields {
     pub path: Field,
     pub hash: Field,
     pub path_terms: Field,

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
-use tack_indexer::map::MapFile;
+use tack_indexer::MapFile;
 
 use crate::lenient;
 use crate::observation::Observation;
@@ -98,7 +98,7 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Obse
     let ceiling = (limit.tokens as u64).saturating_sub(64).max(MIN_TOKENS);
     let mut budget = params.tokens.unwrap_or(default).clamp(MIN_TOKENS, ceiling) as usize;
     let snapshot = toolbox.index().snapshot();
-    let mut map = tack_indexer::map::repo_map_cached(&snapshot, &focus, budget, count_tokens);
+    let mut map = tack_indexer::repo_map_cached(&snapshot, &focus, budget, count_tokens);
     // A client that cuts by length gets a smaller map, never a map cut in the middle.
     let length_limit = match (limit.chars, limit.bytes) {
         (Some(c), Some(b)) => Some(c.min(b)),
@@ -113,7 +113,7 @@ pub fn repo_map(toolbox: &Toolbox, params: RepoMapParams, limit: Budget) -> Obse
                 break;
             }
             budget = (budget * room / length * 9 / 10).max(MIN_TOKENS as usize);
-            map = tack_indexer::map::repo_map_cached(&snapshot, &focus, budget, count_tokens);
+            map = tack_indexer::repo_map_cached(&snapshot, &focus, budget, count_tokens);
         }
     }
     let out = RepoMapOutput {

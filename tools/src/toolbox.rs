@@ -8,8 +8,7 @@ use anyhow::Context as _;
 use regex::Regex;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tack_indexer::index::{Index, LoadOutcome};
-use tack_indexer::text::TextIndex;
+use tack_indexer::{Index, LoadOutcome, TextIndex};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{self, Group, ToolSpec};
@@ -94,7 +93,7 @@ pub struct Toolbox {
     profile: Profile,
     specs: Vec<ToolSpec>,
     deny: Vec<(String, Regex)>,
-    filter: tack_indexer::walk::Filter,
+    filter: tack_indexer::Filter,
     index: Arc<Index>,
     /// Where the full-text index is saved (`None`: in memory), and the index once opened.
     text_store: Option<std::path::PathBuf>,
@@ -116,7 +115,7 @@ impl Toolbox {
                 Regex::new(rule).with_context(|| format!("[run] deny rule {rule:?} is not a valid regex"))?;
             deny.push((rule.clone(), re));
         }
-        let filter = tack_indexer::walk::Filter::new(root.path(), &config.ignore)
+        let filter = tack_indexer::Filter::new(root.path(), &config.ignore)
             .context("an ignore glob in tack.toml does not parse")?;
         if config.output.max_tokens < limits::MIN_TOKENS {
             anyhow::bail!(
@@ -163,8 +162,7 @@ impl Toolbox {
         self.index = Arc::new(index);
         self.text_store = Some(store.join("search"));
         if let LoadOutcome::Seeded { from, .. } = &outcome
-            && let Err(err) =
-                tack_indexer::worktree::seed_search(&from.store.join("search"), &store.join("search"))
+            && let Err(err) = tack_indexer::seed_search(&from.store.join("search"), &store.join("search"))
         {
             tracing::warn!("the search index starts empty: copying {}'s failed: {err}", from.root.display());
         }
@@ -189,7 +187,7 @@ impl Toolbox {
 
     /// The full-text index, opened on first use and brought in step with `snapshot` unless
     /// another call is doing that (a write's own call waits for its sync; readers do not).
-    pub fn text_index(&self, snapshot: &tack_indexer::index::Snapshot) -> Result<Arc<TextIndex>, String> {
+    pub fn text_index(&self, snapshot: &tack_indexer::Snapshot) -> Result<Arc<TextIndex>, String> {
         let text = self
             .text
             .get_or_init(|| {
