@@ -2,20 +2,20 @@
 //! parse, a bare tree walk, the extraction queries run by tree-sitter's `QueryCursor` (for
 //! reference) and by tack's matcher, the whole extraction (matcher + processing) and dropping
 //! the tree.
-//! `cargo run --release -p tack-indexer --example extract_phases -- ROOT`
+//! `cargo run --release -p tack-indexer --example extract_phases -- ROOT`; with `DUMP=file`,
+//! writes every file's extraction instead, to compare two builds byte for byte.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use tack_indexer::lang::Lang;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Lang};
 use tree_sitter::{Parser, QueryCursor, StreamingIterator};
 
 fn main() {
     let root = PathBuf::from(std::env::args().nth(1).expect("usage: extract_phases ROOT"));
     let root = root.canonicalize().expect("root exists");
     let filter = Filter::new(&root, &[]).expect("filter");
-    let files: Vec<(String, Lang)> = filter
+    let files: Vec<(PathBuf, String, Lang)> = filter
         .builder(&root)
         .build()
         .flatten()
@@ -23,14 +23,23 @@ fn main() {
         .filter_map(|e| Lang::from_path(e.path()).map(|lang| (e.into_path(), lang)))
         .filter_map(|(path, lang)| {
             let data = std::fs::read(&path).ok()?;
-            (data.len() as u64 <= tack_indexer::index::MAX_PARSE_BYTES)
-                .then(|| (String::from_utf8_lossy(&data).into_owned(), lang))
+            (data.len() as u64 <= tack_indexer::MAX_PARSE_BYTES)
+                .then(|| (path, String::from_utf8_lossy(&data).into_owned(), lang))
         })
         .collect();
+    if let Ok(dump) = std::env::var("DUMP") {
+        let mut out = String::new();
+        for (path, source, lang) in &files {
+            let symbols = tack_indexer::extract(*lang, source);
+            out += &format!("{}\n{symbols:?}\n", path.strip_prefix(&root).expect("under the root").display());
+        }
+        std::fs::write(dump, out).expect("dump");
+        return;
+    }
     let mut parser = Parser::new();
     let mut time = [Duration::ZERO; 6];
     let (mut nodes, mut captures) = (0usize, 0usize);
-    for (source, lang) in &files {
+    for (_, source, lang) in &files {
         parser.set_language(&lang.grammar()).expect("grammar");
         let t = Instant::now();
         let tree = parser.parse(source, None).expect("a tree");
@@ -67,7 +76,7 @@ fn main() {
         std::hint::black_box(ours);
 
         let t = Instant::now();
-        std::hint::black_box(tack_indexer::symbols::extract_from_tree(*lang, source, &tree));
+        std::hint::black_box(tack_indexer::extract_from_tree(*lang, source, &tree));
         time[4] += t.elapsed();
 
         let t = Instant::now();

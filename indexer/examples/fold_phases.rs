@@ -1,24 +1,25 @@
 //! Times what one changed file costs to fold in (parse, graph, resolver, map tables, search
 //! index), to see where write→visible goes. `cargo run --release -p tack-indexer --example
-//! fold_phases -- ROOT FILE` (FILE relative to ROOT; it is appended to and restored).
+//! fold_phases -- ROOT FILE` (FILE relative to ROOT; it is appended to and restored). With
+//! `DUMP=file`, also writes each fold's updated graph and map, to compare two builds byte for byte.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tack_indexer::index::Index;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Index};
 
 fn main() {
     let root = PathBuf::from(std::env::args().nth(1).expect("ROOT")).canonicalize().expect("root");
     let rel = std::env::args().nth(2).expect("FILE");
     let (index, _) = Index::open(&root, Filter::new(&root, &[]).expect("filter"), None);
     let snapshot = index.snapshot();
-    let (text, _) = tack_indexer::text::TextIndex::open(None).expect("text index");
+    let (text, _) = tack_indexer::TextIndex::open(None).expect("text index");
     text.sync(&root, &snapshot).expect("sync");
-    tack_indexer::map::repo_map(&snapshot, std::slice::from_ref(&rel), 1024, &|s: &str| s.len() / 4);
+    tack_indexer::repo_map(&snapshot, std::slice::from_ref(&rel), 1024, &|s: &str| s.len() / 4);
     let path = root.join(&rel);
     let original = std::fs::read(&path).expect("file");
     let mut before = index.snapshot();
+    let mut dump = String::new();
     for round in 0..5 {
         let mut changed = original.clone();
         changed.extend_from_slice(format!("\ndef folded_{round}():\n    return {round}\n").as_bytes());
@@ -30,10 +31,20 @@ fn main() {
         text.sync(&root, &snapshot).expect("sync");
         let search = t.elapsed();
         let t = Instant::now();
-        tack_indexer::map::repo_map(&snapshot, std::slice::from_ref(&rel), 1024, &|s: &str| s.len() / 4);
+        tack_indexer::repo_map(&snapshot, std::slice::from_ref(&rel), 1024, &|s: &str| s.len() / 4);
         let map = t.elapsed();
+        if std::env::var_os("DUMP").is_some() {
+            let focused =
+                tack_indexer::repo_map(&snapshot, std::slice::from_ref(&rel), 1024, &|s: &str| s.len() / 4);
+            dump += &format!(
+                "fold {round} updated {}\n{}{}",
+                snapshot.graph().was_updated(),
+                graph_facts(&snapshot.graph()),
+                focused.text
+            );
+        }
         let t = Instant::now();
-        let updated = tack_indexer::graph::SymbolGraph::update(&before.graph(), &before, &snapshot);
+        let updated = tack_indexer::SymbolGraph::update(&before.graph(), &before, &snapshot);
         let update = t.elapsed();
         eprintln!(
             "fold (parse, graph, resolver) {fold:?} (graph updated: {}; an update alone {update:?}, {:?}), search index {search:?}, first map after {map:?}",
@@ -44,10 +55,28 @@ fn main() {
     }
     let snapshot = index.snapshot();
     let t = Instant::now();
-    let graph = tack_indexer::graph::SymbolGraph::build(&snapshot);
+    let graph = tack_indexer::SymbolGraph::build(&snapshot);
     eprintln!("graph alone {:?} ({} edges)", t.elapsed(), graph.n_edges());
     let t = Instant::now();
-    let resolver = tack_indexer::resolve::Resolver::new(&snapshot);
+    let resolver = tack_indexer::Resolver::new(&snapshot);
     eprintln!("resolver alone {:?} ({resolver:?})", t.elapsed());
     std::fs::write(&path, &original).expect("restore");
+    if let Some(file) = std::env::var_os("DUMP") {
+        std::fs::write(file, dump + &graph_facts(&graph)).expect("dump");
+    }
+}
+
+/// Every edge in edge order (source, target, identifier, exact weight), then each identifier's
+/// definers and referencers: what two builds of one graph must agree on.
+fn graph_facts(graph: &tack_indexer::SymbolGraph) -> String {
+    use petgraph::visit::EdgeRef;
+    let mut out = String::new();
+    for e in graph.graph.edge_references() {
+        let ident = &graph.idents[e.weight().ident as usize];
+        out += &format!("{} {} {ident} {:?}\n", e.source().index(), e.target().index(), e.weight().weight);
+    }
+    for (id, name) in graph.idents.iter().enumerate() {
+        out += &format!("{name} {:?} {:?}\n", graph.definers(id as u32), graph.referencers(id as u32));
+    }
+    out
 }

@@ -6,10 +6,7 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use tack_indexer::index::Index;
-use tack_indexer::search::{candidates, query_terms};
-use tack_indexer::text::TextIndex;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Index, TextIndex, candidates, query_terms};
 
 fn main() {
     for line in std::io::stdin().lock().lines() {

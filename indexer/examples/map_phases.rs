@@ -1,11 +1,13 @@
 //! Times the phases of one repository map on a saved index (graph, PageRank, render), to see
-//! where map latency goes. `cargo run --release -p tack-indexer --example map_phases -- ROOT STORE`
+//! where map latency goes. `cargo run --release -p tack-indexer --example map_phases -- ROOT STORE`;
+//! with `DUMP=file`, writes maps of a fixed sample of focuses instead, and with `DUMP_GRAPH=file`
+//! the graph (every edge in order, every identifier's definers and referencers), to compare two
+//! builds byte for byte.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tack_indexer::index::Index;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Index};
 
 fn main() {
     let root = PathBuf::from(std::env::args().nth(1).expect("ROOT")).canonicalize().expect("root");
@@ -21,6 +23,9 @@ fn main() {
     let (rank, _) = graph.pagerank(&[], &|_, e| e.weight);
     eprintln!("pagerank {:?} ({} files)", t.elapsed(), rank.len());
     let words = |s: &str| s.split_whitespace().count();
+    if let Ok(dump) = std::env::var("DUMP_GRAPH") {
+        std::fs::write(dump, graph_facts(&graph)).expect("dump");
+    }
     if let Ok(dump) = std::env::var("DUMP") {
         // Maps of a fixed sample of focuses, to compare two builds byte for byte.
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
@@ -28,21 +33,21 @@ fn main() {
             snapshot.files.values().flat_map(|e| e.symbols.defs.iter().map(|d| d.name.clone())).collect();
         let mut out = String::new();
         for budget in [1024, 8192] {
-            out += &tack_indexer::map::repo_map(&snapshot, &[], budget, &words).text;
+            out += &tack_indexer::repo_map(&snapshot, &[], budget, &words).text;
         }
         for i in 0..40 {
             let focus = vec![files[(i * 89) % files.len()].clone()];
-            let map = tack_indexer::map::repo_map(&snapshot, &focus, 1024, &words);
+            let map = tack_indexer::repo_map(&snapshot, &focus, 1024, &words);
             out += &format!("{}{:?}\n", map.text, map.files.iter().map(|f| f.rank).collect::<Vec<_>>());
             let focus = vec![names[(i * 997) % names.len()].clone()];
-            out += &tack_indexer::map::repo_map(&snapshot, &focus, 2048, &words).text;
+            out += &tack_indexer::repo_map(&snapshot, &focus, 2048, &words).text;
         }
         std::fs::write(dump, out).expect("dump");
         return;
     }
     for _ in 0..3 {
         let t = Instant::now();
-        let map = tack_indexer::map::repo_map(&snapshot, &[], 8192, &words);
+        let map = tack_indexer::repo_map(&snapshot, &[], 8192, &words);
         eprintln!("repo_map {:?} ({} defs shown)", t.elapsed(), map.shown_defs);
     }
     let files: Vec<String> = snapshot.files.keys().cloned().collect();
@@ -50,7 +55,7 @@ fn main() {
     let mut shown = 0;
     for i in 0..20 {
         let focus = vec![files[(i * 89) % files.len()].clone()];
-        shown += tack_indexer::map::repo_map(&snapshot, &focus, 1024, &words).shown_defs;
+        shown += tack_indexer::repo_map(&snapshot, &focus, 1024, &words).shown_defs;
     }
     eprintln!("20 focused maps {:?} ({} defs shown)", t.elapsed() / 20, shown);
     let t = Instant::now();
@@ -61,4 +66,19 @@ fn main() {
         let _ = graph.pagerank(&p, &|s, e| if s as usize == f { e.weight * 50.0 } else { e.weight });
     }
     eprintln!("20 focused pageranks {:?}", t.elapsed() / 20);
+}
+
+/// Every edge in edge order (source, target, identifier, exact weight), then each identifier's
+/// definers and referencers: what two builds of one graph must agree on.
+fn graph_facts(graph: &tack_indexer::SymbolGraph) -> String {
+    use petgraph::visit::EdgeRef;
+    let mut out = String::new();
+    for e in graph.graph.edge_references() {
+        let ident = &graph.idents[e.weight().ident as usize];
+        out += &format!("{} {} {ident} {:?}\n", e.source().index(), e.target().index(), e.weight().weight);
+    }
+    for (id, name) in graph.idents.iter().enumerate() {
+        out += &format!("{name} {:?} {:?}\n", graph.definers(id as u32), graph.referencers(id as u32));
+    }
+    out
 }

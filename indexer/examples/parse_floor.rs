@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tack_indexer::lang::Lang;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Lang};
 use tree_sitter::Parser;
 
 fn main() {
@@ -37,11 +36,11 @@ fn main() {
         .par_iter()
         .map(|(path, _, lang)| {
             let Ok(data) = std::fs::read(path) else { return 0 };
-            if data.len() as u64 > tack_indexer::index::MAX_PARSE_BYTES {
+            if data.len() as u64 > tack_indexer::MAX_PARSE_BYTES {
                 return 0;
             }
             let source = String::from_utf8_lossy(&data);
-            PARSER.with(|p| tack_indexer::symbols::parse_only(&mut p.borrow_mut(), *lang, &source));
+            PARSER.with(|p| tack_indexer::parse_only(&mut p.borrow_mut(), *lang, &source));
             data.len()
         })
         .sum();

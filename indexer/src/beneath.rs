@@ -132,7 +132,7 @@ fn is_link(dir: BorrowedFd<'_>, name: &str) -> bool {
 }
 
 /// Reads the regular file `rel` beneath the folder `root`.
-pub fn read(root: &Path, rel: &str) -> io::Result<Vec<u8>> {
+pub(crate) fn read(root: &Path, rel: &str) -> io::Result<Vec<u8>> {
     RootDir::open(root)?.read(rel)
 }
 

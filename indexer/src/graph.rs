@@ -81,7 +81,7 @@ fn ref_weight(kind: RefKind) -> f64 {
 /// Aider multiplies long (8+ characters, snake/camel/kebab) names by 10. tack counts imports,
 /// type uses and plain names as references too, and at ×10 two references to a long name
 /// outweighed four files using a short one, so long names get a milder bonus.
-pub const LONG_NAME: f64 = 2.0;
+pub(crate) const LONG_NAME: f64 = 2.0;
 
 /// The identifier multiplier, before focus: long identifiers ×[`LONG_NAME`], private ones ×0.1,
 /// names defined in more than five files ×0.1.

@@ -21,7 +21,7 @@ use crate::walk::Filter;
 
 /// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
 /// version is rebuilt. Query files need no bump: their hash is part of the saved header.
-pub const FORMAT_VERSION: u32 = 3;
+pub(crate) const FORMAT_VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// Files larger than this are listed without symbols (generated code, vendored bundles).
 pub const MAX_PARSE_BYTES: u64 = 2 * 1024 * 1024;
@@ -169,7 +169,7 @@ pub enum LoadOutcome {
         reason: String,
     },
     /// No usable saved index, and another worktree or clone of the repository had one: its
-    /// entries are reused where path and content match (see [`crate::worktree`]).
+    /// entries are reused where path and content match (see [`Donor`](crate::Donor)).
     Seeded {
         from: crate::worktree::Donor,
         files: usize,
@@ -427,7 +427,7 @@ pub fn default_store(root: &Path) -> Option<PathBuf> {
     Some(base.join("tack").join(format!("{name}-{}", &key[..16])))
 }
 
-pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
+pub(crate) fn content_hash(bytes: &[u8]) -> [u8; 16] {
     let mut hash = [0u8; 16];
     hash.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
     hash

@@ -15,7 +15,7 @@ pub enum Lang {
 }
 
 /// Everything tack needs to know about one language.
-pub struct LangSpec {
+pub(crate) struct LangSpec {
     pub lang: Lang,
     pub name: &'static str,
     pub extensions: &'static [&'static str],
@@ -27,7 +27,7 @@ pub struct LangSpec {
 }
 
 /// The table. Order is the order of [`Lang`].
-pub const LANGS: &[LangSpec] = &[
+pub(crate) const LANGS: &[LangSpec] = &[
     LangSpec {
         lang: Lang::Python,
         name: "python",
@@ -48,12 +48,12 @@ pub const LANGS: &[LangSpec] = &[
 
 impl LangSpec {
     /// Every query file of the language, in order: what [`Lang::query`] compiles.
-    pub fn query_files(&self) -> [(&'static str, &'static str); 2] {
+    pub(crate) fn query_files(&self) -> [(&'static str, &'static str); 2] {
         [("tags.scm", self.tags), ("names.scm", self.names)]
     }
 
     /// The query files joined into one query source.
-    pub fn source(&self) -> String {
+    pub(crate) fn source(&self) -> String {
         self.query_files().iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n")
     }
 }
@@ -65,7 +65,7 @@ impl Lang {
         LANGS.iter().find(|spec| spec.extensions.contains(&ext)).map(|spec| spec.lang)
     }
 
-    pub fn spec(self) -> &'static LangSpec {
+    pub(crate) fn spec(self) -> &'static LangSpec {
         &LANGS[self as usize]
     }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::index::Snapshot;
 
 /// Rendered source lines are cut to this many characters.
-pub const LINE_CHARS: usize = 100;
+pub(crate) const LINE_CHARS: usize = 100;
 /// A map is accepted once it is this close below the budget (Aider's 15%).
 const CLOSE_ENOUGH: f64 = 0.15;
 
@@ -359,7 +359,7 @@ pub fn repo_map(
 /// one name in the file the edge points at), each slot's definitions, identifiers' string order
 /// as numbers, and one numbering of all definitions.
 #[derive(Debug)]
-pub struct Tables {
+pub(crate) struct Tables {
     edge_slot: Vec<u32>,
     /// (file, identifier) of each slot.
     slots: Vec<(u32, u32)>,

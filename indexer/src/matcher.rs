@@ -94,7 +94,12 @@ enum Shape {
 
 impl Patterns {
     /// Compiles query source for `language`; the error names the line and what is wrong.
-    pub fn new(language: &Language, source: &str) -> Result<Patterns, String> {
+    pub fn new(language: &Language, source: &str) -> Result<Patterns, crate::Error> {
+        Self::compile(language, source).map_err(|reason| crate::Error::Query { reason })
+    }
+
+    /// [`Patterns::new`], with the parser's own error: the line and what is wrong there.
+    fn compile(language: &Language, source: &str) -> Result<Patterns, String> {
         let tokens = tokenize(source)?;
         let mut parser = ScmParser { tokens, at: 0, language, capture_names: Vec::new() };
         let mut patterns = Vec::new();
@@ -695,7 +700,10 @@ mod tests {
     }
 
     fn compile_error(source: &str) -> String {
-        Patterns::new(&Lang::Python.grammar(), source).expect_err("should not compile")
+        match Patterns::new(&Lang::Python.grammar(), source) {
+            Err(crate::Error::Query { reason }) => reason,
+            other => panic!("should not compile: {other:?}"),
+        }
     }
 
     #[test]

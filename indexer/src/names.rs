@@ -8,11 +8,11 @@ use tree_sitter::Node;
 use crate::lang::Lang;
 
 /// "No value" for the compact `u32` indexes below.
-pub const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// What kind of region a scope is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ScopeKind {
+pub(crate) enum ScopeKind {
     /// The whole file (always scope 0).
     File,
     Function,
@@ -60,7 +60,7 @@ impl Pos {
 
 /// A region where names are bound. Scopes are in source order; scope 0 is the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Scope {
+pub(crate) struct Scope {
     pub kind: ScopeKind,
     /// Where the region starts and ends (the end is exclusive).
     pub start: Pos,
@@ -73,7 +73,7 @@ pub struct Scope {
 
 /// How a name got bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum BindKind {
+pub(crate) enum BindKind {
     Param,
     /// Rust `self`, `&self`, `&mut self`.
     SelfParam,
@@ -114,7 +114,7 @@ impl BindKind {
 
 /// One name bound in a scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Binding {
+pub(crate) struct Binding {
     /// Index into the file's `names`.
     pub name: u32,
     pub scope: u32,
@@ -131,7 +131,7 @@ pub struct Binding {
 
 /// One name an import binds (or one glob import).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Import {
+pub(crate) struct Import {
     /// Index into `names`: Python, the module as written (`a.b`, `..pkg`, `.`); Rust, the path
     /// before the imported item (`crate::geo`, empty for `use foo;`).
     pub module: u32,
@@ -151,7 +151,7 @@ pub struct Import {
 
 /// A Rust impl block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Impl {
+pub(crate) struct Impl {
     /// Index into `names`: the implementing type's path, generics dropped (`Circle`).
     pub self_ty: u32,
     /// Index into `names`: the trait's path, or [`NONE`] for an inherent impl.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::lang::Lang;
+use crate::matcher::Layout;
 use crate::names::{self, Binding, Impl, Import, NONE, Pos, Role, Scope, ScopeKind};
 
 /// What a definition is.
@@ -162,7 +163,7 @@ pub struct Ref {
     pub enclosing: Option<u32>,
     /// What comes before the name, as an index into `names`: the object of `a.b.name`
     /// (`a.b`, or `?` when it is not a plain chain), the path of `geo::name`, the module of an
-    /// imported name (`..pkg`); [`names::NONE`] for a bare name.
+    /// imported name (`..pkg`); `u32::MAX` (no name) for a bare name.
     pub qualifier: u32,
 }
 
@@ -178,15 +179,15 @@ pub struct FileSymbols {
     /// Places where the parser had to recover (0 for a clean file).
     pub syntax_issues: u32,
     /// Scopes in source order; scope 0 is the whole file.
-    pub scopes: Vec<Scope>,
+    pub(crate) scopes: Vec<Scope>,
     /// Names bound in scopes (parameters, assignments, loop variables, patterns), in source
     /// order.
-    pub bindings: Vec<Binding>,
-    pub imports: Vec<Import>,
+    pub(crate) bindings: Vec<Binding>,
+    pub(crate) imports: Vec<Import>,
     /// Rust impl blocks.
-    pub impls: Vec<Impl>,
+    pub(crate) impls: Vec<Impl>,
     /// Python `__all__`, when the module sets it.
-    pub exports: Option<Vec<String>>,
+    pub(crate) exports: Option<Vec<String>>,
 }
 
 impl FileSymbols {
@@ -194,7 +195,7 @@ impl FileSymbols {
         &self.names[r.name as usize]
     }
 
-    /// The string at a `names` index; empty for [`names::NONE`].
+    /// The string at a `names` index; empty for `u32::MAX` (no name).
     pub fn text(&self, id: u32) -> &str {
         self.names.get(id as usize).map_or("", String::as_str)
     }
@@ -207,7 +208,7 @@ pub fn extract(lang: Lang, source: &str) -> FileSymbols {
 }
 
 /// Parses and extracts, reusing `parser` (one per thread is the fast path).
-pub fn extract_with(parser: &mut Parser, lang: Lang, source: &str) -> FileSymbols {
+pub(crate) fn extract_with(parser: &mut Parser, lang: Lang, source: &str) -> FileSymbols {
     parser.set_language(&lang.grammar()).expect("grammar version matches tree-sitter");
     match parser.parse(source, None) {
         Some(tree) => extract_from_tree(lang, source, &tree),
@@ -270,7 +271,7 @@ impl<'a> Interner<'a> {
 
 /// The innermost scope containing `pos`, given scopes sorted by start (nested spans): the
 /// last scope starting at or before it, or the nearest of that scope's parents that contains it.
-pub fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
+pub(crate) fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
     let i = scopes.partition_point(|s| s.start <= pos);
     let mut at = i.saturating_sub(1) as u32;
     while at != 0 && scopes[at as usize].end <= pos {
@@ -279,24 +280,71 @@ pub fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
     at
 }
 
+/// Extracts one file's symbols from its tree, in phases: the query matches sorted by what they
+/// capture, then definitions, scopes, references, bindings, imports, impls and `__all__`.
 pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
-    let roles = roles(lang);
     let bytes = source.as_bytes();
+    let (matches, layout) = collect_matches(lang, tree, bytes);
+    let defs = make_defs(lang, source, &layout, &matches.defs);
+    let scopes = make_scopes(&matches.scopes, &defs);
+    // Names are numbered as first met: references, then bindings, imports and impls.
+    let mut interner = Interner::default();
+    let refs = make_refs(lang, bytes, &matches, &defs, &mut interner);
+    let bindings = make_bindings(lang, bytes, &matches.bindings, &scopes, &mut interner);
+    let imports = make_imports(lang, bytes, &matches.imports, &scopes, &mut interner);
+    let impls = make_impls(bytes, &matches.impls, &mut interner);
+    let exports = make_exports(bytes, &matches.exports);
+    let syntax_issues = if tree.root_node().has_error() { count_issues(tree.root_node()) } else { 0 };
+    FileSymbols {
+        defs,
+        refs,
+        names: interner.into_names(),
+        syntax_issues,
+        scopes,
+        bindings,
+        imports,
+        impls,
+        exports,
+    }
+}
 
-    // Definition nodes (by node id) with their name node and kind; reference identifiers with
-    // the most specific kind any pattern gave them; what name resolution needs.
-    // References are kept as (start byte, node, kind), one per matching pattern; sorting them
-    // once afterwards is cheaper than a map lookup per match.
-    let mut def_nodes: Vec<(Node, Node, DefKind, u32)> = Vec::new();
+/// The captured nodes of one file, sorted by what they are, before any becomes a symbol.
+struct Matches<'t> {
+    /// Definition nodes with their name node, kind and place in the layout, one per node (the
+    /// most specific kind any pattern gave it), by start and then outermost first.
+    defs: Vec<(Node<'t>, Node<'t>, DefKind, u32)>,
+    /// Reference identifiers as (start byte, node, kind), one per matching pattern, sorted by
+    /// start byte and node: sorting once is cheaper than a map lookup per match.
+    refs: Vec<(u32, Node<'t>, RefKind)>,
+    /// Scope regions, distinct, by start and then outermost first.
+    scopes: Vec<Node<'t>>,
+    /// Bound patterns, one per node, with their kind and evident type.
+    bindings: Vec<(Node<'t>, names::BindKind, Option<String>)>,
+    /// Import statements, distinct, by start.
+    imports: Vec<Node<'t>>,
+    impls: Vec<Node<'t>>,
+    /// The values assigned to `__all__`.
+    exports: Vec<Node<'t>>,
+    /// A qualified name's qualifier and whether it is a call's argument, by the name's node id.
+    qualifier_of: FxHashMap<usize, (Node<'t>, bool)>,
+}
+
+/// Runs the language's patterns over the tree. Produces every captured node, sorted
+/// into [`Matches`], and the layout the captures point into.
+fn collect_matches<'t>(lang: Lang, tree: &'t Tree, bytes: &[u8]) -> (Matches<'t>, Layout<'t>) {
+    let roles = roles(lang);
+    let mut m = Matches {
+        defs: Vec::new(),
+        refs: Vec::new(),
+        scopes: Vec::new(),
+        bindings: Vec::new(),
+        imports: Vec::new(),
+        impls: Vec::new(),
+        exports: Vec::new(),
+        qualifier_of: FxHashMap::default(),
+    };
     let mut def_seen: FxHashMap<usize, usize> = FxHashMap::default();
-    let mut ref_nodes: Vec<(u32, Node, RefKind)> = Vec::new();
-    let mut scope_nodes: Vec<Node> = Vec::new();
-    let mut bind_nodes: Vec<(Node, BindKindOf, Option<String>)> = Vec::new();
     let mut bind_seen: FxHashMap<usize, usize> = FxHashMap::default();
-    let mut import_nodes: Vec<Node> = Vec::new();
-    let mut impl_nodes: Vec<Node> = Vec::new();
-    let mut export_nodes: Vec<Node> = Vec::new();
-    let mut qualifier_of: FxHashMap<usize, (Node, bool)> = FxHashMap::default();
     let layout = lang.patterns().for_each_match(tree, bytes, &mut |_, captures| {
         let mut name_node = None;
         let mut def: Option<(Node, DefKind, u32)> = None;
@@ -311,7 +359,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
                 Role::Name => name_node = Some(capture.node),
                 Role::Def(kind) => def = Some((capture.node, kind, capture.at)),
                 Role::Ref(kind) => reference = Some(kind),
-                Role::Scope => scope_nodes.push(capture.node),
+                Role::Scope => m.scopes.push(capture.node),
                 Role::Bind(kind) => bind = Some((capture.node, kind)),
                 Role::Hint => hint = names::type_hint(lang, node_text(capture.node, bytes)),
                 Role::HintCall => {
@@ -321,9 +369,9 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
                     hint = names::type_hint(lang, node_text(capture.node, bytes)).map(|h| format!("={h}"))
                 }
                 Role::Receiver => receiver_ok = matches!(node_text(capture.node, bytes), "self" | "cls"),
-                Role::Import => import_nodes.push(capture.node),
-                Role::Impl => impl_nodes.push(capture.node),
-                Role::Exports => export_nodes.push(capture.node),
+                Role::Import => m.imports.push(capture.node),
+                Role::Impl => m.impls.push(capture.node),
+                Role::Exports => m.exports.push(capture.node),
                 Role::Qualifier => qualified = Some((capture.node, qualified.map_or(capture.node, |q| q.1))),
                 Role::Qualified => qualified = Some((qualified.map_or(capture.node, |q| q.0), capture.node)),
                 Role::QualifiedArgument => {
@@ -334,20 +382,20 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             }
         }
         if let Some((qualifier, name)) = qualified {
-            qualifier_of.insert(name.id(), (qualifier, argument));
+            m.qualifier_of.insert(name.id(), (qualifier, argument));
             return;
         }
         if let Some((node, kind)) = bind {
             if receiver_ok {
                 match bind_seen.get(&node.id()) {
                     Some(&i) => {
-                        if bind_nodes[i].2.is_none() {
-                            bind_nodes[i].2 = hint;
+                        if m.bindings[i].2.is_none() {
+                            m.bindings[i].2 = hint;
                         }
                     }
                     None => {
-                        bind_seen.insert(node.id(), bind_nodes.len());
-                        bind_nodes.push((node, kind, hint));
+                        bind_seen.insert(node.id(), m.bindings.len());
+                        m.bindings.push((node, kind, hint));
                     }
                 }
             }
@@ -356,22 +404,36 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         let Some(name_node) = name_node else { return };
         if let Some((node, kind, at)) = def {
             match def_seen.get(&node.id()) {
-                Some(&i) if def_nodes[i].2 <= kind => {}
-                Some(&i) => def_nodes[i].2 = kind,
+                Some(&i) if m.defs[i].2 <= kind => {}
+                Some(&i) => m.defs[i].2 = kind,
                 None => {
-                    def_seen.insert(node.id(), def_nodes.len());
-                    def_nodes.push((node, name_node, kind, at));
+                    def_seen.insert(node.id(), m.defs.len());
+                    m.defs.push((node, name_node, kind, at));
                 }
             }
         } else if let Some(kind) = reference {
-            ref_nodes.push((name_node.start_byte() as u32, name_node, kind));
+            m.refs.push((name_node.start_byte() as u32, name_node, kind));
         }
     });
+    m.defs.sort_by_key(|(node, _, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
+    m.refs.sort_unstable_by_key(|(start, node, _)| (*start, node.id()));
+    m.scopes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    m.scopes.dedup_by_key(|n| n.id());
+    m.imports.sort_by_key(|n| n.start_byte());
+    m.imports.dedup_by_key(|n| n.id());
+    (m, layout)
+}
 
-    def_nodes.sort_by_key(|(node, _, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
-    let name_ids: FxHashSet<usize> = def_nodes.iter().map(|(_, name, _, _)| name.id()).collect();
-
-    // Parents by a sweep over nested spans, then qualified names from the parent chain.
+/// The definitions, in source order. Parents come from a sweep over the nested spans,
+/// qualified names from the parent chain, ancestors from the layout (`Node::parent` searches
+/// down from the root each time).
+fn make_defs(
+    lang: Lang,
+    source: &str,
+    layout: &Layout,
+    def_nodes: &[(Node, Node, DefKind, u32)],
+) -> Vec<Def> {
+    let bytes = source.as_bytes();
     let mut defs: Vec<Def> = Vec::with_capacity(def_nodes.len());
     let mut stack: Vec<usize> = Vec::new();
     // Rust doc comments, found once per parent for all its children.
@@ -388,7 +450,6 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         }
         let parent = stack.last().copied();
         let name = node_text(*name_node, bytes).to_string();
-        // Ancestors from the layout: `Node::parent` searches down from the root each time.
         let [_, up @ ..] = layout.ancestors::<4>(*at);
         let parent_node = up[0];
         let container = container_name(lang, up, bytes);
@@ -420,11 +481,12 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         });
         stack.push(i);
     }
+    defs
+}
 
-    // Scopes: the file, then every captured region in source order, each with its parent and
-    // the definition it is the body of.
-    scope_nodes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-    scope_nodes.dedup_by_key(|n| n.id());
+/// The scopes, the file's first and then every captured region in source order, each
+/// with its parent and the definition it is the body of.
+fn make_scopes(scope_nodes: &[Node], defs: &[Def]) -> Vec<Scope> {
     let mut scopes: Vec<Scope> = Vec::with_capacity(scope_nodes.len() + 1);
     scopes.push(Scope {
         kind: ScopeKind::File,
@@ -436,7 +498,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let mut open: Vec<u32> = vec![0];
     let def_by_span: FxHashMap<(u32, u32), u32> =
         defs.iter().enumerate().map(|(i, d)| ((d.start_byte, d.end_byte), i as u32)).collect();
-    for node in &scope_nodes {
+    for node in scope_nodes {
         let (start, end) = (Pos::of(node.start_position()), Pos::of(node.end_position()));
         while open.len() > 1 && scopes[*open.last().expect("non-empty") as usize].end < end {
             open.pop();
@@ -452,25 +514,31 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         });
         open.push(scopes.len() as u32 - 1);
     }
+    scopes
+}
 
-    let mut interner = Interner::default();
+/// The references in source order, each with its innermost enclosing definition, the
+/// most specific kind any pattern gave it and its qualifier; a definition's own name is not a
+/// reference, and a name in an import statement is an import.
+fn make_refs<'a>(
+    lang: Lang,
+    bytes: &'a [u8],
+    matches: &Matches,
+    defs: &[Def],
+    interner: &mut Interner<'a>,
+) -> Vec<Ref> {
+    let name_ids: FxHashSet<usize> = matches.defs.iter().map(|(_, name, _, _)| name.id()).collect();
     // Import statements by span: a name inside one is an import (a binary search, where
     // walking up the tree from every name would cost a parent lookup per level).
-    import_nodes.sort_by_key(|n| n.start_byte());
-    import_nodes.dedup_by_key(|n| n.id());
     let import_spans: Vec<(usize, usize)> =
-        import_nodes.iter().map(|n| (n.start_byte(), n.end_byte())).collect();
+        matches.imports.iter().map(|n| (n.start_byte(), n.end_byte())).collect();
     let in_import = |byte: usize| {
         let i = import_spans.partition_point(|s| s.0 <= byte);
         i > 0 && import_spans[i - 1].1 > byte
     };
-
-    // References in source order, each with its innermost enclosing definition and the most
-    // specific kind any pattern gave it; a definition's own name is not a reference.
-    ref_nodes.sort_unstable_by_key(|(start, node, _)| (*start, node.id()));
-    let mut ref_list: Vec<(Node, RefKind)> = Vec::with_capacity(ref_nodes.len());
+    let mut ref_list: Vec<(Node, RefKind)> = Vec::with_capacity(matches.refs.len());
     let mut last_id = None;
-    for (_, node, kind) in ref_nodes {
+    for &(_, node, kind) in &matches.refs {
         if last_id == Some(node.id()) {
             let merged = ref_list.last_mut().expect("a reference was kept");
             merged.1 = merged.1.max(kind);
@@ -510,7 +578,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         let qualifier = if importing {
             names::qualifier(lang, node, bytes)
         } else {
-            qualifier_of.get(&node.id()).map(|&(q, argument)| {
+            matches.qualifier_of.get(&node.id()).map(|&(q, argument)| {
                 let text = names::qualifier_text(lang, q, bytes);
                 if argument { text + "(" } else { text }
             })
@@ -526,13 +594,22 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             qualifier,
         });
     }
+    refs
+}
 
-    // Bindings: every identifier of every captured pattern, in source order, in its scope.
-    // One identifier can sit in two captured patterns (a closure parameter and its pattern);
-    // it binds once, with the hint if either had one.
+/// The bindings, every identifier of every captured pattern in source order, in its
+/// scope. One identifier can sit in two captured patterns (a closure parameter and its
+/// pattern); it binds once, with the hint if either had one.
+fn make_bindings<'a>(
+    lang: Lang,
+    bytes: &'a [u8],
+    bind_nodes: &[(Node, names::BindKind, Option<String>)],
+    scopes: &[Scope],
+    interner: &mut Interner<'a>,
+) -> Vec<Binding> {
     let mut bind_idents: Vec<(Node, names::BindKind, Option<&str>)> = Vec::new();
     let mut idents: Vec<Node> = Vec::new();
-    for (node, kind, hint) in &bind_nodes {
+    for (node, kind, hint) in bind_nodes {
         idents.clear();
         match kind {
             names::BindKind::SelfParam => idents.push(*node),
@@ -550,7 +627,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             (_, Some(h)) => interner.id(h),
             _ => NONE,
         };
-        let mut scope = innermost_scope(&scopes, Pos::of(ident.start_position()));
+        let mut scope = innermost_scope(scopes, Pos::of(ident.start_position()));
         if *kind == names::BindKind::Attribute {
             // `self.x = …` in a method binds `x` in the class body.
             let function = scopes[scope as usize];
@@ -578,13 +655,23 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             hint,
         });
     }
+    bindings
+}
 
+/// The imports, each name an import statement brings in, in its scope.
+fn make_imports(
+    lang: Lang,
+    bytes: &[u8],
+    import_nodes: &[Node],
+    scopes: &[Scope],
+    interner: &mut Interner,
+) -> Vec<Import> {
     let mut imports: Vec<Import> = Vec::new();
     let mut raw = Vec::new();
-    for node in &import_nodes {
+    for node in import_nodes {
         raw.clear();
         names::decode_import(lang, *node, bytes, &mut raw);
-        let scope = innermost_scope(&scopes, Pos::of(node.start_position()));
+        let scope = innermost_scope(scopes, Pos::of(node.start_position()));
         for r in &raw {
             let at = r.at.start_position();
             imports.push(Import {
@@ -599,9 +686,13 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
             });
         }
     }
+    imports
+}
 
+/// The Rust impl blocks, by start, with the type and trait each is for.
+fn make_impls(bytes: &[u8], impl_nodes: &[Node], interner: &mut Interner) -> Vec<Impl> {
     let mut impls: Vec<Impl> = Vec::new();
-    for node in &impl_nodes {
+    for node in impl_nodes {
         if let Some((ty, trait_path)) = names::impl_paths(*node, bytes) {
             impls.push(Impl {
                 self_ty: interner.id(&ty),
@@ -612,30 +703,19 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         }
     }
     impls.sort_by_key(|i| i.start);
+    impls
+}
 
-    let exports = (!export_nodes.is_empty()).then(|| {
+/// The names Python's `__all__` lists, when the module sets it.
+fn make_exports(bytes: &[u8], export_nodes: &[Node]) -> Option<Vec<String>> {
+    (!export_nodes.is_empty()).then(|| {
         let mut out = Vec::new();
-        for node in &export_nodes {
+        for node in export_nodes {
             names::exported_names(*node, bytes, &mut out);
         }
         out
-    });
-
-    let syntax_issues = if tree.root_node().has_error() { count_issues(tree.root_node()) } else { 0 };
-    FileSymbols {
-        defs,
-        refs,
-        names: interner.into_names(),
-        syntax_issues,
-        scopes,
-        bindings,
-        imports,
-        impls,
-        exports,
-    }
+    })
 }
-
-type BindKindOf = names::BindKind;
 
 use names::node_text;
 

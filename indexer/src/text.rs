@@ -2,7 +2,7 @@
 //! source file (path, definition names, doc lines, code), kept in step with the symbol index.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use tantivy::collector::TopDocs;
@@ -13,6 +13,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 use tantivy::{Index as Tantivy, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc};
 
+use crate::Error;
 use crate::index::{MAX_PARSE_BYTES, Snapshot};
 
 /// The tokenizer's registered name.
@@ -23,7 +24,7 @@ const MAX_TERM: usize = 64;
 /// Splits text into identifiers and emits each identifier whole and, at the same position, its
 /// parts: `parseHTTPResponse` → `parsehttpresponse`, `parse`, `http`, `response`;
 /// `read_to_end` → `read_to_end`, `read`, `to`, `end`. Everything is lowercased.
-pub fn code_terms(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
+pub(crate) fn code_terms(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
     let bytes = text.as_bytes();
     let mut position = 0;
     let mut i = 0;
@@ -99,11 +100,11 @@ fn split_parts(word: &str, mut part: impl FnMut(usize, usize)) {
 
 /// The tantivy tokenizer over [`code_terms`].
 #[derive(Clone, Default)]
-pub struct CodeTokenizer {
+pub(crate) struct CodeTokenizer {
     tokens: Vec<Token>,
 }
 
-pub struct CodeTokenStream<'a> {
+pub(crate) struct CodeTokenStream<'a> {
     tokens: &'a [Token],
     index: Option<usize>,
 }
@@ -145,7 +146,7 @@ impl TokenStream for CodeTokenStream<'_> {
 
 /// The fields of a file's document. Scores come per field, so ranking can weigh them.
 #[derive(Debug, Clone, Copy)]
-pub struct Fields {
+pub(crate) struct Fields {
     pub path: Field,
     pub hash: Field,
     pub path_terms: Field,
@@ -186,6 +187,8 @@ struct State {
 
 /// The tantivy index of one root.
 pub struct TextIndex {
+    /// Where it is saved (`None`: in memory), for messages.
+    dir: Option<PathBuf>,
     reader: IndexReader,
     writer: Mutex<IndexWriter>,
     fields: Fields,
@@ -197,7 +200,12 @@ pub struct TextIndex {
 impl TextIndex {
     /// Opens the index saved in `dir` (created when missing, rebuilt when unreadable), or an
     /// in-memory one. Says why a saved index was dropped.
-    pub fn open(dir: Option<&Path>) -> tantivy::Result<(Self, Option<String>)> {
+    pub fn open(dir: Option<&Path>) -> Result<(Self, Option<String>), Error> {
+        Self::open_tantivy(dir)
+            .map_err(|err| Error::SearchIndexOpen { path: dir.map(Path::to_path_buf), cause: err.into() })
+    }
+
+    fn open_tantivy(dir: Option<&Path>) -> tantivy::Result<(Self, Option<String>)> {
         let (schema, fields) = schema();
         let mut dropped = None;
         let index = match dir {
@@ -247,27 +255,32 @@ impl TextIndex {
         }
         let state = Mutex::new(State { generation: None, docs });
         let synced = std::sync::atomic::AtomicU64::new(0);
-        Ok((Self { reader, writer: Mutex::new(writer), fields, state, synced }, dropped))
+        let dir = dir.map(Path::to_path_buf);
+        Ok((Self { dir, reader, writer: Mutex::new(writer), fields, state, synced }, dropped))
     }
 
-    pub fn fields(&self) -> Fields {
+    pub(crate) fn fields(&self) -> Fields {
         self.fields
     }
 
     /// Brings the index to `snapshot`: files whose content hash changed are indexed again
     /// (read from `root`), removed files are deleted. A no-op when already in step.
-    pub fn sync(&self, root: &Path, snapshot: &Snapshot) -> tantivy::Result<SyncStats> {
+    pub fn sync(&self, root: &Path, snapshot: &Snapshot) -> Result<SyncStats, Error> {
         self.sync_with(root, snapshot, true)
     }
 
     /// [`TextIndex::sync`], unless another call is syncing after a first sync: then this one
     /// searches what is committed (a change behind at most) rather than wait. For readers; a
     /// writer syncs.
-    pub fn sync_unless_busy(&self, root: &Path, snapshot: &Snapshot) -> tantivy::Result<SyncStats> {
+    pub fn sync_unless_busy(&self, root: &Path, snapshot: &Snapshot) -> Result<SyncStats, Error> {
         self.sync_with(root, snapshot, false)
     }
 
-    fn sync_with(&self, root: &Path, snapshot: &Snapshot, wait: bool) -> tantivy::Result<SyncStats> {
+    fn sync_with(&self, root: &Path, snapshot: &Snapshot, wait: bool) -> Result<SyncStats, Error> {
+        let failed = |err: tantivy::TantivyError| Error::SearchIndexUpdate {
+            path: self.dir.clone(),
+            cause: err.into(),
+        };
         // Already at this snapshot or a newer one: no lock, so a query never waits for a sync.
         if self.synced.load(std::sync::atomic::Ordering::Acquire) > snapshot.generation {
             return Ok(SyncStats::default());
@@ -319,20 +332,22 @@ impl TextIndex {
                 }
             }
             let f = self.fields;
-            writer.add_document(doc!(
-                f.path => path.as_str(),
-                f.hash => entry.hash.as_slice(),
-                f.path_terms => path.as_str(),
-                f.defs => defs,
-                f.docs => docs,
-                f.body => body,
-            ))?;
+            writer
+                .add_document(doc!(
+                    f.path => path.as_str(),
+                    f.hash => entry.hash.as_slice(),
+                    f.path_terms => path.as_str(),
+                    f.defs => defs,
+                    f.docs => docs,
+                    f.body => body,
+                ))
+                .map_err(failed)?;
             state.docs.insert(path.clone(), entry.hash);
             stats.added += 1;
         }
         if stats.added + stats.removed > 0 {
-            writer.commit()?;
-            self.reader.reload()?;
+            writer.commit().map_err(failed)?;
+            self.reader.reload().map_err(failed)?;
         }
         state.generation = Some(snapshot.generation);
         self.synced.store(snapshot.generation + 1, std::sync::atomic::Ordering::Release);
@@ -340,7 +355,12 @@ impl TextIndex {
     }
 
     /// BM25 scores of every file matching any of `terms` in `field`, by path.
-    pub fn field_scores(&self, field: Field, terms: &[String]) -> tantivy::Result<HashMap<String, f32>> {
+    pub(crate) fn field_scores(&self, field: Field, terms: &[String]) -> Result<HashMap<String, f32>, Error> {
+        self.scores(field, terms)
+            .map_err(|err| Error::SearchIndexRead { path: self.dir.clone(), cause: err.into() })
+    }
+
+    fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<HashMap<String, f32>> {
         let searcher = self.reader.searcher();
         let clauses: Vec<(Occur, Box<dyn Query>)> = terms
             .iter()
@@ -367,7 +387,7 @@ impl TextIndex {
     }
 
     /// For each file, how many of `terms` its body holds.
-    pub fn terms_per_file(&self, terms: &[String]) -> tantivy::Result<HashMap<String, u32>> {
+    pub fn terms_per_file(&self, terms: &[String]) -> Result<HashMap<String, u32>, Error> {
         let mut out: HashMap<String, u32> = HashMap::new();
         for term in terms {
             for path in self.field_scores(self.fields.body, std::slice::from_ref(term))?.into_keys() {

@@ -6,6 +6,8 @@ use std::path::Path;
 use ignore::WalkBuilder;
 use ignore::overrides::{Override, OverrideBuilder};
 
+use crate::Error;
+
 /// The repository's file filter, built once and shared by every walk.
 #[derive(Debug, Clone)]
 pub struct Filter {
@@ -14,17 +16,18 @@ pub struct Filter {
 
 impl Filter {
     /// A filter for `root` with extra gitignore-style globs; fails on a glob that does not parse.
-    pub fn new(root: &Path, extra_ignores: &[String]) -> Result<Self, ignore::Error> {
+    pub fn new(root: &Path, extra_ignores: &[String]) -> Result<Self, Error> {
         let globs: Vec<&str> = extra_ignores.iter().map(|g| g.trim()).filter(|g| !g.is_empty()).collect();
         if globs.is_empty() {
             return Ok(Self { overrides: None });
         }
         let mut ob = OverrideBuilder::new(root);
-        for glob in globs {
+        for glob in &globs {
             // In an override set, a glob starting with `!` excludes what it matches.
-            ob.add(&format!("!{}", glob.trim_start_matches('!')))?;
+            ob.add(&format!("!{}", glob.trim_start_matches('!'))).map_err(|err| glob_error(glob, err))?;
         }
-        Ok(Self { overrides: Some(ob.build()?) })
+        let overrides = ob.build().map_err(|err| glob_error(&globs.join(", "), err))?;
+        Ok(Self { overrides: Some(overrides) })
     }
 
     /// A walker over `dir` (inside the root) with the repository's rules, in name order.
@@ -45,6 +48,15 @@ impl Filter {
         }
         builder
     }
+}
+
+/// The error for `glob`: the glob parser's reason alone, as the message names the glob.
+fn glob_error(glob: &str, err: ignore::Error) -> Error {
+    let reason = match err {
+        ignore::Error::Glob { err, .. } => err,
+        other => other.to_string(),
+    };
+    Error::IgnoreGlob { glob: glob.to_string(), reason }
 }
 
 #[cfg(test)]
@@ -86,6 +98,10 @@ mod tests {
     #[test]
     fn a_bad_glob_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(Filter::new(dir.path(), &["src/[".to_string()]).is_err());
+        let err = Filter::new(dir.path(), &["src/[".to_string()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the ignore glob \"src/[\" does not parse: unclosed character class; missing ']'"
+        );
     }
 }

@@ -72,7 +72,7 @@ fn origin_url(config: &str) -> Option<String> {
 
 /// The newest saved index beside `store` (in the same cache folder) whose root is in the same
 /// repository as `root`; `None` when `root` is in no git repository or none matches.
-pub fn find(store: &Path, root: &Path) -> Option<Donor> {
+pub(crate) fn find(store: &Path, root: &Path) -> Option<Donor> {
     let ours = Identity::of(root)?;
     let mut best: Option<(std::time::SystemTime, Donor)> = None;
     for entry in std::fs::read_dir(store.parent()?).ok()?.flatten() {

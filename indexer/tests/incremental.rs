@@ -5,9 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use tack_indexer::graph::SymbolGraph;
-use tack_indexer::index::Index;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Index, SymbolGraph};
 
 /// The graph as a sorted list of named facts, independent of identifier numbering and edge order.
 fn facts(graph: &SymbolGraph) -> Vec<String> {
@@ -77,14 +75,14 @@ fn check(fixture: &str, edits: &[Edit]) {
             assert!((a - b).abs() < 1e-9, "edit {n}: rank {a} against {b}");
         }
         let resolver = after.resolver();
-        let full = tack_indexer::resolve::Resolver::new(&after);
+        let full = tack_indexer::Resolver::new(&after);
         assert_eq!(answers(&resolver), answers(&full), "edit {n} of {rel}");
         before = after;
     }
 }
 
 /// Everything a resolver says about every definition name and every reference.
-fn answers(resolver: &tack_indexer::resolve::Resolver) -> Vec<String> {
+fn answers(resolver: &tack_indexer::Resolver) -> Vec<String> {
     let mut out = Vec::new();
     for file in 0..resolver.n_files() as u32 {
         let symbols = &resolver.entry(file).symbols;

@@ -2,9 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tack_indexer::index::Index;
-use tack_indexer::map::repo_map;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Index, repo_map};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name).canonicalize().unwrap()
@@ -20,7 +18,7 @@ fn words(text: &str) -> usize {
     text.split_whitespace().count()
 }
 
-fn file_order(map: &tack_indexer::map::RepoMap) -> Vec<&str> {
+fn file_order(map: &tack_indexer::RepoMap) -> Vec<&str> {
     map.files.iter().map(|f| f.path.as_str()).collect()
 }
 
@@ -95,7 +93,7 @@ fn the_map_is_byte_stable() {
 
 #[test]
 fn a_map_asked_again_on_the_same_snapshot_comes_from_memory() {
-    use tack_indexer::map::repo_map_cached;
+    use tack_indexer::repo_map_cached;
     let idx = index("py_shop");
     let snapshot = idx.snapshot();
     let focus = ["Cart".to_string()];

@@ -4,9 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tack_indexer::index::{Index, LoadOutcome};
-use tack_indexer::text::TextIndex;
-use tack_indexer::walk::Filter;
+use tack_indexer::{Filter, Index, LoadOutcome, TextIndex};
 
 fn open(root: &Path, store: &Path) -> (Index, LoadOutcome) {
     Index::open(root, Filter::new(root, &[]).unwrap(), Some(store.to_path_buf()))
@@ -66,8 +64,7 @@ fn a_worktree_reuses_the_parsed_files_and_the_search_index_of_another() {
     assert_eq!(snapshot.files["a.py"].mtime_ns, mtime);
     assert!(snapshot.files["b.py"].symbols.defs.iter().any(|d| d.name == "beta"));
 
-    let seeded =
-        tack_indexer::worktree::seed_search(&from.store.join("search"), &store.join("search")).unwrap();
+    let seeded = tack_indexer::seed_search(&from.store.join("search"), &store.join("search")).unwrap();
     assert!(seeded > 0, "the search index's files are linked");
     let (text, dropped) = TextIndex::open(Some(&store.join("search"))).unwrap();
     assert_eq!(dropped, None);

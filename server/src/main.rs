@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
-use tack_indexer::index::LoadOutcome;
+use tack_indexer::LoadOutcome;
 use tack_tools::{CallContext, Profile, Session, Toolbox};
 
 #[derive(Parser)]
@@ -267,7 +267,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn store_dir(args: &RootArg, root: &std::path::Path) -> Option<PathBuf> {
     match &args.index_dir {
         Some(dir) => Some(dir.clone()),
-        None => tack_indexer::index::default_store(root),
+        None => tack_indexer::default_store(root),
     }
 }
 

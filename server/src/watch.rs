@@ -9,8 +9,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
-use tack_indexer::index::Index;
-use tack_indexer::lang::Lang;
+use tack_indexer::{Index, Lang};
 
 /// Quiet time before a burst of changes is applied (an editor save, a `git checkout`).
 const DEBOUNCE: Duration = Duration::from_millis(250);

@@ -10,8 +10,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
-use tack_indexer::lang::Lang;
-use tack_indexer::syntax::syntax_issues;
+use tack_indexer::{Lang, syntax_issues};
 use tack_tests::{call, start_http, stdio_server, tack_binary, test_cache_home};
 
 /// Edits each agent makes.

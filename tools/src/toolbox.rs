@@ -2,7 +2,7 @@
 //! returns to the call's limits, and records the call in the session's harness and trace.
 
 use serde_json::Value;
-use tack_indexer::index::LoadOutcome;
+use tack_indexer::LoadOutcome;
 
 use crate::call_context::CallContext;
 use crate::observe::observation::Observation;

@@ -152,10 +152,7 @@ fn parse(patch: &str) -> Result<Vec<FileOp>, Observation> {
 
 /// Every path resolved inside the root (one outside refuses the whole patch), and per
 /// operation its file and its move's destination; a file named twice is refused.
-fn resolve_paths(
-    ws: &Workspace,
-    ops: &[FileOp],
-) -> Result<(Vec<ResolvedPath>, Vec<Paths>), Observation> {
+fn resolve_paths(ws: &Workspace, ops: &[FileOp]) -> Result<(Vec<ResolvedPath>, Vec<Paths>), Observation> {
     let mut resolved = Vec::new();
     let mut rels: Vec<Paths> = Vec::new();
     for op in ops {

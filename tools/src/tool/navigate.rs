@@ -7,10 +7,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::index::Snapshot;
-use tack_indexer::names::Pos;
-use tack_indexer::resolve::{Hit, Resolver, Target};
-use tack_indexer::symbols::Def;
+use tack_indexer::{Def, Hit, Pos, Resolver, Snapshot, Target};
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -529,7 +526,7 @@ fn at_position(
         let source_line = text.lines().nth(line as usize - 1)?;
         let (start, name) = identifier_at(source_line, column as usize)?;
         let resolution = resolver.resolve_name(file, Pos::new(line, start as u32), name);
-        Some(tack_indexer::resolve::AtPosition { name: name.to_string(), resolution })
+        Some(tack_indexer::AtPosition { name: name.to_string(), resolution })
     });
     let Some(at) = at else {
         let text = lines.line(&rel, line);
@@ -700,10 +697,10 @@ fn outline(ws: &Workspace, params: OutlineParams, budget: Budget) -> Observation
             break;
         }
     }
-    if entry.size > tack_indexer::index::MAX_PARSE_BYTES {
+    if entry.size > tack_indexer::MAX_PARSE_BYTES {
         text.push_str(&format!(
             "the file is larger than {} MB, so tack does not parse it; read_file(path={rel:?}) pages it\n",
-            tack_indexer::index::MAX_PARSE_BYTES / (1024 * 1024)
+            tack_indexer::MAX_PARSE_BYTES / (1024 * 1024)
         ));
     } else if defs.is_empty() {
         text.push_str("no definitions (functions, classes, constants) in this file\n");
@@ -924,7 +921,7 @@ fn symbols(ws: &Workspace, params: SymbolsParams) -> Observation {
 /// order; a qualified query matches qualified names), best first: match quality, then kinds people
 /// look for (types before methods), shorter names, then path and line for a stable order.
 pub(crate) fn find_definitions<'a>(
-    snapshot: &'a tack_indexer::index::Snapshot,
+    snapshot: &'a tack_indexer::Snapshot,
     query: &str,
 ) -> Vec<(Match, u32, &'a str, &'a Def)> {
     let qualified_query = query.contains('.') || query.contains("::");
@@ -951,7 +948,7 @@ pub(crate) fn find_definitions<'a>(
 }
 
 fn kind_rank(def: &Def) -> u8 {
-    use tack_indexer::symbols::DefKind as K;
+    use tack_indexer::DefKind as K;
     match def.kind {
         K::Class | K::Interface | K::Enum | K::Type => 0,
         K::Function | K::Macro => 1,

@@ -7,8 +7,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::lang::Lang;
-use tack_indexer::symbols::{self, Def};
+use tack_indexer::{Def, Lang, extract};
 
 use crate::observe::observation::Observation;
 use crate::session::Session;
@@ -97,7 +96,7 @@ fn run(ws: &Workspace, session: &Session, params: ReplaceSymbolParams) -> Result
     };
     locked.check_version(&rel, params.version.as_deref(), "edit")?;
 
-    let defs = symbols::extract(lang, content).defs;
+    let defs = extract(lang, content).defs;
     let def = find(&defs, &params.symbol)
         .map_err(|candidates| not_found(&rel, &params.symbol, &defs, &candidates))?;
     let (start, end, first_indent, indent) = span(content, def, &params.new);
@@ -260,7 +259,7 @@ mod tests {
         "class A:\n    @property\n    def x(self):\n        return 1\n\n    def y(self):\n        pass\n";
 
     fn replace(source: &str, lang: Lang, symbol: &str, new: &str) -> String {
-        let defs = symbols::extract(lang, source).defs;
+        let defs = extract(lang, source).defs;
         let def = find(&defs, symbol).unwrap();
         let (start, end, first, rest) = span(source, def, new);
         format!("{}{}{}", &source[..start], reindent_block(new, first, rest), &source[end..])
@@ -279,7 +278,7 @@ mod tests {
     #[test]
     fn rust_names_with_module_paths_and_separators_resolve() {
         let rs = "pub struct Parser;\n\nimpl Parser {\n    /// Parses.\n    pub fn parse(&self) -> u8 {\n        1\n    }\n}\n";
-        let defs = symbols::extract(Lang::Rust, rs).defs;
+        let defs = extract(Lang::Rust, rs).defs;
         for name in [
             "Parser::parse",
             "parser::Parser::parse",
@@ -296,11 +295,8 @@ mod tests {
 
     #[test]
     fn ambiguous_bare_names_list_the_candidates() {
-        let defs = symbols::extract(
-            Lang::Python,
-            "class A:\n    def f(self): pass\nclass B:\n    def f(self): pass\n",
-        )
-        .defs;
+        let defs =
+            extract(Lang::Python, "class A:\n    def f(self): pass\nclass B:\n    def f(self): pass\n").defs;
         let err = find(&defs, "f").unwrap_err();
         assert_eq!(err.iter().map(|d| d.qualified.as_str()).collect::<Vec<_>>(), ["A.f", "B.f"]);
     }

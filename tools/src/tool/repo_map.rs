@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
-use tack_indexer::map::MapFile;
+use tack_indexer::MapFile;
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -129,7 +129,7 @@ fn repo_map(ws: &Workspace, params: RepoMapParams, limit: Budget) -> Observation
     let ceiling = (limit.tokens as u64).saturating_sub(64).max(MIN_TOKENS);
     let mut budget = params.tokens.unwrap_or(default).clamp(MIN_TOKENS, ceiling) as usize;
     let snapshot = ws.index().snapshot();
-    let mut map = tack_indexer::map::repo_map_cached(&snapshot, &focus, budget, count_tokens);
+    let mut map = tack_indexer::repo_map_cached(&snapshot, &focus, budget, count_tokens);
     // A client that cuts by length gets a smaller map, never a map cut in the middle.
     let length_limit = match (limit.chars, limit.bytes) {
         (Some(c), Some(b)) => Some(c.min(b)),
@@ -144,7 +144,7 @@ fn repo_map(ws: &Workspace, params: RepoMapParams, limit: Budget) -> Observation
                 break;
             }
             budget = (budget * room / length * 9 / 10).max(MIN_TOKENS as usize);
-            map = tack_indexer::map::repo_map_cached(&snapshot, &focus, budget, count_tokens);
+            map = tack_indexer::repo_map_cached(&snapshot, &focus, budget, count_tokens);
         }
     }
     let out = RepoMapOutput {

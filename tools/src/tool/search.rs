@@ -13,8 +13,7 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::index::Snapshot;
-use tack_indexer::search::{Weights, best_lines, candidates, enclosing_symbol, query_terms};
+use tack_indexer::{Snapshot, Weights, best_lines, candidates, enclosing_symbol, query_terms};
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -184,7 +183,7 @@ fn ranked(
     let text = ws.text_index(snapshot).map_err(|err| err.to_string())?;
     let weights = Weights::for_terms(terms);
     let found = candidates(snapshot, &text, terms, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
-    let mut scored: Vec<(f64, &tack_indexer::search::Candidate)> = found
+    let mut scored: Vec<(f64, &tack_indexer::Candidate)> = found
         .iter()
         .filter(|c| scope.admits(&c.path))
         .filter(|c| c.body + c.defs + c.path_match + c.docs > 0.0)

@@ -7,8 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::Context as _;
 use regex::Regex;
-use tack_indexer::index::{Index, LoadOutcome, Snapshot};
-use tack_indexer::text::TextIndex;
+use tack_indexer::{Index, LoadOutcome, Snapshot, TextIndex};
 
 use crate::observe::limits::{self, Limits};
 use crate::write::files::VersionCache;
@@ -36,7 +35,7 @@ pub struct Workspace {
     root: Root,
     config: Config,
     deny: Vec<(String, Regex)>,
-    filter: tack_indexer::walk::Filter,
+    filter: tack_indexer::Filter,
     index: Arc<Index>,
     /// Where the full-text index is saved (`None`: in memory), and the index once opened.
     text_store: Option<PathBuf>,
@@ -56,7 +55,7 @@ impl Workspace {
                 Regex::new(rule).with_context(|| format!("[run] deny rule {rule:?} is not a valid regex"))?;
             deny.push((rule.clone(), re));
         }
-        let filter = tack_indexer::walk::Filter::new(root.path(), &config.ignore)
+        let filter = tack_indexer::Filter::new(root.path(), &config.ignore)
             .context("an ignore glob in tack.toml does not parse")?;
         if config.output.max_tokens < limits::MIN_TOKENS {
             anyhow::bail!(
@@ -94,8 +93,7 @@ impl Workspace {
         self.index = Arc::new(index);
         self.text_store = Some(store.join("search"));
         if let LoadOutcome::Seeded { from, .. } = &outcome
-            && let Err(err) =
-                tack_indexer::worktree::seed_search(&from.store.join("search"), &store.join("search"))
+            && let Err(err) = tack_indexer::seed_search(&from.store.join("search"), &store.join("search"))
         {
             tracing::warn!("the search index starts empty: copying {}'s failed: {err}", from.root.display());
         }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use tack_indexer::beneath::RootDir;
+use tack_indexer::RootDir;
 
 /// The repository root every tool is confined to.
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
-use tack_indexer::beneath::RootDir;
+use tack_indexer::RootDir;
 
 /// The version of a file's content: the first 16 hex digits of its BLAKE3 hash. `read_file`
 /// reports it and every writing tool compares against it.
@@ -32,7 +32,7 @@ pub enum Current {
     File { bytes: Vec<u8>, mode: u32, uid: u32, gid: u32 },
 }
 
-pub use tack_indexer::beneath::special_kind;
+pub use tack_indexer::special_kind;
 
 /// Reads what `rel` holds beneath the root. A directory or another non-file is an error
 /// naming it; so is a link that appeared on the path.

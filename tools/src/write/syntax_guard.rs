@@ -10,8 +10,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use similar::{Algorithm, DiffOp, capture_diff_slices};
-use tack_indexer::lang::Lang;
-use tack_indexer::syntax::{SyntaxIssue, syntax_issues};
+use tack_indexer::{Lang, SyntaxIssue, syntax_issues};
 
 /// Above this many line pairs in the changed middle, the whole middle counts as one region
 /// (a deterministic bound on the diff's cost).

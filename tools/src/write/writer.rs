@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
-use tack_indexer::beneath::RootDir;
+use tack_indexer::RootDir;
 
 use crate::observe::observation::Observation;
 use crate::session::Session;

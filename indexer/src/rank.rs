@@ -105,7 +105,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
 }
 
 /// Whether a path looks like a test, an example or a benchmark rather than the code under it.
-pub fn is_test_path(path: &str) -> bool {
+pub(crate) fn is_test_path(path: &str) -> bool {
     let mut parts = path.split('/').peekable();
     let mut dirs = Vec::new();
     let mut file = "";
@@ -135,7 +135,7 @@ pub fn candidates(
     text: &TextIndex,
     terms: &[String],
     with_pagerank: bool,
-) -> tantivy::Result<Vec<Candidate>> {
+) -> Result<Vec<Candidate>, crate::Error> {
     let fields = text.fields();
     let body = text.field_scores(fields.body, terms)?;
     let defs = text.field_scores(fields.defs, terms)?;
