@@ -22,8 +22,10 @@ const STOP: &[&str] = &[
     "like", "need", "needs", "don", "doesn", "isn", "t", "s",
 ];
 
-/// The weights of the ranking formula (see ARCHITECTURE.md), chosen on the development set of
-/// the localization benchmark, never by hand on one example.
+/// The weights of the ranking formula ([`Candidate::score`]: a weighted sum of the fields, each
+/// normalized by the best candidate, less a penalty for test, example and bench paths), chosen
+/// by a grid search on the localization development set (`bench/tune_search.py`; every positive
+/// PageRank weight lowered Acc@1), never by hand on one example.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weights {
     pub body: f64,
