@@ -136,6 +136,106 @@ fn file_defs(entry: &FileEntry, ids: &FxHashMap<String, u32>) -> Vec<(u32, Vec<D
     out
 }
 
+/// Every defined name, numbered in order of first definition (files in path order).
+fn number_idents(entries: &[&FileEntry]) -> (Vec<String>, FxHashMap<String, u32>) {
+    let mut idents: Vec<String> = Vec::new();
+    let mut ident_ids: FxHashMap<String, u32> = FxHashMap::default();
+    for entry in entries {
+        for def in &entry.symbols.defs {
+            ident_ids.entry(def.name.clone()).or_insert_with(|| {
+                idents.push(def.name.clone());
+                idents.len() as u32 - 1
+            });
+        }
+    }
+    (idents, ident_ids)
+}
+
+/// Each identifier's definers (with the kinds each defines) and weighted reference counts, not
+/// yet linked: counted per file in parallel, then merged in file order.
+fn gather_parts(entries: &[&FileEntry], ident_ids: &FxHashMap<String, u32>) -> FxHashMap<u32, IdentParts> {
+    let per_file: Vec<_> = entries
+        .par_iter()
+        .map(|entry| (file_defs(entry, ident_ids), file_counts(entry, ident_ids)))
+        .collect();
+    let mut parts: FxHashMap<u32, IdentParts> = FxHashMap::default();
+    for (file, (defs, counts)) in per_file.into_iter().enumerate() {
+        for (id, kinds) in defs {
+            parts.entry(id).or_default().defined.push((file as u32, kinds));
+        }
+        for (id, n) in counts {
+            parts.entry(id).or_default().counts.push((file as u32, n));
+        }
+    }
+    parts
+}
+
+/// Appends the names the changed files define for the first time to the numbering, and returns
+/// their ids. (A full build would number them by file order instead: same graph, other edge
+/// order.)
+fn number_new_names(
+    idents: &mut Arc<Vec<String>>,
+    ident_ids: &mut Arc<FxHashMap<String, u32>>,
+    changed: &[(u32, &FileEntry, &FileEntry)],
+) -> Vec<u32> {
+    let mut new_ids: Vec<u32> = Vec::new();
+    for (_, _, new) in changed {
+        for def in &new.symbols.defs {
+            if !ident_ids.contains_key(def.name.as_str()) {
+                let id = idents.len() as u32;
+                Arc::make_mut(idents).push(def.name.clone());
+                Arc::make_mut(ident_ids).insert(def.name.clone(), id);
+                new_ids.push(id);
+            }
+        }
+    }
+    new_ids
+}
+
+/// Adds to each name new to the graph the reference counts of the unchanged files that use it
+/// (a changed file defines it, so it is in `touched`; unchanged files' counts were never taken).
+fn add_unchanged_users(
+    touched: &mut FxHashMap<u32, IdentParts>,
+    new_ids: &[u32],
+    idents: &[String],
+    entries: &[&FileEntry],
+    changed_files: &FxHashSet<u32>,
+) {
+    for &id in new_ids {
+        let name = idents[id as usize].as_str();
+        let one: FxHashMap<String, u32> = std::iter::once((name.to_string(), id)).collect();
+        let parts = touched.get_mut(&id).expect("a new name is defined by a changed file");
+        for (file, entry) in entries.iter().enumerate() {
+            if changed_files.contains(&(file as u32)) || !entry.symbols.names.iter().any(|n| n == name) {
+                continue;
+            }
+            parts.counts.extend(file_counts(entry, &one).into_iter().map(|(_, n)| (file as u32, n)));
+        }
+    }
+}
+
+/// `parts` with each touched identifier's replaced: its files put in file order and its edges
+/// linked anew, or dropped when no file defines or references it any more.
+fn relink(
+    parts: &FxHashMap<u32, Arc<IdentParts>>,
+    touched: FxHashMap<u32, IdentParts>,
+    idents: &[String],
+    entries: &[&FileEntry],
+) -> FxHashMap<u32, Arc<IdentParts>> {
+    let mut parts = parts.clone();
+    for (id, mut p) in touched {
+        p.defined.sort_by_key(|(f, _)| *f);
+        p.counts.sort_by_key(|(f, _)| *f);
+        if p.defined.is_empty() && p.counts.is_empty() {
+            parts.remove(&id);
+            continue;
+        }
+        p.link(&idents[id as usize], entries);
+        parts.insert(id, Arc::new(p));
+    }
+    parts
+}
+
 impl IdentParts {
     /// The edges of one identifier from who defines and who references it.
     fn link(&mut self, ident: &str, entries: &[&FileEntry]) {
@@ -182,33 +282,12 @@ impl IdentParts {
 }
 
 impl SymbolGraph {
+    /// The graph of `snapshot`, built whole: identifiers numbered, each one's definers and
+    /// references gathered, its edges linked, and the edges assembled into one graph.
     pub fn build(snapshot: &Snapshot) -> Self {
         let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-        let mut idents: Vec<String> = Vec::new();
-        let mut ident_ids: FxHashMap<String, u32> = FxHashMap::default();
-        for entry in &entries {
-            for def in &entry.symbols.defs {
-                ident_ids.entry(def.name.clone()).or_insert_with(|| {
-                    idents.push(def.name.clone());
-                    idents.len() as u32 - 1
-                });
-            }
-        }
-        // Per file, in parallel; then merged in file order.
-        let per_file: Vec<_> = entries
-            .par_iter()
-            .map(|entry| (file_defs(entry, &ident_ids), file_counts(entry, &ident_ids)))
-            .collect();
-        let mut parts: FxHashMap<u32, IdentParts> = FxHashMap::default();
-        for (file, (defs, counts)) in per_file.into_iter().enumerate() {
-            for (id, kinds) in defs {
-                parts.entry(id).or_default().defined.push((file as u32, kinds));
-            }
-            for (id, n) in counts {
-                parts.entry(id).or_default().counts.push((file as u32, n));
-            }
-        }
-        let parts = parts
+        let (idents, ident_ids) = number_idents(&entries);
+        let parts = gather_parts(&entries, &ident_ids)
             .into_iter()
             .map(|(id, mut p)| {
                 p.link(&idents[id as usize], &entries);
@@ -230,66 +309,46 @@ impl SymbolGraph {
         let old_entries: Vec<&FileEntry> = before.files.values().map(|e| e.as_ref()).collect();
         let changed: Vec<(u32, &FileEntry, &FileEntry)> =
             changed.into_iter().map(|i| (i, old_entries[i as usize], entries[i as usize])).collect();
-        // Names defined for the first time get the next ids (a full build would number them
-        // by file order instead: same graph, other edge order).
         let mut idents = previous.idents.clone();
         let mut ident_ids = previous.ident_ids.clone();
-        let mut new_ids: Vec<u32> = Vec::new();
-        for (_, _, new) in &changed {
-            for def in &new.symbols.defs {
-                if !ident_ids.contains_key(def.name.as_str()) {
-                    let id = idents.len() as u32;
-                    Arc::make_mut(&mut idents).push(def.name.clone());
-                    Arc::make_mut(&mut ident_ids).insert(def.name.clone(), id);
-                    new_ids.push(id);
-                }
-            }
-        }
+        let new_ids = number_new_names(&mut idents, &mut ident_ids, &changed);
         if new_ids.len() > MAX_NEW_NAMES {
             return None;
         }
         let changed_files: FxHashSet<u32> = changed.iter().map(|(f, _, _)| *f).collect();
-        let mut touched: FxHashMap<u32, IdentParts> = FxHashMap::default();
-        for (_, old, _) in &changed {
-            for (id, _) in file_defs(old, &ident_ids) {
-                previous.share_of_unchanged(&mut touched, id, &changed_files);
-            }
-            for (id, _) in file_counts(old, &ident_ids) {
-                previous.share_of_unchanged(&mut touched, id, &changed_files);
-            }
-        }
-        for &(file, _, new) in &changed {
-            for (id, kinds) in file_defs(new, &ident_ids) {
-                previous.share_of_unchanged(&mut touched, id, &changed_files).defined.push((file, kinds));
-            }
-            for (id, n) in file_counts(new, &ident_ids) {
-                previous.share_of_unchanged(&mut touched, id, &changed_files).counts.push((file, n));
-            }
-        }
-        // A new name may be referenced by files that did not change: find them.
-        for &id in &new_ids {
-            let name = idents[id as usize].as_str();
-            let one: FxHashMap<String, u32> = std::iter::once((name.to_string(), id)).collect();
-            let parts = touched.get_mut(&id).expect("a new name is defined by a changed file");
-            for (file, entry) in entries.iter().enumerate() {
-                if changed_files.contains(&(file as u32)) || !entry.symbols.names.iter().any(|n| n == name) {
-                    continue;
-                }
-                parts.counts.extend(file_counts(entry, &one).into_iter().map(|(_, n)| (file as u32, n)));
-            }
-        }
-        let mut parts = previous.parts.clone();
-        for (id, mut p) in touched {
-            p.defined.sort_by_key(|(f, _)| *f);
-            p.counts.sort_by_key(|(f, _)| *f);
-            if p.defined.is_empty() && p.counts.is_empty() {
-                parts.remove(&id);
-                continue;
-            }
-            p.link(&idents[id as usize], &entries);
-            parts.insert(id, Arc::new(p));
-        }
+        let mut touched = previous.touched_parts(&changed, &changed_files, &ident_ids);
+        add_unchanged_users(&mut touched, &new_ids, &idents, &entries, &changed_files);
+        let parts = relink(&previous.parts, touched, &idents, &entries);
         Some(Self::assemble(snapshot, idents, ident_ids, parts, true))
+    }
+
+    /// The parts of every identifier a changed file defines or references, before or after the
+    /// change: what the unchanged files give it, plus the changed files' definitions and
+    /// reference counts now (in change order; sorted before linking).
+    fn touched_parts(
+        &self,
+        changed: &[(u32, &FileEntry, &FileEntry)],
+        changed_files: &FxHashSet<u32>,
+        ident_ids: &FxHashMap<String, u32>,
+    ) -> FxHashMap<u32, IdentParts> {
+        let mut touched: FxHashMap<u32, IdentParts> = FxHashMap::default();
+        for (_, old, _) in changed {
+            for (id, _) in file_defs(old, ident_ids) {
+                self.share_of_unchanged(&mut touched, id, changed_files);
+            }
+            for (id, _) in file_counts(old, ident_ids) {
+                self.share_of_unchanged(&mut touched, id, changed_files);
+            }
+        }
+        for &(file, _, new) in changed {
+            for (id, kinds) in file_defs(new, ident_ids) {
+                self.share_of_unchanged(&mut touched, id, changed_files).defined.push((file, kinds));
+            }
+            for (id, n) in file_counts(new, ident_ids) {
+                self.share_of_unchanged(&mut touched, id, changed_files).counts.push((file, n));
+            }
+        }
+        touched
     }
 
     /// Identifier `id`'s parts as the files that did not change make them, added to `touched`

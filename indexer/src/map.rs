@@ -7,7 +7,7 @@ use std::sync::Arc;
 use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
-use crate::index::Snapshot;
+use crate::index::{FileEntry, Snapshot};
 
 /// Rendered source lines are cut to this many characters.
 pub(crate) const LINE_CHARS: usize = 100;
@@ -91,12 +91,39 @@ pub fn repo_map(
     count_tokens: &dyn Fn(&str) -> usize,
 ) -> RepoMap {
     let graph = snapshot.graph();
-    let entries: Vec<&crate::index::FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
+    let (file_rank, carried) = rank_files(&graph, &focus_set);
+    let tables = snapshot.map_tables();
+    let ranked = rank_slots(&tables, &carried);
+    let items = order_defs(&entries, &graph, &tables, &focus_set, &file_rank, ranked, total_defs);
+    let map = Render { entries, files: &graph.files, file_rank, items, focus, total_defs };
+    if map.items.is_empty() {
+        let text = if map.entries.is_empty() {
+            "repo map: no Python or Rust files under the root\n".to_string()
+        } else {
+            map.header(0, 0)
+        };
+        let tokens = count_tokens(&text);
+        return RepoMap {
+            text,
+            files: Vec::new(),
+            total_files: map.entries.len(),
+            total_defs,
+            shown_defs: 0,
+            tokens,
+        };
+    }
+    let (shown_defs, text, files, tokens) = fit_budget(&map, budget, tables.max_per_line, count_tokens);
+    RepoMap { text, files, total_files: map.entries.len(), total_defs, shown_defs, tokens }
+}
 
-    // Personalization: focus files, files defining a focus identifier, and (at half weight)
-    // files using one, so a focus symbol pulls in both its definition and its users.
+/// Each file's PageRank personalized by the focus, and the rank each edge carries. Focus files
+/// and files defining a focus identifier weigh 1, files using one 0.5 (so a focus symbol pulls
+/// in both its definition and its users); edges for a focus identifier count ×10, edges from a
+/// focus file ×50.
+fn rank_files(graph: &crate::graph::SymbolGraph, focus_set: &Focus) -> (Vec<f64>, Vec<f64>) {
     let mut personalization = vec![0.0; graph.files.len()];
     for &f in &focus_set.files {
         personalization[f] = 1.0;
@@ -128,13 +155,14 @@ pub fn repo_map(
         }
         w
     };
-    let (file_rank, carried) = graph.pagerank(&personalization, &weight);
+    graph.pagerank(&personalization, &weight)
+}
 
-    // Spread each file's rank onto the definitions its edges point at: each edge's rank lands
-    // in its slot, the definitions of one name in the file it points at.
-    let tables = snapshot.map_tables();
+/// Every slot (the definitions of one name in the file an edge points at), best first: each
+/// edge's rank lands in its slot; ties go by file, then identifier.
+fn rank_slots(tables: &Tables, carried: &[f64]) -> Vec<u32> {
     let mut slot_rank = vec![0.0; tables.slots.len()];
-    for (&slot, amount) in tables.edge_slot.iter().zip(&carried) {
+    for (&slot, amount) in tables.edge_slot.iter().zip(carried) {
         slot_rank[slot as usize] += amount;
     }
     let mut ranked: Vec<u32> = (0..tables.slots.len() as u32).collect();
@@ -146,11 +174,25 @@ pub fn repo_map(
             .then(file_a.cmp(&file_b))
             .then(tables.ident_order[ident_a as usize].cmp(&tables.ident_order[ident_b as usize]))
     });
+    ranked
+}
+
+/// Every definition once, as (file, definition), in the order the map takes them: a focus
+/// identifier's definitions, then the definitions that use it (the enclosing function or class
+/// of each reference, so the map shows both ends of the focus), then each ranked slot's
+/// definitions, then the definitions no other file points at, by their file's rank and line.
+fn order_defs(
+    entries: &[&FileEntry],
+    graph: &crate::graph::SymbolGraph,
+    tables: &Tables,
+    focus_set: &Focus,
+    file_rank: &[f64],
+    ranked: Vec<u32>,
+    total_defs: usize,
+) -> Vec<(usize, usize)> {
     let mut seen = vec![false; tables.n_defs];
     let mut first_time =
         |(file, def): (usize, usize)| !std::mem::replace(&mut seen[tables.def_base[file] + def], true);
-    // A focus identifier's definitions come first, then the definitions that use it (the
-    // enclosing function or class of each reference), so the map shows both ends of the focus.
     let mut items: Vec<(usize, usize)> = Vec::with_capacity(total_defs);
     let mut focus_ids: Vec<u32> = focus_set.idents.iter().copied().collect();
     focus_ids.sort();
@@ -181,7 +223,7 @@ pub fn repo_map(
     users.sort_by(|a, b| file_rank[b.0].total_cmp(&file_rank[a.0]).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
     items.extend(users);
     items.retain(|&item| first_time(item));
-    // Then each (file, identifier) by rank, standing for every definition of that name there.
+    // Each (file, identifier) by rank stands for every definition of that name there.
     for slot in ranked {
         let file = tables.slots[slot as usize].0 as usize;
         for &def in tables.defs_of(slot) {
@@ -190,8 +232,6 @@ pub fn repo_map(
             }
         }
     }
-
-    // Definitions no other file points at come last, by their file's rank, then line.
     let mut rest: Vec<(usize, usize)> = Vec::new();
     for (file, entry) in entries.iter().enumerate() {
         for def in 0..entry.symbols.defs.len() {
@@ -202,45 +242,48 @@ pub fn repo_map(
     }
     rest.sort_by(|a, b| file_rank[b.0].total_cmp(&file_rank[a.0]).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
     items.extend(rest);
+    items
+}
 
-    let header = |files: usize, defs: usize| {
+/// What rendering a map needs: the files, their ranks, and the definitions in map order.
+struct Render<'a> {
+    entries: Vec<&'a FileEntry>,
+    /// Paths by file number.
+    files: &'a [String],
+    file_rank: Vec<f64>,
+    items: Vec<(usize, usize)>,
+    focus: &'a [String],
+    total_defs: usize,
+}
+
+impl Render<'_> {
+    /// The map's first line: what it shows of how much, and the focus.
+    fn header(&self, files: usize, defs: usize) -> String {
         let mut h = format!(
-            "repo map: {files} of {} files, {defs} of {total_defs} definitions, most referenced first",
-            entries.len()
+            "repo map: {files} of {} files, {defs} of {} definitions, most referenced first",
+            self.entries.len(),
+            self.total_defs
         );
-        if !focus.is_empty() {
-            h.push_str(&format!(" (focus: {})", focus.join(", ")));
+        if !self.focus.is_empty() {
+            h.push_str(&format!(" (focus: {})", self.focus.join(", ")));
         }
         h.push('\n');
         h
-    };
-    if items.is_empty() {
-        let text = if entries.is_empty() {
-            "repo map: no Python or Rust files under the root\n".to_string()
-        } else {
-            header(0, 0)
-        };
-        let tokens = count_tokens(&text);
-        return RepoMap {
-            text,
-            files: Vec::new(),
-            total_files: entries.len(),
-            total_defs,
-            shown_defs: 0,
-            tokens,
-        };
     }
 
-    let render = |n: usize| -> (String, Vec<MapFile>) {
+    /// The map of the first `n` definitions, and its files: files best first, each chosen
+    /// definition with the header lines of what encloses it, `⋮` for the lines between.
+    fn render(&self, n: usize) -> (String, Vec<MapFile>) {
+        let (entries, file_rank) = (&self.entries, &self.file_rank);
         let mut per_file: HashMap<usize, Vec<usize>> = HashMap::new();
-        for &(file, def) in &items[..n] {
+        for &(file, def) in &self.items[..n] {
             per_file.entry(file).or_default().push(def);
         }
         let mut files: Vec<usize> = per_file.keys().copied().collect();
         files.sort_by(|a, b| {
-            file_rank[*b].total_cmp(&file_rank[*a]).then_with(|| graph.files[*a].cmp(&graph.files[*b]))
+            file_rank[*b].total_cmp(&file_rank[*a]).then_with(|| self.files[*a].cmp(&self.files[*b]))
         });
-        let mut text = header(files.len(), n);
+        let mut text = self.header(files.len(), n);
         let mut out = Vec::with_capacity(files.len());
         for file in files {
             let entry = entries[file];
@@ -285,8 +328,18 @@ pub fn repo_map(
             out.push(MapFile { path: entry.path.clone(), rank: round6(file_rank[file]), symbols });
         }
         (text, out)
-    };
+    }
+}
 
+/// The largest map within `budget` tokens, as (definitions shown, text, files, tokens): a
+/// binary search on how many ranked definitions to show (Aider's search, accepting a map within
+/// 15% below the budget), then a step down should the exact count exceed the estimate.
+fn fit_budget(
+    map: &Render,
+    budget: usize,
+    max_per_line: usize,
+    count_tokens: &dyn Fn(&str) -> usize,
+) -> (usize, String, Vec<MapFile>, usize) {
     // Token counts during the search add up cached per-line counts (the tokenizer splits at
     // line breaks, so the sum matches the whole); the chosen map is then counted exactly.
     let line_tokens: std::cell::RefCell<HashMap<String, usize>> = Default::default();
@@ -303,18 +356,18 @@ pub fn repo_map(
             })
             .sum()
     };
-    // Binary search on how many ranked definitions to show (Aider's search, 15% tolerance).
+    let n_items = map.items.len();
     let mut lower = 0usize;
-    let mut upper = items.len();
-    let mut middle = (budget / 25).clamp(1, items.len());
+    let mut upper = n_items;
+    let mut middle = (budget / 25).clamp(1, n_items);
     let mut best: Option<(usize, String, Vec<MapFile>, usize)> = None;
     while lower <= upper && middle >= 1 {
         // Every line counts at least one token and `middle` definitions take at least this many
         // lines: a count that cannot fit is not rendered.
-        let tokens = if 1 + middle.div_ceil(tables.max_per_line) > budget {
+        let tokens = if 1 + middle.div_ceil(max_per_line) > budget {
             None
         } else {
-            let (text, files) = render(middle);
+            let (text, files) = map.render(middle);
             let tokens = count_by_lines(&text);
             let fits = tokens <= budget;
             if fits && best.as_ref().is_none_or(|b| tokens > b.3) {
@@ -329,7 +382,7 @@ pub fn repo_map(
             break;
         }
         if fits {
-            if middle == items.len() {
+            if middle == n_items {
                 break;
             }
             lower = middle + 1;
@@ -344,15 +397,16 @@ pub fn repo_map(
             break;
         }
     }
-    let (mut shown_defs, mut text, mut files, _) = best.unwrap_or_else(|| (0, header(0, 0), Vec::new(), 0));
+    let (mut shown_defs, mut text, mut files, _) =
+        best.unwrap_or_else(|| (0, map.header(0, 0), Vec::new(), 0));
     let mut tokens = count_tokens(&text);
     // Should the exact count exceed the sum of the lines, step down until it fits.
     while tokens > budget && shown_defs > 0 {
         shown_defs -= 1;
-        (text, files) = if shown_defs == 0 { (header(0, 0), Vec::new()) } else { render(shown_defs) };
+        (text, files) = if shown_defs == 0 { (map.header(0, 0), Vec::new()) } else { map.render(shown_defs) };
         tokens = count_tokens(&text);
     }
-    RepoMap { text, files, total_files: entries.len(), total_defs, shown_defs, tokens }
+    (shown_defs, text, files, tokens)
 }
 
 /// What every map of one snapshot shares, computed once: each edge's slot (the definitions of

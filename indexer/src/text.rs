@@ -205,6 +205,7 @@ impl TextIndex {
             .map_err(|err| Error::SearchIndexOpen { path: dir.map(Path::to_path_buf), cause: err.into() })
     }
 
+    /// [`TextIndex::open`], with tantivy's error.
     fn open_tantivy(dir: Option<&Path>) -> tantivy::Result<(Self, Option<String>)> {
         let (schema, fields) = schema();
         let mut dropped = None;
@@ -360,6 +361,7 @@ impl TextIndex {
             .map_err(|err| Error::SearchIndexRead { path: self.dir.clone(), cause: err.into() })
     }
 
+    /// [`TextIndex::field_scores`], with tantivy's error.
     fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<HashMap<String, f32>> {
         let searcher = self.reader.searcher();
         let clauses: Vec<(Occur, Box<dyn Query>)> = terms
