@@ -598,7 +598,7 @@ mod tests {
     use tree_sitter::{Parser, QueryCursor, QueryPredicateArg, StreamingIterator};
 
     use super::*;
-    use crate::lang::{LANGS, Lang};
+    use crate::lang::{Lang, specs};
 
     /// One match as (pattern index, sorted (capture name, byte range)).
     type Found = (usize, Vec<(String, usize, usize)>);
@@ -673,7 +673,7 @@ mod tests {
             (Lang::Python, "def f(:\n    x = g(a=1\nclass C(B):\n    y: int = h()\n__all__ = ['f']\n"),
             (Lang::Rust, "fn f( { let x: T = g::h(; }\nimpl A for B { fn m(&self) -> u8 { self.x.y() } }\n"),
         ];
-        for spec in LANGS {
+        for spec in specs() {
             let mut files = Vec::new();
             for dir in ["fixtures", "bench", "indexer/src", "tools/src", "server/src"] {
                 sources(&workspace.join(dir), spec.extensions[0], &mut files);

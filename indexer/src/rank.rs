@@ -121,11 +121,10 @@ pub(crate) fn is_test_path(path: &str) -> bool {
     dirs.iter()
         .any(|d| matches!(*d, "tests" | "test" | "testing" | "benches" | "bench" | "examples" | "fuzz"))
         || file.starts_with("test_")
-        || file.ends_with("_test.py")
-        || file.ends_with("_tests.rs")
-        || file.ends_with("_test.rs")
-        || file == "conftest.py"
-        || file == "tests.rs"
+        || crate::lang::specs().any(|spec| {
+            spec.test_file_suffixes.iter().any(|suffix| file.ends_with(suffix))
+                || spec.test_file_names.contains(&file)
+        })
 }
 
 /// Every file matching the query, with its features. Files are candidates when a field matches

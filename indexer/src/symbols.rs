@@ -95,16 +95,16 @@ impl RefKind {
         match self {
             RefKind::Import => true,
             RefKind::Call => matches!(def, D::Function | D::Method | D::Class | D::Macro),
-            // In Python `module.function()` looks like a method call.
+            // Where a module's function is called like a method (`module.function()`).
             RefKind::MethodCall => {
-                def == D::Method || (lang == crate::lang::Lang::Python && def == D::Function)
+                def == D::Method || (lang.spec().rules.method_call_names_function && def == D::Function)
             }
             RefKind::Type => is_type,
             RefKind::Inheritance => matches!(def, D::Class | D::Interface),
-            // A Rust field access names a field, which tack does not index; a Python attribute
-            // can be a method, a property or a module's function, constant or class.
+            // Where an attribute can be a method, a property or a module's function, constant
+            // or class; elsewhere it names a field, which tack does not index.
             RefKind::Attribute => {
-                lang == crate::lang::Lang::Python
+                lang.spec().rules.attribute_names_members
                     && matches!(def, D::Method | D::Function | D::Constant | D::Class)
             }
             // A bare name is a variable, a function, a type, a constant: never a method, and a
@@ -224,13 +224,13 @@ pub fn parse_only(parser: &mut Parser, lang: Lang, source: &str) -> bool {
 
 /// Names that are never worth a reference: the receiver of every method.
 fn is_noise(lang: Lang, name: &str) -> bool {
-    matches!((lang, name), (Lang::Python, "self" | "cls"))
+    lang.spec().noise.contains(&name)
 }
 
 /// The role of each capture of a language's query, by capture index, computed once.
 fn roles(lang: Lang) -> &'static [Role] {
     use std::sync::OnceLock;
-    const N: usize = crate::lang::LANGS.len();
+    const N: usize = crate::lang::N_LANGS;
     static ROLES: [OnceLock<Vec<Role>>; N] = [const { OnceLock::new() }; N];
     ROLES[lang as usize]
         .get_or_init(|| lang.patterns().capture_names().iter().map(|c| Role::from_capture(c)).collect())
@@ -292,8 +292,8 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let refs = make_refs(lang, bytes, &matches, &defs, &mut interner);
     let bindings = make_bindings(lang, bytes, &matches.bindings, &scopes, &mut interner);
     let imports = make_imports(lang, bytes, &matches.imports, &scopes, &mut interner);
-    let impls = make_impls(bytes, &matches.impls, &mut interner);
-    let exports = make_exports(bytes, &matches.exports);
+    let impls = make_impls(lang, bytes, &matches.impls, &mut interner);
+    let exports = make_exports(lang, bytes, &matches.exports);
     let syntax_issues = if tree.root_node().has_error() { count_issues(tree.root_node()) } else { 0 };
     FileSymbols {
         defs,
@@ -436,9 +436,8 @@ fn make_defs(
     let bytes = source.as_bytes();
     let mut defs: Vec<Def> = Vec::with_capacity(def_nodes.len());
     let mut stack: Vec<usize> = Vec::new();
-    // Rust doc comments, found once per parent for all its children.
-    let mut doc_parents: FxHashSet<usize> = FxHashSet::default();
-    let mut rust_docs: FxHashMap<usize, &str> = FxHashMap::default();
+    let language = lang.language();
+    let mut docs = crate::lang::DocCache::default();
     for (i, (node, name_node, kind, at)) in def_nodes.iter().enumerate() {
         while let Some(&top) = stack.last() {
             if def_nodes[top].0.end_byte() >= node.end_byte()
@@ -452,8 +451,8 @@ fn make_defs(
         let name = node_text(*name_node, bytes).to_string();
         let [_, up @ ..] = layout.ancestors::<4>(*at);
         let parent_node = up[0];
-        let container = container_name(lang, up, bytes);
-        let kind = refine_kind(lang, up, *kind);
+        let container = language.container_name(up, bytes);
+        let kind = language.refine_kind(up, *kind);
         let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
         let start = node.start_position();
         let line = start.row as u32 + 1;
@@ -468,15 +467,7 @@ fn make_defs(
             end_byte: node.end_byte() as u32,
             header,
             signature: signature(lang, *node, bytes),
-            doc: match lang {
-                Lang::Python => python_doc(*node, bytes),
-                Lang::Rust => parent_node.and_then(|p| {
-                    if doc_parents.insert(p.id()) {
-                        rust_child_docs(p, bytes, &mut rust_docs);
-                    }
-                    rust_docs.get(&node.id()).map(|line| cut(line, 200))
-                }),
-            },
+            doc: language.doc(*node, parent_node, bytes, &mut docs).map(|line| cut(line, 200)),
             parent: parent.map(|p| p as u32),
         });
         stack.push(i);
@@ -576,10 +567,10 @@ fn make_refs<'a>(
         };
         let id = interner.source(text);
         let qualifier = if importing {
-            names::qualifier(lang, node, bytes)
+            lang.language().qualifier(node, bytes)
         } else {
             matches.qualifier_of.get(&node.id()).map(|&(q, argument)| {
-                let text = names::qualifier_text(lang, q, bytes);
+                let text = lang.language().qualifier_text(q, bytes);
                 if argument { text + "(" } else { text }
             })
         };
@@ -670,7 +661,7 @@ fn make_imports(
     let mut raw = Vec::new();
     for node in import_nodes {
         raw.clear();
-        names::decode_import(lang, *node, bytes, &mut raw);
+        lang.language().decode_import(*node, bytes, &mut raw);
         let scope = innermost_scope(scopes, Pos::of(node.start_position()));
         for r in &raw {
             let at = r.at.start_position();
@@ -689,11 +680,11 @@ fn make_imports(
     imports
 }
 
-/// The Rust impl blocks, by start, with the type and trait each is for.
-fn make_impls(bytes: &[u8], impl_nodes: &[Node], interner: &mut Interner) -> Vec<Impl> {
+/// The impl blocks (Rust's), by start, with the type and trait each is for.
+fn make_impls(lang: Lang, bytes: &[u8], impl_nodes: &[Node], interner: &mut Interner) -> Vec<Impl> {
     let mut impls: Vec<Impl> = Vec::new();
     for node in impl_nodes {
-        if let Some((ty, trait_path)) = names::impl_paths(*node, bytes) {
+        if let Some((ty, trait_path)) = lang.language().impl_paths(*node, bytes) {
             impls.push(Impl {
                 self_ty: interner.id(&ty),
                 trait_path: trait_path.map_or(NONE, |t| interner.id(&t)),
@@ -706,12 +697,12 @@ fn make_impls(bytes: &[u8], impl_nodes: &[Node], interner: &mut Interner) -> Vec
     impls
 }
 
-/// The names Python's `__all__` lists, when the module sets it.
-fn make_exports(bytes: &[u8], export_nodes: &[Node]) -> Option<Vec<String>> {
+/// The names a module says it exports (Python's `__all__`), when it says so.
+fn make_exports(lang: Lang, bytes: &[u8], export_nodes: &[Node]) -> Option<Vec<String>> {
     (!export_nodes.is_empty()).then(|| {
         let mut out = Vec::new();
         for node in export_nodes {
-            names::exported_names(*node, bytes, &mut out);
+            lang.language().exported_names(*node, bytes, &mut out);
         }
         out
     })
@@ -732,46 +723,8 @@ fn cut(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// Methods: a Python function directly in a class body, a Rust function in an impl or trait.
-/// `up` is the definition node's parent, grandparent and great-grandparent.
-fn refine_kind(lang: Lang, up: [Option<Node>; 3], kind: DefKind) -> DefKind {
-    if kind != DefKind::Function {
-        return kind;
-    }
-    let container = match lang {
-        // function → (decorated_definition →) block → class_definition
-        Lang::Python if up[0].is_some_and(|p| p.kind() == "decorated_definition") => up[2],
-        Lang::Python => up[1],
-        Lang::Rust => up[1].filter(|_| up[0].is_some_and(|p| p.kind() == "declaration_list")),
-    };
-    match container.map(|c| c.kind()) {
-        Some("class_definition" | "impl_item" | "trait_item") => DefKind::Method,
-        _ => kind,
-    }
-}
-
-/// For a Rust item inside `impl Type`, the type's name (generics dropped); impl blocks are not
-/// definitions themselves, so their name comes from here.
-fn container_name(lang: Lang, up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
-    let in_body = up[0].is_some_and(|p| p.kind() == "declaration_list");
-    if lang != Lang::Rust || !in_body {
-        return None;
-    }
-    let impl_item = up[1]?;
-    if impl_item.kind() != "impl_item" {
-        return None;
-    }
-    let ty = impl_item.child_by_field_name("type")?;
-    let text = node_text(ty, bytes);
-    let base = text.split('<').next().unwrap_or(text).trim();
-    Some(base.rsplit("::").next().unwrap_or(base).to_string())
-}
-
 fn qualify(lang: Lang, defs: &[Def], parent: Option<usize>, container: Option<&str>, name: &str) -> String {
-    let sep = match lang {
-        Lang::Python => ".",
-        Lang::Rust => "::",
-    };
+    let sep = lang.spec().separator;
     let mut prefix = parent.map(|p| defs[p].qualified.clone());
     if let Some(container) = container {
         prefix = Some(match prefix {
@@ -787,65 +740,11 @@ fn qualify(lang: Lang, defs: &[Def], parent: Option<usize>, container: Option<&s
 
 /// The text from the definition's start to its body, whitespace collapsed.
 fn signature(lang: Lang, node: Node, bytes: &[u8]) -> String {
-    let body_start = node
-        .child_by_field_name("body")
-        .map(|b| b.start_byte())
-        .or_else(|| {
-            // Rust structs and enums keep their fields under other names.
-            let mut cursor = node.walk();
-            node.children(&mut cursor)
-                .find(|c| {
-                    matches!(c.kind(), "field_declaration_list" | "enum_variant_list" | "declaration_list")
-                })
-                .map(|c| c.start_byte())
-        })
-        .unwrap_or(node.end_byte());
+    let language = lang.language();
+    let body_start = language.body_start(node).unwrap_or(node.end_byte());
     let text = std::str::from_utf8(&bytes[node.start_byte()..body_start]).unwrap_or("");
-    let mut sig = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if lang == Lang::Python {
-        sig = sig.trim_end_matches(':').trim_end().to_string();
-    }
-    cut(&sig, 300)
-}
-
-/// The first line of a Python docstring.
-fn python_doc(node: Node, bytes: &[u8]) -> Option<String> {
-    let body = node.child_by_field_name("body")?;
-    let first = body.named_child(0)?;
-    if first.kind() != "expression_statement" {
-        return None;
-    }
-    let string = first.named_child(0).filter(|s| s.kind() == "string")?;
-    let raw = node_text(string, bytes)
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .trim_matches(|c| c == '"' || c == '\'');
-    let line = raw.lines().map(str::trim).find(|l| !l.is_empty())?;
-    Some(cut(line, 200))
-}
-
-/// The Rust doc comment of each child of `parent` that has one, by child node id: the first
-/// non-empty line of the `///` run (attributes may sit in it) right before the child. One pass
-/// over the children, where asking each definition for its previous siblings would search the
-/// tree from the root once per comment line.
-fn rust_child_docs<'a>(parent: Node, bytes: &'a [u8], out: &mut FxHashMap<usize, &'a str>) {
-    let mut first: Option<&'a str> = None;
-    let mut cursor = parent.walk();
-    for child in parent.children(&mut cursor) {
-        match child.kind() {
-            "line_comment" if node_text(child, bytes).starts_with("///") => {
-                let line = node_text(child, bytes).trim_start_matches('/').trim();
-                if first.is_none() && !line.is_empty() {
-                    first = Some(line);
-                }
-            }
-            "attribute_item" => {}
-            _ => {
-                if let Some(line) = first.take() {
-                    out.insert(child.id(), line);
-                }
-            }
-        }
-    }
+    let sig = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    cut(language.trim_signature(&sig), 300)
 }
 
 fn count_issues(node: Node) -> u32 {

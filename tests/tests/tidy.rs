@@ -191,3 +191,29 @@ fn tool_names_are_spelled_only_in_their_specs() {
     }
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// What differs between languages lives in `indexer/src/lang/<name>/`: no other non-test code
+/// branches on a language, except name resolution, whose move behind the seam is not done yet.
+#[test]
+fn only_language_modules_branch_on_a_language() {
+    let still_moving = ["indexer/src/resolve/"];
+    let mut files = Vec::new();
+    for crate_dir in ["indexer/src", "tools/src", "server/src"] {
+        rust_files(&workspace().join(crate_dir), &mut files);
+    }
+    let mut branching = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(workspace()).unwrap().display().to_string();
+        if rel.starts_with("indexer/src/lang/") || still_moving.iter().any(|dir| rel.starts_with(dir)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, line) in code.lines().enumerate() {
+            if line.contains("Lang::Python") || line.contains("Lang::Rust") {
+                branching.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(branching.is_empty(), "language branches outside indexer/src/lang/: {branching:#?}");
+}

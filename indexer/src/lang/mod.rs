@@ -1,0 +1,228 @@
+//! The languages tack parses. Each is a module below this one (`python/`, `rust/`) with a type
+//! implementing [`Language`]: its [`LangSpec`] (name, extensions, grammar, the
+//! `queries/<name>/` files) and, as the seam grows, what the core asks of it. [`LANGUAGES`] is
+//! the registry, in the order of [`Lang`].
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Query};
+
+use crate::symbols::DefKind;
+
+/// A language tack understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Lang {
+    Python,
+    Rust,
+}
+
+/// Everything tack needs to know about one language.
+pub(crate) struct LangSpec {
+    pub lang: Lang,
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+    pub grammar: fn() -> tree_sitter::Language,
+    /// The tags query (`queries/<name>/tags.scm`): definitions and references.
+    pub tags: &'static str,
+    /// What name resolution needs (`queries/<name>/names.scm`): scopes, bindings, imports.
+    pub names: &'static str,
+    /// File names ending so hold tests (`_test.py`), beyond the common rules (`test_*`, a
+    /// `tests/` folder).
+    pub test_file_suffixes: &'static [&'static str],
+    /// File names that hold tests or test fixtures (`conftest.py`, `tests.rs`).
+    pub test_file_names: &'static [&'static str],
+    /// Between the parts of a qualified name: `.` or `::`.
+    pub separator: &'static str,
+    /// Identifiers that are never worth a reference (a method's receiver: `self`, `cls`).
+    pub noise: &'static [&'static str],
+    pub rules: Rules,
+}
+
+/// What kinds of definition a reference can mean, where languages differ.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rules {
+    /// `a.b` (no call) can mean a method, a function, a constant or a class (a Python attribute
+    /// can be a property or a module's member); otherwise `a.b` is a field, which is not indexed.
+    pub attribute_names_members: bool,
+    /// `m.f()` can call a module's function (Python's `module.function()`).
+    pub method_call_names_function: bool,
+}
+
+/// What one file's documentation lookups remember: the parents whose children's doc comments
+/// were read in one pass, and those comments' first lines by child node id.
+#[derive(Default)]
+pub(crate) struct DocCache<'t> {
+    pub parents: FxHashSet<usize>,
+    pub lines: FxHashMap<usize, &'t str>,
+}
+
+mod python;
+mod rust;
+
+/// How many languages there are: the length of [`LANGUAGES`].
+pub(crate) const N_LANGS: usize = 2;
+
+/// One language's behaviour; the core reaches a language only through this.
+pub(crate) trait Language: Sync {
+    /// What the core reads about the language as data.
+    fn spec(&self) -> &'static LangSpec;
+
+    /// A captured definition's kind, given its parent, grandparent and great-grandparent:
+    /// a function in a type's body is a method.
+    fn refine_kind(&self, up: [Option<Node>; 3], kind: DefKind) -> DefKind;
+
+    /// A name that a definition's qualified name passes through but that is no definition
+    /// itself (Rust's `impl Type` for the items inside it).
+    fn container_name(&self, _up: [Option<Node>; 3], _bytes: &[u8]) -> Option<String> {
+        None
+    }
+
+    /// Where a definition's body starts: its signature is the text before it.
+    fn body_start(&self, def: Node) -> Option<usize> {
+        def.child_by_field_name("body").map(|b| b.start_byte())
+    }
+
+    /// A signature without what only ends it (Python's `:`).
+    fn trim_signature<'s>(&self, signature: &'s str) -> &'s str {
+        signature
+    }
+
+    /// The first line of a definition's documentation, uncut; `parent` is the definition
+    /// node's parent.
+    fn doc<'t>(
+        &self,
+        def: Node<'t>,
+        parent: Option<Node<'t>>,
+        bytes: &'t [u8],
+        cache: &mut DocCache<'t>,
+    ) -> Option<&'t str>;
+
+    /// A type or callee path as name resolution looks it up, decoration dropped; `None` when
+    /// the bare name would be wrong.
+    fn type_hint(&self, text: &str) -> Option<String>;
+
+    /// Whether an identifier in a binding pattern binds a name.
+    fn pattern_binds(&self, _identifier: &str) -> bool {
+        true
+    }
+
+    /// What comes before a reference's name (an object, a path, an import's module); `None`
+    /// for a bare name.
+    fn qualifier(&self, node: Node, bytes: &[u8]) -> Option<String>;
+
+    /// The qualifier text of a captured object or path node outside imports.
+    fn qualifier_text(&self, qualifier: Node, bytes: &[u8]) -> String {
+        crate::names::simple_chain(self.spec().lang, qualifier, bytes)
+    }
+
+    /// The names an `@import` node binds.
+    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<crate::names::RawImport<'t>>);
+
+    /// The type and trait paths of an `@impl` block.
+    fn impl_paths(&self, _node: Node, _bytes: &[u8]) -> Option<(String, Option<String>)> {
+        None
+    }
+
+    /// The names an `@exports` node lists.
+    fn exported_names(&self, _node: Node, _bytes: &[u8], _out: &mut Vec<String>) {}
+}
+
+/// The registry, indexed by `Lang as usize` (a test checks the order).
+pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [&python::Python, &rust::Rust];
+
+/// Every language's spec, in the order of [`Lang`].
+pub(crate) fn specs() -> impl Iterator<Item = &'static LangSpec> {
+    LANGUAGES.iter().map(|language| language.spec())
+}
+
+impl LangSpec {
+    /// Every query file of the language, in order: what [`Lang::query`] compiles.
+    pub(crate) fn query_files(&self) -> [(&'static str, &'static str); 2] {
+        [("tags.scm", self.tags), ("names.scm", self.names)]
+    }
+
+    /// The query files joined into one query source.
+    pub(crate) fn source(&self) -> String {
+        self.query_files().iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n")
+    }
+}
+
+impl Lang {
+    /// The language of a file, by extension.
+    pub fn from_path(path: &Path) -> Option<Lang> {
+        let ext = path.extension()?.to_str()?;
+        specs().find(|spec| spec.extensions.contains(&ext)).map(|spec| spec.lang)
+    }
+
+    pub(crate) fn language(self) -> &'static dyn Language {
+        LANGUAGES[self as usize]
+    }
+
+    pub(crate) fn spec(self) -> &'static LangSpec {
+        self.language().spec()
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The tree-sitter grammar.
+    pub fn grammar(self) -> tree_sitter::Language {
+        (self.spec().grammar)()
+    }
+
+    /// The extraction patterns: the tags and names queries compiled as one by tack's matcher,
+    /// so one walk over the tree yields both. Compiled once per process, when the language is
+    /// first met.
+    pub fn patterns(self) -> &'static crate::matcher::Patterns {
+        static PATTERNS: [OnceLock<crate::matcher::Patterns>; N_LANGS] = [const { OnceLock::new() }; N_LANGS];
+        PATTERNS[self as usize].get_or_init(|| {
+            let spec = self.spec();
+            crate::matcher::Patterns::new(&(spec.grammar)(), &spec.source())
+                .unwrap_or_else(|err| panic!("queries/{}/{{tags,names}}.scm: {err}", spec.name))
+        })
+    }
+
+    /// The same queries compiled by tree-sitter, which checks them fully and is the reference
+    /// the matcher is tested against.
+    pub fn query(self) -> &'static Query {
+        static QUERIES: [OnceLock<Query>; N_LANGS] = [const { OnceLock::new() }; N_LANGS];
+        QUERIES[self as usize].get_or_init(|| {
+            let spec = self.spec();
+            Query::new(&(spec.grammar)(), &spec.source()).unwrap_or_else(|err| {
+                panic!("queries/{}/{{tags,names}}.scm do not compile: {err}", spec.name)
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles() {
+        for (i, spec) in specs().enumerate() {
+            assert_eq!(spec.lang as usize, i, "LANGUAGES is in the order of Lang");
+            for (file, text) in spec.query_files() {
+                let query = Query::new(&(spec.grammar)(), text);
+                assert!(query.is_ok(), "queries/{}/{file}: {:?}", spec.name, query.err());
+            }
+            let joined = Query::new(&(spec.grammar)(), &spec.source());
+            assert!(joined.is_ok(), "queries/{} joined: {:?}", spec.name, joined.err());
+            let patterns = crate::matcher::Patterns::new(&(spec.grammar)(), &spec.source());
+            assert!(patterns.is_ok(), "queries/{} in tack's matcher: {:?}", spec.name, patterns.err());
+        }
+    }
+
+    #[test]
+    fn languages_come_from_extensions() {
+        assert_eq!(Lang::from_path(Path::new("a/b.py")), Some(Lang::Python));
+        assert_eq!(Lang::from_path(Path::new("src/lib.rs")), Some(Lang::Rust));
+        assert_eq!(Lang::from_path(Path::new("README.md")), None);
+        assert_eq!(Lang::from_path(Path::new("Makefile")), None);
+    }
+}

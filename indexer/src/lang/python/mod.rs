@@ -1,0 +1,217 @@
+//! Python: `.py` and `.pyi` files, tree-sitter-python, `queries/python/`.
+
+use tree_sitter::Node;
+
+use super::{DocCache, Lang, LangSpec, Language, Rules};
+use crate::names::{RawImport, node_text, simple_chain, squash};
+use crate::symbols::DefKind;
+
+pub(crate) struct Python;
+
+static SPEC: LangSpec = LangSpec {
+    lang: Lang::Python,
+    name: "python",
+    extensions: &["py", "pyi"],
+    grammar: || tree_sitter_python::LANGUAGE.into(),
+    tags: include_str!("../../../queries/python/tags.scm"),
+    names: include_str!("../../../queries/python/names.scm"),
+    test_file_suffixes: &["_test.py"],
+    test_file_names: &["conftest.py"],
+    separator: ".",
+    noise: &["self", "cls"],
+    rules: Rules { attribute_names_members: true, method_call_names_function: true },
+};
+
+impl Language for Python {
+    fn spec(&self) -> &'static LangSpec {
+        &SPEC
+    }
+
+    /// A function directly in a class body (through a decorator, if any) is a method.
+    fn refine_kind(&self, up: [Option<Node>; 3], kind: DefKind) -> DefKind {
+        if kind != DefKind::Function {
+            return kind;
+        }
+        // function → (decorated_definition →) block → class_definition
+        let decorated = up[0].is_some_and(|p| p.kind() == "decorated_definition");
+        let container = if decorated { up[2] } else { up[1] };
+        if container.is_some_and(|c| c.kind() == "class_definition") { DefKind::Method } else { kind }
+    }
+
+    fn trim_signature<'s>(&self, signature: &'s str) -> &'s str {
+        signature.trim_end_matches(':').trim_end()
+    }
+
+    /// The first non-empty line of the docstring: a string that is the body's first statement.
+    fn doc<'t>(
+        &self,
+        def: Node<'t>,
+        _parent: Option<Node<'t>>,
+        bytes: &'t [u8],
+        _cache: &mut DocCache<'t>,
+    ) -> Option<&'t str> {
+        let body = def.child_by_field_name("body")?;
+        let first = body.named_child(0)?;
+        if first.kind() != "expression_statement" {
+            return None;
+        }
+        let string = first.named_child(0).filter(|s| s.kind() == "string")?;
+        let raw = node_text(string, bytes)
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .trim_matches(|c| c == '"' || c == '\'');
+        raw.lines().map(str::trim).find(|l| !l.is_empty())
+    }
+
+    /// A name, dotted or quoted, with `| None` dropped; `Optional[Foo]` gives nothing, since
+    /// the name alone would be wrong.
+    fn type_hint(&self, text: &str) -> Option<String> {
+        let mut text = text.trim();
+        text = text.trim_matches(|c| c == '"' || c == '\'');
+        text = text.strip_suffix("| None").map(str::trim_end).unwrap_or(text);
+        let ok = !text.is_empty()
+            && text.split('.').all(|part| {
+                !part.is_empty()
+                    && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && !part.starts_with(|c: char| c.is_ascii_digit())
+            });
+        ok.then(|| text.to_string())
+    }
+
+    /// The object of `a.b.name` (`a.b`), or the module path before a segment in an import
+    /// (`..pkg` for `from ..pkg import name`).
+    fn qualifier(&self, node: Node, bytes: &[u8]) -> Option<String> {
+        let parent = node.parent()?;
+        match parent.kind() {
+            "attribute" if parent.child_by_field_name("attribute") == Some(node) => {
+                let object = parent.child_by_field_name("object")?;
+                Some(simple_chain(Lang::Python, object, bytes))
+            }
+            "dotted_name" => import_qualifier(node, parent, bytes),
+            _ => None,
+        }
+    }
+
+    /// `import a.b [as c]` and `from m import x [as y]`, `from m import *`.
+    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+        match node.kind() {
+            "import_statement" => {
+                let mut cursor = node.walk();
+                for name in node.children_by_field_name("name", &mut cursor) {
+                    if name.kind() == "aliased_import" {
+                        let (Some(module), Some(alias)) =
+                            (name.child_by_field_name("name"), name.child_by_field_name("alias"))
+                        else {
+                            continue;
+                        };
+                        out.push(RawImport {
+                            module: squash(node_text(module, bytes)),
+                            item: None,
+                            bound: Some(node_text(alias, bytes).to_string()),
+                            alias: true,
+                            glob: false,
+                            at: alias,
+                        });
+                    } else {
+                        let module = squash(node_text(name, bytes));
+                        let first = module.split('.').next().unwrap_or("").to_string();
+                        out.push(RawImport {
+                            module,
+                            item: None,
+                            bound: Some(first),
+                            alias: false,
+                            glob: false,
+                            at: name,
+                        });
+                    }
+                }
+            }
+            "import_from_statement" => {
+                let Some(module) = node.child_by_field_name("module_name") else { return };
+                let module = squash(node_text(module, bytes));
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    if child.kind() == "wildcard_import" {
+                        out.push(RawImport {
+                            module: module.clone(),
+                            item: None,
+                            bound: None,
+                            alias: false,
+                            glob: true,
+                            at: child,
+                        });
+                    }
+                }
+                let mut cursor = node.walk();
+                for name in node.children_by_field_name("name", &mut cursor) {
+                    let (item, alias) = if name.kind() == "aliased_import" {
+                        (name.child_by_field_name("name"), name.child_by_field_name("alias"))
+                    } else {
+                        (Some(name), None)
+                    };
+                    let Some(item) = item else { continue };
+                    let item_text = squash(node_text(item, bytes));
+                    let (bound, at) = match alias {
+                        Some(alias) => (node_text(alias, bytes).to_string(), alias),
+                        None => (item_text.clone(), item),
+                    };
+                    out.push(RawImport {
+                        module: module.clone(),
+                        item: Some(item_text),
+                        bound: Some(bound),
+                        alias: alias.is_some(),
+                        glob: false,
+                        at,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The strings of an `__all__` list or tuple.
+    fn exported_names(&self, node: Node, bytes: &[u8], out: &mut Vec<String>) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind() == "string" {
+                let text = node_text(child, bytes).trim_matches(|c| c == '"' || c == '\'');
+                if !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    out.push(text.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Python import paths: the segments before `node` in its dotted name, after the relative
+/// dots or, for the imported names of `from m import x`, after the module.
+fn import_qualifier(node: Node, dotted: Node, bytes: &[u8]) -> Option<String> {
+    let mut before: Vec<&str> = Vec::new();
+    let mut cursor = dotted.walk();
+    for child in dotted.named_children(&mut cursor) {
+        if child == node {
+            break;
+        }
+        before.push(node_text(child, bytes));
+    }
+    let holder = dotted.parent()?;
+    let statement = if holder.kind() == "aliased_import" { holder.parent()? } else { holder };
+    let head = if holder.kind() == "relative_import" {
+        let mut cursor = holder.walk();
+        let prefix = holder.named_children(&mut cursor).find(|c| c.kind() == "import_prefix");
+        Some(prefix.map(|p| node_text(p, bytes).to_string()).unwrap_or_default())
+    } else if statement.kind() == "import_from_statement"
+        && statement.child_by_field_name("module_name") != Some(dotted)
+    {
+        statement.child_by_field_name("module_name").map(|m| squash(node_text(m, bytes)))
+    } else {
+        None
+    };
+    let joined = before.join(".");
+    match head {
+        Some(head) if joined.is_empty() => Some(head),
+        Some(head) if head.ends_with('.') => Some(format!("{head}{joined}")),
+        Some(head) => Some(format!("{head}.{joined}")),
+        None if joined.is_empty() => None,
+        None => Some(joined),
+    }
+}

@@ -1,0 +1,311 @@
+//! Rust: `.rs` files, tree-sitter-rust, `queries/rust/`.
+
+use tree_sitter::Node;
+
+use super::{DocCache, Lang, LangSpec, Language, Rules};
+use crate::names::{RawImport, node_text, simple_chain, squash};
+use crate::symbols::DefKind;
+
+pub(crate) struct Rust;
+
+static SPEC: LangSpec = LangSpec {
+    lang: Lang::Rust,
+    name: "rust",
+    extensions: &["rs"],
+    grammar: || tree_sitter_rust::LANGUAGE.into(),
+    tags: include_str!("../../../queries/rust/tags.scm"),
+    names: include_str!("../../../queries/rust/names.scm"),
+    test_file_suffixes: &["_tests.rs", "_test.rs"],
+    test_file_names: &["tests.rs"],
+    separator: "::",
+    noise: &[],
+    rules: Rules { attribute_names_members: false, method_call_names_function: false },
+};
+
+impl Language for Rust {
+    fn spec(&self) -> &'static LangSpec {
+        &SPEC
+    }
+
+    /// A function in the body of an impl or a trait is a method.
+    fn refine_kind(&self, up: [Option<Node>; 3], kind: DefKind) -> DefKind {
+        if kind != DefKind::Function {
+            return kind;
+        }
+        let container = up[1].filter(|_| up[0].is_some_and(|p| p.kind() == "declaration_list"));
+        match container.map(|c| c.kind()) {
+            Some("impl_item" | "trait_item") => DefKind::Method,
+            _ => kind,
+        }
+    }
+
+    /// For an item inside `impl Type`, the type's name (generics dropped); impl blocks are not
+    /// definitions themselves, so their name comes from here.
+    fn container_name(&self, up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
+        if up[0].is_none_or(|p| p.kind() != "declaration_list") {
+            return None;
+        }
+        let impl_item = up[1]?;
+        if impl_item.kind() != "impl_item" {
+            return None;
+        }
+        let ty = impl_item.child_by_field_name("type")?;
+        let text = node_text(ty, bytes);
+        let base = text.split('<').next().unwrap_or(text).trim();
+        Some(base.rsplit("::").next().unwrap_or(base).to_string())
+    }
+
+    /// Structs and enums keep their fields and variants under other names than `body`.
+    fn body_start(&self, def: Node) -> Option<usize> {
+        def.child_by_field_name("body").map(|b| b.start_byte()).or_else(|| {
+            let mut cursor = def.walk();
+            def.children(&mut cursor)
+                .find(|c| {
+                    matches!(c.kind(), "field_declaration_list" | "enum_variant_list" | "declaration_list")
+                })
+                .map(|c| c.start_byte())
+        })
+    }
+
+    /// The first non-empty line of the `///` run right before the definition (attributes may
+    /// sit in it), read for all of the parent's children in one pass.
+    fn doc<'t>(
+        &self,
+        def: Node<'t>,
+        parent: Option<Node<'t>>,
+        bytes: &'t [u8],
+        cache: &mut DocCache<'t>,
+    ) -> Option<&'t str> {
+        let parent = parent?;
+        if cache.parents.insert(parent.id()) {
+            child_docs(parent, bytes, &mut cache.lines);
+        }
+        cache.lines.get(&def.id()).copied()
+    }
+
+    /// References, lifetimes, `mut`, `dyn`, `impl` and generics dropped: `&'a mut Foo<T>` →
+    /// `Foo`; `crate::geo::Point` stays.
+    fn type_hint(&self, text: &str) -> Option<String> {
+        let mut text = text.trim();
+        loop {
+            let before = text;
+            text = text.trim_start_matches('&').trim_start();
+            if text.starts_with('\'') {
+                text = text.split_once(' ').map_or("", |(_, rest)| rest).trim_start();
+            }
+            for prefix in ["mut ", "dyn ", "impl "] {
+                text = text.strip_prefix(prefix).unwrap_or(text).trim_start();
+            }
+            if text == before {
+                break;
+            }
+        }
+        let base = text.split('<').next().unwrap_or("").trim_end_matches("::");
+        let ok = !base.is_empty()
+            && base
+                .split("::")
+                .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        ok.then(|| base.split_whitespace().collect())
+    }
+
+    /// A capitalised identifier in a pattern is a constant or a unit variant, not a binding.
+    fn pattern_binds(&self, identifier: &str) -> bool {
+        !identifier.starts_with(|c: char| c.is_ascii_uppercase())
+    }
+
+    /// The path of `geo::name` (`geo`, after the prefix of an enclosing `use a::{…}` group),
+    /// or the value of `a.b.name`.
+    fn qualifier(&self, node: Node, bytes: &[u8]) -> Option<String> {
+        let parent = node.parent()?;
+        let own = match parent.kind() {
+            "scoped_identifier" | "scoped_type_identifier"
+                if parent.child_by_field_name("name") == Some(node) =>
+            {
+                let path = parent.child_by_field_name("path")?;
+                Some(self.type_hint(node_text(path, bytes)).unwrap_or_else(|| "?".to_string()))
+            }
+            "field_expression" if parent.child_by_field_name("field") == Some(node) => {
+                let value = parent.child_by_field_name("value")?;
+                Some(simple_chain(Lang::Rust, value, bytes))
+            }
+            _ => None,
+        };
+        // Inside `use a::{b, c::d}` the group's path comes first.
+        let mut prefix: Vec<String> = Vec::new();
+        let mut child = node;
+        let mut current = Some(parent);
+        while let Some(ancestor) = current {
+            match ancestor.kind() {
+                "scoped_use_list" if ancestor.child_by_field_name("list") == Some(child) => {
+                    if let Some(path) = ancestor.child_by_field_name("path") {
+                        prefix.push(squash(node_text(path, bytes)));
+                    }
+                }
+                "use_declaration" => break,
+                "use_list" | "scoped_use_list" | "scoped_identifier" | "use_as_clause" => {}
+                _ if prefix.is_empty() => break,
+                _ => {}
+            }
+            child = ancestor;
+            current = ancestor.parent();
+        }
+        if prefix.is_empty() {
+            return own;
+        }
+        prefix.reverse();
+        if let Some(own) = own {
+            prefix.push(own);
+        }
+        Some(prefix.join("::"))
+    }
+
+    /// A path qualifier is a type path; a field access, a call or `self` is a chain.
+    fn qualifier_text(&self, qualifier: Node, bytes: &[u8]) -> String {
+        match qualifier.kind() {
+            "field_expression" | "call_expression" | "self" => simple_chain(Lang::Rust, qualifier, bytes),
+            _ => self.type_hint(node_text(qualifier, bytes)).unwrap_or_else(|| "?".to_string()),
+        }
+    }
+
+    /// `use` trees (groups, renames, globs, `self`) and `extern crate`.
+    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+        match node.kind() {
+            "use_declaration" => {
+                if let Some(argument) = node.child_by_field_name("argument") {
+                    use_tree(argument, "", bytes, out);
+                }
+            }
+            "extern_crate_declaration" => {
+                let Some(name) = node.child_by_field_name("name") else { return };
+                let alias = node.child_by_field_name("alias");
+                let at = alias.unwrap_or(name);
+                out.push(RawImport {
+                    module: String::new(),
+                    item: Some(node_text(name, bytes).to_string()),
+                    bound: Some(node_text(at, bytes).to_string()),
+                    alias: alias.is_some(),
+                    glob: false,
+                    at,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// An impl block's type and trait paths, generics dropped.
+    fn impl_paths(&self, node: Node, bytes: &[u8]) -> Option<(String, Option<String>)> {
+        let ty = self.type_hint(node_text(node.child_by_field_name("type")?, bytes))?;
+        let trait_path = node.child_by_field_name("trait").and_then(|t| self.type_hint(node_text(t, bytes)));
+        Some((ty, trait_path))
+    }
+}
+
+/// The doc comment of each child of `parent` that has one, by child node id. One pass over the
+/// children, where asking each definition for its previous siblings would search the tree from
+/// the root once per comment line.
+fn child_docs<'a>(parent: Node, bytes: &'a [u8], out: &mut rustc_hash::FxHashMap<usize, &'a str>) {
+    let mut first: Option<&'a str> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        match child.kind() {
+            "line_comment" if node_text(child, bytes).starts_with("///") => {
+                let line = node_text(child, bytes).trim_start_matches('/').trim();
+                if first.is_none() && !line.is_empty() {
+                    first = Some(line);
+                }
+            }
+            "attribute_item" => {}
+            _ => {
+                if let Some(line) = first.take() {
+                    out.insert(child.id(), line);
+                }
+            }
+        }
+    }
+}
+
+fn join_path(prefix: &str, rest: &str) -> String {
+    match (prefix.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (_, true) => prefix.to_string(),
+        _ => format!("{prefix}::{rest}"),
+    }
+}
+
+fn split_last(path: &str) -> (String, String) {
+    match path.rsplit_once("::") {
+        Some((module, item)) => (module.to_string(), item.to_string()),
+        None => (String::new(), path.to_string()),
+    }
+}
+
+fn use_tree<'t>(node: Node<'t>, prefix: &str, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+    match node.kind() {
+        "use_as_clause" => {
+            let (Some(path), Some(alias)) =
+                (node.child_by_field_name("path"), node.child_by_field_name("alias"))
+            else {
+                return;
+            };
+            let (module, item) = split_last(&join_path(prefix, &squash(node_text(path, bytes))));
+            out.push(RawImport {
+                module,
+                item: Some(item),
+                bound: Some(node_text(alias, bytes).to_string()),
+                alias: true,
+                glob: false,
+                at: alias,
+            });
+        }
+        "use_wildcard" => {
+            let mut cursor = node.walk();
+            let path = node.named_children(&mut cursor).next().map(|p| squash(node_text(p, bytes)));
+            out.push(RawImport {
+                module: join_path(prefix, &path.unwrap_or_default()),
+                item: None,
+                bound: None,
+                alias: false,
+                glob: true,
+                at: node,
+            });
+        }
+        "scoped_use_list" => {
+            let path =
+                node.child_by_field_name("path").map(|p| squash(node_text(p, bytes))).unwrap_or_default();
+            let inner = join_path(prefix, &path);
+            if let Some(list) = node.child_by_field_name("list") {
+                use_tree(list, &inner, bytes, out);
+            }
+        }
+        "use_list" => {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                use_tree(child, prefix, bytes, out);
+            }
+        }
+        "self" if !prefix.is_empty() => {
+            let (module, item) = split_last(prefix);
+            out.push(RawImport {
+                module,
+                item: Some(item.clone()),
+                bound: Some(item),
+                alias: false,
+                glob: false,
+                at: node,
+            });
+        }
+        "identifier" | "scoped_identifier" | "crate" | "super" | "self" => {
+            let (module, item) = split_last(&join_path(prefix, &squash(node_text(node, bytes))));
+            let at = node.child_by_field_name("name").unwrap_or(node);
+            out.push(RawImport {
+                module,
+                item: Some(item.clone()),
+                bound: Some(item),
+                alias: false,
+                glob: false,
+                at,
+            });
+        }
+        _ => {}
+    }
+}
