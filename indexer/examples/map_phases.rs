@@ -1,8 +1,10 @@
 //! Times the phases of one repository map on a saved index (graph, PageRank, render), to see
 //! where map latency goes. `cargo run --release -p tack-indexer --example map_phases -- ROOT STORE`;
 //! with `DUMP=file`, writes maps of a fixed sample of focuses instead, and with `DUMP_GRAPH=file`
-//! the graph (every edge in order, every identifier's definers and referencers), to compare two
-//! builds byte for byte.
+//! the graph (every edge in order, every identifier's definers and referencers), and with
+//! `DUMP_RESOLVE=file` name resolution (every reference resolved; for a fixed sample of
+//! definitions, what their qualified names find, their references, callers and callees), to
+//! compare two builds byte for byte.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -23,6 +25,10 @@ fn main() {
     let (rank, _) = graph.pagerank(&[], &|_, e| e.weight);
     eprintln!("pagerank {:?} ({} files)", t.elapsed(), rank.len());
     let words = |s: &str| s.split_whitespace().count();
+    if let Ok(dump) = std::env::var("DUMP_RESOLVE") {
+        std::fs::write(dump, resolution_facts(&snapshot.resolver())).expect("dump");
+        return;
+    }
     if let Ok(dump) = std::env::var("DUMP_GRAPH") {
         std::fs::write(dump, graph_facts(&graph)).expect("dump");
     }
@@ -79,6 +85,37 @@ fn graph_facts(graph: &tack_indexer::SymbolGraph) -> String {
     }
     for (id, name) in graph.idents.iter().enumerate() {
         out += &format!("{name} {:?} {:?}\n", graph.definers(id as u32), graph.referencers(id as u32));
+    }
+    out
+}
+
+/// What the resolver says of every reference, and of a sample of definitions' targets.
+fn resolution_facts(resolver: &tack_indexer::Resolver) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut n_defs = 0usize;
+    for file in 0..resolver.n_files() as u32 {
+        let symbols = &resolver.entry(file).symbols;
+        for r in &symbols.refs {
+            let _ = writeln!(out, "{} {:?}: {:?}", resolver.path(file), r, resolver.resolve_ref(file, r));
+        }
+        for def in &symbols.defs {
+            n_defs += 1;
+            if !n_defs.is_multiple_of(89) {
+                continue;
+            }
+            for target in resolver.lookup_symbol(&def.qualified) {
+                let _ = writeln!(
+                    out,
+                    "{} -> {} refs {:?} callers {:?} callees {:?}",
+                    def.qualified,
+                    resolver.describe(target),
+                    resolver.references(target),
+                    resolver.callers(target),
+                    resolver.callees(target)
+                );
+            }
+        }
     }
     out
 }

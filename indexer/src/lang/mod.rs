@@ -49,6 +49,20 @@ pub(crate) struct Rules {
     pub attribute_names_members: bool,
     /// `m.f()` can call a module's function (Python's `module.function()`).
     pub method_call_names_function: bool,
+    /// Definitions are assignments: a module-level constant's binding is its identity, and
+    /// every `def f` of one scope is one variable.
+    pub defs_are_assignments: bool,
+    /// A name nothing binds, in a file with a glob import from outside the repository, gets
+    /// the same-named definitions as candidates (it may come from the glob).
+    pub external_globs_give_candidates: bool,
+    /// A class's bases are looked up around the class statement, not in its body.
+    pub bases_outside_class: bool,
+    /// A class body is invisible from the scopes nested in it.
+    pub class_body_closed: bool,
+    /// The first scope that binds a name ends the lookup, even when the binding leads nowhere.
+    pub first_binding_scope_wins: bool,
+    /// An inline module's scope ends the lexical lookup (its imports and crate names are next).
+    pub module_scope_is_closed: bool,
 }
 
 /// What one file's documentation lookups remember: the parents whose children's doc comments

@@ -511,7 +511,7 @@ impl Resolver {
         for &(file, d) in self.defs_by_name.get(last).iter() {
             let def = self.def(file, d);
             let lang = self.lang(file);
-            let sep = if lang == Lang::Rust { "::" } else { "." };
+            let sep = lang.spec().separator;
             let qualified = def.qualified.as_str();
             // Rust qualified names carry the file's module path too: `shapes::circle::Circle::new`.
             let with_module = match lang {
@@ -784,7 +784,7 @@ impl Resolver {
     fn canonical(&self, target: Target) -> Target {
         if let Target::Def { file, def } = target {
             let d = self.def(file, def);
-            if self.lang(file) == Lang::Python && d.kind == DefKind::Constant {
+            if self.lang(file).spec().rules.defs_are_assignments && d.kind == DefKind::Constant {
                 let symbols = self.symbols(file);
                 if let Some(b) = symbols
                     .bindings
@@ -800,10 +800,11 @@ impl Resolver {
 
     fn key(&self, target: Target) -> Key {
         match self.canonical(target) {
-            // A Python function or class is a variable of its scope too: every `def f` of one
-            // scope (in the branches of an `if`, redefined later) is the same name.
-            Target::Def { file, def } => match (self.lang(file), self.ctx(file).def_scope[def as usize]) {
-                (Lang::Python, scope) if scope != NONE => {
+            // Where definitions are assignments, a function or class is a variable of its scope
+            // too: every `def f` of one scope (in the branches of an `if`, redefined later) is
+            // the same name.
+            Target::Def { file, def } => match self.ctx(file).def_scope[def as usize] {
+                scope if scope != NONE && self.lang(file).spec().rules.defs_are_assignments => {
                     Key::Var(file, scope, self.def(file, def).name.clone())
                 }
                 _ => Key::Def(file, def),
@@ -840,7 +841,10 @@ impl Resolver {
                 _ => self.lookup_lexical(file, pos, name, 0),
             };
             let resolved: Vec<Target> = dedup(found.iter().map(|f| f.target));
-            if resolved.is_empty() && lang == Lang::Python && self.has_external_glob(file) {
+            if resolved.is_empty()
+                && lang.spec().rules.external_globs_give_candidates
+                && self.has_external_glob(file)
+            {
                 return Resolution { candidates: self.candidates(file, r), ..Default::default() };
             }
             return Resolution { resolved, ..Default::default() };
@@ -849,8 +853,8 @@ impl Resolver {
         if let Some(callee) = symbols.text(r.qualifier).strip_suffix('(') {
             return Resolution { resolved: self.parameter_of(file, pos, callee, name), ..Default::default() };
         }
-        // A Rust field access names a field, which the index does not keep: never a method.
-        if lang == Lang::Rust && r.kind == RefKind::Attribute {
+        // Where an attribute is a field, which the index does not keep, it is never a method.
+        if !lang.spec().rules.attribute_names_members && r.kind == RefKind::Attribute {
             return Resolution::default();
         }
         let qualifier = symbols.text(r.qualifier);
@@ -926,7 +930,9 @@ impl Resolver {
             .filter(|&&(f, d)| self.lang(f) == lang && r.kind.can_mean(lang, self.def(f, d).kind))
             .map(|&(f, d)| self.canonical(Target::Def { file: f, def: d }))
             .collect();
-        if lang == Lang::Python && matches!(r.kind, RefKind::Attribute | RefKind::MethodCall) {
+        if lang.spec().rules.attribute_names_members
+            && matches!(r.kind, RefKind::Attribute | RefKind::MethodCall)
+        {
             out.extend(
                 self.attrs_by_name.get(name).iter().map(|&(f, b)| Target::Binding { file: f, binding: b }),
             );
@@ -955,16 +961,17 @@ impl Resolver {
             return self.lookup_beyond(file, 0, name, depth);
         };
         let mut start = innermost_scope(&symbols.scopes, pos);
-        // A Python class's bases are looked up where the class statement stands, not in its body.
+        // A class's bases may be looked up where the class statement stands, not in its body.
         let header = symbols.scopes[start as usize];
-        if lang == Lang::Python && header.kind == ScopeKind::Class && header.start.line == pos.line {
+        let rules = lang.spec().rules;
+        if rules.bases_outside_class && header.kind == ScopeKind::Class && header.start.line == pos.line {
             start = header.parent;
         }
         let mut scope = start;
         loop {
             let s = symbols.scopes[scope as usize];
-            // Python class bodies are not visible from the functions nested in them.
-            let visible = !(lang == Lang::Python && s.kind == ScopeKind::Class && scope != start);
+            // A class body may be invisible from the functions nested in it.
+            let visible = !(rules.class_body_closed && s.kind == ScopeKind::Class && scope != start);
             if visible {
                 let entries = self.ctx(file).entries_of(scope, id);
                 if !entries.is_empty() {
@@ -988,12 +995,12 @@ impl Resolver {
                     let chosen = choose(lang, entries, symbols, pos, scope == start);
                     let found: Vec<Found> =
                         chosen.iter().flat_map(|e| self.entry_found(file, *e, depth)).collect();
-                    if !found.is_empty() || lang == Lang::Python {
+                    if !found.is_empty() || rules.first_binding_scope_wins {
                         return found;
                     }
                 }
             }
-            if lang == Lang::Rust && s.kind == ScopeKind::Module {
+            if rules.module_scope_is_closed && s.kind == ScopeKind::Module {
                 return self.lookup_beyond(file, scope, name, depth);
             }
             if s.parent == NONE {

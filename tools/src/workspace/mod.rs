@@ -24,9 +24,10 @@ use state_store::StateStore;
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum SearchIndexError {
-    #[error("the search index cannot be opened: {0}")]
+    /// The index's own message says which index and why.
+    #[error("{0}")]
     Open(String),
-    #[error("the search index cannot be updated: {0}")]
+    #[error("{0}")]
     Update(String),
 }
 
@@ -55,8 +56,9 @@ impl Workspace {
                 Regex::new(rule).with_context(|| format!("[run] deny rule {rule:?} is not a valid regex"))?;
             deny.push((rule.clone(), re));
         }
+        // The error names the glob and what is wrong with it.
         let filter = tack_indexer::Filter::new(root.path(), &config.ignore)
-            .context("an ignore glob in tack.toml does not parse")?;
+            .map_err(|err| anyhow::anyhow!("tack.toml: {err}"))?;
         if config.output.max_tokens < limits::MIN_TOKENS {
             anyhow::bail!(
                 "[output] max_tokens must be at least {}, got {}",

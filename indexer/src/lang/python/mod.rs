@@ -19,7 +19,16 @@ static SPEC: LangSpec = LangSpec {
     test_file_names: &["conftest.py"],
     separator: ".",
     noise: &["self", "cls"],
-    rules: Rules { attribute_names_members: true, method_call_names_function: true },
+    rules: Rules {
+        attribute_names_members: true,
+        method_call_names_function: true,
+        defs_are_assignments: true,
+        external_globs_give_candidates: true,
+        bases_outside_class: true,
+        class_body_closed: true,
+        first_binding_scope_wins: true,
+        module_scope_is_closed: false,
+    },
 };
 
 impl Language for Python {

@@ -19,7 +19,16 @@ static SPEC: LangSpec = LangSpec {
     test_file_names: &["tests.rs"],
     separator: "::",
     noise: &[],
-    rules: Rules { attribute_names_members: false, method_call_names_function: false },
+    rules: Rules {
+        attribute_names_members: false,
+        method_call_names_function: false,
+        defs_are_assignments: false,
+        external_globs_give_candidates: false,
+        bases_outside_class: false,
+        class_body_closed: false,
+        first_binding_scope_wins: false,
+        module_scope_is_closed: true,
+    },
 };
 
 impl Language for Rust {
