@@ -10,7 +10,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query};
 
-use crate::symbols::DefKind;
+use crate::names::Pos;
+use crate::resolve::Entry;
+use crate::symbols::{Def, DefKind, FileSymbols};
 
 /// A language tack understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -142,6 +144,15 @@ pub(crate) trait Language: Sync {
 
     /// The names an `@exports` node lists.
     fn exported_names(&self, _node: Node, _bytes: &[u8], _out: &mut Vec<String>) {}
+
+    /// Whether a definition is bound by its name in its enclosing scope, rather than reached
+    /// through its type or its binding; `own_scope[d]` is the scope that is definition `d`'s
+    /// body (`NONE` when it has none).
+    fn bound_by_name(&self, symbols: &FileSymbols, own_scope: &[u32], def: &Def) -> bool;
+
+    /// Which of one scope's entries for a name a use at `pos` sees; `same_scope`: the use is
+    /// in that scope.
+    fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, same_scope: bool) -> Vec<Entry>;
 }
 
 /// The registry, indexed by `Lang as usize` (a test checks the order).

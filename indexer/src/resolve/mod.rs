@@ -142,15 +142,15 @@ struct Found {
 
 /// One name bound in a scope.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    scope: u32,
-    name: u32,
-    pos: Pos,
-    bound: Bound,
+pub(crate) struct Entry {
+    pub(crate) scope: u32,
+    pub(crate) name: u32,
+    pub(crate) pos: Pos,
+    pub(crate) bound: Bound,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bound {
+pub(crate) enum Bound {
     Def(u32),
     Binding(u32),
     Import(u32),
@@ -992,7 +992,7 @@ impl Resolver {
                         scope = s.parent;
                         continue;
                     }
-                    let chosen = choose(lang, entries, symbols, pos, scope == start);
+                    let chosen = lang.language().visible(entries, symbols, pos, scope == start);
                     let found: Vec<Found> =
                         chosen.iter().flat_map(|e| self.entry_found(file, *e, depth)).collect();
                     if !found.is_empty() || rules.first_binding_scope_wins {
@@ -1223,18 +1223,9 @@ impl FileCtx {
             }
         }
         let mut def_scope = vec![NONE; symbols.defs.len()];
-        let in_impl =
-            |def: &Def| symbols.impls.iter().any(|i| i.start.line <= def.line && def.end_line <= i.end.line);
+        let language = lang.language();
         for (i, def) in symbols.defs.iter().enumerate() {
-            // Rust items of an impl or a trait are reached through their type, not by name.
-            let reachable_by_name = match lang {
-                Lang::Python => def.kind != DefKind::Constant,
-                Lang::Rust => {
-                    def.kind != DefKind::Method
-                        && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
-                        && !(def.parent.is_none_or(|p| own_scope[p as usize] == NONE) && in_impl(def))
-                }
-            };
+            let reachable_by_name = language.bound_by_name(symbols, &own_scope, def);
             if !reachable_by_name {
                 continue;
             }
@@ -1288,44 +1279,6 @@ impl FileCtx {
         let start = self.entries.partition_point(|e| (e.scope, e.name) < (scope, name));
         let end = self.entries.partition_point(|e| (e.scope, e.name) <= (scope, name));
         &self.entries[start..end]
-    }
-}
-
-/// Which of a scope's entries for a name a use at `pos` sees. Rust locals must come before the
-/// use (the last one wins, shadowing the others); items and imports are visible everywhere.
-/// Python: in the use's own scope, the last binding before it (all of them when none is
-/// before, as in a loop); from an enclosing scope, its last binding.
-fn choose(lang: Lang, entries: &[Entry], symbols: &FileSymbols, pos: Pos, same_scope: bool) -> Vec<Entry> {
-    let is_local = |e: &Entry| match e.bound {
-        Bound::Binding(b) => !matches!(symbols.bindings[b as usize].kind, BindKind::Attribute),
-        _ => false,
-    };
-    match lang {
-        Lang::Rust => {
-            let before: Vec<Entry> =
-                entries.iter().filter(|e| is_local(e) && e.pos <= pos).copied().collect();
-            if let Some(last) = before.last() {
-                return vec![*last];
-            }
-            entries.iter().filter(|e| !is_local(e)).copied().collect()
-        }
-        Lang::Python => {
-            // From a nested function the enclosing scope has run to its end: its last binding.
-            if !same_scope {
-                return entries.last().map(|e| vec![*e]).unwrap_or_default();
-            }
-            // The right side of `s = f(s)` runs before the assignment: a binding counts only
-            // from the next line (or at the use itself, when the use is the binding).
-            let before = |e: &Entry| {
-                let assigns = matches!(e.bound, Bound::Binding(b)
-                    if matches!(symbols.bindings[b as usize].kind, BindKind::Assign | BindKind::Loop));
-                e.pos == pos || if assigns { e.pos.line < pos.line } else { e.pos <= pos }
-            };
-            match entries.iter().rposition(before) {
-                Some(i) => vec![entries[i]],
-                None => entries.to_vec(),
-            }
-        }
     }
 }
 

@@ -3,8 +3,9 @@
 use tree_sitter::Node;
 
 use super::{DocCache, Lang, LangSpec, Language, Rules};
-use crate::names::{RawImport, node_text, simple_chain, squash};
-use crate::symbols::DefKind;
+use crate::names::{BindKind, Pos, RawImport, node_text, simple_chain, squash};
+use crate::resolve::{Bound, Entry};
+use crate::symbols::{Def, DefKind, FileSymbols};
 
 pub(crate) struct Python;
 
@@ -174,6 +175,31 @@ impl Language for Python {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A constant is reached through its binding; every other definition by its name.
+    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+        def.kind != DefKind::Constant
+    }
+
+    /// In the use's own scope, the last binding before it (all of them when none is before, as
+    /// in a loop); from an enclosing scope, its last binding.
+    fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, same_scope: bool) -> Vec<Entry> {
+        // From a nested function the enclosing scope has run to its end: its last binding.
+        if !same_scope {
+            return entries.last().map(|e| vec![*e]).unwrap_or_default();
+        }
+        // The right side of `s = f(s)` runs before the assignment: a binding counts only
+        // from the next line (or at the use itself, when the use is the binding).
+        let before = |e: &Entry| {
+            let assigns = matches!(e.bound, Bound::Binding(b)
+                if matches!(symbols.bindings[b as usize].kind, BindKind::Assign | BindKind::Loop));
+            e.pos == pos || if assigns { e.pos.line < pos.line } else { e.pos <= pos }
+        };
+        match entries.iter().rposition(before) {
+            Some(i) => vec![entries[i]],
+            None => entries.to_vec(),
         }
     }
 

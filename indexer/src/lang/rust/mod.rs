@@ -3,8 +3,9 @@
 use tree_sitter::Node;
 
 use super::{DocCache, Lang, LangSpec, Language, Rules};
-use crate::names::{RawImport, node_text, simple_chain, squash};
-use crate::symbols::DefKind;
+use crate::names::{BindKind, NONE, Pos, RawImport, node_text, simple_chain, squash};
+use crate::resolve::{Bound, Entry};
+use crate::symbols::{Def, DefKind, FileSymbols};
 
 pub(crate) struct Rust;
 
@@ -199,6 +200,28 @@ impl Language for Rust {
             }
             _ => {}
         }
+    }
+
+    /// Methods, trait items and the items of an impl are reached through their type.
+    fn bound_by_name(&self, symbols: &FileSymbols, own_scope: &[u32], def: &Def) -> bool {
+        let in_impl = || symbols.impls.iter().any(|i| i.start.line <= def.line && def.end_line <= i.end.line);
+        def.kind != DefKind::Method
+            && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
+            && !(def.parent.is_none_or(|p| own_scope[p as usize] == NONE) && in_impl())
+    }
+
+    /// A local must come before the use (the last one wins, shadowing the others); items and
+    /// imports are visible everywhere in their scope.
+    fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
+        let is_local = |e: &Entry| match e.bound {
+            Bound::Binding(b) => !matches!(symbols.bindings[b as usize].kind, BindKind::Attribute),
+            _ => false,
+        };
+        let before: Vec<Entry> = entries.iter().filter(|e| is_local(e) && e.pos <= pos).copied().collect();
+        if let Some(last) = before.last() {
+            return vec![*last];
+        }
+        entries.iter().filter(|e| !is_local(e)).copied().collect()
     }
 
     /// An impl block's type and trait paths, generics dropped.
