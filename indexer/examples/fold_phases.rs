@@ -8,6 +8,9 @@ use std::time::Instant;
 
 use tack_indexer::{Filter, Index};
 
+mod dumps;
+use dumps::graph_facts;
+
 fn main() {
     let root = PathBuf::from(std::env::args().nth(1).expect("ROOT")).canonicalize().expect("root");
     let rel = std::env::args().nth(2).expect("FILE");
@@ -64,19 +67,4 @@ fn main() {
     if let Some(file) = std::env::var_os("DUMP") {
         std::fs::write(file, dump + &graph_facts(&graph)).expect("dump");
     }
-}
-
-/// Every edge in edge order (source, target, identifier, exact weight), then each identifier's
-/// definers and referencers: what two builds of one graph must agree on.
-fn graph_facts(graph: &tack_indexer::SymbolGraph) -> String {
-    use petgraph::visit::EdgeRef;
-    let mut out = String::new();
-    for e in graph.graph.edge_references() {
-        let ident = &graph.idents[e.weight().ident as usize];
-        out += &format!("{} {} {ident} {:?}\n", e.source().index(), e.target().index(), e.weight().weight);
-    }
-    for (id, name) in graph.idents.iter().enumerate() {
-        out += &format!("{name} {:?} {:?}\n", graph.definers(id as u32), graph.referencers(id as u32));
-    }
-    out
 }

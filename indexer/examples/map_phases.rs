@@ -11,6 +11,9 @@ use std::time::Instant;
 
 use tack_indexer::{Filter, Index};
 
+mod dumps;
+use dumps::{graph_facts, resolution_facts};
+
 fn main() {
     let root = PathBuf::from(std::env::args().nth(1).expect("ROOT")).canonicalize().expect("root");
     let store = std::env::args().nth(2).map(PathBuf::from);
@@ -72,50 +75,4 @@ fn main() {
         let _ = graph.pagerank(&p, &|s, e| if s as usize == f { e.weight * 50.0 } else { e.weight });
     }
     eprintln!("20 focused pageranks {:?}", t.elapsed() / 20);
-}
-
-/// Every edge in edge order (source, target, identifier, exact weight), then each identifier's
-/// definers and referencers: what two builds of one graph must agree on.
-fn graph_facts(graph: &tack_indexer::SymbolGraph) -> String {
-    use petgraph::visit::EdgeRef;
-    let mut out = String::new();
-    for e in graph.graph.edge_references() {
-        let ident = &graph.idents[e.weight().ident as usize];
-        out += &format!("{} {} {ident} {:?}\n", e.source().index(), e.target().index(), e.weight().weight);
-    }
-    for (id, name) in graph.idents.iter().enumerate() {
-        out += &format!("{name} {:?} {:?}\n", graph.definers(id as u32), graph.referencers(id as u32));
-    }
-    out
-}
-
-/// What the resolver says of every reference, and of a sample of definitions' targets.
-fn resolution_facts(resolver: &tack_indexer::Resolver) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let mut n_defs = 0usize;
-    for file in 0..resolver.n_files() as u32 {
-        let symbols = &resolver.entry(file).symbols;
-        for r in &symbols.refs {
-            let _ = writeln!(out, "{} {:?}: {:?}", resolver.path(file), r, resolver.resolve_ref(file, r));
-        }
-        for def in &symbols.defs {
-            n_defs += 1;
-            if !n_defs.is_multiple_of(89) {
-                continue;
-            }
-            for target in resolver.lookup_symbol(&def.qualified) {
-                let _ = writeln!(
-                    out,
-                    "{} -> {} refs {:?} callers {:?} callees {:?}",
-                    def.qualified,
-                    resolver.describe(target),
-                    resolver.references(target),
-                    resolver.callers(target),
-                    resolver.callees(target)
-                );
-            }
-        }
-    }
-    out
 }
