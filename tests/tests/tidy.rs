@@ -193,10 +193,9 @@ fn tool_names_are_spelled_only_in_their_specs() {
 }
 
 /// What differs between languages lives in `indexer/src/lang/<name>/`: no other non-test code
-/// branches on a language, except name resolution, whose move behind the seam is not done yet.
+/// branches on a language.
 #[test]
 fn only_language_modules_branch_on_a_language() {
-    let still_moving = ["indexer/src/resolve/"];
     let mut files = Vec::new();
     for crate_dir in ["indexer/src", "tools/src", "server/src"] {
         rust_files(&workspace().join(crate_dir), &mut files);
@@ -204,7 +203,7 @@ fn only_language_modules_branch_on_a_language() {
     let mut branching = Vec::new();
     for file in &files {
         let rel = file.strip_prefix(workspace()).unwrap().display().to_string();
-        if rel.starts_with("indexer/src/lang/") || still_moving.iter().any(|dir| rel.starts_with(dir)) {
+        if rel.starts_with("indexer/src/lang/") {
             continue;
         }
         let text = std::fs::read_to_string(file).unwrap();

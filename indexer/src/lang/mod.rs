@@ -4,14 +4,15 @@
 //! the registry, in the order of [`Lang`].
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query};
 
+use crate::index::FileEntry;
 use crate::names::Pos;
-use crate::resolve::Entry;
+use crate::resolve::{Entry, Tables};
 use crate::symbols::{Def, DefKind, FileSymbols};
 
 /// A language tack understands.
@@ -40,6 +41,11 @@ pub(crate) struct LangSpec {
     pub separator: &'static str,
     /// Identifiers that are never worth a reference (a method's receiver: `self`, `cls`).
     pub noise: &'static [&'static str],
+    /// Words that never name anything to look up (a receiver such as `self` is a name).
+    pub keywords: &'static [&'static str],
+    /// How the lines that belong to the definition below them start: decorators, attributes,
+    /// doc comments.
+    pub preamble: &'static [&'static str],
     pub rules: Rules,
 }
 
@@ -153,6 +159,10 @@ pub(crate) trait Language: Sync {
     /// Which of one scope's entries for a name a use at `pos` sees; `same_scope`: the use is
     /// in that scope.
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, same_scope: bool) -> Vec<Entry>;
+
+    /// Name resolution's tables for this language over a snapshot's files (all of them, in
+    /// the resolver's order; the language's own are those whose `lang` it is).
+    fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables>;
 }
 
 /// The registry, indexed by `Lang as usize` (a test checks the order).
@@ -192,6 +202,17 @@ impl Lang {
 
     pub fn name(self) -> &'static str {
         self.spec().name
+    }
+
+    /// Whether a word is one of the language's keywords, which never name anything.
+    pub fn is_keyword(self, word: &str) -> bool {
+        self.spec().keywords.contains(&word)
+    }
+
+    /// Whether a line (its indentation removed) belongs to the definition below it: a
+    /// decorator, an attribute, a doc comment.
+    pub fn is_preamble(self, line: &str) -> bool {
+        self.spec().preamble.iter().any(|start| line.starts_with(start))
     }
 
     /// The tree-sitter grammar.

@@ -3,19 +3,16 @@
 //! built on first use. A name bound by the language's rules is `resolved`; a name whose receiver
 //! cannot be typed gets the same-named definitions as `candidates`, never as resolved.
 
-mod python;
-mod rust;
-
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use crate::index::{FileEntry, Snapshot};
-use crate::lang::Lang;
+use crate::lang::{LANGUAGES, Lang, N_LANGS};
 use crate::names::{BindKind, NONE, Pos, ScopeKind};
 use crate::symbols::{Def, DefKind, FileSymbols, Ref, RefKind, innermost_scope};
 
 /// How deep one resolution may chase imports, aliases and base classes.
-const MAX_DEPTH: u32 = 12;
+pub(crate) const MAX_DEPTH: u32 = 12;
 
 /// What a name can mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,7 +114,7 @@ pub struct AtPosition {
 
 /// A value an expression evaluates to, as far as the index can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Value {
+pub(crate) enum Value {
     /// A Python module file or a Rust module: the file and the inline `mod` definition
     /// (or [`NONE`] for the file itself).
     Module(u32, u32),
@@ -135,10 +132,108 @@ enum Value {
 
 /// A name's meaning with the value it holds, when known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Found {
-    target: Target,
-    value: Option<Value>,
+pub(crate) struct Found {
+    pub(crate) target: Target,
+    pub(crate) value: Option<Value>,
 }
+
+/// What name resolution asks of one language over one snapshot: its module tables, and how its
+/// imports, paths, first names and members resolve. Each language builds its own
+/// ([`crate::lang::Language::tables`]); the resolver holds one per language and asks the one of
+/// the file (or the value) at hand. `r` is the resolver the tables belong to.
+pub(crate) trait Tables: Send + Sync {
+    /// The tables after the files `changed` (indices into `files`, the same files as before)
+    /// changed: shared where they still hold.
+    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables>;
+
+    /// A file's module path (`shop.cart`, `shapes::circle`; empty for a Rust crate root).
+    fn module_path(&self, file: u32) -> Option<String>;
+
+    /// The files a module name (or path) names.
+    fn module_named(&self, _name: &str) -> Vec<u32> {
+        Vec::new()
+    }
+
+    /// A qualified path from a module or crate root: `shop.cart.Cart.add`,
+    /// `shapes::Circle::new`.
+    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target>;
+
+    /// Where an import takes its name from, as a note names it.
+    fn import_source(&self, symbols: &FileSymbols, import: &crate::names::Import) -> String {
+        symbols.text(import.module).to_string()
+    }
+
+    /// A bare reference the language resolves its own way (a Python module in an `import`,
+    /// Rust's `Self`): what it means, or why nothing is found. `None`: a lexical lookup.
+    fn bare_ref(
+        &self,
+        _r: &Resolver,
+        _file: u32,
+        _pos: Pos,
+        _name: &str,
+        _kind: RefKind,
+    ) -> Option<Lookup<Vec<Found>>> {
+        None
+    }
+
+    /// The value a qualified reference's qualifier names when the language reads it its own
+    /// way (the module of a Python `from m import x`). `None`: evaluate the qualifier.
+    fn import_base(
+        &self,
+        _r: &Resolver,
+        _file: u32,
+        _qualifier: &str,
+        _name: &str,
+        _kind: RefKind,
+    ) -> Option<Lookup<Value>> {
+        None
+    }
+
+    /// What a glob import's module is, seen from `scope`.
+    fn glob_base(&self, r: &Resolver, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value>;
+
+    /// A module root a bare name names when nothing in scope binds it (a Rust crate).
+    fn root_named(&self, _name: &str) -> Option<u32> {
+        None
+    }
+
+    /// The module a module definition stands for.
+    fn module_of_def(&self, _r: &Resolver, _file: u32, _def: u32) -> Option<Value> {
+        None
+    }
+
+    /// Where an import leads.
+    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found>;
+
+    /// The value of the first name of a chain (`self`, a path, a name in scope).
+    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value>;
+
+    /// The type a method's receiver has at a position (Rust's `self`).
+    fn self_type(&self, _r: &Resolver, _file: u32, _pos: Pos, _depth: u32) -> Option<(u32, u32)> {
+        None
+    }
+
+    /// What calling a function whose return type the language names itself yields (Rust's
+    /// `-> Self`): `Some` when the language decides, `None` to read `ret` as a type.
+    fn call_result(
+        &self,
+        _r: &Resolver,
+        _file: u32,
+        _def: u32,
+        _ret: &str,
+        _depth: u32,
+    ) -> Option<Option<Value>> {
+        None
+    }
+
+    /// A member of a value of this language: a module's name, a class's or type's member.
+    /// `public`: as a glob import sees a module.
+    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found>;
+}
+
+/// What a language's own lookup found, or why nothing is found (a module outside the
+/// repository).
+pub(crate) type Lookup<T> = Result<T, String>;
 
 /// One name bound in a scope.
 #[derive(Debug, Clone, Copy)]
@@ -157,12 +252,12 @@ pub(crate) enum Bound {
 }
 
 /// One file's lookup tables, built on first use.
-struct FileCtx {
+pub(crate) struct FileCtx {
     name_ids: HashMap<String, u32>,
     /// Sorted by (scope, name, position).
     entries: Vec<Entry>,
     /// For each definition, the scope that is its body ([`NONE`] when it has none).
-    own_scope: Vec<u32>,
+    pub(crate) own_scope: Vec<u32>,
     /// For each definition, the scope its name is bound in ([`NONE`]: reached only through its
     /// type, like a Rust method).
     def_scope: Vec<u32>,
@@ -179,10 +274,8 @@ pub struct Resolver {
     attrs_by_name: NameTable<(u32, u32)>,
     /// The files whose references include a name.
     files_by_ref: NameTable<u32>,
-    py: Arc<python::Modules>,
-    rs: Arc<rust::Modules>,
-    /// Rust impl blocks by the type and the trait they are for: (file, impl index).
-    impls: OnceLock<rust::ImplMap>,
+    /// Each language's tables, indexed by `Lang as usize`.
+    tables: [Arc<dyn Tables>; N_LANGS],
 }
 
 /// Files changed since the tables were last built whole beyond which an update rebuilds them.
@@ -302,8 +395,7 @@ impl Resolver {
         for (i, file) in files.iter().enumerate() {
             add_names(i as u32, &file.symbols, &mut defs_by_name, &mut attrs_by_name, &mut files_by_ref);
         }
-        let py = Arc::new(python::Modules::new(&files));
-        let rs = Arc::new(rust::Modules::new(&files));
+        let tables = std::array::from_fn(|i| LANGUAGES[i].tables(&files));
         Resolver {
             ctx: (0..files.len()).map(|_| OnceLock::new()).collect(),
             files,
@@ -311,9 +403,7 @@ impl Resolver {
             defs_by_name: NameTable::whole(defs_by_name),
             attrs_by_name: NameTable::whole(attrs_by_name),
             files_by_ref: NameTable::whole(files_by_ref),
-            py,
-            rs,
-            impls: OnceLock::new(),
+            tables,
         }
     }
 
@@ -338,7 +428,6 @@ impl Resolver {
         let stale = Arc::new(stale);
         let table =
             |base: &NameTable<_>, fresh| NameTable { base: base.base.clone(), stale: stale.clone(), fresh };
-        let rust_changed = changed.iter().any(|&i| files[i as usize].lang == Lang::Rust);
         let is_changed = |i: usize| changed.binary_search(&(i as u32)).is_ok();
         Some(Resolver {
             ctx: previous
@@ -358,11 +447,8 @@ impl Resolver {
                 stale: stale.clone(),
                 fresh: refs,
             },
-            // Python modules follow from paths alone; Rust's from `mod` declarations too.
-            py: previous.py.clone(),
-            rs: if rust_changed { Arc::new(rust::Modules::new(&files)) } else { previous.rs.clone() },
+            tables: std::array::from_fn(|i| previous.tables[i].clone().updated(&files, &changed)),
             files,
-            impls: OnceLock::new(),
         })
     }
 
@@ -382,24 +468,29 @@ impl Resolver {
         &self.files[file as usize]
     }
 
-    fn symbols(&self, file: u32) -> &FileSymbols {
+    pub(crate) fn symbols(&self, file: u32) -> &FileSymbols {
         &self.files[file as usize].symbols
     }
 
-    fn lang(&self, file: u32) -> Lang {
+    pub(crate) fn lang(&self, file: u32) -> Lang {
         self.files[file as usize].lang
     }
 
-    fn def(&self, file: u32, def: u32) -> &Def {
+    /// The tables of a file's language.
+    fn tables(&self, file: u32) -> &dyn Tables {
+        &*self.tables[self.lang(file) as usize]
+    }
+
+    pub(crate) fn def(&self, file: u32, def: u32) -> &Def {
         &self.symbols(file).defs[def as usize]
     }
 
-    fn ctx(&self, file: u32) -> &FileCtx {
+    pub(crate) fn ctx(&self, file: u32) -> &FileCtx {
         self.ctx[file as usize].get_or_init(|| Arc::new(FileCtx::build(self.lang(file), self.symbols(file))))
     }
 
     /// The name's id in `file`, if the file has it at all.
-    fn name_id(&self, file: u32, name: &str) -> Option<u32> {
+    pub(crate) fn name_id(&self, file: u32, name: &str) -> Option<u32> {
         self.ctx(file).name_ids.get(name).copied()
     }
 
@@ -488,13 +579,7 @@ impl Resolver {
     }
 
     fn import_source(&self, file: u32, import: &crate::names::Import) -> String {
-        let symbols = self.symbols(file);
-        let module = symbols.text(import.module);
-        match self.lang(file) {
-            Lang::Python => module.to_string(),
-            Lang::Rust if module.is_empty() => symbols.text(import.item).to_string(),
-            Lang::Rust => module.to_string(),
-        }
+        self.tables(file).import_source(self.symbols(file), import)
     }
 
     /// Definitions whose name matches a symbol as written: a qualified name (`Cart.add`,
@@ -504,20 +589,15 @@ impl Resolver {
         if query.is_empty() {
             return Vec::new();
         }
-        let is_rust_path = query.contains("::");
         let last = query.rsplit(['.', ':']).next().unwrap_or(query);
         let mut exact = Vec::new();
         let mut suffix = Vec::new();
         for &(file, d) in self.defs_by_name.get(last).iter() {
             let def = self.def(file, d);
-            let lang = self.lang(file);
-            let sep = lang.spec().separator;
+            let sep = self.lang(file).spec().separator;
             let qualified = def.qualified.as_str();
-            // Rust qualified names carry the file's module path too: `shapes::circle::Circle::new`.
-            let with_module = match lang {
-                Lang::Rust => self.rs.module_path(file).map(|m| join(&m, &def.qualified, "::")),
-                Lang::Python => self.py.module_name(file).map(|m| join(m, &def.qualified, ".")),
-            };
+            // Qualified names with the file's module path too: `shapes::circle::Circle::new`.
+            let with_module = self.tables(file).module_path(file).map(|m| join(&m, &def.qualified, sep));
             let forms = [Some(qualified.to_string()), with_module];
             if forms.iter().flatten().any(|q| q == query) {
                 exact.push(self.canonical(Target::Def { file, def: d }));
@@ -528,9 +608,14 @@ impl Resolver {
         if !exact.is_empty() {
             return dedup(exact);
         }
-        // A path through re-exports (`shapes::Circle::new` where `shapes` re-exports `Circle`).
-        let through =
-            if is_rust_path { self.rs.lookup_path(self, query) } else { self.py.lookup_path(self, query) };
+        // A path through re-exports (`shapes::Circle::new` where `shapes` re-exports `Circle`),
+        // in each language whose separator the query uses.
+        let through: Vec<Target> = LANGUAGES
+            .iter()
+            .zip(&self.tables)
+            .filter(|(language, _)| query.contains(language.spec().separator))
+            .flat_map(|(_, tables)| tables.lookup_path(self, query))
+            .collect();
         if !through.is_empty() {
             return dedup(through.into_iter().map(|t| self.canonical(t)));
         }
@@ -538,7 +623,7 @@ impl Resolver {
             return dedup(suffix);
         }
         // A module by its name or path.
-        dedup(self.py.module_named(query).into_iter().map(|file| Target::Module { file }))
+        dedup(self.tables.iter().flat_map(|t| t.module_named(query)).map(|file| Target::Module { file }))
     }
 
     /// The lines that define a target: a definition's header, every binding of a variable.
@@ -585,10 +670,7 @@ impl Resolver {
     }
 
     fn module_label(&self, file: u32) -> Option<String> {
-        match self.lang(file) {
-            Lang::Python => self.py.module_name(file).map(str::to_string),
-            Lang::Rust => self.rs.module_path(file).filter(|p| !p.is_empty()),
-        }
+        self.tables(file).module_path(file).filter(|p| !p.is_empty())
     }
 
     /// The qualified name of the definition a scope belongs to (the nearest one up).
@@ -826,19 +908,10 @@ impl Resolver {
         let pos = Pos::new(r.line, r.column);
         let lang = self.lang(file);
         if r.qualifier == NONE {
-            let found = match lang {
-                Lang::Python if r.kind == RefKind::Import => match self.py.absolute(self, file, name) {
-                    Some(m) => vec![module_found(m)],
-                    None => {
-                        return Resolution {
-                            note: Some(format!("module {name} is outside the repository")),
-                            ..Default::default()
-                        };
-                    }
-                },
-                // `Self` alone is the impl's type (or the trait around a default method).
-                Lang::Rust if name == "Self" => self.rs.resolve_path_at(self, file, pos, name, 0),
-                _ => self.lookup_lexical(file, pos, name, 0),
+            let found = match self.tables(file).bare_ref(self, file, pos, name, r.kind) {
+                Some(Ok(found)) => found,
+                Some(Err(note)) => return Resolution { note: Some(note), ..Default::default() },
+                None => self.lookup_lexical(file, pos, name, 0),
             };
             let resolved: Vec<Target> = dedup(found.iter().map(|f| f.target));
             if resolved.is_empty()
@@ -858,21 +931,10 @@ impl Resolver {
             return Resolution::default();
         }
         let qualifier = symbols.text(r.qualifier);
-        let base = match lang {
-            Lang::Python if r.kind == RefKind::Import => {
-                match self.py.resolve_module(self, file, qualifier) {
-                    Some(m) => Some(Value::Module(m, NONE)),
-                    None => {
-                        return Resolution {
-                            note: Some(format!(
-                                "{name} is imported from {qualifier}, which is outside the repository"
-                            )),
-                            ..Default::default()
-                        };
-                    }
-                }
-            }
-            _ => self.eval_chain(file, pos, qualifier, 0),
+        let base = match self.tables(file).import_base(self, file, qualifier, name, r.kind) {
+            Some(Ok(base)) => Some(base),
+            Some(Err(note)) => return Resolution { note: Some(note), ..Default::default() },
+            None => self.eval_chain(file, pos, qualifier, 0),
         };
         let Some(base) = base else {
             return Resolution { candidates: self.candidates(file, r), ..Default::default() };
@@ -946,12 +1008,14 @@ impl Resolver {
     fn has_external_glob(&self, file: u32) -> bool {
         let symbols = self.symbols(file);
         symbols.imports.iter().any(|i| {
-            i.glob && i.scope == 0 && self.py.resolve_module(self, file, symbols.text(i.module)).is_none()
+            i.glob
+                && i.scope == 0
+                && self.tables(file).glob_base(self, file, 0, symbols.text(i.module), 0).is_none()
         })
     }
 
     /// A bare name at a position: the innermost binding that is visible there.
-    fn lookup_lexical(&self, file: u32, pos: Pos, name: &str, depth: u32) -> Vec<Found> {
+    pub(crate) fn lookup_lexical(&self, file: u32, pos: Pos, name: &str, depth: u32) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -1026,20 +1090,14 @@ impl Resolver {
         let symbols = self.symbols(file);
         for import in symbols.imports.iter().filter(|i| i.glob && i.scope == scope) {
             let module = symbols.text(import.module);
-            let base = match self.lang(file) {
-                Lang::Python => self.py.resolve_module(self, file, module).map(|m| Value::Module(m, NONE)),
-                Lang::Rust => self.rs.resolve_path_value(self, file, scope, module, depth + 1),
-            };
-            if let Some(base) = base {
+            if let Some(base) = self.tables(file).glob_base(self, file, scope, module, depth + 1) {
                 let found = self.member_public(base, name, depth + 1);
                 if !found.is_empty() {
                     return found;
                 }
             }
         }
-        if self.lang(file) == Lang::Rust
-            && let Some(root) = self.rs.crate_named(name)
-        {
+        if let Some(root) = self.tables(file).root_named(name) {
             return vec![Found {
                 target: Target::Module { file: root },
                 value: Some(Value::Module(root, NONE)),
@@ -1049,7 +1107,7 @@ impl Resolver {
     }
 
     /// What one scope entry means, imports followed.
-    fn entry_found(&self, file: u32, entry: Entry, depth: u32) -> Vec<Found> {
+    pub(crate) fn entry_found(&self, file: u32, entry: Entry, depth: u32) -> Vec<Found> {
         match entry.bound {
             Bound::Def(d) => vec![self.def_found(file, d)],
             Bound::Binding(b) => {
@@ -1060,17 +1118,14 @@ impl Resolver {
         }
     }
 
-    fn def_found(&self, file: u32, d: u32) -> Found {
+    pub(crate) fn def_found(&self, file: u32, d: u32) -> Found {
         let def = self.def(file, d);
         let value = match def.kind {
             DefKind::Class | DefKind::Enum | DefKind::Interface | DefKind::Type => {
                 Some(Value::Class(file, d))
             }
             DefKind::Function | DefKind::Method | DefKind::Macro => Some(Value::Function(file, d)),
-            DefKind::Module => match self.lang(file) {
-                Lang::Rust => self.rs.module_of_decl(self, file, d),
-                Lang::Python => None,
-            },
+            DefKind::Module => self.tables(file).module_of_def(self, file, d),
             DefKind::Constant => None,
         };
         Found { target: self.canonical(Target::Def { file, def: d }), value }
@@ -1081,10 +1136,7 @@ impl Resolver {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        match self.lang(file) {
-            Lang::Python => self.py.follow_import(self, file, import, depth),
-            Lang::Rust => self.rs.follow_import(self, file, import, depth),
-        }
+        self.tables(file).follow_import(self, file, import, depth)
     }
 
     /// The value a binding holds, from its hint.
@@ -1100,7 +1152,7 @@ impl Resolver {
         let hint = symbols.text(b.hint);
         let pos = Pos::new(b.line, b.column);
         if b.kind == BindKind::SelfParam {
-            return self.rs.self_type(self, file, pos, depth).map(|(f, d)| Value::Instance(f, d));
+            return self.tables(file).self_type(self, file, pos, depth).map(|(f, d)| Value::Instance(f, d));
         }
         if let Some(alias) = hint.strip_prefix('=') {
             // `x = other`: the same value, looked up where `other` stands.
@@ -1118,18 +1170,14 @@ impl Resolver {
 
     /// Evaluates a qualifier such as `self.items`, `os.path`, `Cart()`, `geo::Point`,
     /// `Circle::new()` at a position.
-    fn eval_chain(&self, file: u32, pos: Pos, chain: &str, depth: u32) -> Option<Value> {
+    pub(crate) fn eval_chain(&self, file: u32, pos: Pos, chain: &str, depth: u32) -> Option<Value> {
         if depth > MAX_DEPTH || chain.is_empty() || chain.contains('?') {
             return None;
         }
-        let lang = self.lang(file);
         let mut parts = chain.split('.');
         let first = parts.next()?;
         let (first_name, first_call) = split_call(first);
-        let mut value = match lang {
-            Lang::Python => self.py.eval_first(self, file, pos, first_name, depth)?,
-            Lang::Rust => self.rs.eval_first(self, file, pos, first_name, depth)?,
-        };
+        let mut value = self.tables(file).eval_first(self, file, pos, first_name, depth)?;
         if first_call {
             value = self.call_result(value, depth)?;
         }
@@ -1152,14 +1200,10 @@ impl Resolver {
             Value::Function(f, d) => {
                 let def = self.def(f, d);
                 let ret = def.signature.rsplit_once("->")?.1.trim().trim_end_matches(['{', ';', ':']).trim();
-                let lang = self.lang(f);
-                if lang == Lang::Rust && ret == "Self" {
-                    return self
-                        .rs
-                        .impl_type_of_def(self, f, d, depth)
-                        .map(|(tf, td)| Value::Instance(tf, td));
+                if let Some(value) = self.tables(f).call_result(self, f, d, ret, depth) {
+                    return value;
                 }
-                let ret = crate::names::type_hint(lang, ret)?;
+                let ret = crate::names::type_hint(self.lang(f), ret)?;
                 let pos = Pos::new(def.line, 1);
                 match self.eval_chain(f, pos, &ret, depth + 1)? {
                     Value::Class(tf, td) => Some(Value::Instance(tf, td)),
@@ -1172,37 +1216,19 @@ impl Resolver {
 
     /// A member of a value: a module's name, a class's method or attribute (through its bases),
     /// a Rust type's associated item.
-    fn member(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
+    pub(crate) fn member(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        match (value, self.lang(value_file(value))) {
-            (Value::Module(file, def), Lang::Python) => {
-                let _ = def;
-                self.py.module_member(self, file, name, depth, false)
-            }
-            (Value::Module(file, def), Lang::Rust) => self.rs.module_member(self, file, def, name, depth),
-            (Value::Class(f, d) | Value::Instance(f, d), Lang::Python) => {
-                self.py.class_member(self, f, d, name, depth, false)
-            }
-            (Value::Super(f, d), Lang::Python) => self.py.class_member(self, f, d, name, depth, true),
-            (Value::Class(f, d) | Value::Instance(f, d), Lang::Rust) => {
-                self.rs.type_member(self, f, d, name, depth, matches!(value, Value::Instance(..)))
-            }
-            _ => Vec::new(),
-        }
+        self.tables(value_file(value)).member(self, value, name, depth, false)
     }
 
     /// A member as a glob import sees it: Python's `__all__` or public names.
-    fn member_public(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
-        match (value, self.lang(value_file(value))) {
-            (Value::Module(file, _), Lang::Python) => self.py.module_member(self, file, name, depth, true),
-            _ => self.member(value, name, depth),
+    pub(crate) fn member_public(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
         }
-    }
-
-    fn impls(&self) -> &rust::ImplMap {
-        self.impls.get_or_init(|| rust::ImplMap::build(self))
+        self.tables(value_file(value)).member(self, value, name, depth, true)
     }
 }
 
@@ -1275,14 +1301,14 @@ impl FileCtx {
         FileCtx { name_ids, entries, own_scope, def_scope }
     }
 
-    fn entries_of(&self, scope: u32, name: u32) -> &[Entry] {
+    pub(crate) fn entries_of(&self, scope: u32, name: u32) -> &[Entry] {
         let start = self.entries.partition_point(|e| (e.scope, e.name) < (scope, name));
         let end = self.entries.partition_point(|e| (e.scope, e.name) <= (scope, name));
         &self.entries[start..end]
     }
 }
 
-fn is_marker(kind: BindKind) -> bool {
+pub(crate) fn is_marker(kind: BindKind) -> bool {
     matches!(kind, BindKind::Global | BindKind::Nonlocal)
 }
 
@@ -1318,7 +1344,7 @@ fn value_file(value: Value) -> u32 {
     }
 }
 
-fn module_found(file: u32) -> Found {
+pub(crate) fn module_found(file: u32) -> Found {
     Found { target: Target::Module { file }, value: Some(Value::Module(file, NONE)) }
 }
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::{Def, Hit, Pos, Resolver, Snapshot, Target};
+use tack_indexer::{Def, Hit, Lang, Pos, Resolver, Snapshot, Target};
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -524,7 +524,7 @@ fn at_position(
         let raw = ws.root().dir().read(&rel).ok()?;
         let text = String::from_utf8_lossy(&raw);
         let source_line = text.lines().nth(line as usize - 1)?;
-        let (start, name) = identifier_at(source_line, column as usize)?;
+        let (start, name) = identifier_at(resolver.entry(file).lang, source_line, column as usize)?;
         let resolution = resolver.resolve_name(file, Pos::new(line, start as u32), name);
         Some(tack_indexer::AtPosition { name: name.to_string(), resolution })
     });
@@ -550,7 +550,7 @@ fn at_position(
 }
 
 /// The identifier over a 1-based byte column, with its 1-based start.
-fn identifier_at(line: &str, column: usize) -> Option<(usize, &str)> {
+fn identifier_at(lang: Lang, line: &str, column: usize) -> Option<(usize, &str)> {
     let bytes = line.as_bytes();
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let at = column.checked_sub(1)?.min(bytes.len().checked_sub(1)?);
@@ -558,18 +558,8 @@ fn identifier_at(line: &str, column: usize) -> Option<(usize, &str)> {
     let start = (0..=at).rev().take_while(|&i| is_ident(bytes[i])).last()?;
     let end = (at..bytes.len()).take_while(|&i| is_ident(bytes[i])).last()? + 1;
     let word = &line[start..end];
-    (!word.starts_with(|c: char| c.is_ascii_digit()) && !KEYWORDS.contains(&word))
-        .then_some((start + 1, word))
+    (!word.starts_with(|c: char| c.is_ascii_digit()) && !lang.is_keyword(word)).then_some((start + 1, word))
 }
-
-/// Python and Rust keywords: never a name to look up (`self` and `Self` are names here).
-const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
-    "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "const",
-    "crate", "dyn", "enum", "extern", "false", "fn", "impl", "let", "loop", "match", "mod", "move", "mut",
-    "pub", "ref", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
-];
 
 fn quote(text: &str) -> String {
     format!("`{text}`")

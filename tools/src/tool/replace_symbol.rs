@@ -99,7 +99,7 @@ fn run(ws: &Workspace, session: &Session, params: ReplaceSymbolParams) -> Result
     let defs = extract(lang, content).defs;
     let def = find(&defs, &params.symbol)
         .map_err(|candidates| not_found(&rel, &params.symbol, &defs, &candidates))?;
-    let (start, end, first_indent, indent) = span(content, def, &params.new);
+    let (start, end, first_indent, indent) = span(lang, content, def, &params.new);
     let mut body = reindent_block(&params.new, first_indent, indent);
     // Speak the file's line endings, as edit_file does.
     if text_match::LineIndex::new(content).crlf {
@@ -190,7 +190,7 @@ fn not_found(rel: &str, symbol: &str, defs: &[Def], ambiguous: &[&Def]) -> Obser
 /// one for its other lines. The span starts at the beginning of the definition's line (when
 /// only indentation precedes it) and reaches back over decorators, attributes and doc comments
 /// directly above it only when `new` starts with one of its own.
-fn span<'a>(content: &'a str, def: &Def, new: &str) -> (usize, usize, &'a str, &'a str) {
+fn span<'a>(lang: Lang, content: &'a str, def: &Def, new: &str) -> (usize, usize, &'a str, &'a str) {
     let def_start = (def.start_byte as usize).min(content.len());
     let end = (def.end_byte as usize).clamp(def_start, content.len());
     let line_start = content[..def_start].rfind('\n').map_or(0, |i| i + 1);
@@ -202,22 +202,17 @@ fn span<'a>(content: &'a str, def: &Def, new: &str) -> (usize, usize, &'a str, &
     }
     let mut start = line_start;
     let first_new = new.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim_start();
-    if is_preamble(first_new) {
+    if lang.is_preamble(first_new) {
         while start > 0 {
             let prev_start = content[..start - 1].rfind('\n').map_or(0, |i| i + 1);
             let prev = content[prev_start..start - 1].trim_start();
-            if prev.is_empty() || !is_preamble(prev) {
+            if prev.is_empty() || !lang.is_preamble(prev) {
                 break;
             }
             start = prev_start;
         }
     }
     (start, end, indent, indent)
-}
-
-/// A decorator, attribute or doc comment line that belongs to the definition below it.
-fn is_preamble(line: &str) -> bool {
-    line.starts_with('@') || line.starts_with("#[") || line.starts_with("///") || line.starts_with("//!")
 }
 
 /// `new` moved to the definition's indentation: its common indentation removed, `first` put
@@ -261,7 +256,7 @@ mod tests {
     fn replace(source: &str, lang: Lang, symbol: &str, new: &str) -> String {
         let defs = extract(lang, source).defs;
         let def = find(&defs, symbol).unwrap();
-        let (start, end, first, rest) = span(source, def, new);
+        let (start, end, first, rest) = span(lang, source, def, new);
         format!("{}{}{}", &source[..start], reindent_block(new, first, rest), &source[end..])
     }
 

@@ -1,11 +1,16 @@
 //! Python: `.py` and `.pyi` files, tree-sitter-python, `queries/python/`.
 
+use std::sync::Arc;
+
 use tree_sitter::Node;
 
 use super::{DocCache, Lang, LangSpec, Language, Rules};
+use crate::index::FileEntry;
 use crate::names::{BindKind, Pos, RawImport, node_text, simple_chain, squash};
-use crate::resolve::{Bound, Entry};
+use crate::resolve::{Bound, Entry, Tables};
 use crate::symbols::{Def, DefKind, FileSymbols};
+
+mod modules;
 
 pub(crate) struct Python;
 
@@ -20,6 +25,12 @@ static SPEC: LangSpec = LangSpec {
     test_file_names: &["conftest.py"],
     separator: ".",
     noise: &["self", "cls"],
+    keywords: &[
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+        "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+        "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    ],
+    preamble: &["@"],
     rules: Rules {
         attribute_names_members: true,
         method_call_names_function: true,
@@ -214,6 +225,10 @@ impl Language for Python {
                 }
             }
         }
+    }
+
+    fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
+        Arc::new(modules::Modules::new(files))
     }
 }
 

@@ -1,11 +1,16 @@
 //! Rust: `.rs` files, tree-sitter-rust, `queries/rust/`.
 
+use std::sync::Arc;
+
 use tree_sitter::Node;
 
 use super::{DocCache, Lang, LangSpec, Language, Rules};
+use crate::index::FileEntry;
 use crate::names::{BindKind, NONE, Pos, RawImport, node_text, simple_chain, squash};
-use crate::resolve::{Bound, Entry};
+use crate::resolve::{Bound, Entry, Tables};
 use crate::symbols::{Def, DefKind, FileSymbols};
+
+mod module_tree;
 
 pub(crate) struct Rust;
 
@@ -20,6 +25,12 @@ static SPEC: LangSpec = LangSpec {
     test_file_names: &["tests.rs"],
     separator: "::",
     noise: &[],
+    keywords: &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+        "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+        "return", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while",
+    ],
+    preamble: &["#[", "///", "//!"],
     rules: Rules {
         attribute_names_members: false,
         method_call_names_function: false,
@@ -229,6 +240,10 @@ impl Language for Rust {
         let ty = self.type_hint(node_text(node.child_by_field_name("type")?, bytes))?;
         let trait_path = node.child_by_field_name("trait").and_then(|t| self.type_hint(node_text(t, bytes)));
         Some((ty, trait_path))
+    }
+
+    fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
+        Arc::new(module_tree::Modules::new(files))
     }
 }
 

@@ -5,17 +5,20 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{Found, MAX_DEPTH, Resolver, Target, Value, module_found};
 use crate::index::FileEntry;
 use crate::lang::Lang;
 use crate::names::{BindKind, NONE, Pos, ScopeKind};
+use crate::resolve::{
+    Bound, Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value, is_marker, module_found,
+};
 use crate::symbols::{RefKind, innermost_scope};
 
+/// Python's tables: every module by its dotted name.
 pub(super) struct Modules {
     /// Each Python file's dotted module name.
     name_of: Vec<Option<String>>,
     is_package: Vec<bool>,
-    pub(super) by_name: HashMap<String, Vec<u32>>,
+    by_name: HashMap<String, Vec<u32>>,
 }
 
 impl Modules {
@@ -64,21 +67,17 @@ impl Modules {
         Modules { name_of, is_package, by_name }
     }
 
-    pub(super) fn module_name(&self, file: u32) -> Option<&str> {
+    fn module_name(&self, file: u32) -> Option<&str> {
         self.name_of.get(file as usize)?.as_deref()
-    }
-
-    pub(super) fn module_named(&self, name: &str) -> Vec<u32> {
-        self.by_name.get(name).cloned().unwrap_or_default()
     }
 
     /// The file of an absolute module name; with several (`a/x.py` and `b/x.py` both top
     /// level), the one nearest the importing file.
-    pub(super) fn absolute(&self, resolver: &Resolver, from: u32, name: &str) -> Option<u32> {
+    fn absolute(&self, r: &Resolver, from: u32, name: &str) -> Option<u32> {
         let files = self.by_name.get(name)?;
-        let from_path = resolver.path(from);
+        let from_path = r.path(from);
         files.iter().copied().max_by_key(|&f| {
-            let path = resolver.path(f);
+            let path = r.path(f);
             let common = from_path.bytes().zip(path.bytes()).take_while(|(a, b)| a == b).count();
             // Prefer a `.py` over a `.pyi` stub, then the shorter path.
             (common, !path.ends_with(".pyi"), std::cmp::Reverse(path.len()), std::cmp::Reverse(f))
@@ -87,12 +86,10 @@ impl Modules {
 
     /// A module as an import names it: absolute (`a.b`) or relative to the importing file
     /// (`.`, `..pkg.mod`).
-    pub(super) fn resolve_module(&self, resolver: &Resolver, file: u32, text: &str) -> Option<u32> {
+    fn resolve_module(&self, r: &Resolver, file: u32, text: &str) -> Option<u32> {
         let dots = text.len() - text.trim_start_matches('.').len();
         if dots == 0 {
-            return self
-                .absolute(resolver, file, text)
-                .or_else(|| self.module_through_attributes(resolver, file, text));
+            return self.absolute(r, file, text).or_else(|| self.module_through_attributes(r, file, text));
         }
         let own = self.module_name(file)?;
         let mut package: Vec<&str> = own.split('.').collect();
@@ -110,85 +107,27 @@ impl Modules {
         if name.is_empty() {
             return None;
         }
-        self.absolute(resolver, file, &name)
+        self.absolute(r, file, &name)
     }
 
     /// A dotted module name that is no file: a module another module binds (`os.path` is
     /// `posixpath`, bound by `import posixpath as path` in `os`).
-    fn module_through_attributes(&self, resolver: &Resolver, file: u32, name: &str) -> Option<u32> {
+    fn module_through_attributes(&self, r: &Resolver, file: u32, name: &str) -> Option<u32> {
         let (head, last) = name.rsplit_once('.')?;
-        let base = self
-            .absolute(resolver, file, head)
-            .or_else(|| self.module_through_attributes(resolver, file, head))?;
-        self.module_member(resolver, base, last, 1, false).iter().find_map(|f| match f.value {
+        let base = self.absolute(r, file, head).or_else(|| self.module_through_attributes(r, file, head))?;
+        self.module_member(r, base, last, 1, false).iter().find_map(|f| match f.value {
             Some(Value::Module(m, _)) => Some(m),
             _ => None,
         })
     }
 
-    /// Where an import leads; when that is outside the repository (a C module, a package not
-    /// in it), the import itself is where the name is bound.
-    pub(super) fn follow_import(&self, resolver: &Resolver, file: u32, index: u32, depth: u32) -> Vec<Found> {
-        let symbols = resolver.symbols(file);
-        let import = symbols.imports[index as usize];
-        let module = symbols.text(import.module);
-        let found: Vec<Found> = if import.item == NONE {
-            // `import a.b` binds `a`; `import a.b as c` binds `a.b`.
-            let name = if import.alias { module } else { module.split('.').next().unwrap_or(module) };
-            self.resolve_module(resolver, file, name).map(module_found).into_iter().collect()
-        } else {
-            match self.resolve_module(resolver, file, module) {
-                Some(base) => self.module_member(resolver, base, symbols.text(import.item), depth + 1, false),
-                None => Vec::new(),
-            }
-        };
-        if found.is_empty() {
-            return vec![Found {
-                target: Target::Import { file, import: index },
-                value: Some(Value::External(file)),
-            }];
-        }
-        found
-    }
-
-    /// The first name of a chain: `self`, `cls`, `super`, or a name in scope.
-    pub(super) fn eval_first(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        pos: Pos,
-        name: &str,
-        depth: u32,
-    ) -> Option<Value> {
-        match name {
-            "self" | "cls" | "super" => {
-                if let Some(class) = enclosing_class(resolver, file, pos) {
-                    return Some(match name {
-                        "self" => Value::Instance(file, class),
-                        "cls" => Value::Class(file, class),
-                        _ => Value::Super(file, class),
-                    });
-                }
-            }
-            _ => {}
-        }
-        resolver.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
-    }
-
     /// A name a module defines, binds or imports; a submodule of a package. `public`: as a
     /// `from m import *` sees it (`__all__`, else names without a leading underscore).
-    pub(super) fn module_member(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        name: &str,
-        depth: u32,
-        public: bool,
-    ) -> Vec<Found> {
+    fn module_member(&self, r: &Resolver, file: u32, name: &str, depth: u32, public: bool) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        let symbols = resolver.symbols(file);
+        let symbols = r.symbols(file);
         if public {
             let visible = match &symbols.exports {
                 Some(all) => all.iter().any(|n| n == name),
@@ -198,15 +137,14 @@ impl Modules {
                 return Vec::new();
             }
         }
-        if let Some(id) = resolver.name_id(file, name) {
-            let entries = resolver.ctx(file).entries_of(0, id);
+        if let Some(id) = r.name_id(file, name) {
+            let entries = r.ctx(file).entries_of(0, id);
             let found: Vec<Found> = entries
                 .iter()
-                .filter(|e| {
-                    !matches!(e.bound, super::Bound::Binding(b)
-                        if super::is_marker(symbols.bindings[b as usize].kind))
-                })
-                .flat_map(|e| resolver.entry_found(file, *e, depth))
+                .filter(
+                    |e| !matches!(e.bound, Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind)),
+                )
+                .flat_map(|e| r.entry_found(file, *e, depth))
                 .collect();
             if !found.is_empty() {
                 return found;
@@ -214,15 +152,15 @@ impl Modules {
         }
         if self.is_package[file as usize]
             && let Some(module) = self.module_name(file)
-            && let Some(sub) = self.absolute(resolver, file, &format!("{module}.{name}"))
+            && let Some(sub) = self.absolute(r, file, &format!("{module}.{name}"))
         {
             return vec![module_found(sub)];
         }
         for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
-            if let Some(base) = self.resolve_module(resolver, file, symbols.text(import.module))
+            if let Some(base) = self.resolve_module(r, file, symbols.text(import.module))
                 && base != file
             {
-                let found = self.module_member(resolver, base, name, depth + 1, true);
+                let found = self.module_member(r, base, name, depth + 1, true);
                 if !found.is_empty() {
                     return found;
                 }
@@ -233,9 +171,9 @@ impl Modules {
 
     /// A class's method, nested class or attribute, else the first base (left to right, depth
     /// first) that has it. `skip_own`: for `super()`, start at the bases.
-    pub(super) fn class_member(
+    fn class_member(
         &self,
-        resolver: &Resolver,
+        r: &Resolver,
         file: u32,
         class: u32,
         name: &str,
@@ -245,36 +183,36 @@ impl Modules {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        let symbols = resolver.symbols(file);
+        let symbols = r.symbols(file);
         if !skip_own {
             let own: Vec<Found> = symbols
                 .defs
                 .iter()
                 .enumerate()
                 .filter(|(_, d)| d.parent == Some(class) && d.name == name)
-                .map(|(i, _)| resolver.def_found(file, i as u32))
+                .map(|(i, _)| r.def_found(file, i as u32))
                 .collect();
             if !own.is_empty() {
                 return own;
             }
-            let scope = resolver.ctx(file).own_scope[class as usize];
-            if let (Some(id), true) = (resolver.name_id(file, name), scope != NONE) {
-                let entries = resolver.ctx(file).entries_of(scope, id);
+            let scope = r.ctx(file).own_scope[class as usize];
+            if let (Some(id), true) = (r.name_id(file, name), scope != NONE) {
+                let entries = r.ctx(file).entries_of(scope, id);
                 // `self.x = …` in the methods says what instances hold; a class-level `x = …`
                 // counts only when no method sets it.
                 let set_by_methods = entries.iter().any(|e| {
-                    matches!(e.bound, super::Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
+                    matches!(e.bound, Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
                 });
                 let found: Vec<Found> = entries
                     .iter()
                     .filter(|e| match e.bound {
-                        super::Bound::Binding(b) => {
+                        Bound::Binding(b) => {
                             !set_by_methods || symbols.bindings[b as usize].kind == BindKind::Attribute
                         }
-                        super::Bound::Import(_) => !set_by_methods,
-                        super::Bound::Def(_) => false,
+                        Bound::Import(_) => !set_by_methods,
+                        Bound::Def(_) => false,
                     })
-                    .flat_map(|e| resolver.entry_found(file, *e, depth))
+                    .flat_map(|e| r.entry_found(file, *e, depth))
                     .collect();
                 if !found.is_empty() {
                     // One attribute, however many places assign it: the first assignment
@@ -283,20 +221,21 @@ impl Modules {
                 }
             }
         }
-        for r in symbols.refs.iter().filter(|r| r.kind == RefKind::Inheritance && r.enclosing == Some(class))
+        for base in
+            symbols.refs.iter().filter(|b| b.kind == RefKind::Inheritance && b.enclosing == Some(class))
         {
-            let base_name = symbols.ref_name(r);
-            let chain = if r.qualifier == NONE {
+            let base_name = symbols.ref_name(base);
+            let chain = if base.qualifier == NONE {
                 base_name.to_string()
             } else {
-                format!("{}.{base_name}", symbols.text(r.qualifier))
+                format!("{}.{base_name}", symbols.text(base.qualifier))
             };
-            let pos = Pos::new(r.line, r.column);
-            if let Some(Value::Class(bf, bd)) = resolver.eval_chain(file, pos, &chain, depth + 1) {
+            let pos = Pos::new(base.line, base.column);
+            if let Some(Value::Class(bf, bd)) = r.eval_chain(file, pos, &chain, depth + 1) {
                 if (bf, bd) == (file, class) {
                     continue;
                 }
-                let found = self.class_member(resolver, bf, bd, name, depth + 1, false);
+                let found = self.class_member(r, bf, bd, name, depth + 1, false);
                 if !found.is_empty() {
                     return found;
                 }
@@ -304,9 +243,24 @@ impl Modules {
         }
         Vec::new()
     }
+}
+
+impl Tables for Modules {
+    /// Python modules follow from paths alone, and files were not added or removed.
+    fn updated(self: Arc<Self>, _files: &[Arc<FileEntry>], _changed: &[u32]) -> Arc<dyn Tables> {
+        self
+    }
+
+    fn module_path(&self, file: u32) -> Option<String> {
+        self.module_name(file).map(str::to_string)
+    }
+
+    fn module_named(&self, name: &str) -> Vec<u32> {
+        self.by_name.get(name).cloned().unwrap_or_default()
+    }
 
     /// A dotted path from a module name: `shop.cart.Cart.add`.
-    pub(super) fn lookup_path(&self, resolver: &Resolver, query: &str) -> Vec<Target> {
+    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target> {
         let parts: Vec<&str> = query.split('.').collect();
         for k in (1..parts.len()).rev() {
             let module = parts[..k].join(".");
@@ -315,7 +269,7 @@ impl Modules {
             let mut value = Value::Module(file, NONE);
             let mut targets = Vec::new();
             for (i, part) in parts[k..].iter().enumerate() {
-                let found = resolver.member(value, part, 0);
+                let found = r.member(value, part, 0);
                 if i + 1 == parts.len() - k {
                     targets = found.iter().map(|f| f.target).collect();
                 } else if let Some(v) = found.iter().find_map(|f| f.value) {
@@ -330,11 +284,103 @@ impl Modules {
         }
         Vec::new()
     }
+
+    /// `import a.b`: the module itself.
+    fn bare_ref(
+        &self,
+        r: &Resolver,
+        file: u32,
+        _pos: Pos,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Vec<Found>>> {
+        if kind != RefKind::Import {
+            return None;
+        }
+        Some(match self.absolute(r, file, name) {
+            Some(m) => Ok(vec![module_found(m)]),
+            None => Err(format!("module {name} is outside the repository")),
+        })
+    }
+
+    /// `from m import x`: the module `m`.
+    fn import_base(
+        &self,
+        r: &Resolver,
+        file: u32,
+        qualifier: &str,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Value>> {
+        if kind != RefKind::Import {
+            return None;
+        }
+        Some(
+            self.resolve_module(r, file, qualifier).map(|m| Value::Module(m, NONE)).ok_or_else(|| {
+                format!("{name} is imported from {qualifier}, which is outside the repository")
+            }),
+        )
+    }
+
+    fn glob_base(&self, r: &Resolver, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
+        self.resolve_module(r, file, module).map(|m| Value::Module(m, NONE))
+    }
+
+    /// Where an import leads; when that is outside the repository (a C module, a package not
+    /// in it), the import itself is where the name is bound.
+    fn follow_import(&self, r: &Resolver, file: u32, index: u32, depth: u32) -> Vec<Found> {
+        let symbols = r.symbols(file);
+        let import = symbols.imports[index as usize];
+        let module = symbols.text(import.module);
+        let found: Vec<Found> = if import.item == NONE {
+            // `import a.b` binds `a`; `import a.b as c` binds `a.b`.
+            let name = if import.alias { module } else { module.split('.').next().unwrap_or(module) };
+            self.resolve_module(r, file, name).map(module_found).into_iter().collect()
+        } else {
+            match self.resolve_module(r, file, module) {
+                Some(base) => self.module_member(r, base, symbols.text(import.item), depth + 1, false),
+                None => Vec::new(),
+            }
+        };
+        if found.is_empty() {
+            return vec![Found {
+                target: Target::Import { file, import: index },
+                value: Some(Value::External(file)),
+            }];
+        }
+        found
+    }
+
+    /// The first name of a chain: `self`, `cls`, `super`, or a name in scope.
+    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+        match name {
+            "self" | "cls" | "super" => {
+                if let Some(class) = enclosing_class(r, file, pos) {
+                    return Some(match name {
+                        "self" => Value::Instance(file, class),
+                        "cls" => Value::Class(file, class),
+                        _ => Value::Super(file, class),
+                    });
+                }
+            }
+            _ => {}
+        }
+        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
+    }
+
+    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found> {
+        match value {
+            Value::Module(file, _) => self.module_member(r, file, name, depth, public),
+            Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),
+            Value::Super(f, d) => self.class_member(r, f, d, name, depth, true),
+            Value::Function(..) | Value::External(_) => Vec::new(),
+        }
+    }
 }
 
 /// The class whose method (or lambda or comprehension inside one) contains `pos`.
-fn enclosing_class(resolver: &Resolver, file: u32, pos: Pos) -> Option<u32> {
-    let symbols = resolver.symbols(file);
+fn enclosing_class(r: &Resolver, file: u32, pos: Pos) -> Option<u32> {
+    let symbols = r.symbols(file);
     let mut scope = innermost_scope(&symbols.scopes, pos);
     while scope != NONE {
         let s = symbols.scopes[scope as usize];

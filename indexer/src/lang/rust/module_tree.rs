@@ -4,18 +4,26 @@
 //! calls on a receiver whose type is evident.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use super::{Found, MAX_DEPTH, Resolver, Target, Value};
 use crate::index::FileEntry;
 use crate::lang::Lang;
 use crate::names::{NONE, Pos, ScopeKind};
-use crate::symbols::{DefKind, innermost_scope};
+use crate::resolve::{Bound, Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value};
+use crate::symbols::{DefKind, FileSymbols, RefKind, innermost_scope};
 
 /// Glob imports are followed only this deep, so `use super::*` chains stay cheap.
 const GLOB_DEPTH: u32 = 6;
 
+/// Rust's tables: the module tree, and the impl blocks, found on first use.
 pub(super) struct Modules {
+    tree: Arc<Tree>,
+    /// Impl blocks by the type and the trait they are for.
+    impls: OnceLock<ImplMap>,
+}
+
+/// The module tree: which file each `mod name;` declares, and the crate roots.
+struct Tree {
     /// For each file that some `mod name;` declares: the declaring file and the inline module
     /// around the declaration ([`NONE`] for none).
     parent: HashMap<u32, (u32, u32)>,
@@ -29,6 +37,16 @@ pub(super) struct Modules {
 
 impl Modules {
     pub(super) fn new(files: &[Arc<FileEntry>]) -> Modules {
+        Modules { tree: Arc::new(Tree::new(files)), impls: OnceLock::new() }
+    }
+
+    fn impls(&self, r: &Resolver) -> &ImplMap {
+        self.impls.get_or_init(|| ImplMap::build(self, r))
+    }
+}
+
+impl Tree {
+    fn new(files: &[Arc<FileEntry>]) -> Tree {
         let by_path: HashMap<&str, u32> = files
             .iter()
             .enumerate()
@@ -124,20 +142,18 @@ impl Modules {
             let name = rest.rsplit('/').next().unwrap_or(rest).replace('-', "_");
             crates.entry(name).or_insert(by_path[root]);
         }
-        Modules { parent, decl_child, crates, paths }
+        Tree { parent, decl_child, crates, paths }
     }
+}
 
-    pub(super) fn module_path(&self, file: u32) -> Option<String> {
-        self.paths.get(file as usize)?.clone()
-    }
-
-    pub(super) fn crate_named(&self, name: &str) -> Option<u32> {
-        self.crates.get(name).copied()
+impl Modules {
+    fn crate_named(&self, name: &str) -> Option<u32> {
+        self.tree.crates.get(name).copied()
     }
 
     fn root_of(&self, mut file: u32) -> u32 {
         let mut guard = 0;
-        while let Some(&(up, _)) = self.parent.get(&file) {
+        while let Some(&(up, _)) = self.tree.parent.get(&file) {
             file = up;
             guard += 1;
             if guard > 64 {
@@ -148,16 +164,16 @@ impl Modules {
     }
 
     /// The module a `mod` definition stands for: an inline module, or the file it declares.
-    pub(super) fn module_of_decl(&self, resolver: &Resolver, file: u32, def: u32) -> Option<Value> {
-        if resolver.ctx(file).own_scope[def as usize] != NONE {
+    fn module_of_decl(&self, r: &Resolver, file: u32, def: u32) -> Option<Value> {
+        if r.ctx(file).own_scope[def as usize] != NONE {
             return Some(Value::Module(file, def));
         }
-        self.decl_child.get(&(file, def)).map(|&child| Value::Module(child, NONE))
+        self.tree.decl_child.get(&(file, def)).map(|&child| Value::Module(child, NONE))
     }
 
     /// The module whose scope holds `scope`.
-    fn module_at(&self, resolver: &Resolver, file: u32, mut scope: u32) -> Value {
-        let symbols = resolver.symbols(file);
+    fn module_at(&self, r: &Resolver, file: u32, mut scope: u32) -> Value {
+        let symbols = r.symbols(file);
         while scope != NONE && scope != 0 {
             let s = symbols.scopes[scope as usize];
             if s.kind == ScopeKind::Module && s.def != NONE {
@@ -168,13 +184,13 @@ impl Modules {
         Value::Module(file, NONE)
     }
 
-    fn parent_module(&self, resolver: &Resolver, module: Value) -> Option<Value> {
+    fn parent_module(&self, r: &Resolver, module: Value) -> Option<Value> {
         let Value::Module(file, def) = module else { return None };
         if def != NONE {
-            let symbols = resolver.symbols(file);
+            let symbols = r.symbols(file);
             let mut p = symbols.defs[def as usize].parent;
             while let Some(x) = p {
-                if resolver.ctx(file).own_scope[x as usize] != NONE
+                if r.ctx(file).own_scope[x as usize] != NONE
                     && symbols.defs[x as usize].kind == DefKind::Module
                 {
                     return Some(Value::Module(file, x));
@@ -183,53 +199,46 @@ impl Modules {
             }
             return Some(Value::Module(file, NONE));
         }
-        self.parent.get(&file).map(|&(up, around)| Value::Module(up, around))
+        self.tree.parent.get(&file).map(|&(up, around)| Value::Module(up, around))
     }
 
-    fn module_scope(&self, resolver: &Resolver, file: u32, def: u32) -> u32 {
-        if def == NONE { 0 } else { resolver.ctx(file).own_scope[def as usize] }
+    fn module_scope(&self, r: &Resolver, file: u32, def: u32) -> u32 {
+        if def == NONE { 0 } else { r.ctx(file).own_scope[def as usize] }
     }
 
     /// The items, `use` names and glob-imported names of a module.
-    pub(super) fn module_member(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        def: u32,
-        name: &str,
-        depth: u32,
-    ) -> Vec<Found> {
+    fn module_member(&self, r: &Resolver, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        let scope = self.module_scope(resolver, file, def);
+        let scope = self.module_scope(r, file, def);
         if scope == NONE {
             return Vec::new();
         }
-        if let Some(id) = resolver.name_id(file, name) {
-            let found: Vec<Found> = resolver
+        if let Some(id) = r.name_id(file, name) {
+            let found: Vec<Found> = r
                 .ctx(file)
                 .entries_of(scope, id)
                 .iter()
-                .filter(|e| !matches!(e.bound, super::Bound::Binding(_)))
-                .flat_map(|e| resolver.entry_found(file, *e, depth))
+                .filter(|e| !matches!(e.bound, Bound::Binding(_)))
+                .flat_map(|e| r.entry_found(file, *e, depth))
                 .collect();
             if !found.is_empty() {
                 return found;
             }
         }
         if depth <= GLOB_DEPTH {
-            let symbols = resolver.symbols(file);
+            let symbols = r.symbols(file);
             for import in symbols.imports.iter().filter(|i| i.glob && i.scope == scope) {
                 let at = Pos::new(import.line, import.column);
                 let base = self
-                    .resolve_path_at(resolver, file, at, symbols.text(import.module), depth + 1)
+                    .resolve_path_at(r, file, at, symbols.text(import.module), depth + 1)
                     .iter()
                     .find_map(|f| f.value);
                 if let Some(base) = base
                     && base != Value::Module(file, def)
                 {
-                    let found = resolver.member(base, name, depth + 1);
+                    let found = r.member(base, name, depth + 1);
                     if !found.is_empty() {
                         return found;
                     }
@@ -240,9 +249,9 @@ impl Modules {
     }
 
     /// A path's value as seen from a scope (glob imports).
-    pub(super) fn resolve_path_value(
+    fn resolve_path_value(
         &self,
-        resolver: &Resolver,
+        r: &Resolver,
         file: u32,
         scope: u32,
         path: &str,
@@ -251,25 +260,18 @@ impl Modules {
         if depth > GLOB_DEPTH {
             return None;
         }
-        let at = resolver.symbols(file).scopes.get(scope as usize).map_or(Pos::new(1, 1), |s| s.start);
-        self.resolve_path_at(resolver, file, at, path, depth).iter().find_map(|f| f.value)
+        let at = r.symbols(file).scopes.get(scope as usize).map_or(Pos::new(1, 1), |s| s.start);
+        self.resolve_path_at(r, file, at, path, depth).iter().find_map(|f| f.value)
     }
 
     /// What a path (`crate::geo::Point`, `super::Shape`, `Self::new`, `geo`) means at a position.
-    pub(super) fn resolve_path_at(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        pos: Pos,
-        path: &str,
-        depth: u32,
-    ) -> Vec<Found> {
+    fn resolve_path_at(&self, r: &Resolver, file: u32, pos: Pos, path: &str, depth: u32) -> Vec<Found> {
         if depth > MAX_DEPTH || path.is_empty() {
             return Vec::new();
         }
         let path = path.strip_prefix("::").unwrap_or(path);
         let segments: Vec<&str> = path.split("::").collect();
-        let symbols = resolver.symbols(file);
+        let symbols = r.symbols(file);
         let scope = innermost_scope(&symbols.scopes, pos);
         let mut found: Vec<Found> = match segments[0] {
             "crate" => {
@@ -278,26 +280,26 @@ impl Modules {
             }
             // `self::x` is the current module; `self` alone is the receiver.
             "self" if segments.len() > 1 => {
-                let module = self.module_at(resolver, file, scope);
+                let module = self.module_at(r, file, scope);
                 vec![Found { target: module_target(module), value: Some(module) }]
             }
             "super" => {
-                let module = self.module_at(resolver, file, scope);
-                match self.parent_module(resolver, module) {
+                let module = self.module_at(r, file, scope);
+                match self.parent_module(r, module) {
                     Some(up) => vec![Found { target: module_target(up), value: Some(up) }],
                     None => return Vec::new(),
                 }
             }
-            "Self" => match self.self_type(resolver, file, pos, depth + 1) {
-                Some((f, d)) => vec![resolver.def_found(f, d)],
+            "Self" => match self.self_type(r, file, pos, depth + 1) {
+                Some((f, d)) => vec![r.def_found(f, d)],
                 None => return Vec::new(),
             },
-            first => resolver.lookup_lexical(file, pos, first, depth + 1),
+            first => r.lookup_lexical(file, pos, first, depth + 1),
         };
         for segment in &segments[1..] {
             let value = match (*segment, found.iter().find_map(|f| f.value)) {
                 (_, None) => return Vec::new(),
-                ("super", Some(v)) => match self.parent_module(resolver, v) {
+                ("super", Some(v)) => match self.parent_module(r, v) {
                     Some(up) => {
                         found = vec![Found { target: module_target(up), value: Some(up) }];
                         continue;
@@ -306,19 +308,131 @@ impl Modules {
                 },
                 (_, Some(v)) => v,
             };
-            found = resolver.member(value, segment, depth + 1);
+            found = r.member(value, segment, depth + 1);
         }
         found
     }
 
-    pub(super) fn follow_import(
+    /// The type of the impl block a method is defined in.
+    fn impl_type_of_def(&self, r: &Resolver, file: u32, def: u32, depth: u32) -> Option<(u32, u32)> {
+        let d = &r.symbols(file).defs[def as usize];
+        self.self_type(r, file, Pos::new(d.line, u32::MAX / 2), depth)
+    }
+
+    /// An associated item of a type: from its inherent impls, then its trait impls, then the
+    /// default methods of those traits; for a trait, its own items.
+    fn type_member(&self, r: &Resolver, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let impls = self.impls(r);
+        let mut found = Vec::new();
+        let mut traits: Vec<(u32, u32)> = Vec::new();
+        for &(f, i, trait_def) in impls.by_type.get(&(file, def)).into_iter().flatten() {
+            found.extend(impl_items(r, f, i, name).map(|d| r.def_found(f, d)));
+            if let Some(t) = trait_def {
+                traits.push(t);
+            }
+        }
+        if !found.is_empty() {
+            return found;
+        }
+        let own_items = |f: u32, d: u32| -> Vec<Found> {
+            r.symbols(f)
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.parent == Some(d) && x.name == name)
+                .map(|(i, _)| r.def_found(f, i as u32))
+                .collect()
+        };
+        if r.def(file, def).kind == DefKind::Interface {
+            return own_items(file, def);
+        }
+        traits.sort();
+        traits.dedup();
+        traits.into_iter().flat_map(|(f, d)| own_items(f, d)).collect()
+    }
+}
+
+impl Tables for Modules {
+    /// The module tree follows from `mod` declarations too: rebuilt when a Rust file changed.
+    /// Impl blocks are found again in either case.
+    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
+        let rust_changed = changed.iter().any(|&i| files[i as usize].lang == Lang::Rust);
+        let tree = if rust_changed { Arc::new(Tree::new(files)) } else { self.tree.clone() };
+        Arc::new(Modules { tree, impls: OnceLock::new() })
+    }
+
+    fn module_path(&self, file: u32) -> Option<String> {
+        self.tree.paths.get(file as usize)?.clone()
+    }
+
+    /// A path from a crate root: `shapes::Circle::new`, `crate::geo::Point`.
+    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target> {
+        let query = query.strip_prefix("crate::").unwrap_or(query);
+        let segments: Vec<&str> = query.split("::").collect();
+        let mut roots: Vec<u32> = self
+            .tree
+            .paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.as_deref() == Some(""))
+            .map(|(i, _)| i as u32)
+            .collect();
+        if let Some(root) = self.crate_named(segments[0]) {
+            roots = vec![root];
+        }
+        let mut out = Vec::new();
+        for root in roots {
+            let skip = usize::from(self.crate_named(segments[0]) == Some(root) && segments.len() > 1);
+            let mut value = Value::Module(root, NONE);
+            for (i, segment) in segments[skip..].iter().enumerate() {
+                let found = r.member(value, segment, 0);
+                if i + 1 == segments.len() - skip {
+                    out.extend(found.iter().map(|f| f.target));
+                } else if let Some(v) = found.iter().find_map(|f| f.value) {
+                    value = v;
+                } else {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// `use foo;` names the crate it imports.
+    fn import_source(&self, symbols: &FileSymbols, import: &crate::names::Import) -> String {
+        let module = symbols.text(import.module);
+        if module.is_empty() { symbols.text(import.item).to_string() } else { module.to_string() }
+    }
+
+    /// `Self` alone is the impl's type (or the trait around a default method).
+    fn bare_ref(
         &self,
-        resolver: &Resolver,
+        r: &Resolver,
         file: u32,
-        import: u32,
-        depth: u32,
-    ) -> Vec<Found> {
-        let symbols = resolver.symbols(file);
+        pos: Pos,
+        name: &str,
+        _kind: RefKind,
+    ) -> Option<Lookup<Vec<Found>>> {
+        (name == "Self").then(|| Ok(self.resolve_path_at(r, file, pos, name, 0)))
+    }
+
+    fn glob_base(&self, r: &Resolver, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value> {
+        self.resolve_path_value(r, file, scope, module, depth)
+    }
+
+    fn root_named(&self, name: &str) -> Option<u32> {
+        self.crate_named(name)
+    }
+
+    fn module_of_def(&self, r: &Resolver, file: u32, def: u32) -> Option<Value> {
+        self.module_of_decl(r, file, def)
+    }
+
+    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found> {
+        let symbols = r.symbols(file);
         let import = symbols.imports[import as usize];
         let module = symbols.text(import.module);
         let item = symbols.text(import.item);
@@ -333,38 +447,31 @@ impl Modules {
             }
             // `use foo;` of a module in scope: look it up without finding this import again.
             let scope = innermost_scope(&symbols.scopes, at);
-            return match resolver.name_id(file, item) {
-                Some(id) => resolver
+            return match r.name_id(file, item) {
+                Some(id) => r
                     .ctx(file)
                     .entries_of(scope, id)
                     .iter()
-                    .filter(|e| !matches!(e.bound, super::Bound::Import(_) | super::Bound::Binding(_)))
-                    .flat_map(|e| resolver.entry_found(file, *e, depth))
+                    .filter(|e| !matches!(e.bound, Bound::Import(_) | Bound::Binding(_)))
+                    .flat_map(|e| r.entry_found(file, *e, depth))
                     .collect(),
                 None => Vec::new(),
             };
         }
-        let base = self.resolve_path_at(resolver, file, at, module, depth + 1);
+        let base = self.resolve_path_at(r, file, at, module, depth + 1);
         match base.iter().find_map(|f| f.value) {
-            Some(value) => resolver.member(value, item, depth + 1),
+            Some(value) => r.member(value, item, depth + 1),
             None => Vec::new(),
         }
     }
 
     /// The first part of a chain: a path or a name in scope.
-    pub(super) fn eval_first(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        pos: Pos,
-        name: &str,
-        depth: u32,
-    ) -> Option<Value> {
-        let found = self.resolve_path_at(resolver, file, pos, name, depth);
+    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+        let found = self.resolve_path_at(r, file, pos, name, depth);
         if found.is_empty()
             && let Some((first, _)) = name.split_once("::")
             && !matches!(first, "crate" | "self" | "super" | "Self" | "")
-            && resolver.lookup_lexical(file, pos, first, depth + 1).is_empty()
+            && r.lookup_lexical(file, pos, first, depth + 1).is_empty()
         {
             // A path from a crate that is not in the repository (`std::fs::read`).
             return Some(Value::External(file));
@@ -374,23 +481,17 @@ impl Modules {
 
     /// The type `Self` means at a position: the impl's type, or the trait around a default
     /// method.
-    pub(super) fn self_type(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        pos: Pos,
-        depth: u32,
-    ) -> Option<(u32, u32)> {
+    fn self_type(&self, r: &Resolver, file: u32, pos: Pos, depth: u32) -> Option<(u32, u32)> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let symbols = resolver.symbols(file);
+        let symbols = r.symbols(file);
         if let Some(imp) = symbols.impls.iter().rev().find(|i| i.start <= pos && pos < i.end) {
             let path = symbols.text(imp.self_ty);
             if path == "Self" {
                 return None;
             }
-            return self.resolve_path_at(resolver, file, imp.start, path, depth + 1).iter().find_map(|f| {
+            return self.resolve_path_at(r, file, imp.start, path, depth + 1).iter().find_map(|f| {
                 match f.value {
                     Some(Value::Class(tf, td)) => Some((tf, td)),
                     _ => None,
@@ -406,97 +507,23 @@ impl Modules {
             .map(|(i, _)| (file, i as u32))
     }
 
-    /// The type of the impl block a method is defined in.
-    pub(super) fn impl_type_of_def(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        def: u32,
-        depth: u32,
-    ) -> Option<(u32, u32)> {
-        let d = &resolver.symbols(file).defs[def as usize];
-        self.self_type(resolver, file, Pos::new(d.line, u32::MAX / 2), depth)
+    /// `-> Self` returns the impl's type.
+    fn call_result(&self, r: &Resolver, file: u32, def: u32, ret: &str, depth: u32) -> Option<Option<Value>> {
+        (ret == "Self")
+            .then(|| self.impl_type_of_def(r, file, def, depth).map(|(f, d)| Value::Instance(f, d)))
     }
 
-    /// An associated item of a type: from its inherent impls, then its trait impls, then the
-    /// default methods of those traits; for a trait, its own items.
-    pub(super) fn type_member(
-        &self,
-        resolver: &Resolver,
-        file: u32,
-        def: u32,
-        name: &str,
-        depth: u32,
-        _instance: bool,
-    ) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
+    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+        match value {
+            Value::Module(file, def) => self.module_member(r, file, def, name, depth),
+            Value::Class(f, d) | Value::Instance(f, d) => self.type_member(r, f, d, name, depth),
+            Value::Super(..) | Value::Function(..) | Value::External(_) => Vec::new(),
         }
-        let impls = resolver.impls();
-        let mut found = Vec::new();
-        let mut traits: Vec<(u32, u32)> = Vec::new();
-        for &(f, i, trait_def) in impls.by_type.get(&(file, def)).into_iter().flatten() {
-            found.extend(impl_items(resolver, f, i, name).map(|d| resolver.def_found(f, d)));
-            if let Some(t) = trait_def {
-                traits.push(t);
-            }
-        }
-        if !found.is_empty() {
-            return found;
-        }
-        let own_items = |f: u32, d: u32| -> Vec<Found> {
-            resolver
-                .symbols(f)
-                .defs
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| x.parent == Some(d) && x.name == name)
-                .map(|(i, _)| resolver.def_found(f, i as u32))
-                .collect()
-        };
-        if resolver.def(file, def).kind == DefKind::Interface {
-            return own_items(file, def);
-        }
-        traits.sort();
-        traits.dedup();
-        traits.into_iter().flat_map(|(f, d)| own_items(f, d)).collect()
-    }
-
-    /// A path from a crate root: `shapes::Circle::new`, `crate::geo::Point`.
-    pub(super) fn lookup_path(&self, resolver: &Resolver, query: &str) -> Vec<Target> {
-        let query = query.strip_prefix("crate::").unwrap_or(query);
-        let segments: Vec<&str> = query.split("::").collect();
-        let mut roots: Vec<u32> = self
-            .paths
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.as_deref() == Some(""))
-            .map(|(i, _)| i as u32)
-            .collect();
-        if let Some(root) = self.crate_named(segments[0]) {
-            roots = vec![root];
-        }
-        let mut out = Vec::new();
-        for root in roots {
-            let skip = usize::from(self.crate_named(segments[0]) == Some(root) && segments.len() > 1);
-            let mut value = Value::Module(root, NONE);
-            for (i, segment) in segments[skip..].iter().enumerate() {
-                let found = resolver.member(value, segment, 0);
-                if i + 1 == segments.len() - skip {
-                    out.extend(found.iter().map(|f| f.target));
-                } else if let Some(v) = found.iter().find_map(|f| f.value) {
-                    value = v;
-                } else {
-                    break;
-                }
-            }
-        }
-        out
     }
 }
 
 /// Every impl block, by the type it is for, with the trait it implements.
-pub(super) struct ImplMap {
+struct ImplMap {
     by_type: HashMap<(u32, u32), Vec<ImplOf>>,
 }
 
@@ -504,21 +531,18 @@ pub(super) struct ImplMap {
 type ImplOf = (u32, u32, Option<(u32, u32)>);
 
 impl ImplMap {
-    pub(super) fn build(resolver: &Resolver) -> ImplMap {
+    fn build(modules: &Modules, r: &Resolver) -> ImplMap {
         let mut by_type: HashMap<(u32, u32), Vec<ImplOf>> = HashMap::new();
-        for file in 0..resolver.n_files() as u32 {
-            if resolver.lang(file) != Lang::Rust {
+        for file in 0..r.n_files() as u32 {
+            if r.lang(file) != Lang::Rust {
                 continue;
             }
-            let symbols = resolver.symbols(file);
+            let symbols = r.symbols(file);
             for (i, imp) in symbols.impls.iter().enumerate() {
-                let modules = &resolver.rs;
                 let class = |path: &str| {
-                    modules.resolve_path_at(resolver, file, imp.start, path, 1).iter().find_map(|f| {
-                        match f.value {
-                            Some(Value::Class(tf, td)) => Some((tf, td)),
-                            _ => None,
-                        }
+                    modules.resolve_path_at(r, file, imp.start, path, 1).iter().find_map(|f| match f.value {
+                        Some(Value::Class(tf, td)) => Some((tf, td)),
+                        _ => None,
                     })
                 };
                 let Some(ty) = class(symbols.text(imp.self_ty)) else { continue };
@@ -536,13 +560,8 @@ impl ImplMap {
 }
 
 /// The items named `name` directly inside impl block `imp` of `file`.
-fn impl_items<'a>(
-    resolver: &'a Resolver,
-    file: u32,
-    imp: u32,
-    name: &'a str,
-) -> impl Iterator<Item = u32> + 'a {
-    let symbols = resolver.symbols(file);
+fn impl_items<'a>(r: &'a Resolver, file: u32, imp: u32, name: &'a str) -> impl Iterator<Item = u32> + 'a {
+    let symbols = r.symbols(file);
     let block = symbols.impls[imp as usize];
     let inside = move |d: &crate::symbols::Def| block.start.line <= d.line && d.end_line <= block.end.line;
     symbols.defs.iter().enumerate().filter_map(move |(i, d)| {
