@@ -4,8 +4,11 @@
 #   cpython: the .py files of the installed CPython standard library (site-packages excluded)
 #   rust:    the .rs files of seven crates from the cargo registry cache, at the versions pinned
 #            by tack's Cargo.lock (tokio, rmcp, syn, regex-automata, clap_builder, hyper, serde)
+#   go:      the .go files of the Go standard library from Debian's golang-src (GO_SRC=DIR for
+#            another; skipped when absent: `apt-get install golang-src`)
 # usage: bench/index.sh            (prints a markdown table; ~2 minutes after the release build)
 #        REPS=9 bench/index.sh     (floor and cold index alternate REPS times, default 5; medians)
+#        CORPORA=go bench/index.sh (some of the corpora)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p tack --bin tack
@@ -36,6 +39,14 @@ PY
   cp -r "$REGISTRY/$crate" "$WORK/rust/"
 done
 
+GO_SRC=${GO_SRC:-$(ls -d /usr/share/go-*/src 2>/dev/null | tail -1)}
+ALL="cpython rust"
+if [ -n "$GO_SRC" ] && [ -d "$GO_SRC" ]; then
+  mkdir -p "$WORK/go" && (cd "$GO_SRC" && find . -name '*.go' -exec cp --parents -t "$WORK/go" {} +)
+  ALL="$ALL go"
+fi
+CORPORA=${CORPORA:-$ALL}
+
 measure() { # label, command...: prints "label wall_s cpu_s peak_rss_mb" and the command's output
   local label=$1; shift
   local out
@@ -46,7 +57,7 @@ measure() { # label, command...: prints "label wall_s cpu_s peak_rss_mb" and the
 
 echo "| corpus | files | MB | floor s (cpu) | cold s (cpu, MB RSS) | cold/floor (each run) | warm s (MB RSS) | symbols | edges | map p50/p95 ms | focus p50/p95 ms | write→map p50/max ms |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-for corpus in cpython rust; do
+for corpus in $CORPORA; do
   root="$WORK/$corpus"
   store=$(mktemp -d)
   floor_out=$("$FLOOR" "$root")
@@ -70,7 +81,11 @@ PY
   mb=$(echo "$floor_out" | awk -F'bytes=' '{split($2,a," "); printf "%.1f", a[1]/1e6}')
   symbols=$(echo "$cold_out" | awk '{print $3}')
   edges=$(echo "$cold_out" | awk '{print $7}')
-  if [ "$corpus" = cpython ]; then focus=Message; ext=py; else focus=Runtime; ext=rs; fi
+  case $corpus in
+    cpython) focus=Message; ext=py ;;
+    rust) focus=Runtime; ext=rs ;;
+    go) focus=Request; ext=go ;;
+  esac
   lat=$(python3 bench/map_latency.py "$TACK" "$root" "$store" "$focus" "$ext" 30)
   get() { echo "$lat" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2; }
   read -r _ ww _ wr <<<"$warm"

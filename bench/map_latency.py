@@ -38,9 +38,12 @@ def main():
     for k in range(10):
         name = f"tack_bench_probe_{k}"
         path = os.path.join(root, f"{name}.{ext}")
-        body = f"def {name}():\n    return {k}\n" if ext == "py" else f"pub fn {name}() -> u32 {{\n    {k}\n}}\n"
+        body, shown = {
+            "py": (f"def {name}():\n    return {k}\n", f"def {name}("),
+            "rs": (f"pub fn {name}() -> u32 {{\n    {k}\n}}\n", f"fn {name}("),
+            "go": (f"package probe\n\nfunc {name}() int {{\n\treturn {k}\n}}\n", f"func {name}("),
+        }[ext]
         # The focus is echoed in the map's header: look for the definition line itself.
-        shown = f"def {name}(" if ext == "py" else f"fn {name}("
         t = time.perf_counter()
         with open(path, "w") as f:
             f.write(body)

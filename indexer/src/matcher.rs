@@ -672,6 +672,12 @@ mod tests {
         let broken = [
             (Lang::Python, "def f(:\n    x = g(a=1\nclass C(B):\n    y: int = h()\n__all__ = ['f']\n"),
             (Lang::Rust, "fn f( { let x: T = g::h(; }\nimpl A for B { fn m(&self) -> u8 { self.x.y() } }\n"),
+            (Lang::Go, "package p\nfunc f( {\n\tx := T{}\n\tx.m(\n}\nfunc (r *R) g() int { return r.h() }\n"),
+            // Not broken: the constructs the Go fixture lacks.
+            (
+                Lang::Go,
+                "package p\nimport (\n\t. \"a/b\"\n\t_ \"c\"\n\td \"e/f\"\n)\ntype (\n\tL[T any] struct{ x T }\n\tA = L[int]\n\tI interface{ io.Reader; M() }\n)\nvar (\n\tv1, v2 = 1, 2\n)\nconst c1 = iota\nfunc G[T any](t T) (n int, err error) {\n\tswitch y := any(t).(type) {\n\tcase int:\n\t\tn = y\n\t}\n\tselect {\n\tcase m := <-ch:\n\t\t_ = m\n\tdefault:\n\t}\n\tf := func(a ...int) {}\n\tvar w d.W\n\tw.Go(f)\n\tfor i, k := range []int{} {\n\t\tif z := &L[int]{}; z != nil {\n\t\t\tz.x = i + k\n\t\t}\n\t}\n\treturn\n}\n",
+            ),
         ];
         for spec in specs() {
             let mut files = Vec::new();
@@ -695,7 +701,9 @@ mod tests {
                 total += expected.len();
                 assert_eq!(ours(spec.lang, &tree, text), expected, "{name}");
             }
-            assert!(total > 1000, "{}: only {total} matches compared", spec.name);
+            // tack's own sources hold Python and Rust; the other languages have their fixtures.
+            let floor = if files.len() > 20 { 1000 } else { 200 };
+            assert!(total > floor, "{}: only {total} matches compared", spec.name);
         }
     }
 

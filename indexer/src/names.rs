@@ -26,21 +26,6 @@ pub(crate) enum ScopeKind {
     Module,
 }
 
-impl ScopeKind {
-    pub(crate) fn from_node(kind: &str) -> ScopeKind {
-        match kind {
-            "function_definition" | "function_item" => ScopeKind::Function,
-            "class_definition" => ScopeKind::Class,
-            "lambda" | "closure_expression" => ScopeKind::Lambda,
-            "block" | "match_arm" | "if_expression" | "while_expression" | "for_expression" => {
-                ScopeKind::Block
-            }
-            "mod_item" => ScopeKind::Module,
-            _ => ScopeKind::Comprehension,
-        }
-    }
-}
-
 /// A 1-based line and column (bytes), ordered as they appear in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Pos {
@@ -260,7 +245,7 @@ pub(crate) fn type_hint(lang: Lang, text: &str) -> Option<String> {
 pub(crate) fn simple_chain(lang: Lang, node: Node, bytes: &[u8]) -> String {
     fn walk(lang: Lang, node: Node, bytes: &[u8], out: &mut String) -> bool {
         match node.kind() {
-            "identifier" | "self" | "crate" | "super" | "type_identifier" => {
+            "identifier" | "self" | "crate" | "super" | "type_identifier" | "package_identifier" => {
                 out.push_str(node_text(node, bytes));
                 true
             }
@@ -273,10 +258,14 @@ pub(crate) fn simple_chain(lang: Lang, node: Node, bytes: &[u8]) -> String {
                     None => false,
                 }
             }
-            "attribute" | "field_expression" => {
-                // Python's `attribute` and Rust's `field_expression` name their parts apart.
-                let (object, field) =
-                    if node.kind() == "attribute" { ("object", "attribute") } else { ("value", "field") };
+            "attribute" | "field_expression" | "selector_expression" => {
+                // Python's `attribute`, Rust's `field_expression` and Go's `selector_expression`
+                // name their parts apart.
+                let (object, field) = match node.kind() {
+                    "attribute" => ("object", "attribute"),
+                    "field_expression" => ("value", "field"),
+                    _ => ("operand", "field"),
+                };
                 let (Some(object), Some(field)) =
                     (node.child_by_field_name(object), node.child_by_field_name(field))
                 else {

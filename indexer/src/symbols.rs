@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::lang::Lang;
+use crate::lang::{Lang, Language};
 use crate::matcher::Layout;
 use crate::names::{self, Binding, Impl, Import, NONE, Pos, Role, Scope, ScopeKind};
 
@@ -286,7 +286,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let bytes = source.as_bytes();
     let (matches, layout) = collect_matches(lang, tree, bytes);
     let defs = make_defs(lang, source, &layout, &matches.defs);
-    let scopes = make_scopes(&matches.scopes, &defs);
+    let scopes = make_scopes(lang.language(), &matches.scopes, &defs);
     // Names are numbered as first met: references, then bindings, imports and impls.
     let mut interner = Interner::default();
     let refs = make_refs(lang, bytes, &matches, &defs, &mut interner);
@@ -451,7 +451,7 @@ fn make_defs(
         let name = node_text(*name_node, bytes).to_string();
         let [_, up @ ..] = layout.ancestors::<4>(*at);
         let parent_node = up[0];
-        let container = language.container_name(up, bytes);
+        let container = language.container_name(*node, up, bytes);
         let kind = language.refine_kind(up, *kind);
         let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
         let start = node.start_position();
@@ -477,7 +477,7 @@ fn make_defs(
 
 /// The scopes, the file's first and then every captured region in source order, each
 /// with its parent and the definition it is the body of.
-fn make_scopes(scope_nodes: &[Node], defs: &[Def]) -> Vec<Scope> {
+fn make_scopes(language: &dyn Language, scope_nodes: &[Node], defs: &[Def]) -> Vec<Scope> {
     let mut scopes: Vec<Scope> = Vec::with_capacity(scope_nodes.len() + 1);
     scopes.push(Scope {
         kind: ScopeKind::File,
@@ -497,7 +497,7 @@ fn make_scopes(scope_nodes: &[Node], defs: &[Def]) -> Vec<Scope> {
         let parent = *open.last().expect("the file scope stays open");
         let span = (node.start_byte() as u32, node.end_byte() as u32);
         scopes.push(Scope {
-            kind: ScopeKind::from_node(node.kind()),
+            kind: language.scope_kind(node.kind()),
             start,
             end,
             parent,
@@ -1130,5 +1130,106 @@ impl Shape for Circle {
             impl Shape for Circle
         "#]]
         .assert_eq(&names_dump(Lang::Rust, src));
+    }
+
+    const GO: &str = include_str!("../../fixtures/go_shop/cart/cart.go");
+
+    #[test]
+    fn go_definitions_methods_by_receiver_and_docs() {
+        let fs = extract(Lang::Go, GO);
+        let docs: Vec<String> =
+            fs.defs.iter().map(|d| format!("{} {}", d.qualified, d.doc.as_deref().unwrap_or("-"))).collect();
+        expect_test::expect![[r#"
+            (
+                [
+                    "constant TaxRate 9-9 | TaxRate",
+                    "class Cart 12-16 | Cart struct",
+                    "function New 19-21 | func New(owner string) *Cart",
+                    "method Cart.Add 24-26 | func (c *Cart) Add(item Item)",
+                    "method Cart.Total 29-35 | func (c *Cart) Total() float64",
+                ],
+                [
+                    "TaxRate TaxRate is added to every total.",
+                    "Cart Cart is one customer's basket.",
+                    "New New makes an empty cart.",
+                    "Cart.Add Add puts an item in the cart.",
+                    "Cart.Total Total is the price with tax, after the discount.",
+                ],
+            )
+        "#]]
+        .assert_debug_eq(&(defs(Lang::Go, GO), docs));
+    }
+
+    #[test]
+    fn go_references() {
+        expect_test::expect![[r#"
+            [
+                "13:8 string type use in Cart",
+                "14:10 Item type use in Cart",
+                "15:8 string type use in Cart",
+                "19:10 owner name in New",
+                "19:16 string type use in New",
+                "19:25 Cart type use in New",
+                "20:10 Cart type use in New",
+                "20:15 Owner name in New",
+                "20:22 owner name in New",
+                "24:7 c name in Cart.Add",
+                "24:10 Cart type use in Cart.Add",
+                "24:20 item name in Cart.Add",
+                "24:25 Item type use in Cart.Add",
+                "25:2 c name in Cart.Add",
+                "25:4 Items attribute in Cart.Add",
+                "25:12 append call in Cart.Add",
+                "25:19 c name in Cart.Add",
+                "25:21 Items attribute in Cart.Add",
+                "25:28 item name in Cart.Add",
+                "29:7 c name in Cart.Total",
+                "29:10 Cart type use in Cart.Total",
+                "29:24 float64 type use in Cart.Total",
+                "30:2 raw name in Cart.Total",
+                "31:9 item name in Cart.Total",
+                "31:23 c name in Cart.Total",
+                "31:25 Items attribute in Cart.Total",
+                "32:3 raw name in Cart.Total",
+                "32:10 item name in Cart.Total",
+                "32:15 Subtotal method call in Cart.Total",
+                "34:9 pricing name in Cart.Total",
+                "34:17 ApplyDiscount method call in Cart.Total",
+                "34:31 raw name in Cart.Total",
+                "34:36 c name in Cart.Total",
+                "34:38 Code attribute in Cart.Total",
+                "34:51 TaxRate name in Cart.Total",
+            ]
+        "#]]
+        .assert_debug_eq(&refs(Lang::Go, GO));
+    }
+
+    #[test]
+    fn go_scopes_bindings_and_imports() {
+        expect_test::expect![[r#"
+            scope 0 File parent - def -
+            scope 1 Function parent 0 def New
+            scope 2 Block parent 1 def -
+            scope 3 Function parent 0 def Cart.Add
+            scope 4 Block parent 3 def -
+            scope 5 Function parent 0 def Cart.Total
+            scope 6 Block parent 5 def -
+            scope 7 Block parent 6 def -
+            scope 8 Block parent 7 def -
+            bind 19:10 owner Param in 1 : string
+            bind 24:7 c Param in 3 : Cart
+            bind 24:20 item Param in 3 : Item
+            bind 29:7 c Param in 5 : Cart
+            bind 30:2 raw Let in 6
+            bind 31:9 item Loop in 7
+            import 5:2 module="example.com/shop/pricing" item="" bound="pricing" alias=false glob=false in 0
+            ref 25:4 c.Items
+            ref 25:21 c.Items
+            ref 31:25 c.Items
+            ref 32:15 item.Subtotal
+            ref 34:17 pricing.ApplyDiscount
+            ref 34:38 c.Code
+        "#]]
+        .assert_eq(&names_dump(Lang::Go, GO));
     }
 }

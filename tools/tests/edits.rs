@@ -706,3 +706,24 @@ fn tack_toml_and_git_are_not_written_unless_the_user_allows_it() {
     assert!(!obs.is_error, "{}", obs.text);
     assert_eq!(read(&dir, "tack.toml"), "[run]\ntimeout_s = 600\n");
 }
+
+#[test]
+fn replace_symbol_in_go_takes_a_receiver_qualified_name_and_the_guard_refuses_broken_go() {
+    let dir = fixture("go_shop");
+    let rel = "cart/cart.go";
+    let before = read(&dir, rel);
+    let tb = toolbox(dir.path());
+    let new = "// Add puts an item in the cart, once.\nfunc (c *Cart) Add(item Item) {\n\tc.Items = append(c.Items, item)\n\tc.Code = \"\"\n}";
+    let obs =
+        call(&tb, &Session::new(), "replace_symbol", json!({"path": rel, "symbol": "Cart.Add", "new": new}));
+    assert!(!obs.is_error, "{}", obs.text);
+    let after = before.replace(
+        "// Add puts an item in the cart.\nfunc (c *Cart) Add(item Item) {\n\tc.Items = append(c.Items, item)\n}",
+        new,
+    );
+    assert_ne!(after, before);
+    assert_eq!(read(&dir, rel), after, "the doc comment above is replaced with the new one");
+    let obs = edit(&tb, rel, "\traw := 0.0\n", "\traw := (0.0\n");
+    assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
+    assert_eq!(read(&dir, rel), after);
+}

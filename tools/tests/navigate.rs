@@ -381,3 +381,50 @@ fn a_file_too_large_to_index_answers_without_a_panic() {
     let obs = call(dir.path(), "outline", json!({"path": "big.py"}));
     assert!(obs.text.contains("tack does not parse it"), "{}", obs.text);
 }
+
+#[test]
+fn go_outline_definition_and_references_across_packages() {
+    check(
+        "go_shop",
+        "outline",
+        json!({"path": "cart/cart.go"}),
+        expect![[r#"
+        cart/cart.go: 5 definitions, 35 lines
+        9-9 constant: TaxRate
+        12-16 class: Cart struct
+        19-21 function: func New(owner string) *Cart
+        24-26 method: func (c *Cart) Add(item Item)
+        29-35 method: func (c *Cart) Total() float64
+    "#]],
+    );
+    check(
+        "go_shop",
+        "definition",
+        json!({"path": "main.go", "line": "12", "column": "16"}),
+        expect![[r#"
+            definition of `Total` at main.go:12:16: 1 resolved, 0 candidates
+            cart/cart.go:29: func (c *Cart) Total() float64 {  (definition, Cart.Total)
+        "#]],
+    );
+    check(
+        "go_shop",
+        "references",
+        json!({"symbol": "cart.Cart.Total"}),
+        expect![[r#"
+        references to method Cart.Total (cart/cart.go:29): 4 resolved, 0 candidates
+        cart/cart.go:29: func (c *Cart) Total() float64 {  (definition, Cart.Total)
+        cart/cart_test.go:8: if c.Total() != 7.2 {  (call, TestTotal)
+        cart/cart_test.go:9: t.Fatal(c.Total())  (call, TestTotal)
+        main.go:12: fmt.Println(c.Total())  (call, main)
+    "#]],
+    );
+    check(
+        "go_shop",
+        "callers",
+        json!({"symbol": "ApplyDiscount"}),
+        expect![[r#"
+        callers of function ApplyDiscount (pricing/pricing.go:22): 1 resolved, 0 candidates
+        cart/cart.go:34: return pricing.ApplyDiscount(raw, c.Code) * (1 + TaxRate)  (call, Cart.Total)
+    "#]],
+    );
+}

@@ -111,3 +111,51 @@ fn a_client_that_cuts_by_length_gets_a_smaller_map_never_a_cut_one() {
     assert!(codex.text.starts_with("repo map: "), "{}", codex.text);
     assert_eq!(codex.text.lines().nth(1), plain.text.lines().nth(1), "the same file leads");
 }
+
+#[test]
+fn a_go_module_maps_its_most_used_package_first() {
+    let obs = map(&fixture("go_shop"), json!({"tokens": 300}));
+    expect![[r#"
+        repo map: 5 of 5 files, 15 of 15 definitions, most referenced first
+        cart/item.go:
+        ⋮
+         4│type Item struct {
+        ⋮
+        11│func (i Item) Subtotal() float64 {
+        ⋮
+        cart/cart.go:
+        ⋮
+         9│const TaxRate = 0.2
+        ⋮
+        12│type Cart struct {
+        ⋮
+        19│func New(owner string) *Cart {
+        ⋮
+        24│func (c *Cart) Add(item Item) {
+        ⋮
+        29│func (c *Cart) Total() float64 {
+        ⋮
+        pricing/pricing.go:
+        ⋮
+         7│type Discounter interface {
+         8│	Discount(amount float64) float64
+        ⋮
+        12│type Percent float64
+        ⋮
+        15│func (p Percent) Discount(amount float64) float64 {
+        ⋮
+        19│var codes = map[string]Discounter{"WELCOME10": Percent(0.1)}
+        ⋮
+        22│func ApplyDiscount(amount float64, code string) float64 {
+        ⋮
+        cart/cart_test.go:
+        ⋮
+        5│func TestTotal(t *testing.T) {
+        ⋮
+        main.go:
+        ⋮
+        9│func main() {
+        ⋮
+    "#]]
+    .assert_eq(&obs.text);
+}

@@ -182,3 +182,27 @@ fn lines_that_hold_the_same_terms_tie_and_keep_their_order_from_call_to_call() {
         assert_eq!(run(), first);
     }
 }
+
+#[test]
+fn go_a_report_finds_the_defining_file_with_its_functions() {
+    let obs = search(
+        &fixture("go_shop"),
+        json!({"query": "discount code is applied twice in ApplyDiscount", "limit": 2}),
+    );
+    expect![[r#"
+        8 matches in 2 files
+        pricing/pricing.go
+          22: func ApplyDiscount(amount float64, code string) float64 {  # in ApplyDiscount
+          21: // ApplyDiscount applies the discount a code names, if any.
+           8: Discount(amount float64) float64  # in Discounter.Discount
+        cart/cart.go
+          34: return pricing.ApplyDiscount(raw, c.Code) * (1 + TaxRate)  # in Cart.Total
+          15: Code  string  # in Cart
+          28: // Total is the price with tax, after the discount.
+    "#]]
+    .assert_eq(&obs.text);
+    let data = obs.structured.as_ref().unwrap();
+    assert_eq!(data["results"][0]["path"], json!("pricing/pricing.go"), "{}", obs.text);
+    let obs = search(&fixture("go_shop"), json!({"query": "Subtotal", "mode": "symbol"}));
+    assert!(obs.text.contains("cart/item.go") && obs.text.contains("Item.Subtotal"), "{}", obs.text);
+}

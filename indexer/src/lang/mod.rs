@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query};
 
 use crate::index::FileEntry;
-use crate::names::Pos;
+use crate::names::{Pos, ScopeKind};
 use crate::resolve::{Entry, Tables};
 use crate::symbols::{Def, DefKind, FileSymbols};
 
@@ -20,6 +20,7 @@ use crate::symbols::{Def, DefKind, FileSymbols};
 pub enum Lang {
     Python,
     Rust,
+    Go,
 }
 
 /// Everything tack needs to know about one language.
@@ -81,11 +82,12 @@ pub(crate) struct DocCache<'t> {
     pub lines: FxHashMap<usize, &'t str>,
 }
 
+mod go;
 mod python;
 mod rust;
 
 /// How many languages there are: the length of [`LANGUAGES`].
-pub(crate) const N_LANGS: usize = 2;
+pub(crate) const N_LANGS: usize = 3;
 
 /// One language's behaviour; the core reaches a language only through this.
 pub(crate) trait Language: Sync {
@@ -97,8 +99,8 @@ pub(crate) trait Language: Sync {
     fn refine_kind(&self, up: [Option<Node>; 3], kind: DefKind) -> DefKind;
 
     /// A name that a definition's qualified name passes through but that is no definition
-    /// itself (Rust's `impl Type` for the items inside it).
-    fn container_name(&self, _up: [Option<Node>; 3], _bytes: &[u8]) -> Option<String> {
+    /// itself (Rust's `impl Type` for the items inside it, a Go method's receiver type).
+    fn container_name(&self, _def: Node, _up: [Option<Node>; 3], _bytes: &[u8]) -> Option<String> {
         None
     }
 
@@ -110,6 +112,11 @@ pub(crate) trait Language: Sync {
     /// A signature without what only ends it (Python's `:`).
     fn trim_signature<'s>(&self, signature: &'s str) -> &'s str {
         signature
+    }
+
+    /// The return type a function's signature names (`-> Cart`), as written.
+    fn return_type<'s>(&self, signature: &'s str) -> Option<&'s str> {
+        Some(signature.rsplit_once("->")?.1.trim().trim_end_matches(['{', ';', ':']).trim())
     }
 
     /// The first line of a definition's documentation, uncut; `parent` is the definition
@@ -140,6 +147,9 @@ pub(crate) trait Language: Sync {
         crate::names::simple_chain(self.spec().lang, qualifier, bytes)
     }
 
+    /// What kind of scope a captured `@scope` node of this kind is.
+    fn scope_kind(&self, node_kind: &str) -> ScopeKind;
+
     /// The names an `@import` node binds.
     fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<crate::names::RawImport<'t>>);
 
@@ -165,8 +175,24 @@ pub(crate) trait Language: Sync {
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables>;
 }
 
+/// Where a local must come before its use (the last one before it shadows the others) and
+/// items and imports are visible everywhere in their scope: the entries a use at `pos` sees.
+pub(crate) fn last_local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos) -> Vec<Entry> {
+    let is_local = |e: &Entry| match e.bound {
+        crate::resolve::Bound::Binding(b) => {
+            !matches!(symbols.bindings[b as usize].kind, crate::names::BindKind::Attribute)
+        }
+        _ => false,
+    };
+    let before: Vec<Entry> = entries.iter().filter(|e| is_local(e) && e.pos <= pos).copied().collect();
+    if let Some(last) = before.last() {
+        return vec![*last];
+    }
+    entries.iter().filter(|e| !is_local(e)).copied().collect()
+}
+
 /// The registry, indexed by `Lang as usize` (a test checks the order).
-pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [&python::Python, &rust::Rust];
+pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [&python::Python, &rust::Rust, &go::Go];
 
 /// Every language's spec, in the order of [`Lang`].
 pub(crate) fn specs() -> impl Iterator<Item = &'static LangSpec> {

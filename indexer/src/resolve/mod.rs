@@ -192,9 +192,10 @@ pub(crate) trait Tables: Send + Sync {
     /// What a glob import's module is, seen from `scope`.
     fn glob_base(&self, r: &Resolver, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value>;
 
-    /// A module root a bare name names when nothing in scope binds it (a Rust crate).
-    fn root_named(&self, _name: &str) -> Option<u32> {
-        None
+    /// What a bare name means when nothing in the file binds it: a Rust crate, a name of
+    /// another file of the Go package.
+    fn unbound(&self, _r: &Resolver, _file: u32, _name: &str, _depth: u32) -> Vec<Found> {
+        Vec::new()
     }
 
     /// The module a module definition stands for.
@@ -1097,13 +1098,7 @@ impl Resolver {
                 }
             }
         }
-        if let Some(root) = self.tables(file).root_named(name) {
-            return vec![Found {
-                target: Target::Module { file: root },
-                value: Some(Value::Module(root, NONE)),
-            }];
-        }
-        Vec::new()
+        self.tables(file).unbound(self, file, name, depth)
     }
 
     /// What one scope entry means, imports followed.
@@ -1199,7 +1194,7 @@ impl Resolver {
             Value::Super(..) => Some(value),
             Value::Function(f, d) => {
                 let def = self.def(f, d);
-                let ret = def.signature.rsplit_once("->")?.1.trim().trim_end_matches(['{', ';', ':']).trim();
+                let ret = self.lang(f).language().return_type(&def.signature)?;
                 if let Some(value) = self.tables(f).call_result(self, f, d, ret, depth) {
                     return value;
                 }
@@ -1221,6 +1216,22 @@ impl Resolver {
             return Vec::new();
         }
         self.tables(value_file(value)).member(self, value, name, depth, false)
+    }
+
+    /// What a chain of member names reaches from a value (`cart.Cart.add` from a package);
+    /// empty when a link of the chain has no value.
+    pub(crate) fn member_path(&self, mut value: Value, parts: &[&str]) -> Vec<Target> {
+        for (i, part) in parts.iter().enumerate() {
+            let found = self.member(value, part, 0);
+            if i + 1 == parts.len() {
+                return found.iter().map(|f| f.target).collect();
+            }
+            match found.iter().find_map(|f| f.value) {
+                Some(next) => value = next,
+                None => break,
+            }
+        }
+        Vec::new()
     }
 
     /// A member as a glob import sees it: Python's `__all__` or public names.

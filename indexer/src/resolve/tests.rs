@@ -1091,3 +1091,141 @@ def run(callback, $0x):
     assert!(candidates.is_empty());
     let _ = pos;
 }
+
+const GO_SHOP: &str = r#"
+//- cart/cart.go
+package cart
+
+import "example.com/shop/pricing"
+
+type Cart struct {
+	Items []Item
+}
+
+func New() *Cart {
+	return &Cart{}
+}
+
+func (c *Cart) Total() float64 {
+	return pricing.Apply(0)
+}
+//- cart/item.go
+package cart
+
+type Item struct{}
+
+func (i Item) Subtotal() float64 { return 1 }
+//- pricing/pricing.go
+package pricing
+
+type Discounter interface {
+	Discount(amount float64) float64
+}
+
+func Apply(amount float64) float64 { return amount }
+"#;
+
+#[test]
+fn go_package_function_through_its_import_path() {
+    check(
+        &format!(
+            "{GO_SHOP}//- main.go\npackage main\n\nimport \"example.com/shop/cart\"\n\nfunc main() {{ cart.Ne$0w() }}\n"
+        ),
+        expect![[r#"
+            New
+            function New (cart/cart.go:9)
+        "#]],
+    );
+}
+
+#[test]
+fn go_method_on_a_constructors_result() {
+    check(
+        &format!(
+            "{GO_SHOP}//- main.go\npackage main\n\nimport \"example.com/shop/cart\"\n\nfunc main() {{\n\tc := cart.New()\n\tc.To$0tal()\n}}\n"
+        ),
+        expect![[r#"
+            Total
+            method Cart.Total (cart/cart.go:13)
+        "#]],
+    );
+}
+
+#[test]
+fn go_method_on_a_composite_literal_and_an_aliased_import() {
+    check(
+        &format!(
+            "{GO_SHOP}//- main.go\npackage main\n\nimport shop \"example.com/shop/cart\"\n\nfunc main() {{\n\tc := &shop.Cart{{}}\n\tc.To$0tal()\n}}\n"
+        ),
+        expect![[r#"
+            Total
+            method Cart.Total (cart/cart.go:13)
+        "#]],
+    );
+}
+
+#[test]
+fn go_a_name_from_another_file_of_the_package() {
+    check(
+        &format!(
+            "{GO_SHOP}//- cart/more.go\npackage cart\n\nfunc Sum(i It$0em) float64 {{ return i.Subtotal() }}\n"
+        ),
+        expect![[r#"
+            Item
+            class Item (cart/item.go:3)
+        "#]],
+    );
+}
+
+#[test]
+fn go_method_through_a_parameters_type() {
+    check(
+        &format!(
+            "{GO_SHOP}//- cart/more.go\npackage cart\n\nfunc Sum(i Item) float64 {{ return i.Sub$0total() }}\n"
+        ),
+        expect![[r#"
+            Subtotal
+            method Item.Subtotal (cart/item.go:5)
+        "#]],
+    );
+}
+
+#[test]
+fn go_interface_method() {
+    check(
+        &format!(
+            "{GO_SHOP}//- pricing/use.go\npackage pricing\n\nfunc Use(d Discounter) float64 {{ return d.Disc$0ount(1) }}\n"
+        ),
+        expect![[r#"
+            Discount
+            method Discounter.Discount (pricing/pricing.go:4)
+        "#]],
+    );
+}
+
+#[test]
+fn go_a_package_outside_the_repository() {
+    check(
+        &format!(
+            "{GO_SHOP}//- main.go\npackage main\n\nimport \"fmt\"\n\nfunc main() {{ fmt.Prin$0tln() }}\n"
+        ),
+        expect![[r#"
+            Println
+            note: fmt is outside the repository
+        "#]],
+    );
+}
+
+#[test]
+fn go_references_across_packages() {
+    check_refs(
+        &format!(
+            "{GO_SHOP}//- main.go\npackage main\n\nimport \"example.com/shop/cart\"\n\nfunc main() {{\n\tc := cart.New()\n\tc.Total()\n}}\n//- cart/again.go\npackage cart\n\nfunc (c *Cart) Twice() float64 {{ return c.To$0tal() * 2 }}\n"
+        ),
+        expect![[r#"
+            cart/cart.go:13 definition in Cart.Total
+            cart/again.go:3 call in Cart.Twice
+            main.go:7 call in main
+        "#]],
+    );
+}

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::{DocCache, Lang, LangSpec, Language, Rules};
 use crate::index::FileEntry;
-use crate::names::{BindKind, Pos, RawImport, node_text, simple_chain, squash};
+use crate::names::{BindKind, Pos, RawImport, ScopeKind, node_text, simple_chain, squash};
 use crate::resolve::{Bound, Entry, Tables};
 use crate::symbols::{Def, DefKind, FileSymbols};
 
@@ -46,6 +46,15 @@ static SPEC: LangSpec = LangSpec {
 impl Language for Python {
     fn spec(&self) -> &'static LangSpec {
         &SPEC
+    }
+
+    fn scope_kind(&self, node_kind: &str) -> ScopeKind {
+        match node_kind {
+            "function_definition" => ScopeKind::Function,
+            "class_definition" => ScopeKind::Class,
+            "lambda" => ScopeKind::Lambda,
+            _ => ScopeKind::Comprehension,
+        }
     }
 
     /// A function directly in a class body (through a decorator, if any) is a method.

@@ -266,18 +266,7 @@ impl Tables for Modules {
             let module = parts[..k].join(".");
             let Some(files) = self.by_name.get(&module) else { continue };
             let Some(&file) = files.first() else { continue };
-            let mut value = Value::Module(file, NONE);
-            let mut targets = Vec::new();
-            for (i, part) in parts[k..].iter().enumerate() {
-                let found = r.member(value, part, 0);
-                if i + 1 == parts.len() - k {
-                    targets = found.iter().map(|f| f.target).collect();
-                } else if let Some(v) = found.iter().find_map(|f| f.value) {
-                    value = v;
-                } else {
-                    break;
-                }
-            }
+            let targets = r.member_path(Value::Module(file, NONE), &parts[k..]);
             if !targets.is_empty() {
                 return targets;
             }

@@ -6,8 +6,8 @@ use tree_sitter::Node;
 
 use super::{DocCache, Lang, LangSpec, Language, Rules};
 use crate::index::FileEntry;
-use crate::names::{BindKind, NONE, Pos, RawImport, node_text, simple_chain, squash};
-use crate::resolve::{Bound, Entry, Tables};
+use crate::names::{NONE, Pos, RawImport, ScopeKind, node_text, simple_chain, squash};
+use crate::resolve::{Entry, Tables};
 use crate::symbols::{Def, DefKind, FileSymbols};
 
 mod module_tree;
@@ -48,6 +48,15 @@ impl Language for Rust {
         &SPEC
     }
 
+    fn scope_kind(&self, node_kind: &str) -> ScopeKind {
+        match node_kind {
+            "function_item" => ScopeKind::Function,
+            "closure_expression" => ScopeKind::Lambda,
+            "mod_item" => ScopeKind::Module,
+            _ => ScopeKind::Block,
+        }
+    }
+
     /// A function in the body of an impl or a trait is a method.
     fn refine_kind(&self, up: [Option<Node>; 3], kind: DefKind) -> DefKind {
         if kind != DefKind::Function {
@@ -62,7 +71,7 @@ impl Language for Rust {
 
     /// For an item inside `impl Type`, the type's name (generics dropped); impl blocks are not
     /// definitions themselves, so their name comes from here.
-    fn container_name(&self, up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
+    fn container_name(&self, _def: Node, up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
         if up[0].is_none_or(|p| p.kind() != "declaration_list") {
             return None;
         }
@@ -224,15 +233,7 @@ impl Language for Rust {
     /// A local must come before the use (the last one wins, shadowing the others); items and
     /// imports are visible everywhere in their scope.
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
-        let is_local = |e: &Entry| match e.bound {
-            Bound::Binding(b) => !matches!(symbols.bindings[b as usize].kind, BindKind::Attribute),
-            _ => false,
-        };
-        let before: Vec<Entry> = entries.iter().filter(|e| is_local(e) && e.pos <= pos).copied().collect();
-        if let Some(last) = before.last() {
-            return vec![*last];
-        }
-        entries.iter().filter(|e| !is_local(e)).copied().collect()
+        super::last_local_else_items(entries, symbols, pos)
     }
 
     /// An impl block's type and trait paths, generics dropped.

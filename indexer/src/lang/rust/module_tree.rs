@@ -386,17 +386,7 @@ impl Tables for Modules {
         let mut out = Vec::new();
         for root in roots {
             let skip = usize::from(self.crate_named(segments[0]) == Some(root) && segments.len() > 1);
-            let mut value = Value::Module(root, NONE);
-            for (i, segment) in segments[skip..].iter().enumerate() {
-                let found = r.member(value, segment, 0);
-                if i + 1 == segments.len() - skip {
-                    out.extend(found.iter().map(|f| f.target));
-                } else if let Some(v) = found.iter().find_map(|f| f.value) {
-                    value = v;
-                } else {
-                    break;
-                }
-            }
+            out.extend(r.member_path(Value::Module(root, NONE), &segments[skip..]));
         }
         out
     }
@@ -423,8 +413,14 @@ impl Tables for Modules {
         self.resolve_path_value(r, file, scope, module, depth)
     }
 
-    fn root_named(&self, name: &str) -> Option<u32> {
-        self.crate_named(name)
+    /// A crate of the repository by its name.
+    fn unbound(&self, _r: &Resolver, _file: u32, name: &str, _depth: u32) -> Vec<Found> {
+        match self.crate_named(name) {
+            Some(root) => {
+                vec![Found { target: Target::Module { file: root }, value: Some(Value::Module(root, NONE)) }]
+            }
+            None => Vec::new(),
+        }
     }
 
     fn module_of_def(&self, r: &Resolver, file: u32, def: u32) -> Option<Value> {

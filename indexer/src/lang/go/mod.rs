@@ -1,0 +1,306 @@
+//! Go: functions, methods (qualified by their receiver's type), struct, interface and other
+//! types, package-level constants and variables. A package is a directory: its files share one
+//! scope, and imports name packages by path.
+
+use std::sync::Arc;
+
+use tree_sitter::Node;
+
+use super::{DocCache, Lang, LangSpec, Language, Rules};
+use crate::index::FileEntry;
+use crate::names::{Pos, RawImport, ScopeKind, node_text};
+use crate::resolve::{Entry, Tables};
+use crate::symbols::{Def, DefKind, FileSymbols};
+
+mod packages;
+
+pub(crate) struct Go;
+
+static SPEC: LangSpec = LangSpec {
+    lang: Lang::Go,
+    name: "go",
+    extensions: &["go"],
+    grammar: || tree_sitter_go::LANGUAGE.into(),
+    tags: include_str!("../../../queries/go/tags.scm"),
+    names: include_str!("../../../queries/go/names.scm"),
+    test_file_suffixes: &["_test.go"],
+    test_file_names: &[],
+    separator: ".",
+    // The blank identifier.
+    noise: &["_"],
+    keywords: &[
+        "break",
+        "case",
+        "chan",
+        "const",
+        "continue",
+        "default",
+        "defer",
+        "else",
+        "fallthrough",
+        "for",
+        "func",
+        "go",
+        "goto",
+        "if",
+        "import",
+        "interface",
+        "map",
+        "package",
+        "range",
+        "return",
+        "select",
+        "struct",
+        "switch",
+        "type",
+        "var",
+    ],
+    preamble: &["//"],
+    rules: Rules {
+        attribute_names_members: false,
+        // `pkg.Function()` reads like a method call.
+        method_call_names_function: true,
+        defs_are_assignments: false,
+        external_globs_give_candidates: false,
+        bases_outside_class: false,
+        class_body_closed: false,
+        first_binding_scope_wins: false,
+        module_scope_is_closed: false,
+    },
+};
+
+impl Language for Go {
+    fn spec(&self) -> &'static LangSpec {
+        &SPEC
+    }
+
+    fn scope_kind(&self, node_kind: &str) -> ScopeKind {
+        match node_kind {
+            "function_declaration" | "method_declaration" => ScopeKind::Function,
+            "func_literal" => ScopeKind::Lambda,
+            _ => ScopeKind::Block,
+        }
+    }
+
+    fn refine_kind(&self, _up: [Option<Node>; 3], kind: DefKind) -> DefKind {
+        kind
+    }
+
+    /// A method's receiver type: `func (c *Cart) Add` is `Cart.Add`.
+    fn container_name(&self, def: Node, _up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
+        if def.kind() != "method_declaration" {
+            return None;
+        }
+        receiver_type(def, bytes)
+    }
+
+    /// A type's body is its struct or interface; a declaration's signature ends before `=`.
+    fn body_start(&self, def: Node) -> Option<usize> {
+        if let Some(body) = def.child_by_field_name("body") {
+            return Some(body.start_byte());
+        }
+        match def.kind() {
+            "type_spec" => {
+                let ty = def.child_by_field_name("type")?;
+                let mut cursor = ty.walk();
+                let body = ty
+                    .children(&mut cursor)
+                    .find(|c| matches!(c.kind(), "field_declaration_list" | "{"))
+                    .map(|c| c.start_byte());
+                body.or(Some(def.end_byte()))
+            }
+            "const_spec" | "var_spec" => def.child_by_field_name("value").map(|v| v.start_byte()),
+            _ => None,
+        }
+    }
+
+    fn trim_signature<'s>(&self, signature: &'s str) -> &'s str {
+        signature.trim_end_matches('=').trim_end()
+    }
+
+    /// The first line of the `//` comments right above the declaration (for a spec alone in its
+    /// declaration, above the declaration), read for all of the parent's children in one pass.
+    fn doc<'t>(
+        &self,
+        def: Node<'t>,
+        parent: Option<Node<'t>>,
+        bytes: &'t [u8],
+        cache: &mut DocCache<'t>,
+    ) -> Option<&'t str> {
+        let parent = parent?;
+        let (holder, key) = match parent.kind() {
+            "type_declaration" | "const_declaration" | "var_declaration" => (parent.parent()?, parent.id()),
+            _ => (parent, def.id()),
+        };
+        if cache.parents.insert(holder.id()) {
+            child_docs(holder, bytes, &mut cache.lines);
+        }
+        cache.lines.get(&key).copied()
+    }
+
+    /// A pointer dropped and generics cut: `*Cart` → `Cart`, `pkg.List[T]` → `pkg.List`.
+    fn type_hint(&self, text: &str) -> Option<String> {
+        let text = text.trim().trim_start_matches('*').trim_start();
+        let base = text.split('[').next().unwrap_or("").trim();
+        let ok = !base.is_empty()
+            && base.split('.').all(|part| {
+                !part.is_empty()
+                    && !part.starts_with(|c: char| c.is_ascii_digit())
+                    && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+            });
+        ok.then(|| base.to_string())
+    }
+
+    /// `_` binds nothing.
+    fn pattern_binds(&self, identifier: &str) -> bool {
+        identifier != "_"
+    }
+
+    /// Go imports name paths, not identifiers: no reference inside one has a qualifier.
+    fn qualifier(&self, _node: Node, _bytes: &[u8]) -> Option<String> {
+        None
+    }
+
+    /// Each `import "path"`, `import name "path"`, `import . "path"` (a glob); `import _` binds
+    /// nothing.
+    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "import_spec" => import_spec(child, bytes, out),
+                "import_spec_list" => {
+                    let mut inner = child.walk();
+                    for spec in child.named_children(&mut inner).filter(|c| c.kind() == "import_spec") {
+                        import_spec(spec, bytes, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Methods are reached through their receiver's type, an interface's through the interface.
+    fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+        def.kind != DefKind::Method
+            && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
+    }
+
+    /// A local is visible after its declaration (the last one before the use); package-level
+    /// names everywhere.
+    fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
+        super::last_local_else_items(entries, symbols, pos)
+    }
+
+    /// The result after the parameters: `func (c *Cart) Total() (float64, error)` → `float64`.
+    fn return_type<'s>(&self, signature: &'s str) -> Option<&'s str> {
+        let rest = signature.strip_prefix("func")?.trim_start();
+        let rest = if rest.starts_with('(') { skip_group(rest)?.trim_start() } else { rest };
+        let params = rest.find('(')?;
+        let rest = skip_group(&rest[params..])?.trim();
+        let first = match rest.strip_prefix('(') {
+            Some(inner) => inner.split([',', ')']).next()?.trim(),
+            None => rest,
+        };
+        // A named result (`n int`) has its type last.
+        let ty = first.rsplit(' ').next()?.trim();
+        (!ty.is_empty()).then_some(ty)
+    }
+
+    fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
+        Arc::new(packages::Packages::new(files))
+    }
+}
+
+/// The receiver's type name of a method declaration, pointer and type arguments dropped.
+fn receiver_type(method: Node, bytes: &[u8]) -> Option<String> {
+    let receiver = method.child_by_field_name("receiver")?;
+    let mut cursor = receiver.walk();
+    let param = receiver.named_children(&mut cursor).find(|c| c.kind() == "parameter_declaration")?;
+    let ty = node_text(param.child_by_field_name("type")?, bytes);
+    let ty = ty.trim_start_matches('*').trim_start();
+    Some(ty.split('[').next().unwrap_or(ty).trim().to_string())
+}
+
+/// The text after the balanced group that `text` starts with (`(…)`).
+fn skip_group(text: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&text[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn import_spec<'t>(spec: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+    let Some(path) = spec.child_by_field_name("path") else { return };
+    let module = node_text(path, bytes).trim_matches(['"', '`']).to_string();
+    let name = spec.child_by_field_name("name");
+    match name.map(|n| node_text(n, bytes)) {
+        Some("_") => {}
+        Some(".") => {
+            out.push(RawImport { module, item: None, bound: None, alias: false, glob: true, at: path })
+        }
+        Some(alias) => {
+            let at = name.unwrap_or(path);
+            out.push(RawImport {
+                module,
+                item: None,
+                bound: Some(alias.to_string()),
+                alias: true,
+                glob: false,
+                at,
+            })
+        }
+        None => {
+            let bound = packages::default_name(&module).to_string();
+            out.push(RawImport {
+                module,
+                item: None,
+                bound: Some(bound),
+                alias: false,
+                glob: false,
+                at: path,
+            });
+        }
+    }
+}
+
+/// The doc comment of each child of `parent` that has one, by child node id: the first line of
+/// the `//` run that ends on the line above it.
+fn child_docs<'a>(parent: Node, bytes: &'a [u8], out: &mut rustc_hash::FxHashMap<usize, &'a str>) {
+    // The run of `//` lines so far: its first non-empty line and the row it ends on.
+    let mut run: Option<(Option<&'a str>, usize)> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        if child.kind() == "comment" {
+            let Some(line) = node_text(child, bytes).strip_prefix("//") else {
+                run = None;
+                continue;
+            };
+            let start = child.start_position().row;
+            if run.is_none_or(|(_, last)| last + 1 != start) {
+                run = Some((None, start));
+            }
+            if let Some((first, last)) = run.as_mut() {
+                if first.is_none() && !line.trim().is_empty() {
+                    *first = Some(line.trim());
+                }
+                *last = child.end_position().row;
+            }
+            continue;
+        }
+        if let Some((Some(line), last)) = run.take()
+            && last + 1 == child.start_position().row
+        {
+            out.insert(child.id(), line);
+        }
+    }
+}
