@@ -42,7 +42,7 @@ done
 GO_SRC=${GO_SRC:-$(ls -d /usr/share/go-*/src 2>/dev/null | tail -1)}
 ALL="cpython rust"
 if [ -n "$GO_SRC" ] && [ -d "$GO_SRC" ]; then
-  mkdir -p "$WORK/go" && (cd "$GO_SRC" && find . -name '*.go' -exec cp --parents -t "$WORK/go" {} +)
+  mkdir -p "$WORK/go" && (cd "$GO_SRC" && find . -name '*.go' -type f -exec cp --parents -t "$WORK/go" {} +)
   ALL="$ALL go"
 fi
 CORPORA=${CORPORA:-$ALL}
