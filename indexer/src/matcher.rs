@@ -673,6 +673,58 @@ mod tests {
             (Lang::Python, "def f(:\n    x = g(a=1\nclass C(B):\n    y: int = h()\n__all__ = ['f']\n"),
             (Lang::Rust, "fn f( { let x: T = g::h(; }\nimpl A for B { fn m(&self) -> u8 { self.x.y() } }\n"),
             (Lang::Go, "package p\nfunc f( {\n\tx := T{}\n\tx.m(\n}\nfunc (r *R) g() int { return r.h() }\n"),
+            (
+                Lang::JavaScript,
+                r#"import def, { a as b, c } from "./m";
+import * as ns from "./n";
+export * from "./o";
+export { p, q as r } from "./p";
+export * as all from "./q";
+const { x, y: z } = require("./r");
+const w = require("./w");
+export default class K extends ns.Base {
+  static s = 1;
+  #h = 2;
+  constructor(a, { b }, ...rest) { super(a); this.a = a; }
+  get g() { return this.#h; }
+  *gen() { yield* [1]; }
+  async m(f = () => 1) { for (const [i, j] of Object.entries(this)) { try { f(i, j); } catch (e) { throw new Error(e.message); } } }
+}
+function* gf() {}
+export const arrow = async (u) => u?.v?.(w);
+let v1 = new K(), v2 = v1;
+label: for (var i = 0; i < 2; i++) { if (i) continue label; }
+const el = <div className="x">{arrow(1)}</div>;
+"#,
+            ),
+            (
+                Lang::JavaScript,
+                "function f( {\n  const x = new ;\n  x.m(\n}\nclass C extends { m() { this.n() } }\n",
+            ),
+            (
+                Lang::TypeScript,
+                r#"import type { T } from "./t";
+import fs = require("fs");
+export abstract class A<T> implements I, J<T> {
+  abstract m(x: T): void;
+  private readonly f: Map<string, T> = new Map();
+  constructor(public p: string, protected q?: number) { super(); }
+  g<U>(this: A<T>, u: U): U { return u as U; }
+}
+export interface I extends J<number> { n(): string; readonly k?: number; [key: string]: unknown }
+export type U = string | number;
+export enum E { One = 1, Two }
+namespace NS { export const c = 1; }
+declare function d(a: number): string;
+export function h(a: A<string>, ...b: number[]): A<string> { const c: A<string> = a; return c!; }
+const o = { m() { return 1; }, n: (x: number): number => x };
+for (const k in o) { console.log(k satisfies string); }
+"#,
+            ),
+            (
+                Lang::TypeScript,
+                "function f(a: {\n  const x: = new C<;\n}\nclass D implements { m(): { return this.n() } }\n",
+            ),
             // Not broken: the constructs the Go fixture lacks.
             (
                 Lang::Go,

@@ -245,7 +245,7 @@ pub(crate) fn type_hint(lang: Lang, text: &str) -> Option<String> {
 pub(crate) fn simple_chain(lang: Lang, node: Node, bytes: &[u8]) -> String {
     fn walk(lang: Lang, node: Node, bytes: &[u8], out: &mut String) -> bool {
         match node.kind() {
-            "identifier" | "self" | "crate" | "super" | "type_identifier" | "package_identifier" => {
+            "identifier" | "self" | "crate" | "super" | "type_identifier" | "package_identifier" | "this" => {
                 out.push_str(node_text(node, bytes));
                 true
             }
@@ -258,12 +258,13 @@ pub(crate) fn simple_chain(lang: Lang, node: Node, bytes: &[u8]) -> String {
                     None => false,
                 }
             }
-            "attribute" | "field_expression" | "selector_expression" => {
-                // Python's `attribute`, Rust's `field_expression` and Go's `selector_expression`
-                // name their parts apart.
+            "attribute" | "field_expression" | "selector_expression" | "member_expression" => {
+                // Python's `attribute`, Rust's `field_expression`, Go's `selector_expression`
+                // and JavaScript's `member_expression` name their parts apart.
                 let (object, field) = match node.kind() {
                     "attribute" => ("object", "attribute"),
                     "field_expression" => ("value", "field"),
+                    "member_expression" => ("object", "property"),
                     _ => ("operand", "field"),
                 };
                 let (Some(object), Some(field)) =
@@ -278,8 +279,9 @@ pub(crate) fn simple_chain(lang: Lang, node: Node, bytes: &[u8]) -> String {
                 out.push_str(node_text(field, bytes));
                 true
             }
-            "call" | "call_expression" => {
-                let Some(function) = node.child_by_field_name("function") else { return false };
+            "call" | "call_expression" | "new_expression" => {
+                let callee = if node.kind() == "new_expression" { "constructor" } else { "function" };
+                let Some(function) = node.child_by_field_name(callee) else { return false };
                 if !walk(lang, function, bytes, out) {
                     return false;
                 }

@@ -1232,4 +1232,112 @@ impl Shape for Circle {
         "#]]
         .assert_eq(&names_dump(Lang::Go, GO));
     }
+
+    const TS: &str = include_str!("../../fixtures/ts_shop/src/cart.ts");
+    const JS: &str = include_str!("../../fixtures/js_shop/lib/cart.js");
+
+    #[test]
+    fn typescript_and_javascript_definitions_with_docs() {
+        let docs = |lang: Lang, src: &str| -> Vec<String> {
+            extract(lang, src)
+                .defs
+                .iter()
+                .map(|d| format!("{} {}", d.qualified, d.doc.as_deref().unwrap_or("-")))
+                .collect()
+        };
+        expect_test::expect![[r#"
+            (
+                [
+                    "constant TAX_RATE 4-4 | TAX_RATE",
+                    "class Cart 7-22 | class Cart",
+                    "method Cart.constructor 11-11 | constructor(public owner: string)",
+                    "method Cart.add 14-16 | add(item: Item): void",
+                    "method Cart.total 18-21 | total(): number",
+                ],
+                [
+                    "TAX_RATE -",
+                    "Cart A customer's basket.",
+                    "Cart.constructor -",
+                    "Cart.add Puts an item in the cart.",
+                    "Cart.total -",
+                ],
+                [
+                    "class Cart 4-18 | class Cart",
+                    "method Cart.constructor 5-8 | constructor(owner)",
+                    "method Cart.add 10-12 | add(item)",
+                    "method Cart.total 14-17 | total()",
+                ],
+                [
+                    "Cart A customer's basket.",
+                    "Cart.constructor -",
+                    "Cart.add -",
+                    "Cart.total -",
+                ],
+            )
+        "#]]
+        .assert_debug_eq(&(
+            defs(Lang::TypeScript, TS),
+            docs(Lang::TypeScript, TS),
+            defs(Lang::JavaScript, JS),
+            docs(Lang::JavaScript, JS),
+        ));
+    }
+
+    #[test]
+    fn typescript_and_javascript_names() {
+        expect_test::expect![[r#"
+            scope 0 File parent - def -
+            scope 1 Class parent 0 def Cart
+            scope 2 Function parent 1 def Cart.constructor
+            scope 3 Block parent 2 def -
+            scope 4 Function parent 1 def Cart.add
+            scope 5 Block parent 4 def -
+            scope 6 Function parent 1 def Cart.total
+            scope 7 Block parent 6 def -
+            scope 8 Lambda parent 7 def -
+            bind 4:14 TAX_RATE Let in 0
+            bind 11:22 owner Param in 2 : string
+            bind 14:7 item Param in 4 : Item
+            bind 19:11 raw Let in 7 : this.items.reduce()
+            bind 19:36 sum Param in 8
+            bind 19:41 i Param in 8
+            import 1:10 module="./item" item="Item" bound="Item" alias=false glob=false in 0
+            import 2:10 module="./pricing" item="applyDiscount" bound="applyDiscount" alias=false glob=false in 0
+            ref 1:10 ./item.Item
+            ref 2:10 ./pricing.applyDiscount
+            ref 15:10 this.items
+            ref 15:16 this.items.push
+            ref 19:22 this.items
+            ref 19:28 this.items.reduce
+            ref 19:55 i.subtotal
+            ref 20:36 this.code
+        "#]].assert_eq(&names_dump(Lang::TypeScript, TS));
+        expect_test::expect![[r#"
+            scope 0 File parent - def -
+            scope 1 Class parent 0 def Cart
+            scope 2 Function parent 1 def Cart.constructor
+            scope 3 Block parent 2 def -
+            scope 4 Function parent 1 def Cart.add
+            scope 5 Block parent 4 def -
+            scope 6 Function parent 1 def Cart.total
+            scope 7 Block parent 6 def -
+            scope 8 Lambda parent 7 def -
+            bind 5:15 owner Param in 2
+            bind 10:7 item Param in 4
+            bind 15:11 raw Let in 7 : this.items.reduce()
+            bind 15:36 sum Param in 8
+            bind 15:41 i Param in 8
+            import 1:9 module="./pricing" item="applyDiscount" bound="applyDiscount" alias=false glob=false in 0
+            ref 1:27 ./pricing.require
+            ref 6:10 this.owner
+            ref 7:10 this.items
+            ref 11:10 this.items
+            ref 11:16 this.items.push
+            ref 15:22 this.items
+            ref 15:28 this.items.reduce
+            ref 15:55 i.price
+            ref 16:36 this.code
+            ref 20:8 module.exports
+        "#]].assert_eq(&names_dump(Lang::JavaScript, JS));
+    }
 }

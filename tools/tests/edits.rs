@@ -727,3 +727,28 @@ fn replace_symbol_in_go_takes_a_receiver_qualified_name_and_the_guard_refuses_br
     assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
     assert_eq!(read(&dir, rel), after);
 }
+
+#[test]
+fn replace_symbol_in_typescript_and_the_guard_refuses_broken_typescript_and_javascript() {
+    let dir = fixture("ts_shop");
+    let rel = "src/cart.ts";
+    let before = read(&dir, rel);
+    let tb = toolbox(dir.path());
+    let new = "add(item: Item): void {\n  if (!this.items.includes(item)) this.items.push(item);\n}";
+    let obs =
+        call(&tb, &Session::new(), "replace_symbol", json!({"path": rel, "symbol": "Cart.add", "new": new}));
+    assert!(!obs.is_error, "{}", obs.text);
+    let after = before.replace(
+        "  add(item: Item): void {\n    this.items.push(item);\n  }",
+        "  add(item: Item): void {\n    if (!this.items.includes(item)) this.items.push(item);\n  }",
+    );
+    assert_ne!(after, before);
+    assert_eq!(read(&dir, rel), after, "reindented to the method's depth, its doc comment kept");
+    let obs = edit(&tb, rel, "  total(): number {", "  total(): number {{");
+    assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
+    assert_eq!(read(&dir, rel), after);
+    let dir = fixture("js_shop");
+    let tb = toolbox(dir.path());
+    let obs = edit(&tb, "lib/cart.js", "  add(item) {", "  add(item {");
+    assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
+}

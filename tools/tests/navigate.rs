@@ -428,3 +428,52 @@ fn go_outline_definition_and_references_across_packages() {
     "#]],
     );
 }
+
+#[test]
+fn typescript_and_javascript_outline_definition_and_references() {
+    check(
+        "ts_shop",
+        "outline",
+        json!({"path": "src/cart.ts"}),
+        expect![[r#"
+        src/cart.ts: 5 definitions, 22 lines
+        4-4 constant: TAX_RATE
+        7-22 class: class Cart
+          11-11 method: constructor(public owner: string)
+          14-16 method: add(item: Item): void
+          18-21 method: total(): number
+    "#]],
+    );
+    // checkout.ts:9 `return c.total();`, `c = new Cart(owner)`, Cart imported through index.ts.
+    check(
+        "ts_shop",
+        "definition",
+        json!({"path": "src/checkout.ts", "line": "9", "column": "12"}),
+        expect![[r#"
+            definition of `total` at src/checkout.ts:9:12: 1 resolved, 0 candidates
+            src/cart.ts:18: total(): number {  (definition, Cart.total)
+        "#]],
+    );
+    check(
+        "ts_shop",
+        "references",
+        json!({"symbol": "Cart.total"}),
+        expect![[r#"
+        references to method Cart.total (src/cart.ts:18): 4 resolved, 0 candidates
+        src/cart.ts:18: total(): number {  (definition, Cart.total)
+        src/checkout.ts:4: return cart.total();  (call, checkout)
+        src/checkout.ts:9: return c.total();  (call, quote)
+        test/cart.test.ts:6: if (cart.total() !== 2.4) {  (call, <module>)
+    "#]],
+    );
+    check(
+        "js_shop",
+        "callers",
+        json!({"symbol": "applyDiscount"}),
+        expect![[r#"
+        callers of function applyDiscount (lib/pricing.js:2): 2 resolved, 0 candidates
+        index.js:7: return pricing.applyDiscount(cart.total(), 'WELCOME10');  (call, run)
+        lib/cart.js:16: return applyDiscount(raw, this.code);  (call, Cart.total)
+    "#]],
+    );
+}

@@ -159,3 +159,71 @@ fn a_go_module_maps_its_most_used_package_first() {
     "#]]
     .assert_eq(&obs.text);
 }
+
+#[test]
+fn typescript_and_javascript_maps() {
+    expect![[r#"
+        repo map: 4 of 6 files, 12 of 16 definitions, most referenced first
+        src/item.ts:
+         1│export interface Priced {
+         2│  subtotal(): number;
+        ⋮
+         5│export class Item implements Priced {
+         6│  constructor(
+        ⋮
+        11│  subtotal(): number {
+        ⋮
+        src/cart.ts:
+        ⋮
+         7│export class Cart {
+        ⋮
+        14│  add(item: Item): void {
+        ⋮
+        18│  total(): number {
+        ⋮
+        src/pricing.ts:
+        1│export type Code = string;
+        ⋮
+        3│export enum Kind {
+        ⋮
+        9│export function applyDiscount(amount: number, code?: Code): number {
+        ⋮
+        test/cart.test.ts:
+        ⋮
+        4│const cart = new Cart('ada');
+        ⋮
+    "#]]
+    .assert_eq(&map(&fixture("ts_shop"), json!({"tokens": 200})).text);
+    expect![[r#"
+        repo map: 5 of 5 files, 11 of 11 definitions, most referenced first
+        lib/pricing.js:
+        ⋮
+        2│function applyDiscount(amount, code) {
+        ⋮
+        lib/cart.js:
+        ⋮
+         4│class Cart {
+         5│  constructor(owner) {
+        ⋮
+        10│  add(item) {
+        ⋮
+        14│  total() {
+        ⋮
+        lib/vip.js:
+        ⋮
+        3│class VipCart extends Cart {
+        4│  total() {
+        ⋮
+        test/cart.test.js:
+        1│const assert = require('assert');
+        ⋮
+        4│const cart = new VipCart('ada');
+        ⋮
+        index.js:
+        ⋮
+         4│export function run(owner) {
+        ⋮
+        10│export const name = 'shop';
+    "#]]
+    .assert_eq(&map(&fixture("js_shop"), json!({"tokens": 200})).text);
+}

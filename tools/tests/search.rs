@@ -206,3 +206,25 @@ fn go_a_report_finds_the_defining_file_with_its_functions() {
     let obs = search(&fixture("go_shop"), json!({"query": "Subtotal", "mode": "symbol"}));
     assert!(obs.text.contains("cart/item.go") && obs.text.contains("Item.Subtotal"), "{}", obs.text);
 }
+
+#[test]
+fn typescript_a_report_finds_the_defining_file() {
+    let obs = search(
+        &fixture("ts_shop"),
+        json!({"query": "the discount code is not taken off the amount", "limit": 2}),
+    );
+    expect![[r#"
+        6 matches in 2 files
+        src/pricing.ts
+           9: export function applyDiscount(amount: number, code?: Code): number {  # in applyDiscount
+           8: /** Takes a discount code off an amount; unknown codes change nothing. */
+          10: return code === 'WELCOME10' ? amount * 0.9 : amount;  # in applyDiscount
+        src/cart.ts
+          20: return applyDiscount(raw, this.code) * (1 + TAX_RATE);  # in Cart.total
+           2: import { applyDiscount } from './pricing';
+           9: code?: string;  # in Cart
+    "#]]
+    .assert_eq(&obs.text);
+    let data = obs.structured.as_ref().unwrap();
+    assert_eq!(data["results"][0]["path"], json!("src/pricing.ts"), "{}", obs.text);
+}

@@ -21,6 +21,8 @@ pub enum Lang {
     Python,
     Rust,
     Go,
+    JavaScript,
+    TypeScript,
 }
 
 /// Everything tack needs to know about one language.
@@ -83,11 +85,13 @@ pub(crate) struct DocCache<'t> {
 }
 
 mod go;
+mod javascript;
 mod python;
 mod rust;
+mod typescript;
 
 /// How many languages there are: the length of [`LANGUAGES`].
-pub(crate) const N_LANGS: usize = 3;
+pub(crate) const N_LANGS: usize = 5;
 
 /// One language's behaviour; the core reaches a language only through this.
 pub(crate) trait Language: Sync {
@@ -192,7 +196,8 @@ pub(crate) fn last_local_else_items(entries: &[Entry], symbols: &FileSymbols, po
 }
 
 /// The registry, indexed by `Lang as usize` (a test checks the order).
-pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [&python::Python, &rust::Rust, &go::Go];
+pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] =
+    [&python::Python, &rust::Rust, &go::Go, &javascript::JAVASCRIPT, &typescript::TYPESCRIPT];
 
 /// Every language's spec, in the order of [`Lang`].
 pub(crate) fn specs() -> impl Iterator<Item = &'static LangSpec> {

@@ -1218,6 +1218,28 @@ impl Resolver {
         self.tables(value_file(value)).member(self, value, name, depth, false)
     }
 
+    /// The classes a class's bases (its inheritance references, in order) evaluate to, the
+    /// class itself left out; evaluated as the caller walks them.
+    pub(crate) fn bases(&self, file: u32, class: u32, depth: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let symbols = self.symbols(file);
+        symbols
+            .refs
+            .iter()
+            .filter(move |b| b.kind == RefKind::Inheritance && b.enclosing == Some(class))
+            .filter_map(move |base| {
+                let name = symbols.ref_name(base);
+                let chain = if base.qualifier == NONE {
+                    name.to_string()
+                } else {
+                    format!("{}.{name}", symbols.text(base.qualifier))
+                };
+                match self.eval_chain(file, Pos::new(base.line, base.column), &chain, depth + 1) {
+                    Some(Value::Class(bf, bd)) if (bf, bd) != (file, class) => Some((bf, bd)),
+                    _ => None,
+                }
+            })
+    }
+
     /// What a chain of member names reaches from a value (`cart.Cart.add` from a package);
     /// empty when a link of the chain has no value.
     pub(crate) fn member_path(&self, mut value: Value, parts: &[&str]) -> Vec<Target> {

@@ -1229,3 +1229,123 @@ fn go_references_across_packages() {
         "#]],
     );
 }
+
+const TS_SHOP: &str = r#"
+//- src/item.ts
+export class Item {
+  subtotal(): number { return 1; }
+}
+//- src/cart.ts
+import { Item } from './item';
+export const TAX = 0.2;
+export class Cart {
+  items: Item[] = [];
+  add(item: Item): void { this.items.push(item); }
+  total(): number { return TAX; }
+}
+export function makeCart(): Cart { return new Cart(); }
+//- src/index.ts
+export * from './cart';
+export { Item as Line } from './item';
+//- src/vip.ts
+import { Cart } from './cart';
+export class VipCart extends Cart {
+  total(): number { return super.total() * 0.9; }
+}
+"#;
+
+#[test]
+fn ts_named_import_through_a_re_export() {
+    check(
+        &format!(
+            "{TS_SHOP}//- src/main.ts\nimport {{ Cart }} from './index';\nconst c = new Cart();\nc.to$0tal();\n"
+        ),
+        expect![[r#"
+            total
+            method Cart.total (src/cart.ts:6)
+        "#]],
+    );
+}
+
+#[test]
+fn ts_a_renamed_re_export_and_a_typed_parameter() {
+    check(
+        &format!(
+            "{TS_SHOP}//- src/main.ts\nimport {{ Line }} from './index';\nfunction f(l: Line) {{ return l.sub$0total(); }}\n"
+        ),
+        expect![[r#"
+            subtotal
+            method Item.subtotal (src/item.ts:2)
+        "#]],
+    );
+}
+
+#[test]
+fn ts_this_and_a_functions_return_type() {
+    check(
+        &format!(
+            "{TS_SHOP}//- src/main.ts\nimport {{ makeCart }} from './cart';\nconst c = makeCart();\nc.a$0dd(null);\n"
+        ),
+        expect![[r#"
+            add
+            method Cart.add (src/cart.ts:5)
+        "#]],
+    );
+}
+
+#[test]
+fn ts_a_method_inherited_and_super() {
+    check(
+        &format!(
+            "{TS_SHOP}//- src/main.ts\nimport {{ VipCart }} from './vip';\nconst v = new VipCart();\nv.a$0dd(null);\n"
+        ),
+        expect![[r#"
+            add
+            method Cart.add (src/cart.ts:5)
+        "#]],
+    );
+}
+
+#[test]
+fn ts_a_package_outside_the_repository() {
+    check(
+        &format!("{TS_SHOP}//- src/main.ts\nimport {{ z$0 }} from 'zod';\n"),
+        expect![[r#"
+        z
+        note: z is imported from zod, which is outside the repository
+    "#]],
+    );
+}
+
+#[test]
+fn js_require_destructured_and_a_namespace_import() {
+    check(
+        "//- lib/pricing.js\nfunction applyDiscount(a) { return a; }\nmodule.exports = { applyDiscount };\n//- lib/cart.js\nconst { applyDiscount } = require('./pricing');\nfunction total() { return applyDis$0count(1); }\n",
+        expect![[r#"
+            applyDiscount
+            function applyDiscount (lib/pricing.js:1)
+        "#]],
+    );
+    check(
+        "//- lib/pricing.js\nexport function applyDiscount(a) { return a; }\n//- index.mjs\nimport * as pricing from './lib/pricing.js';\npricing.applyDis$0count(1);\n",
+        expect![[r#"
+            applyDiscount
+            function applyDiscount (lib/pricing.js:1)
+        "#]],
+    );
+}
+
+#[test]
+fn ts_references_across_modules() {
+    check_refs(
+        &format!(
+            "{TS_SHOP}//- src/main.ts\nimport {{ Cart }} from './index';\nnew Cart().total();\n//- src/again.ts\nimport {{ Cart }} from './cart';\nfunction g(c: Cart) {{ return c.to$0tal(); }}\n"
+        ),
+        expect![[r#"
+            src/cart.ts:6 definition in Cart.total
+            src/again.ts:2 call in g
+            src/main.ts:2 call in <module>
+            src/vip.ts:3 call in VipCart.total
+        "#]],
+    );
+}

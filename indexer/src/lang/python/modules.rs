@@ -221,24 +221,10 @@ impl Modules {
                 }
             }
         }
-        for base in
-            symbols.refs.iter().filter(|b| b.kind == RefKind::Inheritance && b.enclosing == Some(class))
-        {
-            let base_name = symbols.ref_name(base);
-            let chain = if base.qualifier == NONE {
-                base_name.to_string()
-            } else {
-                format!("{}.{base_name}", symbols.text(base.qualifier))
-            };
-            let pos = Pos::new(base.line, base.column);
-            if let Some(Value::Class(bf, bd)) = r.eval_chain(file, pos, &chain, depth + 1) {
-                if (bf, bd) == (file, class) {
-                    continue;
-                }
-                let found = self.class_member(r, bf, bd, name, depth + 1, false);
-                if !found.is_empty() {
-                    return found;
-                }
+        for (bf, bd) in r.bases(file, class, depth) {
+            let found = self.class_member(r, bf, bd, name, depth + 1, false);
+            if !found.is_empty() {
+                return found;
             }
         }
         Vec::new()

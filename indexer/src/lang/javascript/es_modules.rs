@@ -1,0 +1,212 @@
+//! Name resolution for JavaScript and TypeScript: a module is a file; an import names one by a
+//! path relative to the importing file (extensions and `index` files tried as bundlers and
+//! `tsc` do; a package name is outside the repository). A module's members are its top-level
+//! names and what it re-exports; a class's, its methods and what its bases have; `this` and
+//! `super` are the enclosing class.
+
+use std::sync::Arc;
+
+use crate::index::FileEntry;
+use crate::names::{NONE, Pos, ScopeKind};
+use crate::resolve::{Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value, module_found};
+use crate::symbols::{RefKind, innermost_scope};
+
+/// The tables need nothing beyond the files' paths, which the resolver has.
+pub(crate) struct EsModules;
+
+/// What an import path may leave out, in the order tried.
+const ENDINGS: &[&str] = &[
+    "",
+    ".ts",
+    ".tsx",
+    ".d.ts",
+    ".js",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+    "/index.ts",
+    "/index.tsx",
+    "/index.js",
+    "/index.jsx",
+    "/index.mjs",
+];
+
+impl EsModules {
+    /// The file a module specifier names from `file`, when it is in the repository.
+    fn resolve(&self, r: &Resolver, file: u32, spec: &str) -> Option<u32> {
+        if !spec.starts_with('.') {
+            return None;
+        }
+        let dir = r.path(file).rsplit_once('/').map_or("", |(d, _)| d);
+        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        for part in spec.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                other => parts.push(other),
+            }
+        }
+        let base = parts.join("/");
+        // TypeScript sources are imported by their output's name: `./cart.js` is `cart.ts`.
+        let stem = [".js", ".jsx", ".mjs", ".cjs"].iter().find_map(|e| base.strip_suffix(e));
+        ENDINGS
+            .iter()
+            .map(|ending| format!("{base}{ending}"))
+            .chain(stem.into_iter().flat_map(|s| [".ts", ".tsx", ".d.ts"].map(|e| format!("{s}{e}"))))
+            .find_map(|path| r.file_index(&path))
+    }
+
+    /// A module's top-level names (definitions, bindings, imports), then its `export * from`.
+    fn module_member(&self, r: &Resolver, file: u32, name: &str, depth: u32) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        if let Some(id) = r.name_id(file, name) {
+            let found: Vec<Found> =
+                r.ctx(file).entries_of(0, id).iter().flat_map(|e| r.entry_found(file, *e, depth)).collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        let symbols = r.symbols(file);
+        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
+            if let Some(base) = self.resolve(r, file, symbols.text(import.module))
+                && base != file
+            {
+                let found = self.module_member(r, base, name, depth + 1);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// A class's own method, else the first base's (`extends`, `implements`) that has it.
+    fn class_member(
+        &self,
+        r: &Resolver,
+        file: u32,
+        class: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let symbols = r.symbols(file);
+        if !skip_own {
+            let own: Vec<Found> = symbols
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.parent == Some(class) && d.name == name)
+                .map(|(i, _)| r.def_found(file, i as u32))
+                .collect();
+            if !own.is_empty() {
+                return own;
+            }
+        }
+        for (bf, bd) in r.bases(file, class, depth) {
+            let found = self.class_member(r, bf, bd, name, depth + 1, false);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+}
+
+/// The class whose body (a method, or a function inside one) holds `pos`.
+fn enclosing_class(r: &Resolver, file: u32, pos: Pos) -> Option<u32> {
+    let symbols = r.symbols(file);
+    let mut scope = innermost_scope(&symbols.scopes, pos);
+    while scope != NONE {
+        let s = symbols.scopes[scope as usize];
+        if s.kind == ScopeKind::Class && s.def != NONE {
+            return Some(s.def);
+        }
+        scope = s.parent;
+    }
+    None
+}
+
+impl Tables for EsModules {
+    fn updated(self: Arc<Self>, _files: &[Arc<FileEntry>], _changed: &[u32]) -> Arc<dyn Tables> {
+        self
+    }
+
+    /// The file's path without its extension, as an import names it.
+    fn module_path(&self, _file: u32) -> Option<String> {
+        None
+    }
+
+    fn lookup_path(&self, _r: &Resolver, _query: &str) -> Vec<Target> {
+        Vec::new()
+    }
+
+    /// The names of `import { a } from './m'` are the module's.
+    fn import_base(
+        &self,
+        r: &Resolver,
+        file: u32,
+        qualifier: &str,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Value>> {
+        if kind != RefKind::Import {
+            return None;
+        }
+        Some(
+            self.resolve(r, file, qualifier).map(|m| Value::Module(m, NONE)).ok_or_else(|| {
+                format!("{name} is imported from {qualifier}, which is outside the repository")
+            }),
+        )
+    }
+
+    fn glob_base(&self, r: &Resolver, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
+        self.resolve(r, file, module).map(|m| Value::Module(m, NONE))
+    }
+
+    /// The module, or the name it exports; the import itself when the module is outside the
+    /// repository or the name is not found in it (a default export under another name).
+    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found> {
+        let symbols = r.symbols(file);
+        let i = symbols.imports[import as usize];
+        let itself = Found { target: Target::Import { file, import }, value: Some(Value::External(file)) };
+        let Some(m) = self.resolve(r, file, symbols.text(i.module)) else { return vec![itself] };
+        if i.item == NONE {
+            return vec![module_found(m)];
+        }
+        let item = symbols.text(i.item);
+        let wanted = if item == "default" { symbols.text(i.bound) } else { item };
+        let found = self.module_member(r, m, wanted, depth + 1);
+        if found.is_empty() { vec![itself] } else { found }
+    }
+
+    /// `this` and `super` in a class; otherwise a name in scope.
+    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+        if matches!(name, "this" | "super")
+            && let Some(class) = enclosing_class(r, file, pos)
+        {
+            return Some(if name == "this" {
+                Value::Instance(file, class)
+            } else {
+                Value::Super(file, class)
+            });
+        }
+        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
+    }
+
+    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+        match value {
+            Value::Module(file, _) => self.module_member(r, file, name, depth),
+            Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),
+            Value::Super(f, d) => self.class_member(r, f, d, name, depth, true),
+            Value::Function(..) | Value::External(_) => Vec::new(),
+        }
+    }
+}

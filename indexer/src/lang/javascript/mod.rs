@@ -1,0 +1,419 @@
+//! JavaScript (and, through the same [`Ecma`] type, TypeScript): functions, classes and their
+//! methods, functions and constants bound at the top of a module; ES imports and re-exports and
+//! CommonJS `require`, resolved between the repository's files by relative path.
+
+use std::sync::Arc;
+
+use tree_sitter::Node;
+
+use super::{DocCache, Lang, LangSpec, Language, Rules};
+use crate::index::FileEntry;
+use crate::names::{Pos, RawImport, ScopeKind, node_text};
+use crate::resolve::{Bound, Entry, Tables};
+use crate::symbols::{Def, DefKind, FileSymbols};
+
+pub(super) mod es_modules;
+
+/// A language of the ECMAScript family; its spec says which.
+pub(crate) struct Ecma {
+    pub(super) spec: &'static LangSpec,
+}
+
+pub(crate) static JAVASCRIPT: Ecma = Ecma { spec: &SPEC };
+
+/// What JavaScript and TypeScript share, apart from their name, extensions, grammar and queries.
+pub(super) const KEYWORDS: &[&str] = &[
+    "async",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "let",
+    "new",
+    "null",
+    "return",
+    "static",
+    "switch",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+];
+
+pub(super) const RULES: Rules = Rules {
+    // `a.b` may be a method or a getter.
+    attribute_names_members: true,
+    method_call_names_function: true,
+    // `export const x = …` binds `x` as a variable too: that binding is its identity.
+    defs_are_assignments: true,
+    external_globs_give_candidates: false,
+    bases_outside_class: true,
+    class_body_closed: true,
+    first_binding_scope_wins: false,
+    module_scope_is_closed: false,
+};
+
+static SPEC: LangSpec = LangSpec {
+    lang: Lang::JavaScript,
+    name: "javascript",
+    extensions: &["js", "jsx", "mjs", "cjs"],
+    grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    tags: include_str!("../../../queries/javascript/tags.scm"),
+    names: include_str!("../../../queries/javascript/names.scm"),
+    test_file_suffixes: &[".test.js", ".spec.js", ".test.jsx", ".spec.jsx", ".test.mjs", ".spec.mjs"],
+    test_file_names: &[],
+    separator: ".",
+    noise: &[],
+    keywords: KEYWORDS,
+    preamble: &["@", "/**", "*", "//"],
+    rules: RULES,
+};
+
+impl Language for Ecma {
+    fn spec(&self) -> &'static LangSpec {
+        self.spec
+    }
+
+    fn scope_kind(&self, node_kind: &str) -> ScopeKind {
+        match node_kind {
+            "function_declaration"
+            | "generator_function_declaration"
+            | "function_expression"
+            | "method_definition" => ScopeKind::Function,
+            "arrow_function" => ScopeKind::Lambda,
+            "class_declaration" | "abstract_class_declaration" => ScopeKind::Class,
+            "internal_module" => ScopeKind::Module,
+            _ => ScopeKind::Block,
+        }
+    }
+
+    fn refine_kind(&self, _up: [Option<Node>; 3], kind: DefKind) -> DefKind {
+        kind
+    }
+
+    /// `const f = (a) => {…}`: the signature ends at the arrow function's body; a constant's at
+    /// its value.
+    fn body_start(&self, def: Node) -> Option<usize> {
+        if let Some(body) = def.child_by_field_name("body") {
+            return Some(body.start_byte());
+        }
+        let value = def.child_by_field_name("value")?;
+        Some(value.child_by_field_name("body").unwrap_or(value).start_byte())
+    }
+
+    fn trim_signature<'s>(&self, signature: &'s str) -> &'s str {
+        signature.trim_end_matches('=').trim_end()
+    }
+
+    /// The first line of the `/** … */` comment right above the definition (above `export` and
+    /// `const` when they hold it).
+    fn doc<'t>(
+        &self,
+        def: Node<'t>,
+        parent: Option<Node<'t>>,
+        bytes: &'t [u8],
+        cache: &mut DocCache<'t>,
+    ) -> Option<&'t str> {
+        let (mut key, mut holder) = (def, parent?);
+        while matches!(holder.kind(), "export_statement" | "lexical_declaration" | "variable_declaration") {
+            key = holder;
+            holder = holder.parent()?;
+        }
+        if cache.parents.insert(holder.id()) {
+            jsdoc_of_children(holder, bytes, &mut cache.lines);
+        }
+        cache.lines.get(&key.id()).copied()
+    }
+
+    /// Type arguments cut: `Map<K, V>` → `Map`, `ns.Cart` stays; anything else (a union, an
+    /// array, an object type) is no single class.
+    fn type_hint(&self, text: &str) -> Option<String> {
+        let base = text.trim().split('<').next().unwrap_or("").trim();
+        let ok = !base.is_empty()
+            && base.split('.').all(|part| {
+                !part.is_empty()
+                    && !part.starts_with(|c: char| c.is_ascii_digit())
+                    && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            });
+        ok.then(|| base.to_string())
+    }
+
+    /// A name inside an import, a re-export or a `require` is qualified by the module it comes
+    /// from.
+    fn qualifier(&self, node: Node, bytes: &[u8]) -> Option<String> {
+        let mut at = node.parent();
+        for _ in 0..5 {
+            let here = at?;
+            match here.kind() {
+                "import_statement" | "export_statement" => {
+                    return here.child_by_field_name("source").map(|s| unquote(node_text(s, bytes)));
+                }
+                "variable_declarator" => return required_module(here, bytes),
+                _ => at = here.parent(),
+            }
+        }
+        None
+    }
+
+    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+        match node.kind() {
+            "import_statement" => {
+                let Some(source) = node.child_by_field_name("source") else { return };
+                let module = unquote(node_text(source, bytes));
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    match child.kind() {
+                        "import_clause" => import_clause(child, &module, bytes, out),
+                        "import_require_clause" => {
+                            let mut inner = child.walk();
+                            if let Some(name) =
+                                child.named_children(&mut inner).find(|c| c.kind() == "identifier")
+                            {
+                                out.push(whole(&module, name, bytes));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "export_statement" => {
+                let Some(source) = node.child_by_field_name("source") else { return };
+                let module = unquote(node_text(source, bytes));
+                let mut cursor = node.walk();
+                let mut listed = false;
+                for child in node.named_children(&mut cursor) {
+                    match child.kind() {
+                        "export_clause" => {
+                            listed = true;
+                            let mut inner = child.walk();
+                            for spec in
+                                child.named_children(&mut inner).filter(|c| c.kind() == "export_specifier")
+                            {
+                                specifier(spec, &module, bytes, out);
+                            }
+                        }
+                        "namespace_export" => {
+                            listed = true;
+                            let mut inner = child.walk();
+                            if let Some(name) = child.named_children(&mut inner).next() {
+                                out.push(whole(&module, name, bytes));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if !listed {
+                    // `export * from './x'`: every name of `x` is a name of this module.
+                    out.push(RawImport {
+                        module,
+                        item: None,
+                        bound: None,
+                        alias: false,
+                        glob: true,
+                        at: source,
+                    });
+                }
+            }
+            "variable_declarator" => {
+                let (Some(module), Some(name)) =
+                    (required_module(node, bytes), node.child_by_field_name("name"))
+                else {
+                    return;
+                };
+                match name.kind() {
+                    "identifier" => out.push(whole(&module, name, bytes)),
+                    "object_pattern" => {
+                        let mut cursor = name.walk();
+                        for part in name.named_children(&mut cursor) {
+                            match part.kind() {
+                                "shorthand_property_identifier_pattern" => {
+                                    out.push(item(&module, node_text(part, bytes), part, false, bytes))
+                                }
+                                "pair_pattern" => {
+                                    if let (Some(key), Some(value)) =
+                                        (part.child_by_field_name("key"), part.child_by_field_name("value"))
+                                        && value.kind() == "identifier"
+                                    {
+                                        out.push(item(&module, node_text(key, bytes), value, true, bytes));
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Methods are reached through their class.
+    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+        def.kind != DefKind::Method
+    }
+
+    /// A local is visible after its declaration (the last one before the use), declarations of
+    /// functions and classes everywhere; where `const x = require(…)` both binds and imports,
+    /// the import is what it means.
+    fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
+        let chosen = super::last_local_else_items(entries, symbols, pos);
+        if let [one] = chosen.as_slice()
+            && matches!(one.bound, Bound::Binding(_))
+            && let Some(import) =
+                entries.iter().find(|e| matches!(e.bound, Bound::Import(_)) && e.pos == one.pos)
+        {
+            return vec![*import];
+        }
+        chosen
+    }
+
+    /// TypeScript's `(…): Cart`.
+    fn return_type<'s>(&self, signature: &'s str) -> Option<&'s str> {
+        let open = signature.find('(')?;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (i, c) in signature[open..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let rest = signature[close? + 1..].trim_start().strip_prefix(':')?;
+        let ty = rest.trim().trim_end_matches(['{', '=', '>']).trim();
+        (!ty.is_empty()).then_some(ty)
+    }
+
+    fn tables(&self, _files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
+        Arc::new(es_modules::EsModules)
+    }
+}
+
+fn unquote(text: &str) -> String {
+    text.trim_matches(['"', '\'', '`']).to_string()
+}
+
+/// The module of `x = require('m')`.
+fn required_module(declarator: Node, bytes: &[u8]) -> Option<String> {
+    let call = declarator.child_by_field_name("value")?;
+    if call.kind() != "call_expression"
+        || node_text(call.child_by_field_name("function")?, bytes) != "require"
+    {
+        return None;
+    }
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let first = args.named_children(&mut cursor).next()?;
+    (first.kind() == "string").then(|| unquote(node_text(first, bytes)))
+}
+
+/// The module itself, bound to a name (`import * as m`, `const m = require(…)`).
+fn whole<'t>(module: &str, name: Node<'t>, bytes: &[u8]) -> RawImport<'t> {
+    RawImport {
+        module: module.to_string(),
+        item: None,
+        bound: Some(node_text(name, bytes).to_string()),
+        alias: true,
+        glob: false,
+        at: name,
+    }
+}
+
+/// One name of a module, bound as `at` reads.
+fn item<'t>(module: &str, item: &str, at: Node<'t>, alias: bool, bytes: &[u8]) -> RawImport<'t> {
+    RawImport {
+        module: module.to_string(),
+        item: Some(item.to_string()),
+        bound: Some(node_text(at, bytes).to_string()),
+        alias,
+        glob: false,
+        at,
+    }
+}
+
+fn import_clause<'t>(clause: Node<'t>, module: &str, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+    let mut cursor = clause.walk();
+    for part in clause.named_children(&mut cursor) {
+        match part.kind() {
+            // `import Cart from './cart'`: the default export, by the name the importer gives.
+            "identifier" => out.push(item(module, "default", part, true, bytes)),
+            "namespace_import" => {
+                let mut inner = part.walk();
+                if let Some(name) = part.named_children(&mut inner).find(|c| c.kind() == "identifier") {
+                    out.push(whole(module, name, bytes));
+                }
+            }
+            "named_imports" => {
+                let mut inner = part.walk();
+                for spec in part.named_children(&mut inner).filter(|c| c.kind() == "import_specifier") {
+                    specifier(spec, module, bytes, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `a` or `a as b` in an import or export list.
+fn specifier<'t>(spec: Node<'t>, module: &str, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+    let Some(name) = spec.child_by_field_name("name") else { return };
+    let alias = spec.child_by_field_name("alias");
+    out.push(item(module, &unquote(node_text(name, bytes)), alias.unwrap_or(name), alias.is_some(), bytes));
+}
+
+/// The first line of each child's JSDoc comment (`/** … */` on the lines right above it), by
+/// child node id, in one pass over the children.
+fn jsdoc_of_children<'a>(parent: Node, bytes: &'a [u8], out: &mut rustc_hash::FxHashMap<usize, &'a str>) {
+    let mut pending: Option<(&'a str, usize)> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        if child.kind() == "comment" {
+            let text = node_text(child, bytes);
+            pending = text.strip_prefix("/**").and_then(|body| {
+                let first = body
+                    .trim_end_matches("*/")
+                    .lines()
+                    .map(|l| l.trim().trim_start_matches('*').trim())
+                    .find(|l| !l.is_empty())?;
+                Some((first, child.end_position().row))
+            });
+            continue;
+        }
+        if let Some((line, row)) = pending.take()
+            && row + 1 >= child.start_position().row
+        {
+            out.insert(child.id(), line);
+        }
+    }
+}
