@@ -772,6 +772,15 @@ mod tests {
             .collect()
     }
 
+    /// Each definition's qualified name and the first line of its documentation.
+    fn docs(lang: Lang, src: &str) -> Vec<String> {
+        extract(lang, src)
+            .defs
+            .iter()
+            .map(|d| format!("{} {}", d.qualified, d.doc.as_deref().unwrap_or("-")))
+            .collect()
+    }
+
     fn refs(lang: Lang, src: &str) -> Vec<String> {
         let fs = extract(lang, src);
         fs.refs
@@ -1136,9 +1145,6 @@ impl Shape for Circle {
 
     #[test]
     fn go_definitions_methods_by_receiver_and_docs() {
-        let fs = extract(Lang::Go, GO);
-        let docs: Vec<String> =
-            fs.defs.iter().map(|d| format!("{} {}", d.qualified, d.doc.as_deref().unwrap_or("-"))).collect();
         expect_test::expect![[r#"
             (
                 [
@@ -1157,7 +1163,7 @@ impl Shape for Circle {
                 ],
             )
         "#]]
-        .assert_debug_eq(&(defs(Lang::Go, GO), docs));
+        .assert_debug_eq(&(defs(Lang::Go, GO), docs(Lang::Go, GO)));
     }
 
     #[test]
@@ -1238,13 +1244,6 @@ impl Shape for Circle {
 
     #[test]
     fn typescript_and_javascript_definitions_with_docs() {
-        let docs = |lang: Lang, src: &str| -> Vec<String> {
-            extract(lang, src)
-                .defs
-                .iter()
-                .map(|d| format!("{} {}", d.qualified, d.doc.as_deref().unwrap_or("-")))
-                .collect()
-        };
         expect_test::expect![[r#"
             (
                 [

@@ -1218,6 +1218,16 @@ impl Resolver {
         self.tables(value_file(value)).member(self, value, name, depth, false)
     }
 
+    /// The definitions directly inside definition `def` (a class's methods, a trait's items)
+    /// named `name`.
+    pub(crate) fn children_named(&self, file: u32, def: u32, name: &str) -> Vec<Found> {
+        let defs = &self.symbols(file).defs;
+        (0..defs.len() as u32)
+            .filter(|&d| defs[d as usize].parent == Some(def) && defs[d as usize].name == name)
+            .map(|d| self.def_found(file, d))
+            .collect()
+    }
+
     /// The classes a class's bases (its inheritance references, in order) evaluate to, the
     /// class itself left out; evaluated as the caller walks them.
     pub(crate) fn bases(&self, file: u32, class: u32, depth: u32) -> impl Iterator<Item = (u32, u32)> + '_ {

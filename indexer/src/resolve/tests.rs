@@ -1281,7 +1281,7 @@ fn ts_a_renamed_re_export_and_a_typed_parameter() {
 }
 
 #[test]
-fn ts_this_and_a_functions_return_type() {
+fn ts_a_functions_return_type_types_its_result() {
     check(
         &format!(
             "{TS_SHOP}//- src/main.ts\nimport {{ makeCart }} from './cart';\nconst c = makeCart();\nc.a$0dd(null);\n"
@@ -1294,7 +1294,7 @@ fn ts_this_and_a_functions_return_type() {
 }
 
 #[test]
-fn ts_a_method_inherited_and_super() {
+fn ts_a_method_inherited_through_extends() {
     check(
         &format!(
             "{TS_SHOP}//- src/main.ts\nimport {{ VipCart }} from './vip';\nconst v = new VipCart();\nv.a$0dd(null);\n"

@@ -128,18 +128,9 @@ impl Packages {
     /// A type's methods named `name`: an interface's own, else those whose receiver is the
     /// type, in its package.
     fn type_member(&self, r: &Resolver, file: u32, def: u32, name: &str) -> Vec<Found> {
-        let own = |f: u32, d: u32| -> Vec<Found> {
-            r.symbols(f)
-                .defs
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| x.parent == Some(d) && x.name == name)
-                .map(|(i, _)| r.def_found(f, i as u32))
-                .collect()
-        };
         let ty = r.def(file, def);
         if ty.kind == DefKind::Interface {
-            return own(file, def);
+            return r.children_named(file, def, name);
         }
         let qualified = format!("{}.{name}", ty.name);
         let mut found = Vec::new();

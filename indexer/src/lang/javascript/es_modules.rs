@@ -97,15 +97,8 @@ impl EsModules {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        let symbols = r.symbols(file);
         if !skip_own {
-            let own: Vec<Found> = symbols
-                .defs
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.parent == Some(class) && d.name == name)
-                .map(|(i, _)| r.def_found(file, i as u32))
-                .collect();
+            let own = r.children_named(file, class, name);
             if !own.is_empty() {
                 return own;
             }
@@ -139,11 +132,13 @@ impl Tables for EsModules {
         self
     }
 
-    /// The file's path without its extension, as an import names it.
+    /// A module has no name of its own beyond its path, which the hits already show.
     fn module_path(&self, _file: u32) -> Option<String> {
         None
     }
 
+    /// `Cart.add` is a definition's own qualified name, which `lookup_symbol` matches first;
+    /// there is no module path to start from.
     fn lookup_path(&self, _r: &Resolver, _query: &str) -> Vec<Target> {
         Vec::new()
     }

@@ -185,13 +185,7 @@ impl Modules {
         }
         let symbols = r.symbols(file);
         if !skip_own {
-            let own: Vec<Found> = symbols
-                .defs
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.parent == Some(class) && d.name == name)
-                .map(|(i, _)| r.def_found(file, i as u32))
-                .collect();
+            let own = r.children_named(file, class, name);
             if !own.is_empty() {
                 return own;
             }

@@ -337,21 +337,12 @@ impl Modules {
         if !found.is_empty() {
             return found;
         }
-        let own_items = |f: u32, d: u32| -> Vec<Found> {
-            r.symbols(f)
-                .defs
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| x.parent == Some(d) && x.name == name)
-                .map(|(i, _)| r.def_found(f, i as u32))
-                .collect()
-        };
         if r.def(file, def).kind == DefKind::Interface {
-            return own_items(file, def);
+            return r.children_named(file, def, name);
         }
         traits.sort();
         traits.dedup();
-        traits.into_iter().flat_map(|(f, d)| own_items(f, d)).collect()
+        traits.into_iter().flat_map(|(f, d)| r.children_named(f, d, name)).collect()
     }
 }
 
