@@ -1,54 +1,13 @@
-; What name resolution needs besides definitions and references: scopes, the names each scope
-; binds (with a type annotation, the class of a `new` or a callee as a hint), imports and re-exports, and what stands before a
-; property.
-
-; Scopes. The module is the outermost one.
-(function_declaration) @scope
-(generator_function_declaration) @scope
-(function_expression) @scope
-(arrow_function) @scope
-(method_definition) @scope
-(class_declaration) @scope
+; TypeScript's scopes, parameters and annotations beyond JavaScript's; `queries/ecma/names.scm`
+; has the rest of what resolution needs.
 (abstract_class_declaration) @scope
 (internal_module) @scope
-(statement_block) @scope
-(for_statement) @scope
-(for_in_statement) @scope
-(catch_clause) @scope
 
-; Parameters, with their type as a hint.
+; Parameters and variables, with their annotated type as a hint.
 (required_parameter pattern: (_) @local.param)
 (required_parameter pattern: (identifier) @local.param type: (type_annotation (_) @local.hint))
 (optional_parameter pattern: (_) @local.param)
 (optional_parameter pattern: (identifier) @local.param type: (type_annotation (_) @local.hint))
-(arrow_function parameter: (identifier) @local.param)
-
-; `let`, `const` and `var`; `new Cart()` makes the class evident, `f()` its result's type, and
-; `x = other` names another.
-(variable_declarator name: (_) @local.let)
-(variable_declarator
-  name: (identifier) @local.let
-  value: (new_expression constructor: (identifier) @local.hint))
-(variable_declarator
-  name: (identifier) @local.let
-  value: (identifier) @local.hint.alias)
-(variable_declarator
-  name: (identifier) @local.let
-  value: (call_expression function: [(identifier) (member_expression)] @local.hint.call))
 (variable_declarator
   name: (identifier) @local.let
   type: (type_annotation (_) @local.hint))
-
-(for_in_statement left: (_) @local.loop)
-(catch_clause parameter: (_) @local.except)
-
-; Imports (`import x = require(…)` too), re-exports (`export … from`) and CommonJS `require`.
-(import_statement) @import
-(export_statement source: (_)) @import
-((variable_declarator
-  value: (call_expression
-    function: (identifier) @_require)) @import
-  (#eq? @_require "require"))
-
-; What stands before a name: the object of `a.b`.
-(member_expression object: (_) @qualifier property: (property_identifier) @qualified)

@@ -1,11 +1,4 @@
-; Definitions: functions, classes and their methods, and functions bound to a name at the top of
-; a module (`const f = () => …`, exported or not); other top-level bindings are constants.
-(function_declaration
-  name: (identifier) @name) @definition.function
-
-(generator_function_declaration
-  name: (identifier) @name) @definition.function
-
+; TypeScript's own definitions and references; `queries/ecma/tags.scm` has the shared ones.
 (class_declaration
   name: (type_identifier) @name) @definition.class
 
@@ -33,43 +26,7 @@
 (internal_module
   name: (identifier) @name) @definition.module
 
-(method_definition
-  name: (property_identifier) @name) @definition.method
-
-((lexical_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression)]) @definition.function) @_declaration
-  (#top-level? @_declaration))
-
-((lexical_declaration
-  (variable_declarator
-    name: (identifier) @name) @definition.constant) @_declaration
-  (#top-level? @_declaration))
-
-(export_statement
-  declaration: (lexical_declaration
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression)]) @definition.function))
-
-(export_statement
-  declaration: (lexical_declaration
-    (variable_declarator
-      name: (identifier) @name) @definition.constant))
-
-; References, most specific first: a call, a method call, `new`, a base class or interface, a
-; type, a property, any other name.
-(call_expression
-  function: (identifier) @name @reference.call)
-
-(call_expression
-  function: (member_expression
-    property: (property_identifier) @name @reference.method))
-
-(new_expression
-  constructor: (identifier) @name @reference.call)
-
+; Base classes, interfaces and types.
 (extends_clause
   value: (identifier) @name @reference.inheritance)
 
@@ -80,8 +37,3 @@
   (type_identifier) @name @reference.inheritance)
 
 (type_identifier) @name @reference.type
-
-(member_expression
-  property: (property_identifier) @name @reference.attribute)
-
-(identifier) @name @reference.name

@@ -31,7 +31,8 @@ pub(crate) struct LangSpec {
     pub name: &'static str,
     pub extensions: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
-    /// The tags query (`queries/<name>/tags.scm`): definitions and references.
+    /// The tags query (`queries/<name>/tags.scm`, after `queries/ecma/tags.scm` for JavaScript
+    /// and TypeScript): definitions and references.
     pub tags: &'static str,
     /// What name resolution needs (`queries/<name>/names.scm`): scopes, bindings, imports.
     pub names: &'static str,

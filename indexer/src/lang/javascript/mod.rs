@@ -82,8 +82,14 @@ static SPEC: LangSpec = LangSpec {
     name: "javascript",
     extensions: &["js", "jsx", "mjs", "cjs"],
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
-    tags: include_str!("../../../queries/javascript/tags.scm"),
-    names: include_str!("../../../queries/javascript/names.scm"),
+    tags: concat!(
+        include_str!("../../../queries/ecma/tags.scm"),
+        include_str!("../../../queries/javascript/tags.scm")
+    ),
+    names: concat!(
+        include_str!("../../../queries/ecma/names.scm"),
+        include_str!("../../../queries/javascript/names.scm")
+    ),
     test_file_suffixes: &[".test.js", ".spec.js", ".test.jsx", ".spec.jsx", ".test.mjs", ".spec.mjs"],
     test_file_names: &[],
     separator: ".",

@@ -11,8 +11,14 @@ static SPEC: LangSpec = LangSpec {
     name: "typescript",
     extensions: &["ts", "mts", "cts"],
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-    tags: include_str!("../../../queries/typescript/tags.scm"),
-    names: include_str!("../../../queries/typescript/names.scm"),
+    tags: concat!(
+        include_str!("../../../queries/ecma/tags.scm"),
+        include_str!("../../../queries/typescript/tags.scm")
+    ),
+    names: concat!(
+        include_str!("../../../queries/ecma/names.scm"),
+        include_str!("../../../queries/typescript/names.scm")
+    ),
     test_file_suffixes: &[".test.ts", ".spec.ts", ".test-d.ts"],
     test_file_names: &[],
     separator: ".",
