@@ -6,6 +6,9 @@
 #            by tack's Cargo.lock (tokio, rmcp, syn, regex-automata, clap_builder, hyper, serde)
 #   go:      the .go files of the Go standard library from Debian's golang-src (GO_SRC=DIR for
 #            another; skipped when absent: `apt-get install golang-src`)
+#   java:    the .java files of the JDK's java.base module, from Debian's openjdk-17-source
+#            (JAVA_SRC=ZIP for another src.zip; skipped when absent: `apt-get install
+#            openjdk-17-source`)
 # usage: bench/index.sh            (prints a markdown table; ~2 minutes after the release build)
 #        REPS=9 bench/index.sh     (floor and cold index alternate REPS times, default 5; medians)
 #        CORPORA=go bench/index.sh (some of the corpora)
@@ -44,6 +47,15 @@ ALL="cpython rust"
 if [ -n "$GO_SRC" ] && [ -d "$GO_SRC" ]; then
   mkdir -p "$WORK/go" && (cd "$GO_SRC" && find . -name '*.go' -type f -exec cp --parents -t "$WORK/go" {} +)
   ALL="$ALL go"
+fi
+JAVA_SRC=${JAVA_SRC:-/usr/lib/jvm/openjdk-17/lib/src.zip}
+if [ -f "$JAVA_SRC" ]; then
+  mkdir -p "$WORK/java" && python3 - "$JAVA_SRC" "$WORK/java" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith("java.base/") and n.endswith(".java")])
+PY
+  ALL="$ALL java"
 fi
 CORPORA=${CORPORA:-$ALL}
 
@@ -85,6 +97,7 @@ PY
     cpython) focus=Message; ext=py ;;
     rust) focus=Runtime; ext=rs ;;
     go) focus=Request; ext=go ;;
+    java) focus=HashMap; ext=java ;;
   esac
   lat=$(python3 bench/map_latency.py "$TACK" "$root" "$store" "$focus" "$ext" 30)
   get() { echo "$lat" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2; }

@@ -42,6 +42,7 @@ def main():
             "py": (f"def {name}():\n    return {k}\n", f"def {name}("),
             "rs": (f"pub fn {name}() -> u32 {{\n    {k}\n}}\n", f"fn {name}("),
             "go": (f"package probe\n\nfunc {name}() int {{\n\treturn {k}\n}}\n", f"func {name}("),
+            "java": (f"class {name} {{\n    int value() {{\n        return {k};\n    }}\n}}\n", f"class {name} {{"),
         }[ext]
         # The focus is echoed in the map's header: look for the definition line itself.
         t = time.perf_counter()

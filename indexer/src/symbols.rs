@@ -137,7 +137,8 @@ pub struct Def {
     /// 1-based first and last line of the whole definition.
     pub line: u32,
     pub end_line: u32,
-    /// Byte span of the whole definition.
+    /// Byte span of the definition, from its own line on (annotations that its node holds stand
+    /// above it, as decorators do).
     pub start_byte: u32,
     pub end_byte: u32,
     /// The definition's first source line, as written (indentation kept, trailing space cut).
@@ -454,16 +455,17 @@ fn make_defs(
         let container = language.container_name(*node, up, bytes);
         let kind = language.refine_kind(up, *kind);
         let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
-        let start = node.start_position();
+        let own = language.own_start(*node);
+        let start = own.start_position();
         let line = start.row as u32 + 1;
-        let header = cut(line_at(source, node.start_byte() - start.column).trim_end(), 200);
+        let header = cut(line_at(source, own.start_byte() - start.column).trim_end(), 200);
         defs.push(Def {
             name,
             qualified,
             kind,
             line,
             end_line: node.end_position().row as u32 + 1,
-            start_byte: node.start_byte() as u32,
+            start_byte: own.start_byte() as u32,
             end_byte: node.end_byte() as u32,
             header,
             signature: signature(lang, *node, bytes),
@@ -742,7 +744,7 @@ fn qualify(lang: Lang, defs: &[Def], parent: Option<usize>, container: Option<&s
 fn signature(lang: Lang, node: Node, bytes: &[u8]) -> String {
     let language = lang.language();
     let body_start = language.body_start(node).unwrap_or(node.end_byte());
-    let text = std::str::from_utf8(&bytes[node.start_byte()..body_start]).unwrap_or("");
+    let text = std::str::from_utf8(&bytes[language.own_start(node).start_byte()..body_start]).unwrap_or("");
     let sig = text.split_whitespace().collect::<Vec<_>>().join(" ");
     cut(language.trim_signature(&sig), 300)
 }
@@ -1237,6 +1239,81 @@ impl Shape for Circle {
             ref 34:38 c.Code
         "#]]
         .assert_eq(&names_dump(Lang::Go, GO));
+    }
+
+    const JAVA: &str = include_str!("../../fixtures/java_shop/src/main/java/shop/Cart.java");
+
+    #[test]
+    fn java_definitions_nested_types_and_docs() {
+        expect_test::expect![[r#"
+            (
+                [
+                    "class Cart 9-41 | public class Cart",
+                    "constant Cart.TAX_RATE 10-10 | public static final double TAX_RATE",
+                    "method Cart.Cart 15-15 | public Cart(String owner)",
+                    "method Cart.add 18-21 | public Cart add(Item item)",
+                    "method Cart.total 23-29 | public double total()",
+                    "method Cart.withTax 31-33 | private double withTax(double amount)",
+                    "class Cart.Line 36-40 | public static class Line",
+                    "method Cart.Line.render 37-39 | public String render(Item item)",
+                ],
+                [
+                    "Cart A customer's basket.",
+                    "Cart.TAX_RATE -",
+                    "Cart.Cart -",
+                    "Cart.add Puts an item in the cart.",
+                    "Cart.total -",
+                    "Cart.withTax -",
+                    "Cart.Line One line of a receipt.",
+                    "Cart.Line.render -",
+                ],
+            )
+        "#]]
+        .assert_debug_eq(&(defs(Lang::Java, JAVA), docs(Lang::Java, JAVA)));
+    }
+
+    #[test]
+    fn java_names() {
+        expect_test::expect![[r#"
+            scope 0 File parent - def -
+            scope 1 Class parent 0 def Cart
+            scope 2 Function parent 1 def Cart.Cart
+            scope 3 Function parent 1 def Cart.add
+            scope 4 Block parent 3 def -
+            scope 5 Function parent 1 def Cart.total
+            scope 6 Block parent 5 def -
+            scope 7 Block parent 6 def -
+            scope 8 Block parent 7 def -
+            scope 9 Function parent 1 def Cart.withTax
+            scope 10 Block parent 9 def -
+            scope 11 Class parent 1 def Cart.Line
+            scope 12 Function parent 11 def Cart.Line.render
+            scope 13 Block parent 12 def -
+            bind 10:32 TAX_RATE Let in 1
+            bind 12:30 items Let in 1 : List
+            bind 13:22 code Let in 1 : String
+            bind 15:24 owner Param in 2 : String
+            bind 18:26 item Param in 3 : Item
+            bind 24:16 raw Let in 6
+            bind 25:19 i Loop in 7 : Item
+            bind 31:35 amount Param in 9
+            bind 37:35 item Param in 12 : Item
+            import 1:9 module="shop" item="" bound="" alias=true glob=true in 0
+            import 3:18 module="java.util" item="ArrayList" bound="ArrayList" alias=false glob=false in 0
+            import 4:18 module="java.util" item="List" bound="List" alias=false glob=false in 0
+            import 6:21 module="shop.pricing" item="Pricing" bound="Pricing" alias=false glob=false in 0
+            ref 3:13 java.util
+            ref 3:18 java.util.ArrayList
+            ref 4:13 java.util
+            ref 4:18 java.util.List
+            ref 6:13 shop.pricing
+            ref 6:21 shop.pricing.Pricing
+            ref 19:15 items.add
+            ref 26:22 i.subtotal
+            ref 28:32 Pricing.applyDiscount
+            ref 38:36 item.subtotal
+        "#]]
+        .assert_eq(&names_dump(Lang::Java, JAVA));
     }
 
     const TS: &str = include_str!("../../fixtures/ts_shop/src/cart.ts");

@@ -752,3 +752,25 @@ fn replace_symbol_in_typescript_and_the_guard_refuses_broken_typescript_and_java
     let obs = edit(&tb, "lib/cart.js", "  add(item) {", "  add(item {");
     assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
 }
+
+#[test]
+fn replace_symbol_in_java_keeps_the_annotation_and_the_guard_refuses_broken_java() {
+    let dir = fixture("java_shop");
+    let rel = "src/main/java/shop/VipCart.java";
+    let before = read(&dir, rel);
+    let tb = toolbox(dir.path());
+    let new = "public double total() {\n    return super.total() * 0.9;\n}";
+    let obs = call(
+        &tb,
+        &Session::new(),
+        "replace_symbol",
+        json!({"path": rel, "symbol": "VipCart.total", "new": new}),
+    );
+    assert!(!obs.is_error, "{}", obs.text);
+    let after = before.replace("return super.total() * 0.95;", "return super.total() * 0.9;");
+    assert_ne!(after, before);
+    assert_eq!(read(&dir, rel), after, "reindented to the method's depth, `@Override` above it kept");
+    let obs = edit(&tb, rel, "    public double saved() {", "    public double saved( {");
+    assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
+    assert_eq!(read(&dir, rel), after);
+}

@@ -459,12 +459,33 @@ fn typescript_and_javascript_outline_definition_and_references() {
         "references",
         json!({"symbol": "Cart.total"}),
         expect![[r#"
-        references to method Cart.total (src/cart.ts:18): 4 resolved, 0 candidates
-        src/cart.ts:18: total(): number {  (definition, Cart.total)
-        src/checkout.ts:4: return cart.total();  (call, checkout)
-        src/checkout.ts:9: return c.total();  (call, quote)
-        test/cart.test.ts:6: if (cart.total() !== 2.4) {  (call, <module>)
-    "#]],
+            references to method Cart.total (src/cart.ts:18): 5 resolved, 0 candidates
+            src/cart.ts:18: total(): number {  (definition, Cart.total)
+            src/checkout.ts:4: return cart.total();  (call, checkout)
+            src/checkout.ts:9: return c.total();  (call, quote)
+            src/receipt.tsx:14: <li>total: {cart.total()}</li>  (call, Receipt)
+            test/cart.test.ts:6: if (cart.total() !== 2.4) {  (call, <module>)
+        "#]],
+    );
+    // A TSX component used as an element: `<Line item={i} />`.
+    check(
+        "ts_shop",
+        "outline",
+        json!({"path": "src/receipt.tsx"}),
+        expect![[r#"
+            src/receipt.tsx: 2 definitions, 17 lines
+            5-7 function: function Line({ item }: { item: Item })
+            9-17 function: function Receipt(props: { cart: Cart })
+        "#]],
+    );
+    check(
+        "ts_shop",
+        "definition",
+        json!({"path": "src/receipt.tsx", "line": "13", "column": "32"}),
+        expect![[r#"
+            definition of `Line` at src/receipt.tsx:13:32: 1 resolved, 0 candidates
+            src/receipt.tsx:5: export function Line({ item }: { item: Item }) {  (definition, Line)
+        "#]],
     );
     check(
         "js_shop",
@@ -474,6 +495,57 @@ fn typescript_and_javascript_outline_definition_and_references() {
         callers of function applyDiscount (lib/pricing.js:2): 2 resolved, 0 candidates
         index.js:7: return pricing.applyDiscount(cart.total(), 'WELCOME10');  (call, run)
         lib/cart.js:16: return applyDiscount(raw, this.code);  (call, Cart.total)
+    "#]],
+    );
+}
+
+#[test]
+fn java_outline_definition_and_references_across_packages() {
+    check(
+        "java_shop",
+        "outline",
+        json!({"path": "src/main/java/shop/VipCart.java"}),
+        expect![[r#"
+            src/main/java/shop/VipCart.java: 4 definitions, 16 lines
+            3-16 class: public class VipCart extends Cart
+              4-6 method: public VipCart(String owner)
+              9-11 method: public double total()
+              13-15 method: public double saved()
+        "#]],
+    );
+    // VipCart.java:14 `return total() - super.total();`: the bare call is VipCart's own.
+    check(
+        "java_shop",
+        "definition",
+        json!({"path": "src/main/java/shop/VipCart.java", "line": "14", "column": "16"}),
+        expect![[r#"
+            definition of `total` at src/main/java/shop/VipCart.java:14:16: 1 resolved, 0 candidates
+            src/main/java/shop/VipCart.java:9: public double total() {  (definition, VipCart.total)
+        "#]],
+    );
+    check(
+        "java_shop",
+        "references",
+        json!({"symbol": "Cart.total"}),
+        expect![[r#"
+        references to method Cart.total (src/main/java/shop/Cart.java:23): 5 resolved, 1 candidate
+        src/main/java/shop/Cart.java:23: public double total() {  (definition, Cart.total)
+        src/main/java/shop/VipCart.java:10: return super.total() * 0.95;  (call, VipCart.total)
+        src/main/java/shop/VipCart.java:14: return total() - super.total();  (call, VipCart.saved)
+        src/test/java/shop/CartTest.java:7: if (cart.total() != 2.4) {  (call, CartTest.totalAddsTax)
+        src/test/java/shop/CartTest.java:8: throw new AssertionError(cart.total());  (call, CartTest.totalAddsTax)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        src/main/java/shop/Checkout.java:10: return cart.total() + applyDiscount(1.0, null);  (call, Checkout.quote)
+    "#]],
+    );
+    check(
+        "java_shop",
+        "callers",
+        json!({"symbol": "applyDiscount"}),
+        expect![[r#"
+        callers of method Pricing.applyDiscount (src/main/java/shop/pricing/Pricing.java:8): 2 resolved, 0 candidates
+        src/main/java/shop/Cart.java:28: return withTax(Pricing.applyDiscount(raw, code));  (call, Cart.total)
+        src/main/java/shop/Checkout.java:10: return cart.total() + applyDiscount(1.0, null);  (call, Checkout.quote)
     "#]],
     );
 }

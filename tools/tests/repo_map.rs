@@ -163,7 +163,7 @@ fn a_go_module_maps_its_most_used_package_first() {
 #[test]
 fn typescript_and_javascript_maps() {
     expect![[r#"
-        repo map: 4 of 6 files, 12 of 16 definitions, most referenced first
+        repo map: 4 of 7 files, 13 of 18 definitions, most referenced first
         src/item.ts:
          1│export interface Priced {
          2│  subtotal(): number;
@@ -174,6 +174,8 @@ fn typescript_and_javascript_maps() {
         11│  subtotal(): number {
         ⋮
         src/cart.ts:
+        ⋮
+         4│export const TAX_RATE = 0.2;
         ⋮
          7│export class Cart {
         ⋮
@@ -226,4 +228,37 @@ fn typescript_and_javascript_maps() {
         10│export const name = 'shop';
     "#]]
     .assert_eq(&map(&fixture("js_shop"), json!({"tokens": 200})).text);
+}
+
+#[test]
+fn a_java_project_maps_its_most_used_types_first() {
+    expect![[r#"
+        repo map: 4 of 7 files, 8 of 24 definitions, most referenced first
+        src/main/java/shop/Priced.java:
+        ⋮
+        4│public interface Priced {
+        5│    double subtotal();
+        ⋮
+        src/main/java/shop/Cart.java:
+        ⋮
+         9│public class Cart {
+        ⋮
+        15│    public Cart(String owner) {}
+        ⋮
+        src/main/java/shop/Item.java:
+        ⋮
+         3│public class Item implements Priced {
+        ⋮
+         7│    public Item(String name, double price) {
+        ⋮
+        13│    public double subtotal() {
+        ⋮
+        src/main/java/shop/pricing/Pricing.java:
+        ⋮
+        4│public final class Pricing {
+        ⋮
+        8│    public static double applyDiscount(double amount, String code) {
+        ⋮
+    "#]]
+    .assert_eq(&map(&fixture("java_shop"), json!({"tokens": 200})).text);
 }

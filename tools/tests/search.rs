@@ -228,3 +228,26 @@ fn typescript_a_report_finds_the_defining_file() {
     let data = obs.structured.as_ref().unwrap();
     assert_eq!(data["results"][0]["path"], json!("src/pricing.ts"), "{}", obs.text);
 }
+
+#[test]
+fn java_a_report_finds_the_defining_file() {
+    let obs = search(
+        &fixture("java_shop"),
+        json!({"query": "the discount code is not taken off the amount", "limit": 2}),
+    );
+    expect![[r#"
+        8 matches in 3 files
+        src/main/java/shop/pricing/Pricing.java
+          8: public static double applyDiscount(double amount, String code) {  # in Pricing.applyDiscount
+          7: /** Takes a discount code off an amount; unknown codes change nothing. */  # in Pricing
+          9: return "WELCOME10".equals(code) ? amount * 0.9 : amount;  # in Pricing.applyDiscount
+        src/main/java/shop/Cart.java
+          31: private double withTax(double amount) {  # in Cart.withTax
+          28: return withTax(Pricing.applyDiscount(raw, code));  # in Cart.total
+          13: protected String code;  # in Cart
+        … 1 more files; narrow with path= (a folder or a glob such as src/**/*.py) or a more specific query
+    "#]]
+    .assert_eq(&obs.text);
+    let data = obs.structured.as_ref().unwrap();
+    assert_eq!(data["results"][0]["path"], json!("src/main/java/shop/pricing/Pricing.java"), "{}", obs.text);
+}

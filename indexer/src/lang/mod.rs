@@ -23,6 +23,8 @@ pub enum Lang {
     Go,
     JavaScript,
     TypeScript,
+    Tsx,
+    Java,
 }
 
 /// Everything tack needs to know about one language.
@@ -51,6 +53,9 @@ pub(crate) struct LangSpec {
     /// doc comments.
     pub preamble: &'static [&'static str],
     pub rules: Rules,
+    /// Languages of one family see each other's definitions as candidates (a TypeScript file
+    /// calls a function a `.tsx` or `.js` file defines; a C file, one a header declares).
+    pub family: &'static str,
 }
 
 /// What kinds of definition a reference can mean, where languages differ.
@@ -86,13 +91,14 @@ pub(crate) struct DocCache<'t> {
 }
 
 mod go;
+mod java;
 mod javascript;
 mod python;
 mod rust;
 mod typescript;
 
 /// How many languages there are: the length of [`LANGUAGES`].
-pub(crate) const N_LANGS: usize = 5;
+pub(crate) const N_LANGS: usize = 7;
 
 /// One language's behaviour; the core reaches a language only through this.
 pub(crate) trait Language: Sync {
@@ -107,6 +113,12 @@ pub(crate) trait Language: Sync {
     /// itself (Rust's `impl Type` for the items inside it, a Go method's receiver type).
     fn container_name(&self, _def: Node, _up: [Option<Node>; 3], _bytes: &[u8]) -> Option<String> {
         None
+    }
+
+    /// The node a definition's own line starts with, when the definition's node begins with
+    /// lines that belong above it (Java's annotations sit inside the declaration).
+    fn own_start<'t>(&self, def: Node<'t>) -> Node<'t> {
+        def
     }
 
     /// Where a definition's body starts: its signature is the text before it.
@@ -197,8 +209,15 @@ pub(crate) fn last_local_else_items(entries: &[Entry], symbols: &FileSymbols, po
 }
 
 /// The registry, indexed by `Lang as usize` (a test checks the order).
-pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] =
-    [&python::Python, &rust::Rust, &go::Go, &javascript::JAVASCRIPT, &typescript::TYPESCRIPT];
+pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [
+    &python::Python,
+    &rust::Rust,
+    &go::Go,
+    &javascript::JAVASCRIPT,
+    &typescript::TYPESCRIPT,
+    &typescript::TSX,
+    &java::Java,
+];
 
 /// Every language's spec, in the order of [`Lang`].
 pub(crate) fn specs() -> impl Iterator<Item = &'static LangSpec> {
@@ -300,6 +319,9 @@ mod tests {
     fn languages_come_from_extensions() {
         assert_eq!(Lang::from_path(Path::new("a/b.py")), Some(Lang::Python));
         assert_eq!(Lang::from_path(Path::new("src/lib.rs")), Some(Lang::Rust));
+        assert_eq!(Lang::from_path(Path::new("src/view.tsx")), Some(Lang::Tsx));
+        assert_eq!(Lang::from_path(Path::new("src/view.ts")), Some(Lang::TypeScript));
+        assert_eq!(Lang::from_path(Path::new("src/main/java/shop/Cart.java")), Some(Lang::Java));
         assert_eq!(Lang::from_path(Path::new("README.md")), None);
         assert_eq!(Lang::from_path(Path::new("Makefile")), None);
     }

@@ -990,7 +990,9 @@ impl Resolver {
             .defs_by_name
             .get(name)
             .iter()
-            .filter(|&&(f, d)| self.lang(f) == lang && r.kind.can_mean(lang, self.def(f, d).kind))
+            .filter(|&&(f, d)| {
+                self.lang(f).spec().family == lang.spec().family && r.kind.can_mean(lang, self.def(f, d).kind)
+            })
             .map(|&(f, d)| self.canonical(Target::Def { file: f, def: d }))
             .collect();
         if lang.spec().rules.attribute_names_members

@@ -1349,3 +1349,174 @@ fn ts_references_across_modules() {
         "#]],
     );
 }
+
+const JAVA_SHOP: &str = r#"
+//- src/main/java/shop/Item.java
+package shop;
+
+public class Item implements Priced {
+    public double subtotal() { return 1; }
+}
+//- src/main/java/shop/Priced.java
+package shop;
+
+public interface Priced {
+    double subtotal();
+}
+//- src/main/java/shop/Cart.java
+package shop;
+
+import java.util.List;
+import shop.pricing.Pricing;
+
+public class Cart {
+    private List<Item> items;
+    private Item last;
+
+    public double total() { return Pricing.apply(0); }
+
+    public static class Line {
+        public String render() { return ""; }
+    }
+}
+//- src/main/java/shop/pricing/Pricing.java
+package shop.pricing;
+
+public final class Pricing {
+    public static double apply(double amount) { return amount; }
+}
+"#;
+
+#[test]
+fn java_a_static_method_through_a_single_type_import() {
+    check(
+        &format!(
+            "{JAVA_SHOP}//- src/main/java/shop/Main.java\npackage shop;\n\nimport shop.pricing.Pricing;\n\nclass Main {{ double f() {{ return Pricing.ap$0ply(1); }} }}\n"
+        ),
+        expect![[r#"
+            apply
+            method Pricing.apply (src/main/java/shop/pricing/Pricing.java:4)
+        "#]],
+    );
+}
+
+#[test]
+fn java_a_static_import_and_an_on_demand_import() {
+    check(
+        &format!(
+            "{JAVA_SHOP}//- src/main/java/app/Main.java\npackage app;\n\nimport static shop.pricing.Pricing.apply;\n\nclass Main {{ double f() {{ return ap$0ply(1); }} }}\n"
+        ),
+        expect![[r#"
+            apply
+            method Pricing.apply (src/main/java/shop/pricing/Pricing.java:4)
+        "#]],
+    );
+    check(
+        &format!(
+            "{JAVA_SHOP}//- src/main/java/app/Main.java\npackage app;\n\nimport shop.*;\n\nclass Main {{ void f(Cart c) {{ c.tot$0al(); }} }}\n"
+        ),
+        expect![[r#"
+            total
+            method Cart.total (src/main/java/shop/Cart.java:10)
+        "#]],
+    );
+}
+
+#[test]
+fn java_a_class_of_the_same_package_in_another_source_root() {
+    check(
+        &format!(
+            "{JAVA_SHOP}//- src/test/java/shop/CartTest.java\npackage shop;\n\nclass CartTest {{ void t() {{ Cart c = new Cart(); c.tot$0al(); }} }}\n"
+        ),
+        expect![[r#"
+            total
+            method Cart.total (src/main/java/shop/Cart.java:10)
+        "#]],
+    );
+}
+
+#[test]
+fn java_a_nested_class_and_a_var_from_new() {
+    check(
+        &format!(
+            "{JAVA_SHOP}//- src/main/java/shop/Main.java\npackage shop;\n\nclass Main {{ void f() {{ var l = new Cart.Line(); l.ren$0der(); }} }}\n"
+        ),
+        expect![[r#"
+            render
+            method Cart.Line.render (src/main/java/shop/Cart.java:13)
+        "#]],
+    );
+}
+
+#[test]
+fn java_inherited_methods_bare_through_super_and_through_an_interface() {
+    let vip = "//- src/main/java/shop/Vip.java\npackage shop;\n\nclass Vip extends Cart {\n    public double total() { return super.tot$0al(); }\n}\n";
+    check(
+        &format!("{JAVA_SHOP}{vip}"),
+        expect![[r#"
+            total
+            method Cart.total (src/main/java/shop/Cart.java:10)
+        "#]],
+    );
+    let vip = "//- src/main/java/shop/Vip.java\npackage shop;\n\nclass Vip extends Cart {\n    double twice() { return tot$0al() * 2; }\n}\n";
+    check(
+        &format!("{JAVA_SHOP}{vip}"),
+        expect![[r#"
+            total
+            method Cart.total (src/main/java/shop/Cart.java:10)
+        "#]],
+    );
+    check(
+        &format!(
+            "{JAVA_SHOP}//- src/main/java/shop/Main.java\npackage shop;\n\nclass Main {{ double f(Priced p) {{ return p.subt$0otal(); }} }}\n"
+        ),
+        expect![[r#"
+            subtotal
+            method Priced.subtotal (src/main/java/shop/Priced.java:4)
+        "#]],
+    );
+}
+
+#[test]
+fn java_a_fields_declared_type_and_a_loop_variable() {
+    let main = "//- src/main/java/shop/Main.java\npackage shop;\n\nclass Main {\n    private Item item;\n    double f() { return this.item.subt$0otal(); }\n}\n";
+    check(
+        &format!("{JAVA_SHOP}{main}"),
+        expect![[r#"
+        subtotal
+        method Item.subtotal (src/main/java/shop/Item.java:4)
+    "#]],
+    );
+    let main = "//- src/main/java/shop/Main.java\npackage shop;\n\nclass Main {\n    double f(java.util.List<Item> items) {\n        for (Item i : items) { i.subt$0otal(); }\n        return 0;\n    }\n}\n";
+    check(
+        &format!("{JAVA_SHOP}{main}"),
+        expect![[r#"
+        subtotal
+        method Item.subtotal (src/main/java/shop/Item.java:4)
+    "#]],
+    );
+}
+
+#[test]
+fn java_a_class_outside_the_repository() {
+    check(
+        &format!("{JAVA_SHOP}//- src/main/java/shop/Main.java\npackage shop;\n\nimport java.util.Li$0st;\n"),
+        expect![[r#"
+            List
+            note: List is imported from java.util, which is outside the repository
+        "#]],
+    );
+}
+
+#[test]
+fn java_references_across_packages() {
+    check_refs(
+        &format!(
+            "{JAVA_SHOP}//- src/main/java/app/Main.java\npackage app;\n\nimport shop.Cart;\n\nclass Main {{ double f() {{ return new Cart().tot$0al(); }} }}\n"
+        ),
+        expect![[r#"
+            src/main/java/shop/Cart.java:10 definition in Cart.total
+            src/main/java/app/Main.java:5 call in Main.f
+        "#]],
+    );
+}

@@ -67,6 +67,7 @@ static SPEC: LangSpec = LangSpec {
         first_binding_scope_wins: false,
         module_scope_is_closed: false,
     },
+    family: "go",
 };
 
 impl Language for Go {

@@ -97,6 +97,7 @@ static SPEC: LangSpec = LangSpec {
     keywords: KEYWORDS,
     preamble: &["@", "/**", "*", "//"],
     rules: RULES,
+    family: "ecma",
 };
 
 impl Language for Ecma {
@@ -398,13 +399,18 @@ fn specifier<'t>(spec: Node<'t>, module: &str, bytes: &[u8], out: &mut Vec<RawIm
     out.push(item(module, &unquote(node_text(name, bytes)), alias.unwrap_or(name), alias.is_some(), bytes));
 }
 
-/// The first line of each child's JSDoc comment (`/** … */` on the lines right above it), by
-/// child node id, in one pass over the children.
-fn jsdoc_of_children<'a>(parent: Node, bytes: &'a [u8], out: &mut rustc_hash::FxHashMap<usize, &'a str>) {
+/// The first line of each child's JSDoc (or Javadoc) comment (`/** … */` on the lines right
+/// above it), by child node id, in one pass over the children.
+pub(super) fn jsdoc_of_children<'a>(
+    parent: Node,
+    bytes: &'a [u8],
+    out: &mut rustc_hash::FxHashMap<usize, &'a str>,
+) {
     let mut pending: Option<(&'a str, usize)> = None;
     let mut cursor = parent.walk();
     for child in parent.children(&mut cursor) {
-        if child.kind() == "comment" {
+        // Java names its comments by kind.
+        if matches!(child.kind(), "comment" | "block_comment" | "line_comment") {
             let text = node_text(child, bytes);
             pending = text.strip_prefix("/**").and_then(|body| {
                 let first = body

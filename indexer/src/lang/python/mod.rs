@@ -41,6 +41,7 @@ static SPEC: LangSpec = LangSpec {
         first_binding_scope_wins: true,
         module_scope_is_closed: false,
     },
+    family: "python",
 };
 
 impl Language for Python {

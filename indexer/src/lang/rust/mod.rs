@@ -41,6 +41,7 @@ static SPEC: LangSpec = LangSpec {
         first_binding_scope_wins: false,
         module_scope_is_closed: true,
     },
+    family: "rust",
 };
 
 impl Language for Rust {

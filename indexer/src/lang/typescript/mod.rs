@@ -6,6 +6,10 @@ use super::{Lang, LangSpec};
 
 pub(crate) static TYPESCRIPT: Ecma = Ecma { spec: &SPEC };
 
+/// TSX: TypeScript with JSX elements, in its own grammar (it has no `<T>expr` casts); the same
+/// queries hold, and a component used as `<Cart />` is a reference to `Cart`.
+pub(crate) static TSX: Ecma = Ecma { spec: &TSX_SPEC };
+
 static SPEC: LangSpec = LangSpec {
     lang: Lang::TypeScript,
     name: "typescript",
@@ -26,4 +30,14 @@ static SPEC: LangSpec = LangSpec {
     keywords: KEYWORDS,
     preamble: &["@", "/**", "*", "//"],
     rules: RULES,
+    family: "ecma",
+};
+
+static TSX_SPEC: LangSpec = LangSpec {
+    lang: Lang::Tsx,
+    name: "tsx",
+    extensions: &["tsx"],
+    grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+    test_file_suffixes: &[".test.tsx", ".spec.tsx"],
+    ..SPEC
 };

@@ -1,0 +1,254 @@
+//! Java's side of name resolution: a package is the set of files that declare it (wherever
+//! they sit: `src/main/java` and `src/test/java` share theirs); a qualified name is a package,
+//! then types, then members. A file sees its own package as a glob import (the `package`
+//! declaration decodes as one), single-type imports before it and on-demand imports after.
+//! Members: a package's top-level types, a type's members, fields and nested types, then its
+//! bases' (`extends`, `implements`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::index::FileEntry;
+use crate::lang::Lang;
+use crate::names::{NONE, Pos, ScopeKind};
+use crate::resolve::{Bound, Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value};
+use crate::symbols::{RefKind, innermost_scope};
+
+/// Java's tables: each file's package and each package's files.
+pub(super) struct Packages {
+    package_of: Vec<Option<String>>,
+    by_package: HashMap<String, Vec<u32>>,
+}
+
+impl Packages {
+    pub(super) fn new(files: &[Arc<FileEntry>]) -> Packages {
+        let mut package_of = Vec::with_capacity(files.len());
+        let mut by_package: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, file) in files.iter().enumerate() {
+            if file.lang != Lang::Java {
+                package_of.push(None);
+                continue;
+            }
+            let symbols = &file.symbols;
+            let package = symbols
+                .imports
+                .iter()
+                .find(|i| i.glob && i.alias)
+                .map_or(String::new(), |i| symbols.text(i.module).to_string());
+            by_package.entry(package.clone()).or_default().push(i as u32);
+            package_of.push(Some(package));
+        }
+        Packages { package_of, by_package }
+    }
+
+    fn files_of(&self, file: u32) -> &[u32] {
+        match self.package_of.get(file as usize).and_then(|p| p.as_deref()) {
+            Some(package) => self.by_package.get(package).map_or(&[], Vec::as_slice),
+            None => &[],
+        }
+    }
+
+    /// The top-level types of a package named `name`.
+    fn package_member(&self, r: &Resolver, files: &[u32], name: &str, depth: u32) -> Vec<Found> {
+        let mut found = Vec::new();
+        for &f in files {
+            let Some(id) = r.name_id(f, name) else { continue };
+            found.extend(
+                r.ctx(f)
+                    .entries_of(0, id)
+                    .iter()
+                    .filter(|e| matches!(e.bound, Bound::Def(_)))
+                    .flat_map(|e| r.entry_found(f, *e, depth)),
+            );
+        }
+        found
+    }
+
+    /// A type's own member (method, nested type, constant, field), else its bases' in order.
+    fn type_member(
+        &self,
+        r: &Resolver,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        if !skip_own {
+            let own = r.children_named(file, def, name);
+            if !own.is_empty() {
+                return own;
+            }
+            let scope = r.ctx(file).own_scope[def as usize];
+            if scope != NONE
+                && let Some(id) = r.name_id(file, name)
+            {
+                let fields: Vec<Found> = r
+                    .ctx(file)
+                    .entries_of(scope, id)
+                    .iter()
+                    .filter(|e| matches!(e.bound, Bound::Binding(_)))
+                    .flat_map(|e| r.entry_found(file, *e, depth + 1))
+                    .collect();
+                if !fields.is_empty() {
+                    return fields;
+                }
+            }
+        }
+        for (bf, bd) in r.bases(file, def, depth) {
+            let found = self.type_member(r, bf, bd, name, depth + 1, false);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    /// What a dotted path names: the longest package it starts with, then types and members.
+    fn resolve_path(&self, r: &Resolver, path: &str, depth: u32) -> Option<Value> {
+        let parts: Vec<&str> = path.split('.').collect();
+        for k in (0..=parts.len()).rev() {
+            let package = parts[..k].join(".");
+            let Some(files) = self.by_package.get(&package) else { continue };
+            let Some(&first) = files.first() else { continue };
+            let mut value = Value::Module(first, NONE);
+            for part in &parts[k..] {
+                value = self.member(r, value, part, depth + 1, false).iter().find_map(|f| f.value)?;
+            }
+            return Some(value);
+        }
+        None
+    }
+}
+
+/// The innermost type whose body holds `pos`, and the ones around it, innermost first.
+fn enclosing_types(r: &Resolver, file: u32, pos: Pos) -> Vec<u32> {
+    let symbols = r.symbols(file);
+    let mut out = Vec::new();
+    let mut scope = innermost_scope(&symbols.scopes, pos);
+    while scope != NONE {
+        let s = symbols.scopes[scope as usize];
+        if s.kind == ScopeKind::Class && s.def != NONE {
+            out.push(s.def);
+        }
+        scope = s.parent;
+    }
+    out
+}
+
+impl Tables for Packages {
+    /// Packages are declared in files: rebuilt when a Java file changed.
+    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
+        if changed.iter().any(|&i| files[i as usize].lang == Lang::Java) {
+            Arc::new(Packages::new(files))
+        } else {
+            self
+        }
+    }
+
+    fn module_path(&self, file: u32) -> Option<String> {
+        self.package_of.get(file as usize)?.clone().filter(|p| !p.is_empty())
+    }
+
+    fn module_named(&self, name: &str) -> Vec<u32> {
+        self.by_package.get(name).and_then(|files| files.first().copied()).into_iter().collect()
+    }
+
+    /// `org.shop.Cart.total`: a package, then types and members.
+    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target> {
+        let parts: Vec<&str> = query.split('.').collect();
+        for k in (1..parts.len()).rev() {
+            let Some(files) = self.by_package.get(&parts[..k].join(".")) else { continue };
+            let Some(&first) = files.first() else { continue };
+            return r.member_path(Value::Module(first, NONE), &parts[k..]);
+        }
+        Vec::new()
+    }
+
+    /// The names of `import a.b.C;` and `import static a.b.C.m;` are members of the path.
+    fn import_base(
+        &self,
+        r: &Resolver,
+        _file: u32,
+        qualifier: &str,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Value>> {
+        if kind != RefKind::Import {
+            return None;
+        }
+        Some(
+            self.resolve_path(r, qualifier, 0).ok_or_else(|| {
+                format!("{name} is imported from {qualifier}, which is outside the repository")
+            }),
+        )
+    }
+
+    /// A bare method call inside a type that declares none of that name lexically: a member of
+    /// the enclosing types' bases (an inherited method).
+    fn bare_ref(
+        &self,
+        r: &Resolver,
+        file: u32,
+        pos: Pos,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Vec<Found>>> {
+        if kind != RefKind::Call {
+            return None;
+        }
+        let lexical = r.lookup_lexical(file, pos, name, 1);
+        if !lexical.is_empty() {
+            return Some(Ok(lexical));
+        }
+        enclosing_types(r, file, pos)
+            .into_iter()
+            .map(|class| self.type_member(r, file, class, name, 1, true))
+            .find(|found| !found.is_empty())
+            .map(Ok)
+    }
+
+    /// `import a.b.*;` (a package's types), `import static a.b.C.*;` (a type's members).
+    fn glob_base(&self, r: &Resolver, _file: u32, _scope: u32, module: &str, depth: u32) -> Option<Value> {
+        self.resolve_path(r, module, depth)
+    }
+
+    /// A type or member of the repository, or the import itself when its path is outside it.
+    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found> {
+        let symbols = r.symbols(file);
+        let i = symbols.imports[import as usize];
+        let itself = Found { target: Target::Import { file, import }, value: Some(Value::External(file)) };
+        let Some(base) = self.resolve_path(r, symbols.text(i.module), depth + 1) else { return vec![itself] };
+        let found = self.member(r, base, symbols.text(i.item), depth + 1, false);
+        if found.is_empty() { vec![itself] } else { found }
+    }
+
+    /// `this` and `super` in a type; otherwise a name in scope.
+    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+        if matches!(name, "this" | "super")
+            && let Some(&class) = enclosing_types(r, file, pos).first()
+        {
+            return Some(if name == "this" {
+                Value::Instance(file, class)
+            } else {
+                Value::Super(file, class)
+            });
+        }
+        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
+    }
+
+    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        match value {
+            Value::Module(file, _) => self.package_member(r, self.files_of(file), name, depth),
+            Value::Class(f, d) | Value::Instance(f, d) => self.type_member(r, f, d, name, depth, false),
+            Value::Super(f, d) => self.type_member(r, f, d, name, depth, true),
+            Value::Function(..) | Value::External(_) => Vec::new(),
+        }
+    }
+}
