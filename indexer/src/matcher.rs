@@ -797,6 +797,60 @@ enum Kind { ONE(1) { int f() { return 2; } }, TWO(2); Kind(int n) {} int f() { r
 class Broken { void f( { int x = ; } void g() { h(; } }
 "#,
             ),
+            (
+                Lang::C,
+                r#"#include "a/b.h"
+#include <stdio.h>
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define N 3
+typedef int (*cmp_fn)(const void *, const void *);
+typedef struct { int x; } point_t;
+typedef union u { int i; float f; } u_t;
+enum kind { ONE = 1, TWO };
+static const char *names[N] = {"a", "b"};
+int counter = 0;
+static char **split(char *s, int *n) { return NULL; }
+int main(int argc, char **argv) {
+    struct point p = {.x = 1};
+    point_t *q = &p;
+    for (int i = 0; i < argc; i++) { q->x += MAX(i, N); }
+    cmp_fn f = compare;
+    return f(&p, q) + sizeof(struct point) + ONE;
+}
+void broken(int a { int b = ; }
+"#,
+            ),
+            (
+                Lang::Cpp,
+                r#"#include "shop/cart.hpp"
+namespace a::b { inline namespace v1 { int f(); } }
+template <typename T> class Box : public Base<T>, private Other {
+public:
+    Box() = default;
+    explicit Box(T t) : t_(t) {}
+    ~Box() override;
+    T& get() { return t_; }
+    static Box* make();
+    template <typename U> U as() const;
+    Box& operator=(const Box&) = delete;
+private:
+    T t_;
+};
+template <typename T> Box<T>::~Box() {}
+template <typename T> Box<T>* Box<T>::make() { return new Box<T>(); }
+using IntBox = Box<int>;
+struct S { int x; void m() const noexcept; };
+void S::m() const noexcept { auto g = [this](int y) { return x + y; }; g(1); }
+int main() {
+    std::vector<int> v{1, 2};
+    for (auto& e : v) { std::cout << e; }
+    a::b::f();
+    auto* b = new Box<int>(3);
+    return b->get() + Box<int>::make()->template as<int>();
+}
+class Broken { void f( { } };
+"#,
+            ),
             // Not broken: the constructs the Go fixture lacks.
             (
                 Lang::Go,

@@ -464,7 +464,7 @@ fn make_defs(
             qualified,
             kind,
             line,
-            end_line: node.end_position().row as u32 + 1,
+            end_line: language.end_line(*node),
             start_byte: own.start_byte() as u32,
             end_byte: node.end_byte() as u32,
             header,
@@ -1239,6 +1239,135 @@ impl Shape for Circle {
             ref 34:38 c.Code
         "#]]
         .assert_eq(&names_dump(Lang::Go, GO));
+    }
+
+    const C_CART: &str = include_str!("../../fixtures/c_shop/src/cart.c");
+    const C_HEADER: &str = include_str!("../../fixtures/c_shop/include/shop/cart.h");
+    const CPP_HEADER: &str = include_str!("../../fixtures/cpp_shop/include/shop/cart.hpp");
+    const CPP_CART: &str = include_str!("../../fixtures/cpp_shop/src/cart.cpp");
+
+    #[test]
+    fn c_and_cpp_definitions_with_docs() {
+        expect_test::expect![[r#"
+            (
+                [
+                    "macro TAX_RATE 5-5 | #define TAX_RATE",
+                    "class cart 8-13 | struct cart",
+                    "type cart_t 15-15 | cart_t",
+                ],
+                [
+                    "TAX_RATE Tax added to every total.",
+                    "cart A customer's basket.",
+                    "cart_t -",
+                ],
+                [
+                    "function with_tax 6-8 | static double with_tax(double amount)",
+                    "function cart_new 10-14 | struct cart *cart_new(const char *owner)",
+                    "function cart_add 17-19 | void cart_add(struct cart *c, double price)",
+                    "function cart_total 21-27 | double cart_total(const struct cart *c)",
+                ],
+                [
+                    "module shop 6-31 | namespace shop",
+                    "class shop::Item 9-17 | class Item",
+                    "method shop::Item::Item 11-11 | Item(std::string name, double price)",
+                    "method shop::Item::subtotal 12-12 | double subtotal() const",
+                    "class shop::Cart 20-29 | class Cart",
+                    "method shop::Cart::Cart 22-22 | explicit Cart(std::string owner)",
+                    "method shop::Cart::add 23-23 | Cart& add(const Item& item)",
+                    "method shop::Cart::total 24-24 | virtual double total() const",
+                    "method shop::Cart::~Cart 25-25 | virtual ~Cart() = default",
+                ],
+                [
+                    "shop -",
+                    "shop::Item One thing to buy.",
+                    "shop::Item::Item -",
+                    "shop::Item::subtotal -",
+                    "shop::Cart A customer's basket.",
+                    "shop::Cart::Cart -",
+                    "shop::Cart::add -",
+                    "shop::Cart::total -",
+                    "shop::Cart::~Cart -",
+                ],
+                [
+                    "module shop 5-27 | namespace shop",
+                    "method shop::Item::Item 7-7 | Item::Item(std::string name, double price) : name_(std::move(name)), price_(price)",
+                    "method shop::Item::subtotal 9-9 | double Item::subtotal() const",
+                    "method shop::Cart::Cart 11-11 | Cart::Cart(std::string owner)",
+                    "method shop::Cart::add 14-17 | Cart& Cart::add(const Item& item)",
+                    "method shop::Cart::total 19-25 | double Cart::total() const",
+                ],
+            )
+        "#]].assert_debug_eq(&(
+            defs(Lang::Cpp, C_HEADER),
+            docs(Lang::Cpp, C_HEADER),
+            defs(Lang::C, C_CART),
+            defs(Lang::Cpp, CPP_HEADER),
+            docs(Lang::Cpp, CPP_HEADER),
+            defs(Lang::Cpp, CPP_CART),
+        ));
+    }
+
+    #[test]
+    fn c_and_cpp_names() {
+        expect_test::expect![[r#"
+            scope 0 File parent - def -
+            scope 1 Function parent 0 def with_tax
+            scope 2 Block parent 1 def -
+            scope 3 Function parent 0 def cart_new
+            scope 4 Block parent 3 def -
+            scope 5 Function parent 0 def cart_add
+            scope 6 Block parent 5 def -
+            scope 7 Function parent 0 def cart_total
+            scope 8 Block parent 7 def -
+            scope 9 Block parent 8 def -
+            scope 10 Block parent 9 def -
+            bind 6:31 amount Param in 1
+            bind 10:35 owner Param in 3
+            bind 11:18 c Let in 4 : cart
+            bind 17:28 c Param in 5 : cart
+            bind 17:38 price Param in 5
+            bind 21:38 c Param in 7 : cart
+            bind 22:12 raw Let in 8
+            bind 23:14 i Let in 9
+            import 1:10 module="stdlib.h" item="" bound="" alias=false glob=true in 0
+            import 3:10 module="shop/cart.h" item="" bound="" alias=false glob=true in 0
+            import 4:10 module="pricing.h" item="" bound="" alias=false glob=true in 0
+            ref 12:8 c.owner
+            ref 18:8 c.items
+            ref 18:17 c.count
+            ref 23:28 c.count
+            ref 24:19 c.items
+            ref 26:44 c.code
+            scope 0 File parent - def -
+            scope 1 Module parent 0 def shop
+            scope 2 Function parent 1 def shop::Item::Item
+            scope 3 Block parent 2 def -
+            scope 4 Function parent 1 def shop::Item::subtotal
+            scope 5 Block parent 4 def -
+            scope 6 Function parent 1 def shop::Cart::Cart
+            scope 7 Block parent 6 def -
+            scope 8 Function parent 1 def shop::Cart::add
+            scope 9 Block parent 8 def -
+            scope 10 Function parent 1 def shop::Cart::total
+            scope 11 Block parent 10 def -
+            scope 12 Block parent 11 def -
+            scope 13 Block parent 12 def -
+            bind 7:24 name Param in 2 : std.string
+            bind 7:37 price Param in 2
+            bind 11:24 owner Param in 6 : std.string
+            bind 14:29 item Param in 8 : Item
+            bind 20:12 raw Let in 11
+            bind 21:22 i Loop in 12 : Item
+            import 1:10 module="shop/cart.hpp" item="" bound="" alias=false glob=true in 0
+            import 3:10 module="pricing.hpp" item="" bound="" alias=false glob=true in 0
+            ref 7:17 std.string
+            ref 7:57 std.move
+            ref 11:17 std.string
+            ref 15:12 items_.push_back
+            ref 22:18 i.subtotal
+            ref 24:21 pricing.apply_discount
+        "#]]
+        .assert_eq(&(names_dump(Lang::C, C_CART) + &names_dump(Lang::Cpp, CPP_CART)));
     }
 
     const JAVA: &str = include_str!("../../fixtures/java_shop/src/main/java/shop/Cart.java");

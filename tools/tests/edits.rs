@@ -774,3 +774,30 @@ fn replace_symbol_in_java_keeps_the_annotation_and_the_guard_refuses_broken_java
     assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
     assert_eq!(read(&dir, rel), after);
 }
+
+#[test]
+fn replace_symbol_in_c_and_the_guard_refuses_broken_c_and_cpp() {
+    let dir = fixture("c_shop");
+    let rel = "src/cart.c";
+    let before = read(&dir, rel);
+    let tb = toolbox(dir.path());
+    let new = "static double with_tax(double amount) {\n    return amount * (1.0 + TAX_RATE);\n}";
+    let obs =
+        call(&tb, &Session::new(), "replace_symbol", json!({"path": rel, "symbol": "with_tax", "new": new}));
+    assert!(!obs.is_error, "{}", obs.text);
+    let after = before.replace("return amount * (1 + TAX_RATE);", "return amount * (1.0 + TAX_RATE);");
+    assert_ne!(after, before);
+    assert_eq!(read(&dir, rel), after);
+    let obs = edit(
+        &tb,
+        rel,
+        "void cart_add(struct cart *c, double price) {",
+        "void cart_add(struct cart *c, double price {",
+    );
+    assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
+    assert_eq!(read(&dir, rel), after);
+    let dir = fixture("cpp_shop");
+    let tb = toolbox(dir.path());
+    let obs = edit(&tb, "include/shop/cart.hpp", "class Cart {", "class Cart {{");
+    assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
+}

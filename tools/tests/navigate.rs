@@ -549,3 +549,75 @@ fn java_outline_definition_and_references_across_packages() {
     "#]],
     );
 }
+
+#[test]
+fn c_and_cpp_outline_definition_and_references_across_files() {
+    check(
+        "c_shop",
+        "outline",
+        json!({"path": "include/shop/cart.h"}),
+        expect![[r#"
+        include/shop/cart.h: 3 definitions, 21 lines
+        5-5 macro: #define TAX_RATE
+        8-13 class: struct cart
+        15-15 type: cart_t
+    "#]],
+    );
+    check(
+        "c_shop",
+        "references",
+        json!({"symbol": "cart_total"}),
+        expect![[r#"
+        references to function cart_total (src/cart.c:21): 4 resolved, 0 candidates
+        src/cart.c:21: double cart_total(const struct cart *c) {  (definition, cart_total)
+        include/shop/cart.h:19: double cart_total(const struct cart *c);  (reference, <module>)
+        src/main.c:8: printf("%.2f\n", cart_total(c));  (call, main)
+        tests/test_cart.c:8: assert(cart_total(c) > 2.39);  (call, main)
+    "#]],
+    );
+    check(
+        "c_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+        callers of function apply_discount (src/pricing.c:6): 1 resolved, 0 candidates
+        src/cart.c:26: return with_tax(apply_discount(raw, c->code));  (call, cart_total)
+    "#]],
+    );
+    check(
+        "cpp_shop",
+        "outline",
+        json!({"path": "include/shop/cart.hpp"}),
+        expect![[r#"
+        include/shop/cart.hpp: 9 definitions, 31 lines
+        6-31 module: namespace shop
+          9-17 class: class Item
+            11-11 method: Item(std::string name, double price)
+            12-12 method: double subtotal() const
+          20-29 class: class Cart
+            22-22 method: explicit Cart(std::string owner)
+            23-23 method: Cart& add(const Item& item)
+            24-24 method: virtual double total() const
+            25-25 method: virtual ~Cart() = default
+    "#]],
+    );
+    // main.cpp:8 `cart.add(…)`, `shop::Cart cart("ann")`: the out-of-line definition.
+    check(
+        "cpp_shop",
+        "definition",
+        json!({"path": "src/main.cpp", "line": "8", "column": "10"}),
+        expect![[r#"
+            definition of `add` at src/main.cpp:8:10: 1 resolved, 0 candidates
+            src/cart.cpp:14: Cart& Cart::add(const Item& item) {  (definition, shop::Cart::add)
+        "#]],
+    );
+    check(
+        "cpp_shop",
+        "callers",
+        json!({"symbol": "pricing::apply_discount"}),
+        expect![[r#"
+        callers of function pricing::apply_discount (src/pricing.cpp:7): 1 resolved, 0 candidates
+        src/cart.cpp:24: return pricing::apply_discount(raw, nullptr);  (call, shop::Cart::total)
+    "#]],
+    );
+}

@@ -262,3 +262,67 @@ fn a_java_project_maps_its_most_used_types_first() {
     "#]]
     .assert_eq(&map(&fixture("java_shop"), json!({"tokens": 200})).text);
 }
+
+#[test]
+fn c_and_cpp_maps() {
+    expect![[r#"
+        repo map: 4 of 6 files, 9 of 10 definitions, most referenced first
+        src/cart.c:
+        ⋮
+         6│static double with_tax(double amount) {
+        ⋮
+        10│struct cart *cart_new(const char *owner) {
+        ⋮
+        17│void cart_add(struct cart *c, double price) {
+        ⋮
+        21│double cart_total(const struct cart *c) {
+        ⋮
+        include/shop/cart.h:
+        ⋮
+         5│#define TAX_RATE 0.2
+        ⋮
+         8│struct cart {
+        ⋮
+        15│typedef struct cart cart_t;
+        ⋮
+        src/pricing.c:
+        ⋮
+        6│double apply_discount(double amount, const char *code) {
+        ⋮
+        src/main.c:
+        ⋮
+        5│int main(void) {
+        ⋮
+    "#]]
+    .assert_eq(&map(&fixture("c_shop"), json!({"tokens": 200})).text);
+    expect![[r#"
+        repo map: 3 of 6 files, 11 of 22 definitions, most referenced first
+        src/pricing.cpp:
+        ⋮
+        5│namespace pricing {
+        ⋮
+        7│double apply_discount(double amount, const char* code) {
+        ⋮
+        include/shop/cart.hpp:
+        ⋮
+         6│namespace shop {
+        ⋮
+         9│class Item {
+        ⋮
+        11│    Item(std::string name, double price);
+        12│    double subtotal() const;
+        ⋮
+        20│class Cart {
+        ⋮
+        22│    explicit Cart(std::string owner);
+        23│    Cart& add(const Item& item);
+        ⋮
+        25│    virtual ~Cart() = default;
+        ⋮
+        src/vip.hpp:
+        ⋮
+        5│class VipCart : public shop::Cart {
+        ⋮
+    "#]]
+    .assert_eq(&map(&fixture("cpp_shop"), json!({"tokens": 200})).text);
+}

@@ -25,6 +25,8 @@ pub enum Lang {
     TypeScript,
     Tsx,
     Java,
+    C,
+    Cpp,
 }
 
 /// Everything tack needs to know about one language.
@@ -90,6 +92,8 @@ pub(crate) struct DocCache<'t> {
     pub lines: FxHashMap<usize, &'t str>,
 }
 
+mod c;
+mod cpp;
 mod go;
 mod java;
 mod javascript;
@@ -98,7 +102,7 @@ mod rust;
 mod typescript;
 
 /// How many languages there are: the length of [`LANGUAGES`].
-pub(crate) const N_LANGS: usize = 7;
+pub(crate) const N_LANGS: usize = 9;
 
 /// One language's behaviour; the core reaches a language only through this.
 pub(crate) trait Language: Sync {
@@ -119,6 +123,11 @@ pub(crate) trait Language: Sync {
     /// lines that belong above it (Java's annotations sit inside the declaration).
     fn own_start<'t>(&self, def: Node<'t>) -> Node<'t> {
         def
+    }
+
+    /// A definition's last line, 1-based.
+    fn end_line(&self, def: Node) -> u32 {
+        def.end_position().row as u32 + 1
     }
 
     /// Where a definition's body starts: its signature is the text before it.
@@ -217,6 +226,8 @@ pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [
     &typescript::TYPESCRIPT,
     &typescript::TSX,
     &java::Java,
+    &c::C,
+    &cpp::CPP,
 ];
 
 /// Every language's spec, in the order of [`Lang`].
@@ -322,6 +333,9 @@ mod tests {
         assert_eq!(Lang::from_path(Path::new("src/view.tsx")), Some(Lang::Tsx));
         assert_eq!(Lang::from_path(Path::new("src/view.ts")), Some(Lang::TypeScript));
         assert_eq!(Lang::from_path(Path::new("src/main/java/shop/Cart.java")), Some(Lang::Java));
+        assert_eq!(Lang::from_path(Path::new("src/cart.c")), Some(Lang::C));
+        assert_eq!(Lang::from_path(Path::new("include/cart.h")), Some(Lang::Cpp));
+        assert_eq!(Lang::from_path(Path::new("src/cart.cc")), Some(Lang::Cpp));
         assert_eq!(Lang::from_path(Path::new("README.md")), None);
         assert_eq!(Lang::from_path(Path::new("Makefile")), None);
     }

@@ -1220,6 +1220,49 @@ impl Resolver {
         self.tables(value_file(value)).member(self, value, name, depth, false)
     }
 
+    /// A module's top-level names (definitions, bindings, imports), then those of the modules its
+    /// top-level glob imports name, in order, as `resolve` finds them (JavaScript's `export *`,
+    /// C's `#include`).
+    pub(crate) fn top_level_then_globs(
+        &self,
+        file: u32,
+        name: &str,
+        depth: u32,
+        resolve: &dyn Fn(u32, &str) -> Option<u32>,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        if let Some(id) = self.name_id(file, name) {
+            let found: Vec<Found> = self
+                .ctx(file)
+                .entries_of(0, id)
+                .iter()
+                .flat_map(|e| self.entry_found(file, *e, depth))
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        let symbols = self.symbols(file);
+        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
+            if let Some(base) = resolve(file, symbols.text(import.module))
+                && base != file
+            {
+                let found = self.top_level_then_globs(base, name, depth + 1, resolve);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Every definition named `name`, in any file, as (file, definition).
+    pub(crate) fn defs_named(&self, name: &str) -> std::borrow::Cow<'_, [(u32, u32)]> {
+        self.defs_by_name.get(name)
+    }
+
     /// The definitions directly inside definition `def` (a class's methods, a trait's items)
     /// named `name`.
     pub(crate) fn children_named(&self, file: u32, def: u32, name: &str) -> Vec<Found> {

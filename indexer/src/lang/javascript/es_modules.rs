@@ -60,28 +60,7 @@ impl EsModules {
 
     /// A module's top-level names (definitions, bindings, imports), then its `export * from`.
     fn module_member(&self, r: &Resolver, file: u32, name: &str, depth: u32) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        if let Some(id) = r.name_id(file, name) {
-            let found: Vec<Found> =
-                r.ctx(file).entries_of(0, id).iter().flat_map(|e| r.entry_found(file, *e, depth)).collect();
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        let symbols = r.symbols(file);
-        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
-            if let Some(base) = self.resolve(r, file, symbols.text(import.module))
-                && base != file
-            {
-                let found = self.module_member(r, base, name, depth + 1);
-                if !found.is_empty() {
-                    return found;
-                }
-            }
-        }
-        Vec::new()
+        r.top_level_then_globs(file, name, depth, &|from, spec| self.resolve(r, from, spec))
     }
 
     /// A class's own method, else the first base's (`extends`, `implements`) that has it.
