@@ -212,7 +212,17 @@ pub(crate) fn pattern_identifiers<'t>(lang: Lang, node: Node<'t>, bytes: &[u8], 
                 out.push(node);
             }
         }
-        "shorthand_field_identifier" => out.push(node),
+        // Rust's `Point { x, .. }`, JavaScript's `const { x } = …`.
+        "shorthand_field_identifier" | "shorthand_property_identifier_pattern" => out.push(node),
+        // JavaScript's `{ key: name }` binds the name; `name = default` and `{ name = default }`
+        // bind what is left of the `=`.
+        "pair_pattern" | "assignment_pattern" | "object_assignment_pattern" => {
+            let bound =
+                node.child_by_field_name(if node.kind() == "pair_pattern" { "value" } else { "left" });
+            if let Some(bound) = bound {
+                pattern_identifiers(lang, bound, bytes, out);
+            }
+        }
         "attribute" | "subscript" | "scoped_identifier" | "field_expression" | "string" => {}
         _ => {
             let mut cursor = node.walk();

@@ -74,6 +74,7 @@ pub struct Candidate {
     pub pagerank: f64,
     /// The strongest lexical match among the files it references or is referenced by.
     pub neighbors: f64,
+    /// A test, an example, a benchmark or a generated bundle: ranked below the code.
     pub is_test: bool,
 }
 
@@ -106,7 +107,8 @@ pub fn query_terms(query: &str) -> Vec<String> {
     out
 }
 
-/// Whether a path looks like a test, an example or a benchmark rather than the code under it.
+/// Whether a path looks like a test, an example, a benchmark or a documentation website's
+/// sources (`www/`, `website/`) rather than the code under it.
 pub(crate) fn is_test_path(path: &str) -> bool {
     let mut parts = path.split('/').peekable();
     let mut dirs = Vec::new();
@@ -119,12 +121,21 @@ pub(crate) fn is_test_path(path: &str) -> bool {
         }
     }
     dirs.iter()
-        .any(|d| matches!(*d, "tests" | "test" | "testing" | "benches" | "bench" | "examples" | "fuzz"))
+        .any(|d| {
+            matches!(*d, "tests" | "test" | "testing" | "benches" | "bench" | "examples" | "fuzz" | "www" | "website")
+        })
         || file.starts_with("test_")
         || crate::lang::specs().any(|spec| {
             spec.test_file_suffixes.iter().any(|suffix| file.ends_with(suffix))
                 || spec.test_file_names.contains(&file)
         })
+}
+
+/// Whether a file looks generated as one long run of code rather than written: a minified
+/// bundle (`jquery-1.7.min.js` among a Java project's Javadoc assets) averages hundreds of bytes
+/// a line. Ranked as a test is, below the code.
+pub(crate) fn is_bundle(entry: &FileEntry) -> bool {
+    entry.size >= 8 * 1024 && entry.size / u64::from(entry.lines.max(1)) >= 300
 }
 
 /// Every file matching the query, with its features. Files are candidates when a field matches
@@ -210,7 +221,7 @@ pub fn candidates(
                 docs: get(&docs, p, no),
                 pagerank: i.map_or(0.0, |i| rank[i] / max_rank),
                 neighbors: i.and_then(|i| neighbor_score.get(&i)).copied().unwrap_or(0.0) / 2.0,
-                is_test: is_test_path(p),
+                is_test: is_test_path(p) || snapshot.files.get(p).is_some_and(|e| is_bundle(e)),
             }
         })
         .collect();
@@ -314,6 +325,22 @@ mod tests {
     }
 
     #[test]
+    fn minified_bundles_are_told_from_code() {
+        let entry = |size: u64, lines: u32| FileEntry {
+            path: "docs/jquery.min.js".into(),
+            lang: crate::Lang::JavaScript,
+            size,
+            mtime_ns: 0,
+            hash: [0; 16],
+            lines,
+            symbols: Default::default(),
+        };
+        assert!(is_bundle(&entry(93_000, 4)), "a minified file: few very long lines");
+        assert!(!is_bundle(&entry(93_000, 2_400)), "code: about 40 bytes a line");
+        assert!(!is_bundle(&entry(2_000, 1)), "a small one-liner is no bundle");
+    }
+
+    #[test]
     fn test_paths_are_recognized() {
         assert!(is_test_path("tests/test_cart.py"));
         assert!(is_test_path("src/foo/tests.rs"));
@@ -321,6 +348,8 @@ mod tests {
         assert!(is_test_path("pkg/conftest.py"));
         assert!(!is_test_path("src/testing_helpers_are_code.rs") || is_test_path("src/testing/x.rs"));
         assert!(!is_test_path("src/search.rs"));
+        assert!(is_test_path("www/src/components/QuickIntro.tsx"));
+        assert!(!is_test_path("doc/man_docs.go"), "cobra's doc generator is its code");
         assert!(!is_test_path("click/testing.py"));
     }
 }

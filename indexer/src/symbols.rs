@@ -497,7 +497,8 @@ fn make_scopes(language: &dyn Language, scope_nodes: &[Node], defs: &[Def]) -> V
             open.pop();
         }
         let parent = *open.last().expect("the file scope stays open");
-        let span = (node.start_byte() as u32, node.end_byte() as u32);
+        // A definition's span starts at its own line (after annotations its node holds).
+        let span = (language.own_start(*node).start_byte() as u32, node.end_byte() as u32);
         scopes.push(Scope {
             kind: language.scope_kind(node.kind()),
             start,
@@ -1527,6 +1528,7 @@ impl Shape for Circle {
             scope 6 Function parent 1 def Cart.total
             scope 7 Block parent 6 def -
             scope 8 Lambda parent 7 def -
+            bind 1:9 applyDiscount Let in 0
             bind 5:15 owner Param in 2
             bind 10:7 item Param in 4
             bind 15:11 raw Let in 7 : this.items.reduce()

@@ -204,15 +204,26 @@ pub(crate) trait Language: Sync {
 /// Where a local must come before its use (the last one before it shadows the others) and
 /// items and imports are visible everywhere in their scope: the entries a use at `pos` sees.
 pub(crate) fn last_local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos) -> Vec<Entry> {
+    local_else_items(entries, symbols, pos, false)
+}
+
+/// As [`last_local_else_items`], but the first local before `pos` is the variable: where a
+/// declaration of a name the scope already declares assigns it instead (Go's `x, err := …`).
+pub(crate) fn first_local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos) -> Vec<Entry> {
+    local_else_items(entries, symbols, pos, true)
+}
+
+fn local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos, first: bool) -> Vec<Entry> {
     let is_local = |e: &Entry| match e.bound {
         crate::resolve::Bound::Binding(b) => {
             !matches!(symbols.bindings[b as usize].kind, crate::names::BindKind::Attribute)
         }
         _ => false,
     };
-    let before: Vec<Entry> = entries.iter().filter(|e| is_local(e) && e.pos <= pos).copied().collect();
-    if let Some(last) = before.last() {
-        return vec![*last];
+    let mut before = entries.iter().filter(|e| is_local(e) && e.pos <= pos);
+    let chosen = if first { before.next() } else { before.next_back() };
+    if let Some(local) = chosen {
+        return vec![*local];
     }
     entries.iter().filter(|e| !is_local(e)).copied().collect()
 }

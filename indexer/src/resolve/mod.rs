@@ -1343,16 +1343,13 @@ impl FileCtx {
             if !reachable_by_name {
                 continue;
             }
-            let mut parent = def.parent;
-            let mut scope = 0;
-            while let Some(p) = parent {
-                if own_scope[p as usize] != NONE {
-                    scope = own_scope[p as usize];
-                    break;
-                }
-                parent = symbols.defs[p as usize].parent;
+            // The innermost scope around the definition other than its own: a parent's body, or
+            // a block, a callback or another function expression that is no definition.
+            let mut scope = innermost_scope(&symbols.scopes, Pos::new(def.line, 1));
+            while scope != NONE && scope == own_scope[i] {
+                scope = symbols.scopes[scope as usize].parent;
             }
-            def_scope[i] = scope;
+            def_scope[i] = if scope == NONE { 0 } else { scope };
         }
         let mut entries: Vec<Entry> = Vec::new();
         for (i, def) in symbols.defs.iter().enumerate() {

@@ -1520,3 +1520,76 @@ fn java_references_across_packages() {
         "#]],
     );
 }
+
+#[test]
+fn ts_a_monorepo_package_by_its_scoped_name() {
+    let server = "//- packages/server/src/index.ts\nexport function initTRPC() {}\n//- packages/server/src/vendor/is-plain-object.ts\nexport function isPlainObject(x: unknown) { return true; }\n";
+    check(
+        &format!(
+            "{server}//- packages/client/src/link.ts\nimport {{ initTRPC }} from '@trpc/server';\ninitT$0RPC();\n"
+        ),
+        expect![[r#"
+            initTRPC
+            function initTRPC (packages/server/src/index.ts:1)
+        "#]],
+    );
+    check(
+        &format!(
+            "{server}//- packages/server/src/stream.ts\nimport {{ isPlainObject }} from '@trpc/server/vendor/is-plain-object';\nisPlain$0Object(1);\n"
+        ),
+        expect![[r#"
+            isPlainObject
+            function isPlainObject (packages/server/src/vendor/is-plain-object.ts:1)
+        "#]],
+    );
+    // An unscoped name is a dependency even where a folder shares it.
+    check(
+        &format!(
+            "{server}//- packages/next/src/index.ts\nexport function withTRPC() {{}}\n//- packages/client/src/app.ts\nimport {{ withTRPC }} from 'next';\nwith$0TRPC();\n"
+        ),
+        expect![[r#"
+            withTRPC
+            withTRPC imported from next (packages/client/src/app.ts:1)
+        "#]],
+    );
+}
+
+#[test]
+fn js_destructured_bindings_bind_their_names() {
+    check(
+        "//- lib/a.js\nfunction run(options) {\n  const { teardown, retries: tries = 1 } = options;\n  teardown();\n  return tri$0es;\n}\n",
+        expect![[r#"
+            tries
+            local variable tries (lib/a.js:2)
+        "#]],
+    );
+    check(
+        "//- lib/a.js\nfunction run(options) {\n  const { teardown } = options;\n  tear$0down();\n}\n",
+        expect![[r#"
+            teardown
+            local variable teardown (lib/a.js:2)
+        "#]],
+    );
+}
+
+#[test]
+fn js_a_function_declared_inside_a_function_expression_is_local_to_it() {
+    check(
+        "//- lib/runner.js\nRunner.prototype.a = function () {\n  function next() { return 1; }\n  return next();\n};\nRunner.prototype.b = function () {\n  function next() { return 2; }\n  return ne$0xt();\n};\n",
+        expect![[r#"
+            next
+            function next (lib/runner.js:6)
+        "#]],
+    );
+}
+
+#[test]
+fn go_a_second_short_declaration_assigns_the_first() {
+    check(
+        "//- main.go\npackage main\n\nfunc f() (int, error) { return 0, nil }\n\nfunc main() {\n\ta, err := f()\n\tb, err := f()\n\t_ = a + b\n\tprintln(er$0r)\n}\n",
+        expect![[r#"
+            err
+            local variable err (main.go:6)
+        "#]],
+    );
+}

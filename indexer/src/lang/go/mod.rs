@@ -186,10 +186,11 @@ impl Language for Go {
             && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
     }
 
-    /// A local is visible after its declaration (the last one before the use); package-level
-    /// names everywhere.
+    /// A local is visible after its declaration, and a second `:=` of it in the same scope
+    /// assigns it (`x, err := …` reuses `err`): the first declaration before the use is the
+    /// variable. Package-level names are visible everywhere.
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
-        super::last_local_else_items(entries, symbols, pos)
+        super::first_local_else_items(entries, symbols, pos)
     }
 
     /// The result after the parameters: `func (c *Cart) Total() (float64, error)` → `float64`.

@@ -1,9 +1,13 @@
 //! Name resolution for JavaScript and TypeScript: a module is a file; an import names one by a
 //! path relative to the importing file (extensions and `index` files tried as bundlers and
-//! `tsc` do; a package name is outside the repository). A module's members are its top-level
+//! `tsc` do), or by a package name: a monorepo's own package (`@trpc/server/http` is
+//! `packages/server/src/http.ts`, found as a folder named after the package holding the
+//! subpath, under `src/` or not; `package.json` is not read), else a package outside the
+//! repository. A module's members are its top-level
 //! names and what it re-exports; a class's, its methods and what its bases have; `this` and
 //! `super` are the enclosing class.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::index::FileEntry;
@@ -11,8 +15,10 @@ use crate::names::{NONE, Pos, ScopeKind};
 use crate::resolve::{Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value, module_found};
 use crate::symbols::{RefKind, innermost_scope};
 
-/// The tables need nothing beyond the files' paths, which the resolver has.
-pub(crate) struct EsModules;
+/// The folders of the repository by their last name, for package imports.
+pub(crate) struct EsModules {
+    dirs_by_name: HashMap<String, Vec<String>>,
+}
 
 /// What an import path may leave out, in the order tried.
 const ENDINGS: &[&str] = &[
@@ -32,10 +38,57 @@ const ENDINGS: &[&str] = &[
 ];
 
 impl EsModules {
+    pub(super) fn new(files: &[Arc<FileEntry>]) -> EsModules {
+        let mut dirs_by_name: HashMap<String, Vec<String>> = HashMap::new();
+        let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
+        for file in files.iter().filter(|f| f.lang.spec().family == "ecma") {
+            let mut dir = file.path.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                if !seen.insert(parent) {
+                    break;
+                }
+                let name = parent.rsplit('/').next().unwrap_or(parent);
+                dirs_by_name.entry(name.to_string()).or_default().push(parent.to_string());
+                dir = parent;
+            }
+        }
+        for dirs in dirs_by_name.values_mut() {
+            // Shallow folders first (`packages/server` before `examples/a/server`).
+            dirs.sort_by_key(|d| (d.matches('/').count(), d.clone()));
+        }
+        EsModules { dirs_by_name }
+    }
+
+    /// The file of the repository's own package a scoped specifier names: `@scope/name/sub` in
+    /// a folder `name`, as `src/sub` or `sub` (`index` when there is no subpath). Unscoped
+    /// names stay outside: `next` is the framework even where the repository has a
+    /// `packages/next` of its own (trpc's `@trpc/next`).
+    fn resolve_package(&self, r: &Resolver, spec: &str) -> Option<u32> {
+        let mut parts = spec.splitn(3, '/');
+        if !parts.next()?.starts_with('@') {
+            return None;
+        }
+        let (name, sub) = (parts.next()?, parts.next().unwrap_or(""));
+        for dir in self.dirs_by_name.get(name)? {
+            if dir.split('/').any(|part| part == "node_modules") {
+                continue;
+            }
+            for base in [format!("{dir}/src"), dir.clone()] {
+                let stem = if sub.is_empty() { format!("{base}/index") } else { format!("{base}/{sub}") };
+                if let Some(found) =
+                    ENDINGS.iter().find_map(|ending| r.file_index(&format!("{stem}{ending}")))
+                {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
     /// The file a module specifier names from `file`, when it is in the repository.
     fn resolve(&self, r: &Resolver, file: u32, spec: &str) -> Option<u32> {
         if !spec.starts_with('.') {
-            return None;
+            return self.resolve_package(r, spec);
         }
         let dir = r.path(file).rsplit_once('/').map_or("", |(d, _)| d);
         let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
@@ -107,8 +160,16 @@ fn enclosing_class(r: &Resolver, file: u32, pos: Pos) -> Option<u32> {
 }
 
 impl Tables for EsModules {
-    fn updated(self: Arc<Self>, _files: &[Arc<FileEntry>], _changed: &[u32]) -> Arc<dyn Tables> {
-        self
+    /// Rebuilt when a changed file sits in a folder the tables do not know.
+    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
+        let known = changed.iter().all(|&i| {
+            let file = &files[i as usize];
+            let Some((dir, _)) = file.path.rsplit_once('/') else { return true };
+            let name = dir.rsplit('/').next().unwrap_or(dir);
+            file.lang.spec().family != "ecma"
+                || self.dirs_by_name.get(name).is_some_and(|d| d.iter().any(|d| d == dir))
+        });
+        if known { self } else { Arc::new(EsModules::new(files)) }
     }
 
     /// A module has no name of its own beyond its path, which the hits already show.

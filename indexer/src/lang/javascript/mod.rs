@@ -322,8 +322,8 @@ impl Language for Ecma {
         (!ty.is_empty()).then_some(ty)
     }
 
-    fn tables(&self, _files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(es_modules::EsModules)
+    fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
+        Arc::new(es_modules::EsModules::new(files))
     }
 }
 
