@@ -721,6 +721,7 @@ export const arrow = async (u) => u?.v?.(w);
 let v1 = new K(), v2 = v1;
 label: for (var i = 0; i < 2; i++) { if (i) continue label; }
 const el = <div className="x">{arrow(1)}</div>;
+exports.f = function f() {}; module.exports.g = () => 1; K.prototype.m = function () { return this; };
 "#,
             ),
             (

@@ -120,11 +120,12 @@ pub(crate) fn is_test_path(path: &str) -> bool {
             file = part;
         }
     }
-    dirs.iter()
-        .any(|d| {
-            matches!(*d, "tests" | "test" | "testing" | "benches" | "bench" | "examples" | "fuzz" | "www" | "website")
-        })
-        || file.starts_with("test_")
+    dirs.iter().any(|d| {
+        matches!(
+            *d,
+            "tests" | "test" | "testing" | "benches" | "bench" | "examples" | "fuzz" | "www" | "website"
+        )
+    }) || file.starts_with("test_")
         || crate::lang::specs().any(|spec| {
             spec.test_file_suffixes.iter().any(|suffix| file.ends_with(suffix))
                 || spec.test_file_names.contains(&file)

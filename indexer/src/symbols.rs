@@ -1490,6 +1490,28 @@ impl Shape for Circle {
     }
 
     #[test]
+    fn commonjs_exports_and_prototype_methods_are_definitions() {
+        let src = "/** Wraps a value. */\nexports.castArray = function castArray(v) {\n  return [v];\n};\nmodule.exports.isString = (x) => typeof x === 'string';\nfunction Runner() {}\n/** Runs it. */\nRunner.prototype.run = function (fn) {\n  return fn();\n};\nobj.prototype.x = 1;\nfoo.exports.y = function () {};\n";
+        expect_test::expect![[r#"
+            (
+                [
+                    "function castArray 2-4 | exports.castArray = function castArray(v)",
+                    "function isString 5-5 | module.exports.isString = (x) =>",
+                    "function Runner 6-6 | function Runner()",
+                    "method Runner.run 8-10 | Runner.prototype.run = function (fn)",
+                ],
+                [
+                    "castArray Wraps a value.",
+                    "isString -",
+                    "Runner -",
+                    "Runner.run Runs it.",
+                ],
+            )
+        "#]]
+            .assert_debug_eq(&(defs(Lang::JavaScript, src), docs(Lang::JavaScript, src)));
+    }
+
+    #[test]
     fn typescript_and_javascript_names() {
         expect_test::expect![[r#"
             scope 0 File parent - def -

@@ -1578,7 +1578,7 @@ fn js_a_function_declared_inside_a_function_expression_is_local_to_it() {
         "//- lib/runner.js\nRunner.prototype.a = function () {\n  function next() { return 1; }\n  return next();\n};\nRunner.prototype.b = function () {\n  function next() { return 2; }\n  return ne$0xt();\n};\n",
         expect![[r#"
             next
-            function next (lib/runner.js:6)
+            function Runner.b.next (lib/runner.js:6)
         "#]],
     );
 }
@@ -1590,6 +1590,17 @@ fn go_a_second_short_declaration_assigns_the_first() {
         expect![[r#"
             err
             local variable err (main.go:6)
+        "#]],
+    );
+}
+
+#[test]
+fn js_commonjs_exports_through_require() {
+    check(
+        "//- lib/utils.js\nexports.castArray = function (v) { return [v]; };\n//- lib/run.js\nconst utils = require('./utils');\nconst { castArray } = require('./utils');\ncastArray(utils.cast$0Array(1));\n",
+        expect![[r#"
+            castArray
+            function castArray (lib/utils.js:1)
         "#]],
     );
 }

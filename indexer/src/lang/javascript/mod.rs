@@ -122,11 +122,30 @@ impl Language for Ecma {
         kind
     }
 
+    /// The class of a method set on its prototype: `Runner.prototype.run = …` is `Runner.run`.
+    fn container_name(&self, def: Node, _up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
+        if def.kind() != "assignment_expression" {
+            return None;
+        }
+        let target = def.child_by_field_name("left")?.child_by_field_name("object")?;
+        if target.kind() != "member_expression"
+            || target.child_by_field_name("property").map(|p| node_text(p, bytes)) != Some("prototype")
+        {
+            return None;
+        }
+        Some(node_text(target.child_by_field_name("object")?, bytes).to_string())
+    }
+
     /// `const f = (a) => {…}`: the signature ends at the arrow function's body; a constant's at
     /// its value.
     fn body_start(&self, def: Node) -> Option<usize> {
         if let Some(body) = def.child_by_field_name("body") {
             return Some(body.start_byte());
+        }
+        // `exports.f = function (…) {…}`, `C.prototype.m = …`.
+        if def.kind() == "assignment_expression" {
+            let right = def.child_by_field_name("right")?;
+            return Some(right.child_by_field_name("body").unwrap_or(right).start_byte());
         }
         let value = def.child_by_field_name("value")?;
         Some(value.child_by_field_name("body").unwrap_or(value).start_byte())
@@ -146,7 +165,10 @@ impl Language for Ecma {
         cache: &mut DocCache<'t>,
     ) -> Option<&'t str> {
         let (mut key, mut holder) = (def, parent?);
-        while matches!(holder.kind(), "export_statement" | "lexical_declaration" | "variable_declaration") {
+        while matches!(
+            holder.kind(),
+            "export_statement" | "lexical_declaration" | "variable_declaration" | "expression_statement"
+        ) {
             key = holder;
             holder = holder.parent()?;
         }
