@@ -1508,7 +1508,7 @@ impl Shape for Circle {
                 ],
             )
         "#]]
-            .assert_debug_eq(&(defs(Lang::JavaScript, src), docs(Lang::JavaScript, src)));
+        .assert_debug_eq(&(defs(Lang::JavaScript, src), docs(Lang::JavaScript, src)));
     }
 
     #[test]

@@ -521,20 +521,8 @@ impl Resolver {
                 return Some(AtPosition { name: name.to_string(), resolution: self.resolve_ref(file, r) });
             }
         }
-        // A binding that is not also a reference (a `self` parameter, an import alias).
-        for (b, binding) in symbols.bindings.iter().enumerate() {
-            let name = symbols.text(binding.name);
-            if binding.line == pos.line
-                && binding.column <= pos.column
-                && pos.column <= binding.column + name.len() as u32
-            {
-                let target = Target::Binding { file, binding: b as u32 };
-                return Some(AtPosition {
-                    name: name.to_string(),
-                    resolution: Resolution { resolved: vec![target], ..Default::default() },
-                });
-            }
-        }
+        // An import before a binding at the same place (`const { f } = require('./m')`
+        // binds `f` both ways): the import says where it comes from.
         for (i, import) in symbols.imports.iter().enumerate() {
             let name = symbols.text(import.bound);
             if import.bound != NONE
@@ -551,6 +539,20 @@ impl Resolver {
                 return Some(AtPosition {
                     name: name.to_string(),
                     resolution: self.resolution(found, file, i),
+                });
+            }
+        }
+        // A binding that is not also a reference (a `self` parameter, an import alias).
+        for (b, binding) in symbols.bindings.iter().enumerate() {
+            let name = symbols.text(binding.name);
+            if binding.line == pos.line
+                && binding.column <= pos.column
+                && pos.column <= binding.column + name.len() as u32
+            {
+                let target = Target::Binding { file, binding: b as u32 };
+                return Some(AtPosition {
+                    name: name.to_string(),
+                    resolution: Resolution { resolved: vec![target], ..Default::default() },
                 });
             }
         }

@@ -1604,3 +1604,28 @@ fn js_commonjs_exports_through_require() {
         "#]],
     );
 }
+
+#[test]
+fn java_a_class_name_is_the_class_not_its_constructor() {
+    check(
+        &format!(
+            "{JAVA_SHOP}//- src/main/java/shop/Main.java\npackage shop;\n\nclass Main {{\n    Main() {{}}\n    static Main make() {{ return new Ma$0in(); }}\n}}\n"
+        ),
+        expect![[r#"
+            Main
+            class Main (src/main/java/shop/Main.java:3)
+        "#]],
+    );
+}
+
+#[test]
+fn c_a_file_scope_variable_is_its_definition() {
+    check_refs(
+        "//- src/count.c\nstatic int count = 0;\n\nvoid bump(void) { count++; }\nint get(void) { return cou$0nt; }\n",
+        expect![[r#"
+            src/count.c:1 definition in count
+            src/count.c:3 reference in bump
+            src/count.c:4 reference in get
+        "#]],
+    );
+}

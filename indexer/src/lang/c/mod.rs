@@ -243,7 +243,8 @@ impl Language for CFamily {
             || def.parent.is_some_and(|p| symbols.defs[p as usize].kind == DefKind::Class)
     }
 
-    /// A local after its declaration; file-scope names and a class's members everywhere.
+    /// A local after its declaration; file-scope names and a class's members everywhere. A
+    /// file-scope variable that is also a definition (`static int count = 0;`) is the definition.
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
         let in_class = entries.first().is_some_and(|e| {
             symbols.scopes.get(e.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class)
@@ -251,7 +252,16 @@ impl Language for CFamily {
         if in_class {
             return entries.to_vec();
         }
-        super::last_local_else_items(entries, symbols, pos)
+        let chosen = super::last_local_else_items(entries, symbols, pos);
+        if let [one] = chosen.as_slice()
+            && matches!(one.bound, crate::resolve::Bound::Binding(_))
+            && let Some(def) = entries
+                .iter()
+                .find(|e| matches!(e.bound, crate::resolve::Bound::Def(_)) && e.pos.line == one.pos.line)
+        {
+            return vec![*def];
+        }
+        chosen
     }
 
     /// The type before the function's name: `struct cart *cart_new(void)` → `struct cart`.
