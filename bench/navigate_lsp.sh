@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The navigation benchmark against language servers: precision, recall and latency of tack's
-# `definition` and `references` against gopls (Go) and tsserver through typescript-language-server
-# (JavaScript, TypeScript), by bench/navigate_lsp.py, through the release `tack serve`.
+# `definition` and `references` against gopls (Go), tsserver through typescript-language-server
+# (JavaScript, TypeScript), clangd (C, C++) and javac's own resolution (Java, through
+# bench/JavacNav.java: no Java language server installs here), by bench/navigate_lsp.py, through
+# the release `tack serve`.
 #
 # usage: bench/navigate_lsp.sh LANG [CORPUS_DIR] [-- navigate_lsp.py options…]
-#   LANG        go | javascript | typescript | all (all: the three default corpora in turn)
+#   LANG        go | javascript | typescript | c | cpp | java | all (all: the default corpora in turn)
 #   CORPUS_DIR  a tree to measure on; it is copied first (a Go corpus loses its go.sum, a JS
 #               corpus without a tsconfig.json or jsconfig.json gets a jsconfig.json). Default:
 #                 go          spf13/cobra: the mirror at $MIRRORS/spf13+cobra/repo, else Debian's
@@ -15,15 +17,29 @@
 #                             tanstack-react-query and upgrade (not tests, nor openapi's generated
 #                             clients) with the root tsconfig: the mirror at $MIRRORS/trpc+trpc/repo,
 #                             else the npm package `@trpc/server` (it ships its src/)
+#                 c           zstd's lib/ as the zstd-sys crate of tack's Cargo.lock carries it (the
+#                             cargo registry cache)
+#                 cpp         leveldb 1.20 and snappy as the PyPI sdist `leveldb` 0.201 vendors them
+#                             (leveldb/ and snappy/, not the Python binding)
+#                 java        mockito-core/src/main/java (less module-info.java) from the mirror at
+#                             $MIRRORS/mockito+mockito/repo; its dependencies (byte-buddy, objenesis,
+#                             junit, …) are not there, and javac leaves what needs them unresolved
+#               C and C++ corpora get a compile_commands.json, one entry per .c (-std=c11) or
+#               .cc/.cpp (-std=c++17) file, -I for the root and for every directory holding
+#               headers and its parents, and the corpus's own -D flags (CDEFS; defaults below),
+#               so that clangd resolves the includes; clangd runs with --background-index, and
+#               the questions wait for that index.
 #   options     e.g. --definitions 300 --references 150 --seed 5; BENCH_VERBOSE=1 lists the
 #               disagreements (also saved in $WORK/LANG/disagreements.log)
 # TACK=path/to/tack uses that binary instead of building the release one. MIRRORS defaults to
 # /work/.mirror. Installs, when missing: Debian's gopls and golang-go (and the Debian sources of
 # cobra's dependencies, served to the go command as a local module proxy, since the module proxy
-# is not reached here), and typescript and typescript-language-server from npm into $WORK/tools.
-# About a minute per language on the default corpora.
+# is not reached here), typescript and typescript-language-server from npm into $WORK/tools,
+# Debian's clangd (14 in bookworm), and uses the installed JDK's javac (17) for Java.
+# About a minute per language on the Go and JS/TS corpora, two for C and C++ (clangd's background
+# index, and clangd asked twice per question), a quarter of one for Java (javac over the corpus).
 set -euo pipefail
-LANG_ARG=${1:?usage: bench/navigate_lsp.sh go|javascript|typescript|all [CORPUS_DIR] [-- options]}
+LANG_ARG=${1:?usage: bench/navigate_lsp.sh go|javascript|typescript|c|cpp|java|all [CORPUS_DIR] [-- options]}
 shift
 CORPUS_ARG=""
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then CORPUS_ARG=$(realpath "$1"); shift; fi
@@ -41,6 +57,9 @@ WORK=${TMPDIR:-/tmp}/tack-bench-navigate-lsp
 TOOLS=$WORK/tools
 TS_VERSION=5.9.3             # tsserver; typescript 7 is the native port, without tsserver
 TLS_VERSION=5.3.0            # typescript-language-server; 6.x wants Node.js 22
+ZSTD_DEFS="-DZSTD_MULTITHREAD -DZSTD_LEGACY_SUPPORT=1 -DDEBUGLEVEL=2"  # the code zstd-sys builds (legacy, multithread), asserts and DEBUGLOG as code
+LEVELDB_DEFS="-DOS_LINUX -DLEVELDB_PLATFORM_POSIX -DSNAPPY"  # the sdist's setup.py on Linux (less -DNDEBUG: assert() as code)
+LEVELDB_SDIST=leveldb==0.201
 GO_DEPS="golang-github-spf13-pflag-dev golang-github-cpuguy83-go-md2man-v2-dev golang-github-inconshreveable-mousetrap-dev golang-gopkg-yaml.v3-dev"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 mkdir -p "$WORK"
@@ -186,6 +205,94 @@ bench_typescript() {
   tsserver_run typescript "$corpus" "TypeScript vs tsserver $TS_VERSION"
 }
 
+# compile_db CORPUS DEFINES: a compile_commands.json with one entry per C/C++ source file.
+compile_db() {
+  python3 - "$1" "$2" <<'PY'
+import json, os, shlex, sys
+root, defines = os.path.realpath(sys.argv[1]), shlex.split(sys.argv[2])
+headers, sources = set(), []
+for dp, dns, fns in os.walk(root):
+    dns[:] = sorted(d for d in dns if not d.startswith("."))
+    for fn in sorted(fns):
+        if fn.endswith((".h", ".hh", ".hpp", ".hxx")):
+            headers.add(dp)
+        elif fn.endswith((".c", ".cc", ".cpp", ".cxx")):
+            sources.append(os.path.join(dp, fn))
+# Every directory holding headers and its parents up to the root: `#include "db/db_impl.h"`
+# names a header from a parent of its directory.
+dirs = set()
+for d in headers:
+    while d.startswith(root) and d not in dirs:
+        dirs.add(d)
+        d = os.path.dirname(d)
+includes = [f"-I{d}" for d in [root] + sorted(dirs - {root})]
+entries = []
+for path in sources:
+    cxx = not path.endswith(".c")
+    entries.append({"directory": root, "file": path,
+                    "arguments": ["c++" if cxx else "cc", "-std=c++17" if cxx else "-std=c11", *includes, *defines, "-c", path]})
+json.dump(entries, open(os.path.join(root, "compile_commands.json"), "w"), indent=1)
+print(f"compile_commands.json: {len(entries)} files, {len(includes)} include directories", file=sys.stderr)
+PY
+}
+
+clangd_run() {
+  local lang=$1 corpus=$2 label=$3
+  run "$lang" "$corpus" --server "clangd --background-index --pch-storage=disk --limit-references=0 --limit-results=0 --header-insertion=never --log=error" \
+    --index-wait 900 --timeout 300 --label "$label vs clangd $(clangd --version | sed -n 's/.*clangd version \([0-9.]*\).*/\1/p')"
+}
+
+bench_c() {
+  apt_need clangd
+  local dir=$WORK/c corpus=$WORK/c/corpus
+  rm -rf "$dir" && mkdir -p "$dir"
+  if [ -n "$CORPUS_ARG" ]; then cp -a "$CORPUS_ARG" "$corpus"
+  else
+    local version lib
+    version=$(python3 -c "import re; print(max(re.findall(r'name = \"zstd-sys\"\nversion = \"([^\"]+)\"', open('Cargo.lock').read())))")
+    lib=$(ls -d "$HOME"/.cargo/registry/src/*/"zstd-sys-$version"/zstd/lib 2>/dev/null | head -1)
+    [ -n "$lib" ] || { echo "zstd-sys $version is not in the cargo registry cache (cargo fetch)" >&2; exit 2; }
+    cp -a "$lib" "$corpus"
+  fi
+  compile_db "$corpus" "${CDEFS-$ZSTD_DEFS}"
+  clangd_run c "$corpus" "C"
+}
+
+bench_cpp() {
+  apt_need clangd
+  local dir=$WORK/cpp corpus=$WORK/cpp/corpus
+  rm -rf "$dir" && mkdir -p "$dir"
+  if [ -n "$CORPUS_ARG" ]; then cp -a "$CORPUS_ARG" "$corpus"
+  else
+    local tmp
+    tmp=$(mktemp -d)
+    python3 -m pip download -q --no-deps --no-binary :all: -d "$tmp" "$LEVELDB_SDIST" >/dev/null
+    tar -xzf "$tmp"/leveldb-*.tar.gz -C "$tmp"
+    mkdir -p "$corpus"
+    cp -a "$tmp"/leveldb-*/leveldb "$tmp"/leveldb-*/snappy "$corpus/"
+    rm -rf "$tmp"
+  fi
+  compile_db "$corpus" "${CDEFS-$LEVELDB_DEFS}"
+  clangd_run cpp "$corpus" "C++"
+}
+
+bench_java() {
+  local dir=$WORK/java corpus=$WORK/java/corpus
+  rm -rf "$dir" && mkdir -p "$dir"
+  if [ -n "$CORPUS_ARG" ]; then cp -a "$CORPUS_ARG" "$corpus"
+  else
+    from_mirror mockito+mockito "$dir/repo" mockito-core/src/main/java || { echo "no mirror at $MIRRORS/mockito+mockito/repo" >&2; exit 2; }
+    mv "$dir/repo/mockito-core/src/main/java" "$corpus" && rm -rf "$dir/repo"
+  fi
+  # A module-info.java would make javac a module compilation, which the missing modules stop.
+  find "$corpus" -name module-info.java -delete
+  local started=$SECONDS
+  java --add-exports jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED --add-exports jdk.compiler/com.sun.tools.javac.code=ALL-UNNAMED \
+    "$BENCH/JavacNav.java" "$corpus" "$dir/links.tsv"
+  echo "javac links: $((SECONDS - started)) s" >&2
+  run java "$corpus" --links "$dir/links.tsv" --label "Java vs javac $(javac -version 2>&1 | awk '{print $2}')"
+}
+
 tsserver_run() {
   run "$1" "$2" --server "$TOOLS/node_modules/.bin/typescript-language-server --stdio" \
     --init-options "{\"tsserver\": {\"path\": \"$TOOLS/node_modules/typescript/lib/tsserver.js\"}, \"maxTsServerMemory\": 4096}" \
@@ -196,6 +303,9 @@ case "$LANG_ARG" in
   go) bench_go ;;
   javascript | js) bench_javascript ;;
   typescript | ts) bench_typescript ;;
-  all) [ -z "$CORPUS_ARG" ] || { echo "all takes no corpus" >&2; exit 2; }; bench_go; bench_javascript; bench_typescript ;;
-  *) echo "unknown language $LANG_ARG (go, javascript, typescript, all)" >&2; exit 2 ;;
+  c) bench_c ;;
+  cpp | c++) bench_cpp ;;
+  java) bench_java ;;
+  all) [ -z "$CORPUS_ARG" ] || { echo "all takes no corpus" >&2; exit 2; }; bench_go; bench_javascript; bench_typescript; bench_c; bench_cpp; bench_java ;;
+  *) echo "unknown language $LANG_ARG (go, javascript, typescript, c, cpp, java, all)" >&2; exit 2 ;;
 esac
