@@ -98,10 +98,12 @@ fn split_parts(word: &str, mut part: impl FnMut(usize, usize)) {
     }
 }
 
-/// The tantivy tokenizer over [`code_terms`].
+/// The tantivy tokenizer over [`code_terms`]. Its tokens' text buffers are kept between
+/// documents (`len` of them are the current document's), so a token costs no allocation.
 #[derive(Clone, Default)]
 pub(crate) struct CodeTokenizer {
     tokens: Vec<Token>,
+    len: usize,
 }
 
 pub(crate) struct CodeTokenStream<'a> {
@@ -113,18 +115,27 @@ impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        self.tokens.clear();
-        let tokens = &mut self.tokens;
+        let (tokens, len) = (&mut self.tokens, &mut self.len);
+        *len = 0;
         code_terms(text, |term, from, to, position| {
-            tokens.push(Token {
-                offset_from: from,
-                offset_to: to,
-                position,
-                text: term.to_string(),
-                position_length: 1,
-            });
+            if let Some(token) = tokens.get_mut(*len) {
+                token.offset_from = from;
+                token.offset_to = to;
+                token.position = position;
+                token.text.clear();
+                token.text.push_str(term);
+            } else {
+                tokens.push(Token {
+                    offset_from: from,
+                    offset_to: to,
+                    position,
+                    text: term.to_string(),
+                    position_length: 1,
+                });
+            }
+            *len += 1;
         });
-        CodeTokenStream { tokens: &self.tokens, index: None }
+        CodeTokenStream { tokens: &self.tokens[..self.len], index: None }
     }
 }
 
