@@ -1275,6 +1275,35 @@ impl Resolver {
             .collect()
     }
 
+    /// A class's member: what `own(file, class, depth)` finds in the class itself (unless
+    /// `skip_own`, for `super`), else in the first of its bases, walked the same way, that has
+    /// one (left to right, depth first).
+    pub(crate) fn member_through_bases(
+        &self,
+        file: u32,
+        class: u32,
+        depth: u32,
+        skip_own: bool,
+        own: &dyn Fn(u32, u32, u32) -> Vec<Found>,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        if !skip_own {
+            let found = own(file, class, depth);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        for (bf, bd) in self.bases(file, class, depth) {
+            let found = self.member_through_bases(bf, bd, depth + 1, false, own);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
     /// The classes a class's bases (its inheritance references, in order) evaluate to, the
     /// class itself left out; evaluated as the caller walks them.
     pub(crate) fn bases(&self, file: u32, class: u32, depth: u32) -> impl Iterator<Item = (u32, u32)> + '_ {

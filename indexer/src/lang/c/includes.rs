@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::index::FileEntry;
 use crate::names::{NONE, Pos, ScopeKind};
-use crate::resolve::{Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value, module_found};
+use crate::resolve::{Found, Lookup, Resolver, Tables, Target, Value, module_found};
 use crate::symbols::{DefKind, RefKind, innermost_scope};
 
 /// The C family's tables: its files by their last path component, for includes.
@@ -75,22 +75,9 @@ impl Includes {
         depth: u32,
         skip_own: bool,
     ) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        if !skip_own {
-            let own = qualified_defs(r, &format!("{}::{name}", r.def(file, def).qualified), name);
-            if !own.is_empty() {
-                return own;
-            }
-        }
-        for (bf, bd) in r.bases(file, def, depth) {
-            let found = self.class_member(r, bf, bd, name, depth + 1, false);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        Vec::new()
+        r.member_through_bases(file, def, depth, skip_own, &|file, def, _| {
+            qualified_defs(r, &format!("{}::{name}", r.def(file, def).qualified), name)
+        })
     }
 
     /// A name in the namespaces and classes around `pos`, innermost first, wherever they are

@@ -74,10 +74,7 @@ impl Packages {
         depth: u32,
         skip_own: bool,
     ) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        if !skip_own {
+        r.member_through_bases(file, def, depth, skip_own, &|file, def, depth| {
             let own = r.children_named(file, def, name);
             if !own.is_empty() {
                 return own;
@@ -97,14 +94,8 @@ impl Packages {
                     return fields;
                 }
             }
-        }
-        for (bf, bd) in r.bases(file, def, depth) {
-            let found = self.type_member(r, bf, bd, name, depth + 1, false);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        Vec::new()
+            Vec::new()
+        })
     }
 
     /// What a dotted path names: the longest package it starts with, then types and members.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::index::FileEntry;
 use crate::names::{NONE, Pos, ScopeKind};
-use crate::resolve::{Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value, module_found};
+use crate::resolve::{Found, Lookup, Resolver, Tables, Target, Value, module_found};
 use crate::symbols::{RefKind, innermost_scope};
 
 /// The folders of the repository by their last name, for package imports.
@@ -126,22 +126,9 @@ impl EsModules {
         depth: u32,
         skip_own: bool,
     ) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        if !skip_own {
-            let own = r.children_named(file, class, name);
-            if !own.is_empty() {
-                return own;
-            }
-        }
-        for (bf, bd) in r.bases(file, class, depth) {
-            let found = self.class_member(r, bf, bd, name, depth + 1, false);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        Vec::new()
+        r.member_through_bases(file, class, depth, skip_own, &|file, class, _| {
+            r.children_named(file, class, name)
+        })
     }
 }
 

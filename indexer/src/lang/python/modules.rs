@@ -180,11 +180,8 @@ impl Modules {
         depth: u32,
         skip_own: bool,
     ) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        let symbols = r.symbols(file);
-        if !skip_own {
+        r.member_through_bases(file, class, depth, skip_own, &|file, class, depth| {
+            let symbols = r.symbols(file);
             let own = r.children_named(file, class, name);
             if !own.is_empty() {
                 return own;
@@ -214,14 +211,8 @@ impl Modules {
                     return found;
                 }
             }
-        }
-        for (bf, bd) in r.bases(file, class, depth) {
-            let found = self.class_member(r, bf, bd, name, depth + 1, false);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        Vec::new()
+            Vec::new()
+        })
     }
 }
 
