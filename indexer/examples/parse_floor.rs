@@ -27,13 +27,14 @@ fn main() {
             Some((e.into_path(), size, lang))
         })
         .collect();
-    // The same schedule as the indexer: largest files first.
+    // The same schedule as the indexer: largest files first, each to the next free thread.
     files.sort_unstable_by_key(|f| std::cmp::Reverse(f.1));
     thread_local! {
         static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
     }
     let bytes: usize = files
-        .par_iter()
+        .iter()
+        .par_bridge()
         .map(|(path, _, lang)| {
             let Ok(data) = std::fs::read(path) else { return 0 };
             if data.len() as u64 > tack_indexer::MAX_PARSE_BYTES {

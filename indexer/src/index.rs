@@ -26,6 +26,9 @@ const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// Files larger than this are listed without symbols (generated code, vendored bundles).
 pub const MAX_PARSE_BYTES: u64 = 2 * 1024 * 1024;
 
+/// Work a refresh runs on its new snapshot while the snapshot's graph is built.
+pub type Beside<'a> = &'a (dyn Fn(&Snapshot) + Sync);
+
 /// One source file in the index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
@@ -187,6 +190,8 @@ pub struct Index {
     /// A first scan has completed: from then on queries never wait for an update.
     ready: AtomicBool,
     unsaved: AtomicBool,
+    /// One more than the generation last saved (0: none).
+    saved: AtomicU64,
     update: Mutex<()>,
     /// Files parsed since the index was opened: tests and logs read it to prove reuse.
     parsed_total: AtomicU64,
@@ -220,6 +225,7 @@ impl Index {
             current: RwLock::new(Arc::new(snapshot)),
             ready: AtomicBool::new(false),
             unsaved: AtomicBool::new(false),
+            saved: AtomicU64::new(0),
             update: Mutex::new(()),
             parsed_total: AtomicU64::new(0),
         };
@@ -248,7 +254,7 @@ impl Index {
         if !self.ready.load(Ordering::Acquire) {
             let _guard = self.update.lock().expect("index update lock");
             if !self.ready.load(Ordering::Acquire) {
-                self.refresh_locked(&|_, _| {});
+                self.refresh_locked(&|_, _| {}, &|_| {});
             }
         }
         self.current.read().expect("index lock").clone()
@@ -261,7 +267,7 @@ impl Index {
     pub fn apply_changes(&self, rels: &[String]) -> Arc<Snapshot> {
         let guard = self.update.lock().expect("index update lock");
         if !self.ready.load(Ordering::Acquire) {
-            self.refresh_locked(&|_, _| {});
+            self.refresh_locked(&|_, _| {}, &|_| {});
             drop(guard);
             return self.current.read().expect("index lock").clone();
         }
@@ -277,7 +283,7 @@ impl Index {
                     let Some(lang) = Lang::from_path(&abs) else { continue };
                     let Some(old) = files.get(rel.as_str()) else {
                         // Whether a new file is ignored takes the walker: rescan.
-                        self.refresh_locked(&|_, _| {});
+                        self.refresh_locked(&|_, _| {}, &|_| {});
                         drop(guard);
                         return self.current.read().expect("index lock").clone();
                     };
@@ -294,7 +300,7 @@ impl Index {
                     }
                 }
                 Ok(meta) if meta.is_dir() => {
-                    self.refresh_locked(&|_, _| {});
+                    self.refresh_locked(&|_, _| {}, &|_| {});
                     drop(guard);
                     return self.current.read().expect("index lock").clone();
                 }
@@ -308,14 +314,14 @@ impl Index {
         }
         self.parsed_total.fetch_add(parsed as u64, Ordering::SeqCst);
         if changed {
-            self.install(files, &previous);
+            self.install(files, &previous, &|_| {});
         }
         self.current.read().expect("index lock").clone()
     }
 
-    /// Makes `files` the current snapshot, with its graph and name resolution built first, so
-    /// no query pays for them.
-    fn install(&self, files: BTreeMap<String, Arc<FileEntry>>, previous: &Snapshot) {
+    /// Makes `files` the current snapshot, with its graph and name resolution built first (side
+    /// by side, and beside `beside`'s work on the new snapshot), so no query pays for them.
+    fn install(&self, files: BTreeMap<String, Arc<FileEntry>>, previous: &Snapshot, beside: Beside<'_>) {
         let snapshot = Snapshot::new(files, previous.generation + 1);
         // A few changed files update the previous graph; anything else builds it anew.
         if let Some(graph) = previous.graph.get().and_then(|g| SymbolGraph::update(g, previous, &snapshot)) {
@@ -326,21 +332,33 @@ impl Index {
         {
             let _ = snapshot.resolver.set(Arc::new(resolver));
         }
-        snapshot.graph();
-        snapshot.resolver();
+        std::thread::scope(|scope| {
+            scope.spawn(|| beside(&snapshot));
+            rayon::join(|| snapshot.graph(), || snapshot.resolver());
+        });
+        let generation = snapshot.generation;
         *self.current.write().expect("index lock") = Arc::new(snapshot);
-        self.unsaved.store(true, Ordering::SeqCst);
+        // `beside` may have saved it already.
+        if self.saved.load(Ordering::SeqCst) != generation + 1 {
+            self.unsaved.store(true, Ordering::SeqCst);
+        }
     }
 
     /// Walks the root, reuses what is unchanged, parses the rest in parallel, and swaps in the
     /// new snapshot. `progress(done, total)` reports parsing.
     pub fn refresh(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> RefreshStats {
-        let _guard = self.update.lock().expect("index update lock");
-        self.refresh_locked(progress)
+        self.refresh_with(progress, &|_| {})
     }
 
-    /// [`Index::refresh`] for a caller that holds the update lock.
-    fn refresh_locked(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> RefreshStats {
+    /// [`Index::refresh`], running `beside` on the new snapshot (when something changed) while
+    /// its graph and name resolution are built: the search index catches up meanwhile.
+    pub fn refresh_with(&self, progress: &(dyn Fn(usize, usize) + Sync), beside: Beside<'_>) -> RefreshStats {
+        let _guard = self.update.lock().expect("index update lock");
+        self.refresh_locked(progress, beside)
+    }
+
+    /// [`Index::refresh_with`] for a caller that holds the update lock.
+    fn refresh_locked(&self, progress: &(dyn Fn(usize, usize) + Sync), beside: Beside<'_>) -> RefreshStats {
         let started = Instant::now();
         let previous = self.current.read().expect("index lock").clone();
 
@@ -357,7 +375,9 @@ impl Index {
             candidates.push((rel.replace('\\', "/"), lang, meta.len(), mtime_ns(&meta)));
         }
 
-        // Largest first, so no thread is left parsing one big file while the others idle.
+        // Largest first, each file taken by the next free thread (`par_bridge` hands them out
+        // in order), so no thread is left parsing one big file while the others idle. A split
+        // of the sorted list would give one thread every large file.
         candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.2));
         // Files are read beneath the root's descriptor, so a folder swapped for a link after
         // the walk cannot bring outside content in.
@@ -366,7 +386,8 @@ impl Index {
         let done = AtomicU64::new(0);
         let parsed = AtomicU64::new(0);
         let results: Vec<Arc<FileEntry>> = candidates
-            .into_par_iter()
+            .into_iter()
+            .par_bridge()
             .filter_map(|(rel, lang, size, mtime_ns)| {
                 let old = previous.files.get(&rel);
                 let (entry, was_parsed) = entry_for(dir.as_ref()?, rel, lang, (size, mtime_ns), old, true)?;
@@ -391,7 +412,7 @@ impl Index {
             || files.len() != previous.files.len()
             || files.iter().any(|(k, v)| previous.files.get(k).is_none_or(|old| !Arc::ptr_eq(old, v)));
         if changed {
-            self.install(files, &previous);
+            self.install(files, &previous, beside);
         }
         self.ready.store(true, Ordering::Release);
         self.parsed_total.fetch_add(parsed as u64, Ordering::SeqCst);
@@ -402,16 +423,24 @@ impl Index {
     /// Writes the index to its store when it changed since the last save (temp file + rename,
     /// so a crash never leaves half an index).
     pub fn save(&self) -> std::io::Result<bool> {
-        let Some(dir) = &self.store else { return Ok(false) };
-        if !self.unsaved.swap(false, Ordering::SeqCst) {
+        if self.store.is_none() || !self.unsaved.swap(false, Ordering::SeqCst) {
             return Ok(false);
         }
         let snapshot = self.current.read().expect("index lock").clone();
-        let result = save(dir, &self.root, &snapshot);
-        if result.is_err() {
+        let result = self.save_snapshot(&snapshot);
+        if !matches!(result, Ok(true)) {
             self.unsaved.store(true, Ordering::SeqCst);
         }
-        result.map(|()| true)
+        result
+    }
+
+    /// Writes `snapshot` to the store: a refresh's new snapshot can be saved by its `beside`
+    /// work, while its graph is built, and is then not saved again.
+    pub fn save_snapshot(&self, snapshot: &Snapshot) -> std::io::Result<bool> {
+        let Some(dir) = &self.store else { return Ok(false) };
+        save(dir, &self.root, snapshot)?;
+        self.saved.fetch_max(snapshot.generation + 1, Ordering::SeqCst);
+        Ok(true)
     }
 }
 
@@ -597,6 +626,29 @@ mod tests {
         assert_eq!(index.parsed_total(), 0);
         let reopened = index.snapshot();
         assert_eq!(reopened.files.values().collect::<Vec<_>>(), snapshot.files.values().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_snapshot_saved_beside_its_graph_build_is_not_saved_again() {
+        let (repo, store) = setup();
+        let (index, _) = open(repo.path(), store.path());
+        let saved = AtomicU64::new(0);
+        let stats = index.refresh_with(&|_, _| {}, &|snapshot| {
+            assert_eq!(snapshot.files.len(), 2);
+            assert!(index.save_snapshot(snapshot).unwrap());
+            saved.fetch_add(1, Ordering::SeqCst);
+        });
+        assert_eq!((stats.parsed, saved.load(Ordering::SeqCst)), (2, 1));
+        assert!(!index.save().unwrap(), "the installed snapshot is the one saved");
+        // Nothing changed: nothing to install, `beside` does not run.
+        index.refresh_with(&|_, _| {}, &|_| panic!("nothing was installed"));
+        fs::write(repo.path().join("b.py"), "def beta():\n    return 2\n").unwrap();
+        index.apply_changes(&["b.py".to_string()]);
+        assert!(index.save().unwrap(), "a later change is saved");
+        drop(index);
+        let (index, outcome) = open(repo.path(), store.path());
+        assert_eq!(outcome, LoadOutcome::Loaded { files: 2 });
+        assert_eq!(index.refresh(&|_, _| {}).parsed, 0);
     }
 
     #[test]

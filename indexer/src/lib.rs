@@ -30,7 +30,9 @@ pub use lang::Lang;
 pub use walk::Filter;
 
 // The index: snapshots of every file's symbols, kept in step with the files and saved.
-pub use index::{FileEntry, Index, LoadOutcome, MAX_PARSE_BYTES, RefreshStats, Snapshot, default_store};
+pub use index::{
+    Beside, FileEntry, Index, LoadOutcome, MAX_PARSE_BYTES, RefreshStats, Snapshot, default_store,
+};
 pub use worktree::{Donor, seed_search};
 
 // One file's symbols, and the matcher that runs the query files over its tree.

@@ -3,18 +3,20 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{Bm25StatisticsProvider, EnableScoring, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
-use tantivy::{Index as Tantivy, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc};
+use tantivy::{
+    DocAddress, DocId, DocSet, Index as Tantivy, IndexReader, IndexWriter, ReloadPolicy, Searcher,
+    TERMINATED, TantivyDocument, Term, doc,
+};
 
 use crate::Error;
-use crate::index::{MAX_PARSE_BYTES, Snapshot};
+use crate::index::{FileEntry, MAX_PARSE_BYTES, Snapshot};
 
 /// The tokenizer's registered name.
 const CODE: &str = "code";
@@ -35,34 +37,50 @@ pub(crate) fn code_terms(text: &str, mut emit: impl FnMut(&str, usize, usize, us
             continue;
         }
         let start = i;
+        let (mut upper, mut other) = (0usize, 0usize);
         while i < bytes.len() && is_ident_byte(bytes[i]) {
+            upper += usize::from(bytes[i].is_ascii_uppercase());
+            other += usize::from(!bytes[i].is_ascii_alphabetic());
             i += 1;
         }
         let word = &text[start..i];
         if word.len() <= MAX_TERM {
+            // Identifier bytes are ASCII: the parts of the lowercased word are the lowercased
+            // parts, at the same offsets.
             lower.clear();
             lower.push_str(word);
             lower.make_ascii_lowercase();
             emit(&lower, start, i, position);
-            let mut parts = 0;
-            split_parts(word, |from, to| {
-                parts += 1;
-                if to - from < word.len() {
-                    lower.clear();
-                    lower.push_str(&word[from..to]);
-                    lower.make_ascii_lowercase();
-                    emit(&lower, start + from, start + to, position);
-                }
-            });
-            let _ = parts;
+            // One part only (`read`, `Read`, `READ`): nothing more to emit.
+            let one_part = other == 0
+                && (upper == 0 || upper == word.len() || (upper == 1 && bytes[start].is_ascii_uppercase()));
+            if !one_part {
+                split_parts(word, |from, to| {
+                    if to - from < word.len() {
+                        emit(&lower[from..to], start + from, start + to, position);
+                    }
+                });
+            }
         }
         position += 1;
     }
 }
 
 fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    IDENT[usize::from(b)]
 }
+
+/// Which bytes make identifiers: ASCII letters, digits and `_`.
+static IDENT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    table
+};
 
 /// The parts of an identifier, as byte ranges: split at `_`, at lower→upper case changes, before
 /// the last capital of a run of capitals followed by a lowercase letter, and between letters
@@ -206,18 +224,21 @@ pub struct TextIndex {
     state: Mutex<State>,
     /// One more than the generation last synced to (0: none), read without the lock.
     synced: std::sync::atomic::AtomicU64,
+    /// BM25's statistics for the searcher generation they were counted on.
+    stats: Mutex<Option<(u64, Arc<LiveStats>)>>,
 }
 
 impl TextIndex {
     /// Opens the index saved in `dir` (created when missing, rebuilt when unreadable), or an
     /// in-memory one. Says why a saved index was dropped.
     pub fn open(dir: Option<&Path>) -> Result<(Self, Option<String>), Error> {
-        Self::open_tantivy(dir)
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+        Self::open_tantivy(dir, threads)
             .map_err(|err| Error::SearchIndexOpen { path: dir.map(Path::to_path_buf), cause: err.into() })
     }
 
     /// [`TextIndex::open`], with tantivy's error.
-    fn open_tantivy(dir: Option<&Path>) -> tantivy::Result<(Self, Option<String>)> {
+    fn open_tantivy(dir: Option<&Path>, threads: usize) -> tantivy::Result<(Self, Option<String>)> {
         let (schema, fields) = schema();
         let mut dropped = None;
         let index = match dir {
@@ -246,7 +267,10 @@ impl TextIndex {
         };
         // Tokenizers are not saved with an index: register on every open.
         index.tokenizers().register(CODE, TextAnalyzer::builder(CodeTokenizer::default()).build());
-        let writer = index.writer_with_num_threads(1, 32_000_000)?;
+        // One indexing thread per core (up to four), 40 MB each (a cold index of 3,000 Java
+        // files then makes two segments, not nine). Which file lands in which segment varies
+        // from run to run; scores do not (see `LiveStats`).
+        let writer = index.writer_with_num_threads(threads, threads * 40_000_000)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let mut docs = HashMap::new();
         let searcher = reader.searcher();
@@ -268,7 +292,10 @@ impl TextIndex {
         let state = Mutex::new(State { generation: None, docs });
         let synced = std::sync::atomic::AtomicU64::new(0);
         let dir = dir.map(Path::to_path_buf);
-        Ok((Self { dir, reader, writer: Mutex::new(writer), fields, state, synced }, dropped))
+        Ok((
+            Self { dir, reader, writer: Mutex::new(writer), fields, state, synced, stats: Mutex::new(None) },
+            dropped,
+        ))
     }
 
     pub(crate) fn fields(&self) -> Fields {
@@ -324,35 +351,14 @@ impl TextIndex {
             if state.docs.get(path) == Some(&entry.hash) {
                 continue;
             }
-            writer.delete_term(Term::from_field_text(self.fields.path, path));
-            let body = if entry.size > MAX_PARSE_BYTES {
-                String::new()
+            let bytes = if entry.size > MAX_PARSE_BYTES {
+                None
             } else {
-                dir.as_ref()
-                    .and_then(|dir| dir.read(path).ok())
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-                    .unwrap_or_default()
+                dir.as_ref().and_then(|dir| dir.read(path).ok())
             };
-            let mut defs = String::new();
-            let mut docs = String::new();
-            for def in &entry.symbols.defs {
-                defs.push_str(&def.qualified);
-                defs.push('\n');
-                if let Some(doc) = &def.doc {
-                    docs.push_str(doc);
-                    docs.push('\n');
-                }
-            }
-            let f = self.fields;
+            writer.delete_term(Term::from_field_text(self.fields.path, path));
             writer
-                .add_document(doc!(
-                    f.path => path.as_str(),
-                    f.hash => entry.hash.as_slice(),
-                    f.path_terms => path.as_str(),
-                    f.defs => defs,
-                    f.docs => docs,
-                    f.body => body,
-                ))
+                .add_document(self.document(entry, bytes.as_deref().unwrap_or_default()))
                 .map_err(failed)?;
             state.docs.insert(path.clone(), entry.hash);
             stats.added += 1;
@@ -366,34 +372,85 @@ impl TextIndex {
         Ok(stats)
     }
 
+    /// A file's document: its path, its definitions' names and doc lines, its text.
+    fn document(&self, entry: &FileEntry, bytes: &[u8]) -> TantivyDocument {
+        let mut defs = String::new();
+        let mut docs = String::new();
+        for def in &entry.symbols.defs {
+            defs.push_str(&def.qualified);
+            defs.push('\n');
+            if let Some(doc) = &def.doc {
+                docs.push_str(doc);
+                docs.push('\n');
+            }
+        }
+        let f = self.fields;
+        doc!(
+            f.path => entry.path.as_str(),
+            f.hash => entry.hash.as_slice(),
+            f.path_terms => entry.path.as_str(),
+            f.defs => defs,
+            f.docs => docs,
+            f.body => String::from_utf8_lossy(bytes).into_owned(),
+        )
+    }
+
+    /// BM25's statistics over the documents alive in `searcher`, counted once per generation.
+    fn live_stats(&self, searcher: &Searcher) -> tantivy::Result<Arc<LiveStats>> {
+        let generation = searcher.generation().generation_id();
+        let mut cached = self.stats.lock().expect("text index statistics");
+        if let Some((g, stats)) = cached.as_ref()
+            && *g == generation
+        {
+            return Ok(stats.clone());
+        }
+        let f = self.fields;
+        let stats = Arc::new(LiveStats::count(searcher, &[f.path_terms, f.defs, f.docs, f.body])?);
+        *cached = Some((generation, stats.clone()));
+        Ok(stats)
+    }
+
     /// BM25 scores of every file matching any of `terms` in `field`, by path.
     pub(crate) fn field_scores(&self, field: Field, terms: &[String]) -> Result<HashMap<String, f32>, Error> {
         self.scores(field, terms)
             .map_err(|err| Error::SearchIndexRead { path: self.dir.clone(), cause: err.into() })
     }
 
-    /// [`TextIndex::field_scores`], with tantivy's error.
+    /// [`TextIndex::field_scores`], with tantivy's error. Each term is scored on its own and a
+    /// file's scores are summed in the query's order, so the sum's last bits, and with them the
+    /// order of nearly equal files, do not depend on how the files fell into segments (tantivy's
+    /// union adds its clauses in the order their next documents come).
     fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<HashMap<String, f32>> {
         let searcher = self.reader.searcher();
-        let clauses: Vec<(Occur, Box<dyn Query>)> = terms
+        let stats = self.live_stats(&searcher)?;
+        let live = LiveSearcher { stats: &stats, searcher: &searcher };
+        let scoring = EnableScoring::enabled_from_statistics_provider(&live, &searcher);
+        let weights = terms
             .iter()
             .map(|t| {
-                let query: Box<dyn Query> =
-                    Box::new(TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs));
-                (Occur::Should, query)
+                TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs).weight(scoring)
             })
-            .collect();
-        if clauses.is_empty() {
-            return Ok(HashMap::new());
+            .collect::<tantivy::Result<Vec<_>>>()?;
+        let mut out = HashMap::new();
+        if weights.is_empty() {
+            return Ok(out);
         }
-        let query = BooleanQuery::new(clauses);
-        let limit = (searcher.num_docs() as usize).max(1);
-        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
-        let mut out = HashMap::with_capacity(top.len());
-        for (score, address) in top {
-            let doc: TantivyDocument = searcher.doc(address)?;
-            if let Some(path) = doc.get_first(self.fields.path).and_then(|v| v.as_str()) {
-                out.insert(path.to_string(), score);
+        let mut sums: Vec<Option<f32>> = Vec::new();
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            sums.clear();
+            sums.resize(segment.max_doc() as usize, None);
+            for weight in &weights {
+                weight.for_each(segment, &mut |doc, score| {
+                    let sum = sums[doc as usize].get_or_insert(0.0);
+                    *sum += score;
+                })?;
+            }
+            for (doc, sum) in sums.iter().enumerate() {
+                let (Some(score), false) = (sum, segment.is_deleted(doc as DocId)) else { continue };
+                let stored: TantivyDocument = searcher.doc(DocAddress::new(ord as u32, doc as DocId))?;
+                if let Some(path) = stored.get_first(self.fields.path).and_then(|v| v.as_str()) {
+                    out.insert(path.to_string(), *score);
+                }
             }
         }
         Ok(out)
@@ -414,9 +471,8 @@ impl TextIndex {
     /// term's rarity when picking hit lines.
     pub fn doc_freq(&self, term: &str) -> (u64, u64) {
         let searcher = self.reader.searcher();
-        let n = searcher.num_docs();
-        let df = searcher.doc_freq(&Term::from_field_text(self.fields.body, term)).unwrap_or(0);
-        (df, n)
+        let df = live_doc_freq(&searcher, &Term::from_field_text(self.fields.body, term)).unwrap_or(0);
+        (df, searcher.num_docs())
     }
 
     /// The number of files indexed.
@@ -427,6 +483,74 @@ impl TextIndex {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// BM25's corpus statistics over the documents alive now. Tantivy's own count a deleted
+/// document until a merge drops it, so a file's score after an edit would depend on when the
+/// background merges ran. Token totals are summed from the documents' field norms (the exact
+/// totals tantivy keeps include deleted documents), so they are the same however the files fell
+/// into segments and whichever merges ran.
+struct LiveStats {
+    docs: u64,
+    tokens: Vec<(Field, u64)>,
+}
+
+impl LiveStats {
+    fn count(searcher: &Searcher, fields: &[Field]) -> tantivy::Result<LiveStats> {
+        let mut tokens: Vec<(Field, u64)> = fields.iter().map(|f| (*f, 0)).collect();
+        for segment in searcher.segment_readers() {
+            for (field, total) in &mut tokens {
+                let norms = segment.get_fieldnorms_reader(*field)?;
+                *total += (0..segment.max_doc())
+                    .filter(|doc| !segment.is_deleted(*doc))
+                    .map(|doc| u64::from(norms.fieldnorm(doc)))
+                    .sum::<u64>();
+            }
+        }
+        Ok(LiveStats { docs: searcher.num_docs(), tokens })
+    }
+}
+
+/// [`LiveStats`] with the searcher that counts document frequencies.
+struct LiveSearcher<'a> {
+    stats: &'a LiveStats,
+    searcher: &'a Searcher,
+}
+
+impl Bm25StatisticsProvider for LiveSearcher<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        Ok(self.stats.tokens.iter().find(|(f, _)| *f == field).map_or(0, |(_, n)| *n))
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        // BM25 divides by it: an index of deleted documents only must not make it 0.
+        Ok(self.stats.docs.max(1))
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        live_doc_freq(self.searcher, term)
+    }
+}
+
+/// How many alive documents hold `term`: postings are walked only in segments with deletions.
+fn live_doc_freq(searcher: &Searcher, term: &Term) -> tantivy::Result<u64> {
+    let mut total = 0u64;
+    for segment in searcher.segment_readers() {
+        let inverted = segment.inverted_index(term.field())?;
+        if segment.num_deleted_docs() == 0 {
+            total += u64::from(inverted.doc_freq(term)?);
+            continue;
+        }
+        let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)? else { continue };
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            if !segment.is_deleted(doc) {
+                total += 1;
+            }
+            doc = postings.advance();
+        }
+    }
+    Ok(total)
 }
 
 #[cfg(test)]
@@ -448,6 +572,40 @@ mod tests {
             ["httpserver@0", "http@0", "server@0", "getx2value@1", "get@1", "x@1", "2@1", "value@1"]
         );
         assert_eq!(terms("__init__ x"), ["__init__@0", "init@0", "x@1"]);
+    }
+
+    #[test]
+    fn scores_count_only_the_files_there_now() {
+        // Each edit leaves the file's old document behind, deleted, until a merge drops it.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.py"), "def alpha():\n    return beta()\n").unwrap();
+        std::fs::write(root.join("b.py"), "def beta():\n    pass\n").unwrap();
+        std::fs::write(root.join("c.py"), "gamma = 1\n").unwrap();
+        let filter = crate::walk::Filter::new(&root, &[]).unwrap();
+        let (index, _) = crate::index::Index::open(&root, filter, None);
+        // One indexing thread: the three files share a segment, which keeps b.py's deleted
+        // documents (a segment whose documents are all deleted is dropped).
+        let (edited, _) = TextIndex::open_tantivy(None, 1).unwrap();
+        edited.sync(&root, &index.snapshot()).unwrap();
+        for i in 1..4 {
+            let text = format!("def beta():\n    return {}\n", "alpha + ".repeat(i * 5) + "0");
+            std::fs::write(root.join("b.py"), text).unwrap();
+            let snapshot = index.apply_changes(&["b.py".to_string()]);
+            assert_eq!(edited.sync(&root, &snapshot).unwrap().added, 1);
+        }
+        let searcher = edited.reader.searcher();
+        assert!(searcher.segment_readers().iter().any(|s| s.num_deleted_docs() > 0), "no deletions kept");
+        let (fresh, _) = TextIndex::open(None).unwrap();
+        fresh.sync(&root, &index.snapshot()).unwrap();
+        let terms = ["alpha".to_string(), "beta".to_string(), "return".to_string()];
+        for field in [edited.fields.body, edited.fields.defs] {
+            let (a, b) =
+                (edited.field_scores(field, &terms).unwrap(), fresh.field_scores(field, &terms).unwrap());
+            assert_eq!(a, b, "the edited index scores as a fresh index of the same files");
+        }
+        assert_eq!(edited.doc_freq("alpha"), fresh.doc_freq("alpha"));
+        assert_eq!(edited.doc_freq("alpha"), (2, 3));
     }
 
     #[test]

@@ -202,24 +202,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Index { root } => {
             let toolbox = open(&root, Profile::Core, true)?;
-            let index = toolbox.workspace().index();
+            let ws = toolbox.workspace();
             let bar = progress_bar();
-            let stats = index.refresh(&|done, total| {
-                if let Some(bar) = &bar {
-                    bar.set_length(total as u64);
-                    bar.set_position(done as u64);
-                }
-            });
+            // The search index is built, and the symbol index saved, while the graph and name
+            // resolution are.
+            let stats = ws.index().refresh_with(
+                &|done, total| {
+                    if let Some(bar) = &bar {
+                        bar.set_length(total as u64);
+                        bar.set_position(done as u64);
+                    }
+                },
+                &|snapshot| {
+                    std::thread::scope(|scope| {
+                        scope.spawn(|| {
+                            if let Err(err) = ws.index().save_snapshot(snapshot) {
+                                tracing::warn!("cannot save the index: {err}");
+                            }
+                        });
+                        if let Err(err) = ws.text_index(snapshot) {
+                            tracing::warn!("{err}");
+                        }
+                    });
+                },
+            );
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            // The graph (for the edge count), the save and the search index are independent:
-            // run them together.
-            let snapshot = index.snapshot();
+            let snapshot = ws.index().snapshot();
+            // An unchanged index (nothing to install) still brings the search index in step.
             let edges = std::thread::scope(|scope| {
                 scope.spawn(|| save(&toolbox));
                 scope.spawn(|| {
-                    if let Err(err) = toolbox.workspace().text_index(&snapshot) {
+                    if let Err(err) = ws.text_index(&snapshot) {
                         tracing::warn!("{err}");
                     }
                 });
