@@ -9,6 +9,13 @@
 #   java:    the .java files of the JDK's java.base module, from Debian's openjdk-17-source
 #            (JAVA_SRC=ZIP for another src.zip; skipped when absent: `apt-get install
 #            openjdk-17-source`)
+#   ts:      the TypeScript sources of the npm package effect 4.1.0 (`src/`, 572 files)
+#   ts-npm:  the npm package typescript 5.9.3 (its `.d.ts` files; the two bundled compilers are
+#            over the 2 MB parse limit)
+#   js:      the npm package webpack 5.113.0 (885 `.js` files)
+#   c:       the C sources of zstd 1.5.7 as the zstd-sys crate in the cargo registry carries them
+#   cpp:     the `.h` headers of Debian's libstdc++ (`/usr/include/c++/*`, read as C++)
+#            (the npm corpora are fetched with `npm pack`; each is skipped when it cannot be had)
 # usage: bench/index.sh            (prints a markdown table; ~2 minutes after the release build)
 #        REPS=9 bench/index.sh     (floor and cold index alternate REPS times, default 5; medians)
 #        CORPORA=go bench/index.sh (some of the corpora)
@@ -57,6 +64,28 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 PY
   ALL="$ALL java"
 fi
+npm_corpus() { # name, package@version, folder inside the package to index
+  local dir="$WORK/npm-$1"
+  mkdir -p "$dir" && (cd "$dir" && npm pack -q "$2" >/dev/null 2>&1 && tar xzf ./*.tgz) || return 1
+  local src="$dir/package"
+  [ "$3" = . ] || src="$src/$3"
+  mv "$src" "$WORK/$1" && rm -rf "$dir"
+}
+if command -v npm >/dev/null; then
+  npm_corpus ts effect@4.1.0 src && ALL="$ALL ts"
+  npm_corpus ts-npm typescript@5.9.3 . && ALL="$ALL ts-npm"
+  npm_corpus js webpack@5.113.0 . && ALL="$ALL js"
+fi
+ZSTD=$(ls -d "$REGISTRY"/zstd-sys-*/zstd 2>/dev/null | tail -1)
+if [ -n "$ZSTD" ]; then
+  mkdir -p "$WORK/c" && (cd "$ZSTD" && find . \( -name '*.c' -o -name '*.h' \) -type f -exec cp --parents -t "$WORK/c" {} +)
+  ALL="$ALL c"
+fi
+CXX=$(ls -d /usr/include/c++/[0-9]* 2>/dev/null | tail -1)
+if [ -n "$CXX" ]; then
+  mkdir -p "$WORK/cpp" && (cd "$CXX" && find . -name '*.h' -type f -exec cp --parents -t "$WORK/cpp" {} +)
+  ALL="$ALL cpp"
+fi
 CORPORA=${CORPORA:-$ALL}
 
 measure() { # label, command...: prints "label wall_s cpu_s peak_rss_mb" and the command's output
@@ -98,6 +127,11 @@ PY
     rust) focus=Runtime; ext=rs ;;
     go) focus=Request; ext=go ;;
     java) focus=HashMap; ext=java ;;
+    ts) focus=Effect; ext=ts ;;
+    ts-npm) focus=Node; ext=ts ;;
+    js) focus=Compiler; ext=js ;;
+    c) focus=ZSTD_compress; ext=c ;;
+    cpp) focus=basic_string; ext=h ;;
   esac
   lat=$(python3 bench/map_latency.py "$TACK" "$root" "$store" "$focus" "$ext" 30)
   get() { echo "$lat" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2; }

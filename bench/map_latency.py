@@ -43,6 +43,10 @@ def main():
             "rs": (f"pub fn {name}() -> u32 {{\n    {k}\n}}\n", f"fn {name}("),
             "go": (f"package probe\n\nfunc {name}() int {{\n\treturn {k}\n}}\n", f"func {name}("),
             "java": (f"class {name} {{\n    int value() {{\n        return {k};\n    }}\n}}\n", f"class {name} {{"),
+            "ts": (f"export function {name}(): number {{\n  return {k};\n}}\n", f"function {name}("),
+            "js": (f"function {name}() {{\n  return {k};\n}}\n", f"function {name}("),
+            "c": (f"int {name}(void) {{\n    return {k};\n}}\n", f"int {name}(void)"),
+            "h": (f"int {name}() {{\n    return {k};\n}}\n", f"int {name}()"),
         }[ext]
         # The focus is echoed in the map's header: look for the definition line itself.
         t = time.perf_counter()
