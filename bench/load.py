@@ -287,6 +287,23 @@ def main():
                   f"(with its read_file and search)")
         print(f"edits {edits['done']} (p50 {e[0]:.0f} ms, p95 {e[1]:.0f} ms), failed {edits['errors']}, "
               f"reads that missed the editor's own last edit {edits['stale']}")
+        # The server's own time for each call of the loaded phase (its session traces' `ms`, from
+        # the call's start to its result): the rest of a client's latency is HTTP, JSON and
+        # waiting for a core (the clients share the machine).
+        served = {tool: [] for tool in tools}
+        traces = os.path.join(work, "index", "state", "traces")
+        names = sorted(os.listdir(traces), key=lambda n: int(n.rsplit("-", 1)[1].split(".")[0])) if os.path.isdir(traces) else []
+        # Sessions are numbered as they start: the warm-up and the single session first, the
+        # editor last.
+        for name in names[2:-1]:
+            with open(os.path.join(traces, name)) as f:
+                for line in f:
+                    record = json.loads(line)
+                    if record.get("tool") in served:
+                        served[record["tool"]].append(record.get("ms", 0))
+        print("server's own time under the load, p50 / p95 / max ms: " + ", ".join(
+            f"{tool} {p[0]:.0f} / {p[1]:.0f} / {p[2]:.0f}"
+            for tool in tools if served[tool] for p in [percentiles(served[tool])]))
         print(f"memory: {start_rss} MB idle before the load, peak {peak} MB ({peak / max(start_rss, 1):.2f}x), "
               f"{idle_rss} MB after {args.idle_s:.0f} s idle; of which heap (RssAnon) {start_anon} MB before, "
               f"{idle_anon} MB after (the rest is mapped files: the search index)")

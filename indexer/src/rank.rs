@@ -3,6 +3,8 @@
 //! hits), and the best hit lines of each file with their enclosing symbol.
 
 use std::collections::{HashMap, HashSet};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 
 use petgraph::visit::EdgeRef;
@@ -155,9 +157,9 @@ pub fn candidates(
     let path = text.field_scores(fields.path_terms, terms)?;
     let docs = text.field_scores(fields.docs, terms)?;
     let norm =
-        |m: &HashMap<String, f32>| m.values().fold(0f32, |a, b| a.max(*b)).max(f32::MIN_POSITIVE) as f64;
+        |m: &FxHashMap<String, f32>| m.values().fold(0f32, |a, b| a.max(*b)).max(f32::MIN_POSITIVE) as f64;
     let (nb, nd, np, no) = (norm(&body), norm(&defs), norm(&path), norm(&docs));
-    let get = |m: &HashMap<String, f32>, p: &str, n: f64| m.get(p).map_or(0.0, |s| *s as f64 / n);
+    let get = |m: &FxHashMap<String, f32>, p: &str, n: f64| m.get(p).map_or(0.0, |s| *s as f64 / n);
 
     let graph = snapshot.graph();
     // PageRank personalized by the query's words that name definitions (Aider's mentioned
@@ -185,17 +187,21 @@ pub fn candidates(
     let max_rank = rank.iter().cloned().fold(f64::MIN_POSITIVE, f64::max);
 
     let lexical = |p: &str| get(&body, p, nb) + get(&defs, p, nd);
-    let mut paths: HashSet<&str> = HashSet::new();
+    let mut paths: FxHashSet<&str> = FxHashSet::default();
     for m in [&body, &defs, &path, &docs] {
         paths.extend(m.keys().map(String::as_str));
     }
-    let mut strongest: Vec<&str> = paths.iter().copied().collect();
-    strongest.sort_by(|a, b| lexical(b).total_cmp(&lexical(a)).then(a.cmp(b)));
-    strongest.truncate(10);
+    // The ten strongest lexical matches, each scored once.
+    let mut strongest: Vec<(f64, &str)> = paths.iter().map(|p| (lexical(p), *p)).collect();
+    let by_strength = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then(a.1.cmp(b.1));
+    if strongest.len() > 10 {
+        strongest.select_nth_unstable_by(9, by_strength);
+        strongest.truncate(10);
+    }
+    strongest.sort_by(by_strength);
     let mut neighbor_score: HashMap<usize, f64> = HashMap::new();
-    for p in &strongest {
+    for &(strength, p) in &strongest {
         let Some(i) = graph.file_index(p) else { continue };
-        let strength = lexical(p);
         let node = petgraph::graph::NodeIndex::new(i);
         for edge in
             graph.graph.edges(node).chain(graph.graph.edges_directed(node, petgraph::Direction::Incoming))
@@ -249,52 +255,77 @@ pub fn enclosing_symbol(entry: &FileEntry, line: u32) -> Option<String> {
         .map(|d| d.qualified.clone())
 }
 
+/// What each query term weighs when lines are picked: its rarity across the files (IDF), and
+/// the terms once each in the query's order. Counted once per query, for every file's lines.
+pub struct TermWeights<'a> {
+    idf: FxHashMap<&'a str, f64>,
+    distinct: Vec<&'a str>,
+    /// Finds any of the terms in a line, ignoring ASCII case.
+    finder: Option<aho_corasick::AhoCorasick>,
+}
+
+impl<'a> TermWeights<'a> {
+    pub fn new(text: &TextIndex, terms: &'a [String]) -> Self {
+        let mut distinct: Vec<&str> = Vec::with_capacity(terms.len());
+        for t in terms {
+            if !distinct.contains(&t.as_str()) {
+                distinct.push(t);
+            }
+        }
+        let idf = distinct
+            .iter()
+            .map(|t| {
+                let (df, total) = text.doc_freq(t);
+                (*t, ((total as f64 + 1.0) / (df as f64 + 1.0)).ln() + 1.0)
+            })
+            .collect();
+        let finder = aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(&distinct).ok();
+        TermWeights { idf, distinct, finder }
+    }
+}
+
 /// The `n` lines of a file that best match the query terms, best first: each line scores the
 /// rarity (IDF) of the distinct query terms it holds, and a definition's own line scores double.
-pub fn best_lines(
-    root: &Path,
-    entry: &FileEntry,
-    terms: &[String],
-    text: &TextIndex,
-    n: usize,
-) -> Vec<HitLine> {
+pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: usize) -> Vec<HitLine> {
     let Ok(bytes) = crate::beneath::read(root, &entry.path) else { return Vec::new() };
+    let Some(finder) = &weights.finder else { return Vec::new() };
     let source = String::from_utf8_lossy(&bytes);
-    let idf: HashMap<&str, f64> = terms
-        .iter()
-        .map(|t| {
-            let (df, total) = text.doc_freq(t);
-            (t.as_str(), ((total as f64 + 1.0) / (df as f64 + 1.0)).ln() + 1.0)
-        })
-        .collect();
-    let mut distinct: Vec<&str> = Vec::with_capacity(terms.len());
-    for t in terms {
-        if !distinct.contains(&t.as_str()) {
-            distinct.push(t);
-        }
-    }
-    let def_lines: HashSet<u32> = entry.symbols.defs.iter().map(|d| d.line).collect();
+    let def_lines: FxHashSet<u32> = entry.symbols.defs.iter().map(|d| d.line).collect();
     let mut scored: Vec<(f64, u32, &str)> = Vec::new();
-    // A term comes from a line only if the line, lowercased, holds it: the tokenizer's terms
-    // are lowercased pieces of the line. So only lines holding one are tokenized.
-    let lower = source.to_ascii_lowercase();
-    for (i, (line, lower_line)) in source.lines().zip(lower.lines()).enumerate() {
-        if !terms.iter().any(|t| lower_line.contains(t.as_str())) {
+    // A term comes from a line only if the line holds it, ASCII case aside: the tokenizer's
+    // terms are lowercased pieces of the line. So only lines where the finder matches are
+    // tokenized. A match never spans lines (terms are identifier pieces).
+    let (mut line_no, mut line_start, mut scanned) = (1u32, 0usize, 0usize);
+    let mut last_line = 0u32;
+    for found in finder.find_iter(source.as_bytes()) {
+        let at = found.start();
+        for (i, b) in source.as_bytes()[scanned..at].iter().enumerate() {
+            if *b == b'\n' {
+                line_no += 1;
+                line_start = scanned + i + 1;
+            }
+        }
+        scanned = at;
+        if line_no == last_line {
             continue;
         }
-        let mut seen: HashSet<&str> = HashSet::new();
+        last_line = line_no;
+        let rest = &source[line_start..];
+        let line = rest.split('\n').next().unwrap_or(rest);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
         code_terms(line, |term, _, _, _| {
-            if let Some((t, _)) = idf.get_key_value(term) {
+            if let Some((t, _)) = weights.idf.get_key_value(term) {
                 seen.insert(t);
             }
         });
         if seen.is_empty() {
             continue;
         }
-        let line_no = i as u32 + 1;
         // Summed in the query's order: a hash set's order would change the last bits, and
         // with them the order of equal lines, from one run to the next.
-        let mut score: f64 = distinct.iter().filter(|t| seen.contains(*t)).map(|t| idf[t]).sum();
+        let mut score: f64 =
+            weights.distinct.iter().filter(|t| seen.contains(*t)).map(|t| weights.idf[t]).sum();
         if def_lines.contains(&line_no) {
             score *= 2.0;
         }

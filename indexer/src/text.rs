@@ -1,18 +1,21 @@
 //! The full-text side of the index: an identifier-aware tokenizer and a tantivy index of every
 //! source file (path, definition names, doc lines, code), kept in step with the symbol index.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use tantivy::index::SegmentId;
 use tantivy::query::{Bm25StatisticsProvider, EnableScoring, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 use tantivy::{
-    DocAddress, DocId, DocSet, Index as Tantivy, IndexReader, IndexWriter, ReloadPolicy, Searcher,
-    TERMINATED, TantivyDocument, Term, doc,
+    DocId, DocSet, Index as Tantivy, IndexReader, IndexWriter, ReloadPolicy, Searcher, TERMINATED,
+    TantivyDocument, Term, doc,
 };
 
 use crate::Error;
@@ -226,6 +229,8 @@ pub struct TextIndex {
     synced: std::sync::atomic::AtomicU64,
     /// BM25's statistics for the searcher generation they were counted on.
     stats: Mutex<Option<(u64, Arc<LiveStats>)>>,
+    /// Each segment's paths by document (see `segment_paths`).
+    paths: Mutex<HashMap<SegmentId, Arc<Vec<Option<String>>>>>,
 }
 
 impl TextIndex {
@@ -293,7 +298,16 @@ impl TextIndex {
         let synced = std::sync::atomic::AtomicU64::new(0);
         let dir = dir.map(Path::to_path_buf);
         Ok((
-            Self { dir, reader, writer: Mutex::new(writer), fields, state, synced, stats: Mutex::new(None) },
+            Self {
+                dir,
+                reader,
+                writer: Mutex::new(writer),
+                fields,
+                state,
+                synced,
+                stats: Mutex::new(None),
+                paths: Mutex::default(),
+            },
             dropped,
         ))
     }
@@ -411,7 +425,11 @@ impl TextIndex {
     }
 
     /// BM25 scores of every file matching any of `terms` in `field`, by path.
-    pub(crate) fn field_scores(&self, field: Field, terms: &[String]) -> Result<HashMap<String, f32>, Error> {
+    pub(crate) fn field_scores(
+        &self,
+        field: Field,
+        terms: &[String],
+    ) -> Result<FxHashMap<String, f32>, Error> {
         self.scores(field, terms)
             .map_err(|err| Error::SearchIndexRead { path: self.dir.clone(), cause: err.into() })
     }
@@ -420,7 +438,7 @@ impl TextIndex {
     /// file's scores are summed in the query's order, so the sum's last bits, and with them the
     /// order of nearly equal files, do not depend on how the files fell into segments (tantivy's
     /// union adds its clauses in the order their next documents come).
-    fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<HashMap<String, f32>> {
+    fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<FxHashMap<String, f32>> {
         let searcher = self.reader.searcher();
         let stats = self.live_stats(&searcher)?;
         let live = LiveSearcher { stats: &stats, searcher: &searcher };
@@ -431,10 +449,11 @@ impl TextIndex {
                 TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs).weight(scoring)
             })
             .collect::<tantivy::Result<Vec<_>>>()?;
-        let mut out = HashMap::new();
+        let mut out = FxHashMap::default();
         if weights.is_empty() {
             return Ok(out);
         }
+        let paths = self.segment_paths(&searcher)?;
         let mut sums: Vec<Option<f32>> = Vec::new();
         for (ord, segment) in searcher.segment_readers().iter().enumerate() {
             sums.clear();
@@ -445,10 +464,10 @@ impl TextIndex {
                     *sum += score;
                 })?;
             }
+            let paths = &paths[ord];
             for (doc, sum) in sums.iter().enumerate() {
                 let (Some(score), false) = (sum, segment.is_deleted(doc as DocId)) else { continue };
-                let stored: TantivyDocument = searcher.doc(DocAddress::new(ord as u32, doc as DocId))?;
-                if let Some(path) = stored.get_first(self.fields.path).and_then(|v| v.as_str()) {
+                if let Some(path) = paths.get(doc).and_then(Option::as_deref) {
                     out.insert(path.to_string(), *score);
                 }
             }
@@ -456,12 +475,68 @@ impl TextIndex {
         Ok(out)
     }
 
+    /// Each segment's paths by document, in the searcher's segment order. A segment never
+    /// changes (a deletion only marks a document), so its paths are read from the document
+    /// store once, not on every query; those of segments gone since are dropped.
+    fn segment_paths(&self, searcher: &Searcher) -> tantivy::Result<Vec<Arc<Vec<Option<String>>>>> {
+        let segments = searcher.segment_readers();
+        let mut out = Vec::with_capacity(segments.len());
+        for segment in segments {
+            let id = segment.segment_id();
+            if let Some(paths) = self.paths.lock().expect("text index paths").get(&id) {
+                out.push(paths.clone());
+                continue;
+            }
+            let store = segment.get_store_reader(1)?;
+            let mut paths = Vec::with_capacity(segment.max_doc() as usize);
+            for doc in 0..segment.max_doc() {
+                let stored: TantivyDocument = store.get(doc)?;
+                paths.push(stored.get_first(self.fields.path).and_then(|v| v.as_str()).map(str::to_string));
+            }
+            let paths = Arc::new(paths);
+            self.paths.lock().expect("text index paths").insert(id, paths.clone());
+            out.push(paths);
+        }
+        let mut cached = self.paths.lock().expect("text index paths");
+        if cached.len() > segments.len() {
+            let live: HashSet<SegmentId> = segments.iter().map(|s| s.segment_id()).collect();
+            cached.retain(|id, _| live.contains(id));
+        }
+        Ok(out)
+    }
+
     /// For each file, how many of `terms` its body holds.
     pub fn terms_per_file(&self, terms: &[String]) -> Result<HashMap<String, u32>, Error> {
+        self.count_terms(terms)
+            .map_err(|err| Error::SearchIndexRead { path: self.dir.clone(), cause: err.into() })
+    }
+
+    /// [`TextIndex::terms_per_file`], with tantivy's error: the terms' postings, no scores.
+    fn count_terms(&self, terms: &[String]) -> tantivy::Result<HashMap<String, u32>> {
+        let searcher = self.reader.searcher();
+        let paths = self.segment_paths(&searcher)?;
         let mut out: HashMap<String, u32> = HashMap::new();
-        for term in terms {
-            for path in self.field_scores(self.fields.body, std::slice::from_ref(term))?.into_keys() {
-                *out.entry(path).or_default() += 1;
+        for (segment, paths) in searcher.segment_readers().iter().zip(&paths) {
+            let inverted = segment.inverted_index(self.fields.body)?;
+            let mut counts = vec![0u32; segment.max_doc() as usize];
+            for term in terms {
+                let term = Term::from_field_text(self.fields.body, term);
+                let Some(mut postings) = inverted.read_postings(&term, IndexRecordOption::Basic)? else {
+                    continue;
+                };
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    counts[doc as usize] += 1;
+                    doc = postings.advance();
+                }
+            }
+            for (doc, count) in counts.into_iter().enumerate() {
+                if count == 0 || segment.is_deleted(doc as DocId) {
+                    continue;
+                }
+                if let Some(path) = paths.get(doc).and_then(Option::as_deref) {
+                    *out.entry(path.to_string()).or_default() += count;
+                }
             }
         }
         Ok(out)

@@ -13,7 +13,7 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::{Snapshot, Weights, best_lines, candidates, enclosing_symbol, query_terms};
+use tack_indexer::{Snapshot, TermWeights, Weights, best_lines, candidates, enclosing_symbol, query_terms};
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -203,6 +203,7 @@ fn ranked(
     let per_file = text.terms_per_file(terms).map_err(|err| err.to_string())?;
     let total_matches: u64 =
         scored.iter().map(|(_, c)| per_file.get(&c.path).copied().unwrap_or(0) as u64).sum();
+    let line_weights = TermWeights::new(&text, terms);
     let results = scored
         .into_iter()
         .take(limit)
@@ -210,7 +211,7 @@ fn ranked(
             let hits = snapshot
                 .files
                 .get(&c.path)
-                .map(|entry| best_lines(ws.root().path(), entry, terms, &text, HITS_PER_FILE))
+                .map(|entry| best_lines(ws.root().path(), entry, &line_weights, HITS_PER_FILE))
                 .unwrap_or_default()
                 .into_iter()
                 .map(|h| Hit { line: h.line as u64, text: hit_text(&h.text), symbol: h.symbol })
