@@ -254,7 +254,7 @@ impl Index {
         if !self.ready.load(Ordering::Acquire) {
             let _guard = self.update.lock().expect("index update lock");
             if !self.ready.load(Ordering::Acquire) {
-                self.refresh_locked(&|_, _| {}, &|_| {});
+                self.refresh_locked(&|_, _| {}, None);
             }
         }
         self.current.read().expect("index lock").clone()
@@ -267,7 +267,7 @@ impl Index {
     pub fn apply_changes(&self, rels: &[String]) -> Arc<Snapshot> {
         let guard = self.update.lock().expect("index update lock");
         if !self.ready.load(Ordering::Acquire) {
-            self.refresh_locked(&|_, _| {}, &|_| {});
+            self.refresh_locked(&|_, _| {}, None);
             drop(guard);
             return self.current.read().expect("index lock").clone();
         }
@@ -283,7 +283,7 @@ impl Index {
                     let Some(lang) = Lang::from_path(&abs) else { continue };
                     let Some(old) = files.get(rel.as_str()) else {
                         // Whether a new file is ignored takes the walker: rescan.
-                        self.refresh_locked(&|_, _| {}, &|_| {});
+                        self.refresh_locked(&|_, _| {}, None);
                         drop(guard);
                         return self.current.read().expect("index lock").clone();
                     };
@@ -300,7 +300,7 @@ impl Index {
                     }
                 }
                 Ok(meta) if meta.is_dir() => {
-                    self.refresh_locked(&|_, _| {}, &|_| {});
+                    self.refresh_locked(&|_, _| {}, None);
                     drop(guard);
                     return self.current.read().expect("index lock").clone();
                 }
@@ -314,14 +314,19 @@ impl Index {
         }
         self.parsed_total.fetch_add(parsed as u64, Ordering::SeqCst);
         if changed {
-            self.install(files, &previous, &|_| {});
+            self.install(files, &previous, None);
         }
         self.current.read().expect("index lock").clone()
     }
 
     /// Makes `files` the current snapshot, with its graph and name resolution built first (side
     /// by side, and beside `beside`'s work on the new snapshot), so no query pays for them.
-    fn install(&self, files: BTreeMap<String, Arc<FileEntry>>, previous: &Snapshot, beside: Beside<'_>) {
+    fn install(
+        &self,
+        files: BTreeMap<String, Arc<FileEntry>>,
+        previous: &Snapshot,
+        beside: Option<Beside<'_>>,
+    ) {
         let snapshot = Snapshot::new(files, previous.generation + 1);
         // A few changed files update the previous graph; anything else builds it anew.
         if let Some(graph) = previous.graph.get().and_then(|g| SymbolGraph::update(g, previous, &snapshot)) {
@@ -332,10 +337,19 @@ impl Index {
         {
             let _ = snapshot.resolver.set(Arc::new(resolver));
         }
-        std::thread::scope(|scope| {
-            scope.spawn(|| beside(&snapshot));
-            rayon::join(|| snapshot.graph(), || snapshot.resolver());
-        });
+        // A fold (one write) has both already: no thread is started for it.
+        let build = || {
+            if snapshot.graph.get().is_none() || snapshot.resolver.get().is_none() {
+                rayon::join(|| snapshot.graph(), || snapshot.resolver());
+            }
+        };
+        match beside {
+            Some(beside) => std::thread::scope(|scope| {
+                scope.spawn(|| beside(&snapshot));
+                build();
+            }),
+            None => build(),
+        }
         let generation = snapshot.generation;
         *self.current.write().expect("index lock") = Arc::new(snapshot);
         // `beside` may have saved it already.
@@ -347,18 +361,23 @@ impl Index {
     /// Walks the root, reuses what is unchanged, parses the rest in parallel, and swaps in the
     /// new snapshot. `progress(done, total)` reports parsing.
     pub fn refresh(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> RefreshStats {
-        self.refresh_with(progress, &|_| {})
+        let _guard = self.update.lock().expect("index update lock");
+        self.refresh_locked(progress, None)
     }
 
     /// [`Index::refresh`], running `beside` on the new snapshot (when something changed) while
     /// its graph and name resolution are built: the search index catches up meanwhile.
     pub fn refresh_with(&self, progress: &(dyn Fn(usize, usize) + Sync), beside: Beside<'_>) -> RefreshStats {
         let _guard = self.update.lock().expect("index update lock");
-        self.refresh_locked(progress, beside)
+        self.refresh_locked(progress, Some(beside))
     }
 
     /// [`Index::refresh_with`] for a caller that holds the update lock.
-    fn refresh_locked(&self, progress: &(dyn Fn(usize, usize) + Sync), beside: Beside<'_>) -> RefreshStats {
+    fn refresh_locked(
+        &self,
+        progress: &(dyn Fn(usize, usize) + Sync),
+        beside: Option<Beside<'_>>,
+    ) -> RefreshStats {
         let started = Instant::now();
         let previous = self.current.read().expect("index lock").clone();
 
