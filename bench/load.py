@@ -7,6 +7,9 @@ The corpus is copied to a temporary folder first (the editor changes a file in i
 usage: load.py TACK ROOT [--sessions 32] [--calls 40] [--edit-ms 200] [--think-ms 0] [--tools LIST]
                [--seed 1] [--idle-s 10]
 
+The single session makes every call that the loaded sessions will make, one after another, so
+both phases' percentiles are over the same calls. Each session keeps one HTTP connection alive.
+
 --sessions 0: only the editor, for 10 s (what one write costs).
 --think-ms: each session waits this long on average (0.5x to 1.5x, drawn at random) after each
 result before its next call, as an agent waits for its model; 0 sends the next call at once.
@@ -39,22 +42,36 @@ class Session:
         self.host = host
         self.id = None
         self.next = 0
+        self.conn = None
         body = self.post("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                         "clientInfo": {"name": "load", "version": "0"}})
         assert "result" in body, body
         self.notify("notifications/initialized")
 
     def _send(self, payload):
-        conn = http.client.HTTPConnection(self.host, timeout=120)
+        """One POST on the session's kept-alive connection (as the clients' HTTP stacks keep
+        theirs), made anew when the server closed it."""
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         if self.id:
             headers["Mcp-Session-Id"] = self.id
             headers["Mcp-Protocol-Version"] = "2025-06-18"
-        conn.request("POST", "/mcp", json.dumps(payload), headers)
-        response = conn.getresponse()
-        text = response.read().decode()
+        for attempt in (0, 1):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, timeout=120)
+            try:
+                self.conn.request("POST", "/mcp", json.dumps(payload), headers)
+                response = self.conn.getresponse()
+                text = response.read().decode()
+                break
+            except (http.client.HTTPException, ConnectionError):
+                self.conn.close()
+                self.conn = None
+                if attempt:
+                    raise
+        if response.will_close:
+            self.conn.close()
+            self.conn = None
         self.id = self.id or response.getheader("mcp-session-id")
-        conn.close()
         return response.status, text
 
     def post(self, method, params):
@@ -193,17 +210,26 @@ def main():
         start_rss = memory(server.pid, "VmRSS")
         start_anon = memory(server.pid, "RssAnon")
 
-        # One session alone.
+        # One session alone, making every call the loaded sessions will make, one after
+        # another: the two phases' percentiles are then over the same calls (40 calls would give
+        # a tool's p95 from ten samples, the slowest of ten queries).
         single = {tool: [] for tool in tools}
         errors = {"protocol": 0, "tool": 0}
         alone = Session(host)
-        for tool, targs in workload(files, names, random.Random(args.seed), args.calls, tools):
+        calls = [call for i in range(args.sessions)
+                 for call in workload(files, names, random.Random(args.seed + 1 + i), args.calls, tools)]
+        for tool, targs in calls or workload(files, names, random.Random(args.seed), args.calls, tools):
             ms, failed, _ = alone.call(tool, targs)
             single[tool].append(ms)
 
         # Many sessions, and an editor.
         loaded = {tool: [] for tool in tools}
         sessions = [Session(host) for _ in range(args.sessions)]
+        for session in sessions:
+            # Each agent process opens its own connection; none is shared across the fork.
+            if session.conn:
+                session.conn.close()
+                session.conn = None
         stop = threading.Event()
         edits = {"done": 0, "stale": 0, "errors": 0, "ms": []}
 

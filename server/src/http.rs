@@ -41,9 +41,8 @@ pub async fn serve(
     if let Some(token) = token {
         router = router.layer(axum::middleware::from_fn_with_state(Arc::new(token), require_token));
     }
-    let listener =
-        tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
-    let local = listener.local_addr()?;
+    let listener = listen(addr).await?;
+    let local = axum::serve::Listener::local_addr(&listener)?;
     // A line on stderr that tests and scripts can wait for; port 0 gets its real port here.
     eprintln!("tack: serving MCP at http://{local}/mcp");
     axum::serve(listener, router)
@@ -52,6 +51,24 @@ pub async fn serve(
         })
         .await
         .context("the HTTP server failed")
+}
+
+/// Listens at `addr`, with Nagle's algorithm off on every accepted connection. A response goes
+/// out in several small writes (headers, the SSE event, the end of the chunked body); with Nagle
+/// on, each write after the first waits for the client's ACK, which a client that keeps its
+/// connection alive delays by 40 ms: every call on a kept-alive connection took 44 ms, whatever
+/// the tool (BENCHMARKS.md, issue 14).
+async fn listen(
+    addr: SocketAddr,
+) -> anyhow::Result<impl axum::serve::Listener<Io = tokio::net::TcpStream, Addr = SocketAddr>> {
+    use axum::serve::ListenerExt as _;
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    Ok(listener.tap_io(|stream| {
+        if let Err(err) = stream.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY on a connection: {err}");
+        }
+    }))
 }
 
 /// Refuses a request without the bearer token (401), comparing in constant time.
@@ -107,4 +124,21 @@ pub fn made_token(state_dir: Option<&std::path::Path>) -> anyhow::Result<String>
         None => eprintln!("tack: requests need Authorization: Bearer {token}"),
     }
     Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::serve::Listener as _;
+
+    /// Every accepted connection has Nagle's algorithm off: with it on, each response on a
+    /// kept-alive connection waited 40 ms for the client's delayed ACK.
+    #[tokio::test]
+    async fn accepted_connections_send_without_delay() {
+        let mut listener = super::listen("127.0.0.1:0".parse().unwrap()).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (accepted, _) = listener.accept().await;
+        assert!(accepted.nodelay().unwrap(), "accepted connection has TCP_NODELAY off");
+        drop(client);
+    }
 }
