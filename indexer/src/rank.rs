@@ -93,11 +93,13 @@ impl Candidate {
 }
 
 /// The distinct terms of a query: identifiers whole and split, lowercased, without stop words
-/// and one-letter parts.
+/// and one-letter parts. HTML comments are left out: in a pasted issue or pull request they
+/// hold the template's instructions (`<!-- Don't forget to add tests ... cargo clippy ... -->`),
+/// the same words in every report, never what the report is about.
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    code_terms(query, |term, _, _, _| {
+    code_terms(&without_html_comments(query), |term, _, _, _| {
         if term.len() > 1
             && !STOP.contains(&term)
             && !term.bytes().all(|b| b.is_ascii_digit())
@@ -107,6 +109,27 @@ pub fn query_terms(query: &str) -> Vec<String> {
         }
     });
     out
+}
+
+/// `text` less its `<!-- ... -->` spans; a comment left open runs to the end. Text with no
+/// comment is returned as it is.
+fn without_html_comments(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("<!--") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        // A space keeps the words on either side apart.
+        out.push(' ');
+        rest = match rest[start + 4..].find("-->") {
+            Some(end) => &rest[start + 4 + end + 3..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether a path looks like a test, an example, a benchmark or a documentation website's
@@ -354,6 +377,14 @@ mod tests {
             ["parser", "fails", "empty", "read_to_end", "read", "end", "buffer"]
         );
         assert_eq!(query_terms("parseHTTPResponse"), ["parsehttpresponse", "parse", "http", "response"]);
+    }
+
+    #[test]
+    fn query_terms_leave_out_html_comments() {
+        let report = "Fix `transpose` errors\n# Tests\n<!-- Run `cargo clippy` and\ncargo test -->\nAdded a test<!--x-->case\n<!-- left open: toolkit";
+        assert_eq!(query_terms(report), ["transpose", "errors", "tests", "test", "case"]);
+        // A comment marker alone, or a closing one without an opening, is text as usual.
+        assert_eq!(query_terms("a --> b_c"), ["b_c"]);
     }
 
     #[test]
