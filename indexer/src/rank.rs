@@ -3,9 +3,9 @@
 //! hits), and the best hit lines of each file with their enclosing symbol.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::path::Path;
 
 use petgraph::visit::EdgeRef;
 

@@ -681,6 +681,9 @@ mod tests {
         }
         assert_eq!(edited.doc_freq("alpha"), fresh.doc_freq("alpha"));
         assert_eq!(edited.doc_freq("alpha"), (2, 3));
+        // The match counts a search reports skip the deleted documents too.
+        assert_eq!(edited.terms_per_file(&terms).unwrap(), fresh.terms_per_file(&terms).unwrap());
+        assert_eq!(edited.terms_per_file(&terms).unwrap()["b.py"], 3);
     }
 
     #[test]

@@ -78,6 +78,25 @@ fn a_camel_case_identifier_is_found_by_its_words_and_whole() {
 }
 
 #[test]
+fn hit_lines_of_a_crlf_file_keep_their_numbers_and_lose_the_carriage_return() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("codec.py"),
+        "import os\r\n\r\ndef decode_frame(buf):\r\n    # DECODE the FRAME: decode, then check\r\n    return buf\r\n\r\nFRAME_SIZE = 4\r\n",
+    )
+    .unwrap();
+    let obs = search(dir.path(), json!({"query": "decode frame"}));
+    expect![[r#"
+        2 matches in 1 files
+        codec.py
+          3: def decode_frame(buf):  # in decode_frame
+          4: # DECODE the FRAME: decode, then check  # in decode_frame
+          7: FRAME_SIZE = 4  # in FRAME_SIZE
+    "#]]
+    .assert_eq(&obs.text);
+}
+
+#[test]
 fn every_hit_inside_a_definition_names_it() {
     let obs = search(&fixture("py_shop"), json!({"query": "cart items total", "limit": 50}));
     let data = obs.structured.unwrap();
