@@ -41,12 +41,12 @@ fn a_bug_report_reads_as_ranked_files_with_symbols() {
         12 matches in 5 files
         shop/checkout.py
           10: send_receipt(cart, amount)  # in checkout
-           6: def checkout(cart: Cart, code: str | None = None) -> float:  # in checkout
+          15: return apply_discount(cart.total(), "WELCOME10")  # in quote
            3: from .receipts import send_receipt
         shop/pricing.py
            8: def apply_discount(amount: float, code: str | None) -> float:  # in apply_discount
-           9: """Take a discount code off an amount; unknown codes change nothing."""  # in apply_discount
           15: def with_tax(amount: float) -> float:  # in with_tax
+           9: """Take a discount code off an amount; unknown codes change nothing."""  # in apply_discount
         shop/receipts.py
           4: def send_receipt(cart: Cart, amount: float) -> str:  # in send_receipt
           6: return f"Receipt for {cart.customer}: " + ", ".join(lines) + f" = {amount:.2f}"  # in send_receipt
@@ -90,8 +90,8 @@ fn hit_lines_of_a_crlf_file_keep_their_numbers_and_lose_the_carriage_return() {
         2 matches in 1 files
         codec.py
           3: def decode_frame(buf):  # in decode_frame
-          4: # DECODE the FRAME: decode, then check  # in decode_frame
           7: FRAME_SIZE = 4  # in FRAME_SIZE
+          4: # DECODE the FRAME: decode, then check  # in decode_frame
     "#]]
     .assert_eq(&obs.text);
 }
@@ -113,6 +113,56 @@ fn every_hit_inside_a_definition_names_it() {
         }
     }
     assert!(checked > 10);
+}
+
+#[test]
+fn hits_name_the_functions_a_report_most_likely_means_best_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let parser = r#"class Parser:
+    """Reads a config: a header line, then the body's lines."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def parse_header(self, line):
+        return line.split(":")
+
+    def parse_body(self, lines):
+        def strip(line):
+            return line.strip()
+        return [strip(line) for line in lines if line]
+
+
+def test_parse_body():
+    assert Parser("").parse_body([" a ", ""]) == ["a"]
+"#;
+    fs::write(dir.path().join("parser.py"), parser).unwrap();
+    fs::write(dir.path().join("cli.py"), "def main(path):\n    return open(path).read()\n").unwrap();
+    let obs = search(dir.path(), json!({"query": "parse_body drops the blank lines of a config's body"}));
+    // The method the report names comes first; the test that calls it scores less, and the
+    // class's docstring (config, body, lines) is ranked below the methods.
+    expect![[r#"
+        5 matches in 1 files
+        parser.py
+          10: def parse_body(self, lines):  # in Parser.parse_body
+          16: def test_parse_body():  # in test_parse_body
+           7: def parse_header(self, line):  # in Parser.parse_header
+    "#]]
+    .assert_eq(&obs.text);
+    let data = obs.structured.unwrap();
+    let symbols: Vec<&str> =
+        data["results"][0]["hits"].as_array().unwrap().iter().filter_map(|h| h["symbol"].as_str()).collect();
+    assert_eq!(symbols.first(), Some(&"Parser.parse_body"), "{symbols:?}");
+    // A closure's lines count for the method that holds it.
+    let obs = search(dir.path(), json!({"query": "strip"}));
+    expect![[r#"
+        1 matches in 1 files
+        parser.py
+          11: def strip(line):  # in Parser.parse_body
+          12: return line.strip()  # in Parser.parse_body
+          13: return [strip(line) for line in lines if line]  # in Parser.parse_body
+    "#]]
+    .assert_eq(&obs.text);
 }
 
 fn stdlib() -> PathBuf {
@@ -212,8 +262,8 @@ fn go_a_report_finds_the_defining_file_with_its_functions() {
         8 matches in 2 files
         pricing/pricing.go
           22: func ApplyDiscount(amount float64, code string) float64 {  # in ApplyDiscount
-          21: // ApplyDiscount applies the discount a code names, if any.
            8: Discount(amount float64) float64  # in Discounter.Discount
+          15: func (p Percent) Discount(amount float64) float64 {  # in Percent.Discount
         cart/cart.go
           34: return pricing.ApplyDiscount(raw, c.Code) * (1 + TaxRate)  # in Cart.Total
           15: Code  string  # in Cart
@@ -235,9 +285,9 @@ fn typescript_a_report_finds_the_defining_file() {
     expect![[r#"
         6 matches in 2 files
         src/pricing.ts
-           9: export function applyDiscount(amount: number, code?: Code): number {  # in applyDiscount
-           8: /** Takes a discount code off an amount; unknown codes change nothing. */
-          10: return code === 'WELCOME10' ? amount * 0.9 : amount;  # in applyDiscount
+          9: export function applyDiscount(amount: number, code?: Code): number {  # in applyDiscount
+          8: /** Takes a discount code off an amount; unknown codes change nothing. */
+          1: export type Code = string;  # in Code
         src/cart.ts
           20: return applyDiscount(raw, this.code) * (1 + TAX_RATE);  # in Cart.total
            2: import { applyDiscount } from './pricing';
@@ -259,10 +309,10 @@ fn java_a_report_finds_the_defining_file() {
         src/main/java/shop/pricing/Pricing.java
           8: public static double applyDiscount(double amount, String code) {  # in Pricing.applyDiscount
           7: /** Takes a discount code off an amount; unknown codes change nothing. */  # in Pricing
-          9: return "WELCOME10".equals(code) ? amount * 0.9 : amount;  # in Pricing.applyDiscount
+          3: /** Discount codes. */
         src/main/java/shop/Cart.java
-          31: private double withTax(double amount) {  # in Cart.withTax
           28: return withTax(Pricing.applyDiscount(raw, code));  # in Cart.total
+          31: private double withTax(double amount) {  # in Cart.withTax
           13: protected String code;  # in Cart
         … 1 more files; narrow with path= (a folder or a glob such as src/**/*.py) or a more specific query
     "#]]
