@@ -296,6 +296,8 @@ const FN_CONTAINER: f64 = 0.3;
 pub struct TermWeights<'a> {
     idf: FxHashMap<&'a str, f64>,
     distinct: Vec<&'a str>,
+    /// Each distinct term's place in `distinct`.
+    index: FxHashMap<&'a str, usize>,
     /// Finds any of the terms in a line, ignoring ASCII case.
     finder: Option<aho_corasick::AhoCorasick>,
 }
@@ -316,7 +318,8 @@ impl<'a> TermWeights<'a> {
             })
             .collect();
         let finder = aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(&distinct).ok();
-        TermWeights { idf, distinct, finder }
+        let index = distinct.iter().enumerate().map(|(i, t)| (*t, i)).collect();
+        TermWeights { idf, distinct, index, finder }
     }
 }
 
@@ -372,7 +375,7 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
         let line = line.strip_suffix('\r').unwrap_or(line);
         let mut counts: Vec<(usize, u32)> = Vec::new();
         code_terms(line, |term, _, _, _| {
-            if let Some(at) = weights.distinct.iter().position(|t| *t == term) {
+            if let Some(&at) = weights.index.get(term) {
                 match counts.iter_mut().find(|(i, _)| *i == at) {
                     Some((_, c)) => *c += 1,
                     None => counts.push((at, 1)),
@@ -420,13 +423,24 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
     // Groups of lines by innermost definition; `defs.len()` stands for the lines outside all.
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut unit_of: Vec<usize> = Vec::with_capacity(lines.len());
+    // The innermost definition of every line up to the last matching one: definitions in order
+    // of their first line, the longer first, each over its span, so a nested one overwrites
+    // the one around it.
+    let last = lines.last().map_or(0, |m| m.line) as usize;
+    let mut innermost = vec![usize::MAX; last + 1];
+    let mut order: Vec<usize> = (0..defs.len()).collect();
+    order.sort_by_key(|i| (defs[*i].line, std::cmp::Reverse(defs[*i].end_line)));
+    for i in order {
+        let (from, to) = (defs[i].line as usize, (defs[i].end_line as usize).min(last));
+        if from <= to {
+            innermost[from..=to].fill(i);
+        }
+    }
     for (at, Matched { line, .. }) in lines.iter().enumerate() {
-        let inner = defs
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.line <= *line && *line <= d.end_line)
-            .max_by_key(|(_, d)| (d.line, std::cmp::Reverse(d.end_line)))
-            .map_or(defs.len(), |(i, _)| function_unit(defs, i));
+        let inner = match innermost[*line as usize] {
+            usize::MAX => defs.len(),
+            i => function_unit(defs, i),
+        };
         unit_of.push(inner);
         match groups.iter_mut().find(|(g, _)| *g == inner) {
             Some((_, members)) => members.push(at),
@@ -457,7 +471,7 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
             if let Some(def) = defs.get(group) {
                 let mut named: Vec<usize> = Vec::new();
                 code_terms(&def.name, |term, _, _, _| {
-                    if let Some(at) = weights.distinct.iter().position(|t| *t == term)
+                    if let Some(&at) = weights.index.get(term)
                         && !named.contains(&at)
                     {
                         named.push(at);
