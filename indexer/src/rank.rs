@@ -532,6 +532,8 @@ fn function_unit(defs: &[Def], at: usize) -> usize {
     let mut unit = at;
     while is_function(&defs[unit])
         && let Some(parent) = defs[unit].parent.map(|p| p as usize)
+        // A parent comes before its children; a saved index that says otherwise cannot loop.
+        && parent < unit
         && defs.get(parent).is_some_and(is_function)
     {
         unit = parent;
@@ -553,7 +555,7 @@ fn is_test_def(defs: &[Def], at: usize) -> bool {
         if name.starts_with("test") || name.starts_with("Test") || name == "tests" {
             return true;
         }
-        at = def.parent;
+        at = def.parent.filter(|p| *p < i);
     }
     false
 }
@@ -577,6 +579,48 @@ mod tests {
         assert_eq!(query_terms(report), ["transpose", "errors", "tests", "test", "case"]);
         // A comment marker alone, or a closing one without an opening, is text as usual.
         assert_eq!(query_terms("a --> b_c"), ["b_c"]);
+    }
+
+    #[test]
+    fn hit_lines_survive_definitions_whose_parents_loop() {
+        // A saved index is read back from disk: a definition that names itself or a later one
+        // as its parent must not hang the search.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.py"),
+            "def outer():\n    def inner():\n        return parse_body\n",
+        )
+        .unwrap();
+        let def = |name: &str, line: u32, end_line: u32, parent: u32| crate::symbols::Def {
+            name: name.into(),
+            qualified: name.into(),
+            kind: DefKind::Function,
+            line,
+            end_line,
+            start_byte: 0,
+            end_byte: 0,
+            header: String::new(),
+            signature: String::new(),
+            doc: None,
+            parent: Some(parent),
+        };
+        let mut entry = FileEntry {
+            path: "a.py".into(),
+            lang: crate::Lang::Python,
+            size: 60,
+            mtime_ns: 0,
+            hash: [0; 16],
+            lines: 3,
+            symbols: Default::default(),
+        };
+        entry.symbols.defs = vec![def("outer", 1, 3, 1), def("inner", 2, 3, 1)];
+        let (text, _) = TextIndex::open(None).unwrap();
+        let terms = vec!["parse_body".to_string()];
+        let hits = best_lines(dir.path(), &entry, &TermWeights::new(&text, &terms), 3);
+        assert_eq!(
+            hits.iter().map(|h| (h.line, h.symbol.as_deref())).collect::<Vec<_>>(),
+            [(3, Some("inner"))]
+        );
     }
 
     #[test]
