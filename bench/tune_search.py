@@ -27,17 +27,11 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "bench"
 sys.path.insert(0, str(SHARED / "scripts"))
+sys.path.insert(0, str(HERE))
 from common import materialize, mirror_path  # noqa: E402
+from mine_localization import EXT  # noqa: E402  (each language's source extensions)
 
 FEATURES = ["body", "defs", "path_match", "docs", "pagerank", "neighbors"]
-EXT = {
-    "rust": (".rs",),
-    "python": (".py",),
-    "typescript": (".ts", ".tsx", ".mts", ".cts"),
-    "javascript": (".js", ".jsx", ".mjs", ".cjs"),
-    "go": (".go",),
-    "java": (".java",),
-}
 GRID = {
     "body": [1.0],
     "defs": [0.0, 0.15, 0.25, 0.5, 0.75, 1.0],

@@ -10,8 +10,8 @@ OUT = os.environ.get('GITHIST_DIR', '/tmp/githist')
 MIRRORS = os.environ.get('MIRRORS', '/tmp/benchrepos')
 FEATURES = os.environ.get('FEATURES', '/tmp/tune_all/features.jsonl')
 
-EXT = {"rust": (".rs",), "python": (".py",), "typescript": (".ts", ".tsx", ".mts", ".cts"),
-       "javascript": (".js", ".jsx", ".mjs", ".cjs"), "go": (".go",), "java": (".java",)}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from mine_localization import EXT  # noqa: E402  (each language's source extensions)
 SHIP = {"body": 1.0, "defs": 0.25, "path_match": 0.15, "docs": 0.1, "pagerank": 0.0, "neighbors": 0.1}
 GRID = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5]
 BIG = 50          # commits touching more than this many files are ignored for file attribution

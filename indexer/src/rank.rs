@@ -564,6 +564,19 @@ fn is_test_def(defs: &[Def], at: usize) -> bool {
 mod tests {
     use super::*;
 
+    /// A file's entry with no symbols.
+    fn file_entry(path: &str, lang: crate::Lang, size: u64, lines: u32) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            lang,
+            size,
+            mtime_ns: 0,
+            hash: [0; 16],
+            lines,
+            symbols: Default::default(),
+        }
+    }
+
     #[test]
     fn query_terms_drop_stop_words_and_keep_identifiers() {
         assert_eq!(
@@ -604,15 +617,7 @@ mod tests {
             doc: None,
             parent: Some(parent),
         };
-        let mut entry = FileEntry {
-            path: "a.py".into(),
-            lang: crate::Lang::Python,
-            size: 60,
-            mtime_ns: 0,
-            hash: [0; 16],
-            lines: 3,
-            symbols: Default::default(),
-        };
+        let mut entry = file_entry("a.py", crate::Lang::Python, 60, 3);
         entry.symbols.defs = vec![def("outer", 1, 3, 1), def("inner", 2, 3, 1)];
         let (text, _) = TextIndex::open(None).unwrap();
         let terms = vec!["parse_body".to_string()];
@@ -625,15 +630,8 @@ mod tests {
 
     #[test]
     fn minified_bundles_are_told_from_code() {
-        let entry = |size: u64, lines: u32| FileEntry {
-            path: "docs/jquery.min.js".into(),
-            lang: crate::Lang::JavaScript,
-            size,
-            mtime_ns: 0,
-            hash: [0; 16],
-            lines,
-            symbols: Default::default(),
-        };
+        let entry =
+            |size: u64, lines: u32| file_entry("docs/jquery.min.js", crate::Lang::JavaScript, size, lines);
         assert!(is_bundle(&entry(93_000, 4)), "a minified file: few very long lines");
         assert!(!is_bundle(&entry(93_000, 2_400)), "code: about 40 bytes a line");
         assert!(!is_bundle(&entry(2_000, 1)), "a small one-liner is no bundle");
