@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE))
 from common import materialize, mirror_path  # noqa: E402
 from mine_localization import EXT  # noqa: E402  (each language's source extensions)
 
-FEATURES = ["body", "defs", "path_match", "docs", "pagerank", "neighbors"]
+FEATURES = ["body", "defs", "path_match", "docs", "pagerank", "neighbors", "named"]
 GRID = {
     "body": [1.0],
     "defs": [0.0, 0.15, 0.25, 0.5, 0.75, 1.0],
@@ -39,9 +39,11 @@ GRID = {
     "docs": [0.0, 0.1, 0.2],
     "pagerank": [0.0, 0.05, 0.1, 0.2],
     "neighbors": [0.0, 0.05, 0.1, 0.2],
+    "named": [0.0, 0.25, 0.5, 0.75, 1.0],
 }
 PENALTIES = (0.0, 0.3, 1.0)
-SHIPPED = ({"body": 1.0, "defs": 0.25, "path_match": 0.15, "docs": 0.1, "pagerank": 0.0, "neighbors": 0.1}, 1.0)
+SHIPPED = ({"body": 1.0, "defs": 0.25, "path_match": 0.3, "docs": 0.1, "pagerank": 0.0, "neighbors": 0.1, "named": 0.25},
+           1.0)
 
 
 def load(path: Path) -> list[dict]:

@@ -1,12 +1,15 @@
 //! Dumps the ranking features of every candidate file for a list of queries, so the ranking
 //! weights can be chosen offline on the localization development set (`bench/tune_search.py`).
 //! Reads JSON lines `{"id", "root", "query"}` on stdin; writes `{"id", "candidates": [...]}`.
+//! With `"files": [path, ...]` in a line, also writes `"functions": {path: [[symbol, score], ...]}`:
+//! each file's hit symbols and their scores as `search` ranks them, every one (`""` for the lines
+//! outside every definition), for function-level studies.
 
 use std::io::BufRead;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use tack_indexer::{Filter, Index, TextIndex, candidates, query_terms};
+use tack_indexer::{Filter, Index, TermWeights, TextIndex, best_lines, candidates, query_terms};
 
 fn main() {
     for line in std::io::stdin().lock().lines() {
@@ -24,10 +27,28 @@ fn main() {
             .map(|c| {
                 json!({
                     "path": c.path, "body": c.body, "defs": c.defs, "path_match": c.path_match,
-                    "docs": c.docs, "pagerank": c.pagerank, "neighbors": c.neighbors, "is_test": c.is_test,
+                    "docs": c.docs, "pagerank": c.pagerank, "neighbors": c.neighbors, "named": c.named,
+                    "is_test": c.is_test,
                 })
             })
             .collect();
-        println!("{}", json!({"id": input["id"], "candidates": rows}));
+        let mut out = json!({"id": input["id"], "candidates": rows});
+        if let Some(files) = input["files"].as_array() {
+            let weights = TermWeights::new(&text, &terms);
+            let mut functions = serde_json::Map::new();
+            for path in files.iter().filter_map(Value::as_str) {
+                let Some(entry) = snapshot.files.get(path) else { continue };
+                let mut names: Vec<(String, f64)> = Vec::new();
+                for hit in best_lines(&root, entry, &weights, 1000) {
+                    let name = hit.symbol.unwrap_or_default();
+                    if !names.iter().any(|(n, _)| *n == name) {
+                        names.push((name, hit.score));
+                    }
+                }
+                functions.insert(path.to_string(), json!(names));
+            }
+            out["functions"] = Value::Object(functions);
+        }
+        println!("{out}");
     }
 }

@@ -48,6 +48,7 @@ pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver, Target};
 // The repository map, the search index and ranked search.
 pub use map::{MapFile, MapSymbol, RepoMap, repo_map, repo_map_cached};
 pub use rank::{
-    Candidate, HitLine, TermWeights, Weights, best_lines, candidates, enclosing_symbol, query_terms,
+    Candidate, HitLine, TermWeights, Weights, best_lines, candidates, enclosing_symbol, keep_strong_hits,
+    query_terms,
 };
 pub use text::{SyncStats, TextIndex};

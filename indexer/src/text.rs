@@ -119,6 +119,13 @@ fn split_parts(word: &str, mut part: impl FnMut(usize, usize)) {
     }
 }
 
+/// Whether an identifier has two parts or more (`BaseStubbing`, `read_to_end`, not `parse`).
+pub(crate) fn is_compound(word: &str) -> bool {
+    let mut parts = 0;
+    split_parts(word, |_, _| parts += 1);
+    parts >= 2
+}
+
 /// The tantivy tokenizer over [`code_terms`]. Its tokens' text buffers are kept between
 /// documents (`len` of them are the current document's), so a token costs no allocation.
 #[derive(Clone, Default)]
@@ -636,6 +643,16 @@ mod tests {
         let mut out = Vec::new();
         code_terms(text, |t, _, _, p| out.push(format!("{t}@{p}")));
         out
+    }
+
+    #[test]
+    fn compound_identifiers_have_two_parts_or_more() {
+        for word in ["BaseStubbing", "read_to_end", "parseHTTP", "utf8"] {
+            assert!(is_compound(word), "{word}");
+        }
+        for word in ["parse", "Parse", "HTTP", "_private", "x"] {
+            assert!(!is_compound(word), "{word}");
+        }
     }
 
     #[test]

@@ -13,7 +13,10 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::{Snapshot, TermWeights, Weights, best_lines, candidates, enclosing_symbol, query_terms};
+use tack_indexer::{
+    Candidate, HitLine, Snapshot, TermWeights, Weights, best_lines, candidates, enclosing_symbol,
+    keep_strong_hits, query_terms,
+};
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -204,15 +207,23 @@ fn ranked(
     let total_matches: u64 =
         scored.iter().map(|(_, c)| per_file.get(&c.path).copied().unwrap_or(0) as u64).sum();
     let line_weights = TermWeights::new(&text, terms);
-    let results = scored
-        .into_iter()
-        .take(limit)
-        .map(|(score, c)| {
-            let hits = snapshot
+    let shown: Vec<(f64, &Candidate)> = scored.into_iter().take(limit).collect();
+    let mut lines: Vec<Vec<HitLine>> = shown
+        .iter()
+        .map(|(_, c)| {
+            snapshot
                 .files
                 .get(&c.path)
                 .map(|entry| best_lines(ws.root().path(), entry, &line_weights, HITS_PER_FILE))
                 .unwrap_or_default()
+        })
+        .collect();
+    keep_strong_hits(&mut lines);
+    let results = shown
+        .into_iter()
+        .zip(lines)
+        .map(|((score, c), lines)| {
+            let hits = lines
                 .into_iter()
                 .map(|h| Hit { line: h.line as u64, text: hit_text(&h.text), symbol: h.symbol })
                 .collect();
