@@ -42,7 +42,7 @@ GRID = {
     "named": [0.0, 0.25, 0.5, 0.75, 1.0],
 }
 PENALTIES = (0.0, 0.3, 1.0)
-SHIPPED = ({"body": 1.0, "defs": 0.25, "path_match": 0.3, "docs": 0.1, "pagerank": 0.0, "neighbors": 0.1, "named": 0.25},
+SHIPPED = ({"body": 1.0, "defs": 0.25, "path_match": 0.3, "docs": 0.1, "pagerank": 0.0, "neighbors": 0.1, "named": 0.5},
            1.0)
 
 

@@ -9,7 +9,7 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use tack_indexer::{Filter, Index, TermWeights, TextIndex, best_lines, candidates, query_terms};
+use tack_indexer::{Filter, Index, TermWeights, TextIndex, best_lines, candidates, named_terms, query_terms};
 
 fn main() {
     for line in std::io::stdin().lock().lines() {
@@ -21,7 +21,8 @@ fn main() {
         let (text, _) = TextIndex::open(None).expect("text index");
         text.sync(&root, &snapshot).expect("sync");
         let terms = query_terms(input["query"].as_str().expect("query"));
-        let found = candidates(&snapshot, &text, &terms, true).expect("candidates");
+        let named = named_terms(input["query"].as_str().expect("query"));
+        let found = candidates(&snapshot, &text, &terms, &named, true).expect("candidates");
         let rows: Vec<Value> = found
             .iter()
             .map(|c| {

@@ -49,6 +49,6 @@ pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver, Target};
 pub use map::{MapFile, MapSymbol, RepoMap, repo_map, repo_map_cached};
 pub use rank::{
     Candidate, HitLine, TermWeights, Weights, best_lines, candidates, enclosing_symbol, keep_strong_hits,
-    query_terms,
+    named_terms, query_terms,
 };
 pub use text::{SyncStats, TextIndex};

@@ -62,7 +62,7 @@ impl Weights {
         docs: 0.1,
         pagerank: 0.0,
         neighbors: 0.1,
-        named: 0.25,
+        named: 0.5,
         test_penalty: 1.0,
     };
 }
@@ -79,8 +79,9 @@ pub struct Candidate {
     pub pagerank: f64,
     /// The strongest lexical match among the files it references or is referenced by.
     pub neighbors: f64,
-    /// 1 when the query names, as one identifier of two parts or more, the file (its name less
-    /// the extension: `BaseStubbing.java`) or a definition in it (`read_to_end`); else 0.
+    /// 1 when the query names, as one identifier of two parts or more ([`named_terms`]), the
+    /// file (its name less the extension: `BaseStubbing.java`) or a definition in it
+    /// (`read_to_end`); else 0.
     pub named: f64,
     /// A test, an example, a benchmark or a generated bundle: ranked below the code.
     pub is_test: bool,
@@ -112,6 +113,20 @@ pub fn query_terms(query: &str) -> Vec<String> {
             && !term.bytes().all(|b| b.is_ascii_digit())
             && seen.insert(term.to_string())
         {
+            out.push(term.to_string());
+        }
+    });
+    out
+}
+
+/// The identifiers of two parts or more a query writes (`BaseStubbing`, `read_to_end`),
+/// lowercased, each once: the names by which it can name a file or a definition
+/// ([`Candidate::named`]). Words written apart (`base stubbing`) are not among them.
+pub fn named_terms(query: &str) -> Vec<String> {
+    let text = without_html_comments(query);
+    let mut out: Vec<String> = Vec::new();
+    code_terms(&text, |term, start, end, _| {
+        if is_compound(&text[start..end]) && !out.iter().any(|t| t == term) {
             out.push(term.to_string());
         }
     });
@@ -179,6 +194,7 @@ pub fn candidates(
     snapshot: &Snapshot,
     text: &TextIndex,
     terms: &[String],
+    named: &[String],
     with_pagerank: bool,
 ) -> Result<Vec<Candidate>, crate::Error> {
     let fields = text.fields();
@@ -248,12 +264,13 @@ pub fn candidates(
 
     // Only a file whose name or definitions hold a query term can be named by the query.
     let named = |p: &str| {
-        let names = |name: &str| is_compound(name) && terms.iter().any(|t| t.eq_ignore_ascii_case(name));
+        let names = |name: &str| named.iter().any(|t| t.eq_ignore_ascii_case(name));
         let stem = p.rsplit('/').next().unwrap_or(p);
         let stem = stem.split('.').next().unwrap_or(stem);
-        (path.contains_key(p) && names(stem))
-            || (defs.contains_key(p)
-                && snapshot.files.get(p).is_some_and(|e| e.symbols.defs.iter().any(|d| names(&d.name))))
+        !named.is_empty()
+            && ((path.contains_key(p) && names(stem))
+                || (defs.contains_key(p)
+                    && snapshot.files.get(p).is_some_and(|e| e.symbols.defs.iter().any(|d| names(&d.name)))))
     };
     let mut out: Vec<Candidate> = paths
         .into_iter()
@@ -663,6 +680,13 @@ mod tests {
             hits.iter().map(|h| (h.line, h.symbol.as_deref())).collect::<Vec<_>>(),
             [(3, Some("inner"))]
         );
+    }
+
+    #[test]
+    fn a_query_names_by_its_identifiers_of_two_parts_or_more() {
+        let query = "Fix `BaseStubbing` leak in read_to_end; base stubbing parse <!-- MockMaker -->";
+        assert_eq!(named_terms(query), ["basestubbing", "read_to_end"]);
+        assert!(named_terms("the parser drops the last line").is_empty());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_indexer::{
     Candidate, HitLine, Snapshot, TermWeights, Weights, best_lines, candidates, enclosing_symbol,
-    keep_strong_hits, query_terms,
+    keep_strong_hits, named_terms, query_terms,
 };
 
 use crate::observe::lenient;
@@ -185,7 +185,9 @@ fn ranked(
 ) -> Result<Observation, String> {
     let text = ws.text_index(snapshot).map_err(|err| err.to_string())?;
     let weights = Weights::for_terms(terms);
-    let found = candidates(snapshot, &text, terms, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
+    let named = named_terms(query);
+    let found =
+        candidates(snapshot, &text, terms, &named, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
     let mut scored: Vec<(f64, &tack_indexer::Candidate)> = found
         .iter()
         .filter(|c| scope.admits(&c.path))
