@@ -41,10 +41,43 @@ pub struct SymbolGraph {
     ident_ids: Arc<FxHashMap<String, u32>>,
     /// What each identifier contributes, shared with the graphs updated from this one.
     parts: FxHashMap<u32, Arc<IdentParts>>,
-    /// Source and target file of each edge, in edge order: what PageRank walks.
+    /// Source and target file of each edge, in edge order.
     ends: Vec<(u32, u32)>,
+    /// The pairs of distinct files joined by edges, made on first use: what PageRank walks.
+    pairs: std::sync::OnceLock<Pairs>,
     /// Made by [`SymbolGraph::update`], not by a full build.
     updated: bool,
+}
+
+/// Every (source, target) pair of distinct files that edges join, numbered in the order of the
+/// first edge between them. One pair holds all the identifiers one file takes from another, so
+/// PageRank's power iteration walks pairs rather than edges (CPython's standard library: 659,036
+/// edges between far fewer pairs).
+#[derive(Debug)]
+struct Pairs {
+    /// Each edge's pair, `u32::MAX` for a self-loop.
+    of_edge: Vec<u32>,
+    ends: Vec<(u32, u32)>,
+}
+
+impl Pairs {
+    fn new(edges: &[(u32, u32)]) -> Pairs {
+        let mut index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        let mut ends = Vec::new();
+        let of_edge = edges
+            .iter()
+            .map(|&(src, dst)| {
+                if src == dst {
+                    return u32::MAX;
+                }
+                *index.entry((src, dst)).or_insert_with(|| {
+                    ends.push((src, dst));
+                    (ends.len() - 1) as u32
+                })
+            })
+            .collect();
+        Pairs { of_edge, ends }
+    }
 }
 
 /// One identifier's share of the graph: who defines it (and as what), who references it (and
@@ -400,7 +433,7 @@ impl SymbolGraph {
                 ends.push((src, dst));
             }
         }
-        Self { files, graph, idents, ident_ids, parts, ends, updated }
+        Self { files, graph, idents, ident_ids, parts, ends, pairs: std::sync::OnceLock::new(), updated }
     }
 
     /// Whether this graph was updated from the previous snapshot's rather than built whole.
@@ -462,6 +495,19 @@ impl SymbolGraph {
             }
         }
         let damping = 0.85;
+        // Each pair's share of its source's rank, once per call: the iterations then cost one
+        // multiplication per pair.
+        let pairs = self.pairs.get_or_init(|| Pairs::new(&self.ends));
+        let mut share = vec![0.0; pairs.ends.len()];
+        for (&pair, w) in pairs.of_edge.iter().zip(&weights) {
+            if let Some(slot) = share.get_mut(pair as usize) {
+                *slot += w;
+            }
+        }
+        for (slot, &(src, _)) in share.iter_mut().zip(&pairs.ends) {
+            let flow = out_flow[src as usize];
+            *slot = if flow > 0.0 { damping * *slot / flow } else { 0.0 };
+        }
         let mut rank = p.clone();
         let mut next = vec![0.0; n];
         for _ in 0..100 {
@@ -469,11 +515,8 @@ impl SymbolGraph {
             for (slot, pi) in next.iter_mut().zip(&p) {
                 *slot = (1.0 - damping + damping * dangling) * pi;
             }
-            for (&(src, dst), w) in self.ends.iter().zip(&weights) {
-                if src != dst {
-                    let src = src as usize;
-                    next[dst as usize] += damping * rank[src] * w / out_flow[src];
-                }
+            for (&(src, dst), share) in pairs.ends.iter().zip(&share) {
+                next[dst as usize] += rank[src as usize] * share;
             }
             let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
             std::mem::swap(&mut rank, &mut next);
