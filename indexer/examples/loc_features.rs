@@ -20,8 +20,8 @@ fn main() {
         let snapshot = index.snapshot();
         let (text, _) = TextIndex::open(None).expect("text index");
         text.sync(&root, &snapshot).expect("sync");
-        let terms = query_terms(input["query"].as_str().expect("query"));
-        let named = named_terms(input["query"].as_str().expect("query"));
+        let query = input["query"].as_str().expect("query");
+        let (terms, named) = (query_terms(query), named_terms(query));
         let found = candidates(&snapshot, &text, &terms, &named, true).expect("candidates");
         let rows: Vec<Value> = found
             .iter()

@@ -263,7 +263,7 @@ pub fn candidates(
     paths.extend(neighbor_paths);
 
     // Only a file whose name or definitions hold a query term can be named by the query.
-    let named = |p: &str| {
+    let is_named = |p: &str| {
         let names = |name: &str| named.iter().any(|t| t.eq_ignore_ascii_case(name));
         let stem = p.rsplit('/').next().unwrap_or(p);
         let stem = stem.split('.').next().unwrap_or(stem);
@@ -284,7 +284,7 @@ pub fn candidates(
                 docs: get(&docs, p, no),
                 pagerank: i.map_or(0.0, |i| rank[i] / max_rank),
                 neighbors: i.and_then(|i| neighbor_score.get(&i)).copied().unwrap_or(0.0) / 2.0,
-                named: if named(p) { 1.0 } else { 0.0 },
+                named: if is_named(p) { 1.0 } else { 0.0 },
                 is_test: is_test_path(p) || snapshot.files.get(p).is_some_and(|e| is_bundle(e)),
             }
         })
@@ -531,18 +531,17 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
     // Best first; a tie goes to the definition that comes first in the file.
     let first_line = |r: &(f64, usize, Vec<usize>)| lines[r.2.iter().copied().min().unwrap_or(0)].line;
     ranked.sort_by(|x, y| y.0.total_cmp(&x.0).then(first_line(x).cmp(&first_line(y))));
-    let group_score: FxHashMap<usize, f64> =
-        ranked.iter().map(|(score, group, _)| (*group, *score)).collect();
-    let mut picked: Vec<usize> = Vec::with_capacity(n);
+    // Each picked line with its definition's score.
+    let mut picked: Vec<(usize, f64)> = Vec::with_capacity(n);
     let mut depth = 0;
     while picked.len() < n {
         let before = picked.len();
-        for (_, _, members) in &ranked {
+        for (score, _, members) in &ranked {
             if picked.len() == n {
                 break;
             }
             if let Some(m) = members.get(depth) {
-                picked.push(*m);
+                picked.push((*m, *score));
             }
         }
         if picked.len() == before {
@@ -552,10 +551,10 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
     }
     picked
         .into_iter()
-        .map(|m| {
+        .map(|(m, score)| {
             let Matched { line, text, .. } = &lines[m];
             let symbol = defs.get(unit_of[m]).map(|d| d.qualified.clone());
-            HitLine { line: *line, text: text.to_string(), symbol, score: group_score[&unit_of[m]] }
+            HitLine { line: *line, text: text.to_string(), symbol, score }
         })
         .collect()
 }

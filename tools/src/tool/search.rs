@@ -188,7 +188,7 @@ fn ranked(
     let named = named_terms(query);
     let found =
         candidates(snapshot, &text, terms, &named, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
-    let mut scored: Vec<(f64, &tack_indexer::Candidate)> = found
+    let mut scored: Vec<(f64, &Candidate)> = found
         .iter()
         .filter(|c| scope.admits(&c.path))
         .filter(|c| c.body + c.defs + c.path_match + c.docs > 0.0)
