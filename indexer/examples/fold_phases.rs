@@ -46,6 +46,21 @@ fn main() {
                 focused.text
             );
         }
+        // PageRank's warm start: the unfocused ranks from the previous graph's, against a cold start.
+        let weight = |_: u32, e: &tack_indexer::Edge| e.weight;
+        before.graph().pagerank_keyed(u64::MAX, &[], &weight);
+        let graph = snapshot.graph();
+        let t = Instant::now();
+        let cold = graph.pagerank_keyed(u64::MAX - 1 - round, &[], &weight);
+        let cold_time = t.elapsed();
+        let t = Instant::now();
+        let warm = graph.pagerank_keyed(u64::MAX, &[], &weight);
+        eprintln!(
+            "pagerank cold {} iterations {cold_time:?}, warm {} iterations {:?}",
+            cold.iterations,
+            warm.iterations,
+            t.elapsed()
+        );
         let t = Instant::now();
         let updated = tack_indexer::SymbolGraph::update(&before.graph(), &before, &snapshot);
         let update = t.elapsed();

@@ -45,8 +45,41 @@ pub struct SymbolGraph {
     ends: Vec<(u32, u32)>,
     /// The pairs of distinct files joined by edges, made on first use: what PageRank walks.
     pairs: std::sync::OnceLock<Pairs>,
+    /// The converged ranks of recent keyed PageRank calls, on this graph or the one it was
+    /// updated from: where the next call with the same key starts.
+    warm: std::sync::Mutex<WarmStarts>,
     /// Made by [`SymbolGraph::update`], not by a full build.
     updated: bool,
+}
+
+/// At most this many focuses keep their ranks for a warm start.
+const WARM_STARTS: usize = 16;
+
+/// Recent converged ranks by the caller's key, newest last.
+#[derive(Debug, Default, Clone)]
+struct WarmStarts(std::collections::VecDeque<(u64, Arc<Vec<f64>>)>);
+
+impl WarmStarts {
+    fn get(&self, key: u64) -> Option<Arc<Vec<f64>>> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, r)| r.clone())
+    }
+
+    fn put(&mut self, key: u64, ranks: Arc<Vec<f64>>) {
+        self.0.retain(|(k, _)| *k != key);
+        if self.0.len() == WARM_STARTS {
+            self.0.pop_front();
+        }
+        self.0.push_back((key, ranks));
+    }
+}
+
+/// One PageRank: each file's rank, the rank each edge carries, and how many power iterations
+/// it took.
+#[derive(Debug)]
+pub struct Ranks {
+    pub rank: Vec<f64>,
+    pub carried: Vec<f64>,
+    pub iterations: usize,
 }
 
 /// Every (source, target) pair of distinct files that edges join, numbered in the order of the
@@ -352,7 +385,10 @@ impl SymbolGraph {
         let mut touched = previous.touched_parts(&changed, &changed_files, &ident_ids);
         add_unchanged_users(&mut touched, &new_ids, &idents, &entries, &changed_files);
         let parts = relink(&previous.parts, touched, &idents, &entries);
-        Some(Self::assemble(snapshot, idents, ident_ids, parts, true))
+        let graph = Self::assemble(snapshot, idents, ident_ids, parts, true);
+        // Same files in the same order: the previous ranks are one small change away from these.
+        *graph.warm.lock().expect("warm starts") = previous.warm.lock().expect("warm starts").clone();
+        Some(graph)
     }
 
     /// The parts of every identifier a changed file defines or references, before or after the
@@ -433,7 +469,17 @@ impl SymbolGraph {
                 ends.push((src, dst));
             }
         }
-        Self { files, graph, idents, ident_ids, parts, ends, pairs: std::sync::OnceLock::new(), updated }
+        Self {
+            files,
+            graph,
+            idents,
+            ident_ids,
+            parts,
+            ends,
+            pairs: std::sync::OnceLock::new(),
+            warm: Default::default(),
+            updated,
+        }
     }
 
     /// Whether this graph was updated from the previous snapshot's rather than built whole.
@@ -471,9 +517,37 @@ impl SymbolGraph {
         personalization: &[f64],
         weight: &dyn Fn(u32, &Edge) -> f64,
     ) -> (Vec<f64>, Vec<f64>) {
+        let ranks = self.iterate(personalization, weight, None);
+        (ranks.rank, ranks.carried)
+    }
+
+    /// [`Self::pagerank`] for a focus the caller names by `key` (the same key must mean the same
+    /// personalization and weights on a given graph): it starts from the ranks the last call
+    /// with that key converged to, on this graph or on the graph this one was updated from,
+    /// where a cold start begins from the personalization. One changed file moves the ranks
+    /// little, so the iteration stops sooner; the fixed point, and so the ranks within the
+    /// tolerance, are the same whatever the start.
+    pub fn pagerank_keyed(
+        &self,
+        key: u64,
+        personalization: &[f64],
+        weight: &dyn Fn(u32, &Edge) -> f64,
+    ) -> Ranks {
+        let start = self.warm.lock().expect("warm starts").get(key);
+        let ranks = self.iterate(personalization, weight, start.as_deref().map(Vec::as_slice));
+        self.warm.lock().expect("warm starts").put(key, Arc::new(ranks.rank.clone()));
+        ranks
+    }
+
+    fn iterate(
+        &self,
+        personalization: &[f64],
+        weight: &dyn Fn(u32, &Edge) -> f64,
+        start: Option<&[f64]>,
+    ) -> Ranks {
         let n = self.files.len();
         if n == 0 {
-            return (Vec::new(), Vec::new());
+            return Ranks { rank: Vec::new(), carried: Vec::new(), iterations: 0 };
         }
         let total: f64 = personalization.iter().sum();
         let p: Vec<f64> = if total > 0.0 {
@@ -508,9 +582,14 @@ impl SymbolGraph {
             let flow = out_flow[src as usize];
             *slot = if flow > 0.0 { damping * *slot / flow } else { 0.0 };
         }
-        let mut rank = p.clone();
+        let mut rank = match start {
+            Some(start) if start.len() == n => start.to_vec(),
+            _ => p.clone(),
+        };
         let mut next = vec![0.0; n];
-        for _ in 0..100 {
+        let mut iterations = 0;
+        while iterations < 100 {
+            iterations += 1;
             let dangling: f64 = (0..n).filter(|&i| out_flow[i] == 0.0).map(|i| rank[i]).sum();
             for (slot, pi) in next.iter_mut().zip(&p) {
                 *slot = (1.0 - damping + damping * dangling) * pi;
@@ -533,7 +612,7 @@ impl SymbolGraph {
                 if out_weight[src] > 0.0 { rank[src] * w / out_weight[src] } else { 0.0 }
             })
             .collect();
-        (rank, carried)
+        Ranks { rank, carried, iterations }
     }
 }
 

@@ -155,7 +155,24 @@ fn rank_files(graph: &crate::graph::SymbolGraph, focus_set: &Focus) -> (Vec<f64>
         }
         w
     };
-    graph.pagerank(&personalization, &weight)
+    let ranks = graph.pagerank_keyed(focus_set.key(), &personalization, &weight);
+    (ranks.rank, ranks.carried)
+}
+
+impl Focus {
+    /// Names this focus for PageRank's warm start: files and identifiers keep their numbers in
+    /// a graph updated from another, so the next snapshot's map for the same focus starts from
+    /// this one's ranks.
+    fn key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut files: Vec<usize> = self.files.iter().copied().collect();
+        files.sort_unstable();
+        let mut idents: Vec<u32> = self.idents.iter().copied().collect();
+        idents.sort_unstable();
+        let mut hasher = rustc_hash::FxHasher::default();
+        (files, idents).hash(&mut hasher);
+        hasher.finish()
+    }
 }
 
 /// Every slot (the definitions of one name in the file an edge points at), best first: each

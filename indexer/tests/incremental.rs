@@ -59,7 +59,11 @@ fn check(fixture: &str, edits: &[Edit]) {
     let root = dir.path().canonicalize().unwrap();
     let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
     let mut before = index.snapshot();
-    before.graph();
+    let weight = |_: u32, e: &tack_indexer::Edge| e.weight;
+    // PageRank under one key: each updated graph starts from the ranks its predecessor reached.
+    const KEY: u64 = 7;
+    before.graph().pagerank_keyed(KEY, &[], &weight);
+    let (mut warm_iterations, mut cold_iterations) = (0, 0);
     for (n, (rel, edit)) in edits.iter().enumerate() {
         let path = root.join(rel);
         fs::write(&path, edit(&fs::read_to_string(&path).unwrap())).unwrap();
@@ -74,11 +78,27 @@ fn check(fixture: &str, edits: &[Edit]) {
         for (a, b) in ranks.iter().zip(&full_ranks) {
             assert!((a - b).abs() < 1e-9, "edit {n}: rank {a} against {b}");
         }
+        let warm = updated.pagerank_keyed(KEY, &[], &weight);
+        let cold = full.pagerank_keyed(KEY, &[], &weight);
+        for (a, b) in warm.rank.iter().zip(&cold.rank) {
+            assert!((a - b).abs() < 1e-8, "edit {n}: warm-started rank {a} against {b}");
+        }
+        assert!(
+            warm.iterations <= cold.iterations,
+            "edit {n}: {} iterations warm, {} cold",
+            warm.iterations,
+            cold.iterations
+        );
+        (warm_iterations, cold_iterations) =
+            (warm_iterations + warm.iterations, cold_iterations + cold.iterations);
+        // From its own fixed point a graph's ranks hold still: one iteration.
+        assert_eq!(updated.pagerank_keyed(KEY, &[], &weight).iterations, 1, "edit {n}");
         let resolver = after.resolver();
         let full = tack_indexer::Resolver::new(&after);
         assert_eq!(answers(&resolver), answers(&full), "edit {n} of {rel}");
         before = after;
     }
+    assert!(warm_iterations < cold_iterations, "{warm_iterations} iterations warm, {cold_iterations} cold");
 }
 
 /// Everything a resolver says about every definition name and every reference.
