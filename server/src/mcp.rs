@@ -10,7 +10,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
-use tack_tools::{CallContext, Observation, Session, Toolbox};
+use tack_tools::{CallContext, Observation, Session, Toolbox, Work};
 
 use crate::agents::{self, Agents};
 use crate::to_mcp;
@@ -23,6 +23,9 @@ const MAP_NICE: i32 = 10;
 pub struct Shared {
     pub toolbox: Toolbox,
     agents: Agents,
+    /// Where quick tools run (reads, searches, navigation, edits): one worker per core,
+    /// sessions in turn.
+    quick: crate::pool::FairPool,
     /// Where `repo_map` runs: one worker per core at a lower CPU priority, sessions in turn.
     maps: crate::pool::FairPool,
     /// Calls in flight: memory goes back to the system once they stop.
@@ -34,8 +37,15 @@ impl Shared {
     /// many such agents live at once.
     pub fn new(toolbox: Toolbox, idle: std::time::Duration, max: usize) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let quick = crate::pool::FairPool::new("tack-tools", cores, 0);
         let maps = crate::pool::FairPool::new("tack-maps", cores, MAP_NICE);
-        Arc::new(Self { toolbox, agents: Agents::new(idle, max), maps, calls: crate::memory::Calls::start() })
+        Arc::new(Self {
+            toolbox,
+            agents: Agents::new(idle, max),
+            quick,
+            maps,
+            calls: crate::memory::Calls::start(),
+        })
     }
 }
 
@@ -197,20 +207,20 @@ impl ServerHandler for TackServer {
             list_can_change: list_can_change(&context),
             client: client_name(&context),
         };
-        let heavy = self.shared.toolbox.spec_of_call(&name, &args).is_some_and(|t| t.heavy);
+        let work = self.shared.toolbox.spec_of_call(&name, &args).map_or(Work::Quick, |t| t.work);
         let owner = Arc::as_ptr(&session) as usize;
         let shared = self.shared.clone();
         let tool_name = name.clone();
         let running = self.shared.calls.begin();
-        let work = move || {
+        let call = move || {
             let _running = running;
             shared.toolbox.call(&session, &tool_name, args, &ctx)
         };
-        let outcome = if heavy {
-            // Waits its session's turn behind other maps, never behind other tools.
-            self.shared.maps.run(owner, work).await
-        } else {
-            tokio::task::spawn_blocking(work).await.ok()
+        let outcome = match work {
+            // Each waits its session's turn: a map behind other maps, never behind other tools.
+            Work::Quick => self.shared.quick.run(owner, call).await,
+            Work::Heavy => self.shared.maps.run(owner, call).await,
+            Work::Waits => tokio::task::spawn_blocking(call).await.ok(),
         }
         .ok_or_else(|| McpError::internal_error(format!("tool {name} failed"), None))?;
         if outcome.tools_changed

@@ -1,8 +1,9 @@
-//! The workers that compute repository maps: one per core, at a lower CPU priority than the
-//! server's other threads, taking work from the sessions in turn. A map costs about 50 ms of
-//! CPU on 1,800 files; a burst of them from many agents queues here instead of taking the cores
-//! from reads, definitions, searches and edits, and one session's burst cannot hold back
-//! another session's map (BENCHMARKS.md, issue 14).
+//! Bounded pools of workers for tool calls, each taking work from the sessions in turn. Quick
+//! tools (reads, searches, navigation, edits) run on one worker per core; maps, about 50 ms of
+//! CPU on 1,800 files, on workers of their own at a lower CPU priority. A burst of calls from
+//! many agents queues here instead of taking the cores, and one session's burst cannot hold
+//! back another session's call (BENCHMARKS.md, issue 14). Commands, which mostly wait for a
+//! child process, run outside the pools.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};

@@ -277,17 +277,26 @@ async fn http_serves_two_sessions_at_once_with_separate_state() {
     let client_b =
         b.clone().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.unwrap();
 
-    // Both at once: a slow command in A does not hold up B.
-    let slow = call(&client_a, "run", json!({"command": "sleep 2; echo a-done"}));
-    let quick = async {
-        let started = Instant::now();
-        let r = call(&client_b, "search", json!({"query": "Cart", "mode": "text"})).await;
-        (r, started.elapsed())
-    };
-    let (slow, (quick, quick_took)) = tokio::join!(slow, quick);
-    assert_eq!(text(&slow), "exit=0\na-done\n");
+    // Both at once: slow commands in A, more of them than the server has workers for quick
+    // tools, all run at once and do not hold up B.
+    let mut slow = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        let peer = client_a.peer().clone();
+        slow.spawn(
+            async move { call(&peer, "run", json!({"command": format!("sleep 2.51; echo a-{i}")})).await },
+        );
+    }
+    let running =
+        tokio::task::spawn_blocking(|| wait_for_processes(&["sleep", "2.51"], 10, |p| p.len() >= 8));
+    assert_eq!(running.await.unwrap().len(), 8, "A's commands waited for each other");
+    let started = Instant::now();
+    let quick = call(&client_b, "search", json!({"query": "Cart", "mode": "text"})).await;
+    let quick_took = started.elapsed();
     assert!(text(&quick).starts_with("2 matches in 2 files\n"), "{}", text(&quick));
     assert!(quick_took < Duration::from_secs(2), "B waited for A: {quick_took:?}");
+    let mut done: Vec<String> = slow.join_all().await.iter().map(|r| text(r).to_string()).collect();
+    done.sort();
+    assert_eq!(done, (0..8).map(|i| format!("exit=0\na-{i}\n")).collect::<Vec<_>>());
 
     // Discovery is per session.
     call(&client_a, "find_tools", json!({"query": "output"})).await;

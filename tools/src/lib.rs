@@ -29,7 +29,7 @@ pub use observe::observation::Observation;
 pub use observe::shape::count_tokens;
 pub use process::contain::{Containment, confines_writes, containment};
 pub use session::Session;
-pub use tool::{Annotations, Gate, Group, Overflow, Spec, ToolSpec};
+pub use tool::{Annotations, Gate, Group, Overflow, Spec, ToolSpec, Work};
 pub use toolbox::{CallOutcome, Profile, Toolbox};
 pub use workspace::config::{
     CheckConfig, ClientLimit, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig,

@@ -107,9 +107,22 @@ pub struct Spec {
     pub reads: bool,
     pub gate: Gate,
     pub overflow: Overflow,
-    /// CPU-bound for up to a second: the server runs it on its own workers, sessions taking
-    /// turns, so a burst of it cannot hold back other tools.
-    pub heavy: bool,
+    /// What a call costs the server, so it knows where to run it.
+    pub work: Work,
+}
+
+/// Where the server runs a tool's calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// Milliseconds of CPU: a bounded pool of one worker per core, sessions taking turns, so
+    /// one agent's burst of calls cannot take the cores from the others.
+    Quick,
+    /// CPU-bound for up to a second (maps): workers of their own at a lower priority, sessions
+    /// taking turns, so a burst of it cannot hold back other tools.
+    Heavy,
+    /// Mostly waits for a command it started, for up to its timeout: a thread of its own, so
+    /// it never holds a worker.
+    Waits,
 }
 
 impl Spec {
@@ -130,7 +143,7 @@ impl Spec {
             reads: true,
             gate: Gate::Silent,
             overflow: Overflow::Spill,
-            heavy: false,
+            work: Work::Quick,
         }
     }
 
@@ -152,7 +165,7 @@ impl Spec {
             reads: false,
             gate: Gate::Carried,
             overflow: Overflow::Spill,
-            heavy: false,
+            work: Work::Quick,
         }
     }
 }

@@ -8,7 +8,7 @@ use tack_indexer::MapFile;
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
 use crate::observe::shape::{Budget, count_tokens};
-use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::tool::{Call, Group, Reply, Spec, Tool, Work};
 use crate::workspace::Workspace;
 
 /// The budget with a focus; without one the map may be eight times larger (Aider's rule).
@@ -92,7 +92,7 @@ impl Tool for RepoMap {
     type Params = RepoMapParams;
     type Output = RepoMapOutput;
     const SPEC: Spec = Spec {
-        heavy: true,
+        work: Work::Heavy,
         ..Spec::reader(
             "repo_map",
             "Map the repository",

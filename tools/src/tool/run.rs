@@ -9,7 +9,7 @@ use crate::call_context::CallContext;
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
 use crate::process::contain;
-use crate::tool::{Annotations, Call, Gate, Group, Reply, Spec, Tool};
+use crate::tool::{Annotations, Call, Gate, Group, Reply, Spec, Tool, Work};
 use crate::workspace::Workspace;
 
 /// The longest timeout a call may ask for, in seconds.
@@ -46,6 +46,7 @@ impl Tool for Run {
     type Output = RunOutput;
     const SPEC: Spec = Spec {
         gate: Gate::Silent,
+        work: Work::Waits,
         ..Spec::editor(
             "run",
             "Run a shell command",

@@ -14,7 +14,7 @@ use crate::harness::checks::{self, Failure, Format};
 use crate::observe::observation::Observation;
 use crate::process::execute::{self, End};
 use crate::session::Session;
-use crate::tool::{Annotations, Call, Gate, Group, Reply, Spec, Tool};
+use crate::tool::{Annotations, Call, Gate, Group, Reply, Spec, Tool, Work};
 use crate::workspace::Workspace;
 
 /// The longest timeout a check may have, in seconds.
@@ -216,6 +216,7 @@ impl Tool for Verify {
     type Output = VerifyOutput;
     const SPEC: Spec = Spec {
         gate: Gate::OwnText,
+        work: Work::Waits,
         ..Spec::editor(
             "verify",
             "Run the checks",
