@@ -118,16 +118,18 @@ def cpu_seconds(pid):
 
 
 def workload(files, names, rng, calls, tools=TOOLS):
-    """`calls` (tool, arguments) pairs, the tools in turn, arguments drawn at random."""
+    """`calls` (tool, arguments) pairs, the tools in turn, arguments drawn at random: `files` are
+    (path, line count) pairs, so that a read starts inside its file."""
     out = []
     for i in range(calls):
         tool = tools[i % len(tools)]
         if tool == "search":
             out.append((tool, {"query": rng.choice(QUERIES)}))
         elif tool == "read_file":
-            out.append((tool, {"path": rng.choice(files), "start": rng.randint(1, 200)}))
+            path, lines = rng.choice(files)
+            out.append((tool, {"path": path, "start": rng.randint(1, max(1, min(200, lines)))}))
         elif tool == "repo_map":
-            out.append((tool, {"focus": [rng.choice(files)]}))
+            out.append((tool, {"focus": [rng.choice(files)[0]]}))
         else:
             out.append((tool, {"symbol": rng.choice(names)}))
     return out
@@ -181,10 +183,12 @@ def main():
         for name in filenames:
             if name.endswith(".py"):
                 rel = os.path.relpath(os.path.join(dirpath, name), corpus)
-                files.append(rel)
+                with open(os.path.join(corpus, rel), "rb") as f:
+                    data = f.read()
+                files.append((rel, data.count(b"\n") + (not data.endswith(b"\n"))))
     files.sort()
     rng = random.Random(args.seed)
-    for rel in rng.sample(files, min(200, len(files))):
+    for rel, _ in rng.sample(files, min(200, len(files))):
         with open(os.path.join(corpus, rel), errors="replace") as f:
             names += re.findall(r"^(?:def|class) ([A-Za-z_]\w{3,})", f.read(), re.M)[:3]
     names = sorted(set(names))
