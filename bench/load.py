@@ -12,16 +12,17 @@ both phases' percentiles are over the same calls. Each session keeps one HTTP co
 
 --sessions 0: only the editor, for 10 s (what one write costs).
 --think-ms: each session waits this long on average (0.5x to 1.5x, drawn at random) after each
-result before its next call, as an agent waits for its model; 0 sends the next call at once.
+result before its next call, as an agent waits for its model, and starts at a random moment
+within one think time; 0 sends every call at once.
 """
 
 import argparse
+import ast
 import http.client
 import json
 import multiprocessing
 import os
 import random
-import re
 import shutil
 import statistics
 import subprocess
@@ -138,12 +139,15 @@ def workload(files, names, rng, calls, tools=TOOLS):
 def agent(session, seed, files, names, calls, think_ms, tools, out):
     """One session's calls, in a process of its own (agents are separate programs; threads of
     one Python process would also wait for each other's turn at the interpreter lock, which
-    the server did not cause). Puts [(tool, ms, failed)] on `out`."""
+    the server did not cause). Puts [(tool, ms, failed, what failed)] on `out`."""
     think = random.Random(-seed)
     results = []
+    # Agents do not start in the same millisecond: each begins at a random moment within one
+    # think time (without it, every session's first call, a search, would arrive at once).
+    time.sleep(think_ms / 1000 * think.uniform(0, 1))
     for tool, targs in workload(files, names, random.Random(seed), calls, tools):
-        ms, failed, _ = session.call(tool, targs)
-        results.append((tool, ms, failed))
+        ms, failed, text = session.call(tool, targs)
+        results.append((tool, ms, failed, f"{tool} {json.dumps(targs)}: {text[:300]}" if failed else None))
         if think_ms:
             time.sleep(think_ms / 1000 * think.uniform(0.5, 1.5))
     out.put(results)
@@ -189,8 +193,15 @@ def main():
     files.sort()
     rng = random.Random(args.seed)
     for rel, _ in rng.sample(files, min(200, len(files))):
-        with open(os.path.join(corpus, rel), errors="replace") as f:
-            names += re.findall(r"^(?:def|class) ([A-Za-z_]\w{3,})", f.read(), re.M)[:3]
+        # Each file's first three top-level functions and classes, as Python parses them (a
+        # pattern over the text also finds definitions inside string literals).
+        with open(os.path.join(corpus, rel), "rb") as f:
+            try:
+                tree = ast.parse(f.read())
+            except (SyntaxError, ValueError):
+                continue
+        defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        names += [node.name for node in tree.body if isinstance(node, defined) and len(node.name) >= 4][:3]
     names = sorted(set(names))
 
     server = subprocess.Popen([args.tack, "serve", "--http", "127.0.0.1:0", "--root", corpus,
@@ -219,6 +230,7 @@ def main():
         # a tool's p95 from ten samples, the slowest of ten queries).
         single = {tool: [] for tool in tools}
         errors = {"protocol": 0, "tool": 0}
+        failures = []
         alone = Session(host)
         calls = [call for i in range(args.sessions)
                  for call in workload(files, names, random.Random(args.seed + 1 + i), args.calls, tools)]
@@ -281,10 +293,11 @@ def main():
         for a in agents:
             a.start()
         for _ in agents:
-            for tool, ms, failed in out.get():
+            for tool, ms, failed, why in out.get():
                 loaded[tool].append(ms)
                 if failed:
                     errors[failed] += 1
+                    failures.append(why)
         for a in agents:
             a.join()
         if not agents:
@@ -311,7 +324,9 @@ def main():
         e = percentiles(edits["ms"])
         print(f"throughput {total / elapsed:.0f} calls/s ({total} calls in {elapsed:.1f} s); server CPU "
               f"{cpu:.1f} s ({cpu / elapsed * 100:.0f}% of one core, {cpu * 1000 / max(total, 1):.1f} ms a call); "
-              f"failed requests {errors['protocol']}, tool errors {errors['tool']} (names not found and the like)")
+              f"failed requests {errors['protocol']}, tool errors {errors['tool']}")
+        for why in failures[:5]:
+            print(f"  {why}")
         if not agents:
             print(f"editor alone: server CPU {cpu * 1000 / max(edits['done'], 1):.0f} ms per edit "
                   f"(with its read_file and search)")

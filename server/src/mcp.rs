@@ -18,13 +18,19 @@ use crate::to_mcp;
 /// How much lower the map workers' CPU priority is than the other threads' (nice values).
 const MAP_NICE: i32 = 10;
 
+/// Quick calls run side by side, sharing the cores, up to this many per core: a cheap call
+/// then never waits for a slower one to finish (one worker per core, first come first served,
+/// made reads wait behind edits and searches: BENCHMARKS.md, issue 14).
+const QUICK_WORKERS_PER_CORE: usize = 16;
+
 /// What every connection shares: the toolbox (root, configuration, index), and the agents of
 /// 2026-07-28 requests over HTTP, which carry no session.
 pub struct Shared {
     pub toolbox: Toolbox,
     agents: Agents,
-    /// Where quick tools run (reads, searches, navigation, edits): one worker per core,
-    /// sessions in turn.
+    /// Where quick tools run (reads, searches, navigation, edits): [`QUICK_WORKERS_PER_CORE`]
+    /// workers per core, one session's calls on at most one worker per core at once, sessions
+    /// in turn.
     quick: crate::pool::FairPool,
     /// Where `repo_map` runs: one worker per core at a lower CPU priority, sessions in turn.
     maps: crate::pool::FairPool,
@@ -37,8 +43,8 @@ impl Shared {
     /// many such agents live at once.
     pub fn new(toolbox: Toolbox, idle: std::time::Duration, max: usize) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let quick = crate::pool::FairPool::new("tack-tools", cores, 0);
-        let maps = crate::pool::FairPool::new("tack-maps", cores, MAP_NICE);
+        let quick = crate::pool::FairPool::new("tack-tools", QUICK_WORKERS_PER_CORE * cores, cores, 0);
+        let maps = crate::pool::FairPool::new("tack-maps", cores, cores, MAP_NICE);
         Arc::new(Self {
             toolbox,
             agents: Agents::new(idle, max),
