@@ -1,10 +1,10 @@
-//! Bounded pools of workers for tool calls, taking work from the sessions in turn, with at
-//! most so many of one session's jobs running at once. Quick tools (reads, searches,
-//! navigation, edits) run side by side on many workers, so a cheap call never waits for a slow
-//! one, and one session's burst runs on at most one worker per core at once. Maps, about 50 ms of CPU
-//! on 1,800 files, queue for workers of their own, one per core at a lower CPU priority. One
-//! session's burst cannot hold back another session's call (BENCHMARKS.md, issue 14).
-//! Commands, which mostly wait for a child process, run outside the pools.
+//! Bounded pools of workers for tool calls, taking work from the sessions in turn, with at most so
+//! many of one session's jobs running at once. Quick tools (reads, searches, navigation, edits) run
+//! side by side on many workers, so a cheap call never waits for a slow one, and one session's
+//! burst runs on at most one worker per core at once. Maps, about 50 ms of CPU on 1,800 files,
+//! queue for workers of their own, one per core at a lower CPU priority. One session's burst cannot
+//! hold back another session's call (BENCHMARKS.md, issue 14). Commands, which mostly wait for a
+//! child process, run outside the pools.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
