@@ -4,6 +4,7 @@ nothing, a cold first query in a fresh process on a saved index, and warm querie
 usage: search_latency.py TACK ROOT [STARTS] [ROUNDS]
 """
 
+import shutil
 import statistics
 import sys
 import tempfile
@@ -36,7 +37,14 @@ def main():
     tack, root = sys.argv[1], sys.argv[2]
     starts = int(sys.argv[3]) if len(sys.argv) > 3 else 5
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
-    store = tempfile.mkdtemp()
+    store = tempfile.mkdtemp(prefix="tack-latency-")
+    try:
+        measure(tack, root, store, starts, rounds)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def measure(tack, root, store, starts, rounds):
     server = Server(tack, root, store)
     server.call("repo_map", {"tokens": 256})  # the symbol index is ready
     build = server.call("search", {"query": "index build", "limit": 10})

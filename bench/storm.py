@@ -14,6 +14,7 @@ import copy
 import multiprocessing
 import os
 import random
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -113,6 +114,8 @@ def main():
         print(f"the burst meanwhile: {finished} searches in {elapsed:.1f} s ({finished / elapsed:.0f} a second)")
     finally:
         server.kill()
+        server.wait()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
