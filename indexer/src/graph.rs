@@ -45,9 +45,12 @@ pub struct SymbolGraph {
     ends: Vec<(u32, u32)>,
     /// The pairs of distinct files joined by edges, made on first use: what PageRank walks.
     pairs: std::sync::OnceLock<Pairs>,
-    /// The converged ranks of recent keyed PageRank calls, on this graph or the one it was
-    /// updated from: where the next call with the same key starts.
-    warm: std::sync::Mutex<WarmStarts>,
+    /// Where keyed PageRank calls start: the ranks each key reached on the graph this one was
+    /// updated from (or, for a key not asked there, where it started there). Fixed for the
+    /// graph's life, so the same call on the same graph gives the same ranks to the last bit.
+    warm_from: WarmStarts,
+    /// The ranks each key reached on this graph: where the next graph's calls start.
+    reached: std::sync::Mutex<WarmStarts>,
     /// Made by [`SymbolGraph::update`], not by a full build.
     updated: bool,
 }
@@ -70,6 +73,16 @@ impl WarmStarts {
             self.0.pop_front();
         }
         self.0.push_back((key, ranks));
+    }
+
+    /// The starts of a graph updated from one that started from `self` and reached `reached`:
+    /// the ranks reached where there are some, else the older start.
+    fn then(&self, reached: &WarmStarts) -> WarmStarts {
+        let mut next = self.clone();
+        for (key, ranks) in &reached.0 {
+            next.put(*key, ranks.clone());
+        }
+        next
     }
 }
 
@@ -385,9 +398,9 @@ impl SymbolGraph {
         let mut touched = previous.touched_parts(&changed, &changed_files, &ident_ids);
         add_unchanged_users(&mut touched, &new_ids, &idents, &entries, &changed_files);
         let parts = relink(&previous.parts, touched, &idents, &entries);
-        let graph = Self::assemble(snapshot, idents, ident_ids, parts, true);
+        let mut graph = Self::assemble(snapshot, idents, ident_ids, parts, true);
         // Same files in the same order: the previous ranks are one small change away from these.
-        *graph.warm.lock().expect("warm starts") = previous.warm.lock().expect("warm starts").clone();
+        graph.warm_from = previous.warm_from.then(&previous.reached.lock().expect("warm starts"));
         Some(graph)
     }
 
@@ -477,7 +490,8 @@ impl SymbolGraph {
             parts,
             ends,
             pairs: std::sync::OnceLock::new(),
-            warm: Default::default(),
+            warm_from: WarmStarts::default(),
+            reached: Default::default(),
             updated,
         }
     }
@@ -522,20 +536,20 @@ impl SymbolGraph {
     }
 
     /// [`Self::pagerank`] for a focus the caller names by `key` (the same key must mean the same
-    /// personalization and weights on a given graph): it starts from the ranks the last call
-    /// with that key converged to, on this graph or on the graph this one was updated from,
-    /// where a cold start begins from the personalization. One changed file moves the ranks
-    /// little, so the iteration stops sooner; the fixed point, and so the ranks within the
-    /// tolerance, are the same whatever the start.
+    /// personalization and weights on a given graph): it starts from the ranks the same key
+    /// reached on the graph this one was updated from, where a cold start begins from the
+    /// personalization. One changed file moves the ranks little, so the iteration stops
+    /// sooner; the fixed point, and so the ranks within the tolerance, are the same whatever
+    /// the start, and one graph always starts a key at the same place.
     pub fn pagerank_keyed(
         &self,
         key: u64,
         personalization: &[f64],
         weight: &dyn Fn(u32, &Edge) -> f64,
     ) -> Ranks {
-        let start = self.warm.lock().expect("warm starts").get(key);
+        let start = self.warm_from.get(key);
         let ranks = self.iterate(personalization, weight, start.as_deref().map(Vec::as_slice));
-        self.warm.lock().expect("warm starts").put(key, Arc::new(ranks.rank.clone()));
+        self.reached.lock().expect("warm starts").put(key, Arc::new(ranks.rank.clone()));
         ranks
     }
 
