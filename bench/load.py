@@ -161,6 +161,45 @@ def percentiles(values):
     return (statistics.median(values), p95, values[-1])
 
 
+def scan(corpus, rng):
+    """The corpus's Python files as (path, line count) pairs, sorted, and names to look up: the
+    first three top-level functions and classes of 200 files drawn with `rng`, as Python parses
+    them (a pattern over the text also finds definitions inside string literals)."""
+    files, names = [], []
+    for dirpath, dirnames, filenames in os.walk(corpus):
+        dirnames[:] = [d for d in dirnames if d not in ("site-packages", "__pycache__")]
+        for name in filenames:
+            if name.endswith(".py"):
+                path = os.path.join(dirpath, name)
+                with open(path, "rb") as f:
+                    data = f.read()
+                files.append((os.path.relpath(path, corpus), data.count(b"\n") + (not data.endswith(b"\n"))))
+    files.sort()
+    defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for rel, _ in rng.sample(files, min(200, len(files))):
+        with open(os.path.join(corpus, rel), "rb") as f:
+            try:
+                tree = ast.parse(f.read())
+            except (SyntaxError, ValueError):
+                continue
+        names += [node.name for node in tree.body if isinstance(node, defined) and len(node.name) >= 4][:3]
+    return files, sorted(set(names))
+
+
+def start_server(tack, root, index_dir):
+    """`tack serve --http` on a free loopback port: the process and its host:port."""
+    server = subprocess.Popen([tack, "serve", "--http", "127.0.0.1:0", "--root", root, "--index-dir", index_dir],
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "TACK_LOG": "warn"})
+    for line in server.stderr:
+        if line.startswith("tack: serving MCP at "):
+            url = line.split(" at ", 1)[1].strip()
+            break
+    else:
+        raise SystemExit(f"tack exited before serving (status {server.wait()})")
+    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+    return server, url.split("//", 1)[1].split("/", 1)[0]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("tack")
@@ -182,38 +221,9 @@ def main():
                     symlinks=True)
     with open(os.path.join(corpus, EDITED), "w") as f:
         f.write("def edited():\n    return 0\n")
-    files, names = [], []
-    for dirpath, _, filenames in os.walk(corpus):
-        for name in filenames:
-            if name.endswith(".py"):
-                rel = os.path.relpath(os.path.join(dirpath, name), corpus)
-                with open(os.path.join(corpus, rel), "rb") as f:
-                    data = f.read()
-                files.append((rel, data.count(b"\n") + (not data.endswith(b"\n"))))
-    files.sort()
-    rng = random.Random(args.seed)
-    for rel, _ in rng.sample(files, min(200, len(files))):
-        # Each file's first three top-level functions and classes, as Python parses them (a
-        # pattern over the text also finds definitions inside string literals).
-        with open(os.path.join(corpus, rel), "rb") as f:
-            try:
-                tree = ast.parse(f.read())
-            except (SyntaxError, ValueError):
-                continue
-        defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        names += [node.name for node in tree.body if isinstance(node, defined) and len(node.name) >= 4][:3]
-    names = sorted(set(names))
+    files, names = scan(corpus, random.Random(args.seed))
 
-    server = subprocess.Popen([args.tack, "serve", "--http", "127.0.0.1:0", "--root", corpus,
-                               "--index-dir", os.path.join(work, "index")],
-                              stderr=subprocess.PIPE, text=True, env={**os.environ, "TACK_LOG": "warn"})
-    url = None
-    for line in server.stderr:
-        if line.startswith("tack: serving MCP at "):
-            url = line.split(" at ", 1)[1].strip()
-            break
-    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
-    host = url.split("//", 1)[1].split("/", 1)[0]
+    server, host = start_server(args.tack, corpus, os.path.join(work, "index"))
     try:
         warm = Session(host)
         ms, _, _ = warm.call("search", {"query": "warm up"})

@@ -15,12 +15,11 @@ import multiprocessing
 import os
 import random
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
 
-from load import QUERIES, Session, percentiles, workload
+from load import QUERIES, Session, percentiles, scan, start_server, workload
 
 QUIET_TOOLS = ["read_file", "definition", "search"]
 
@@ -56,28 +55,9 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
-    files, names = [], []
-    for dirpath, dirnames, filenames in os.walk(args.root):
-        dirnames[:] = [d for d in dirnames if d not in ("site-packages", "__pycache__")]
-        for name in filenames:
-            if name.endswith(".py"):
-                path = os.path.join(dirpath, name)
-                with open(path, "rb") as f:
-                    data = f.read()
-                files.append((os.path.relpath(path, args.root), data.count(b"\n") + (not data.endswith(b"\n"))))
-                names += [line.split(b"(")[0][4:].decode(errors="replace")
-                          for line in data.splitlines() if line.startswith(b"def ") and b"(" in line][:1]
-    files.sort()
-    names = sorted(n for n in set(names) if n.isidentifier())
+    files, names = scan(args.root, random.Random(args.seed))
     work = tempfile.mkdtemp(prefix="tack-storm-")
-    server = subprocess.Popen([args.tack, "serve", "--http", "127.0.0.1:0", "--root", args.root,
-                               "--index-dir", os.path.join(work, "index")],
-                              stderr=subprocess.PIPE, text=True, env={**os.environ, "TACK_LOG": "warn"})
-    for line in server.stderr:
-        if line.startswith("tack: serving MCP at "):
-            host = line.split(" at ", 1)[1].strip().split("//", 1)[1].split("/", 1)[0]
-            break
-    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+    server, host = start_server(args.tack, args.root, os.path.join(work, "index"))
     try:
         quiet = Session(host)
         ms, _, _ = quiet.call("search", {"query": "warm up"})

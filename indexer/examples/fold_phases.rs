@@ -46,9 +46,9 @@ fn main() {
                 focused.text
             );
         }
-        // PageRank's warm start: the unfocused ranks from the previous graph's, against a cold start.
+        // PageRank's warm start: the unfocused ranks starting where the previous graph's call
+        // under the same key ended (from the second fold on), against a cold start.
         let weight = |_: u32, e: &tack_indexer::Edge| e.weight;
-        before.graph().pagerank_keyed(u64::MAX, &[], &weight);
         let graph = snapshot.graph();
         let t = Instant::now();
         let cold = graph.pagerank_keyed(u64::MAX - 1 - round, &[], &weight);
