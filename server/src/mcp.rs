@@ -30,7 +30,7 @@ pub struct Shared {
     agents: Agents,
     /// Where quick tools run (reads, searches, navigation, edits): [`QUICK_WORKERS_PER_CORE`]
     /// workers per core, one session's calls on at most one worker per core at once, sessions
-    /// in turn.
+    /// in turn; a call a worker would take at once runs on the runtime thread that got it.
     quick: crate::pool::FairPool,
     /// Where `repo_map` runs: one worker per core at a lower CPU priority, sessions in turn.
     maps: crate::pool::FairPool,
@@ -43,8 +43,8 @@ impl Shared {
     /// many such agents live at once.
     pub fn new(toolbox: Toolbox, idle: std::time::Duration, max: usize) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let quick = crate::pool::FairPool::new("tack-tools", QUICK_WORKERS_PER_CORE * cores, cores, 0);
-        let maps = crate::pool::FairPool::new("tack-maps", cores, cores, MAP_NICE);
+        let quick = crate::pool::FairPool::new("tack-tools", QUICK_WORKERS_PER_CORE * cores, cores, 0, true);
+        let maps = crate::pool::FairPool::new("tack-maps", cores, cores, MAP_NICE, false);
         Arc::new(Self {
             toolbox,
             agents: Agents::new(idle, max),
