@@ -50,11 +50,14 @@ impl Queues {
     }
 
     /// A place for one of `owner`'s jobs to start at once, on the caller's thread: only when
-    /// no job waits in line, the pool has room and `owner` is below its limit, so that a
-    /// worker would have taken the job at once too.
+    /// the pool has room, `owner` is below its limit and every job in line is held by its own
+    /// owner's limit, so that a worker would have taken the job at once too.
     fn claim(&mut self, owner: usize) -> bool {
-        let free = self.turns.is_empty() && self.busy < self.limit;
-        if !free || self.running.get(&owner).copied().unwrap_or(0) >= self.per_owner {
+        let running = |o: &usize| self.running.get(o).copied().unwrap_or(0);
+        if self.busy >= self.limit
+            || running(&owner) >= self.per_owner
+            || self.turns.iter().any(|o| running(o) < self.per_owner)
+        {
             return false;
         }
         *self.running.entry(owner).or_default() += 1;
@@ -296,8 +299,9 @@ mod tests {
                     on_worker()
                 })
             };
-            // Another owner is not held back by it.
-            assert_eq!(pool.run(2, || 7).await, Some(7));
+            // Another owner is not held back by it: a worker would take its job at once (the
+            // job in line waits for its own owner), so it runs here too.
+            assert_eq!(pool.run(2, on_worker).await, Some(false));
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             assert_eq!(started.load(Ordering::SeqCst), 1, "owner 1 ran two jobs at once");
             release.send(()).unwrap();
