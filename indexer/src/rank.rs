@@ -381,7 +381,7 @@ struct Matched<'s> {
 pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: usize) -> Vec<HitLine> {
     let Ok(bytes) = crate::beneath::read(root, &entry.path) else { return Vec::new() };
     let Some(finder) = &weights.finder else { return Vec::new() };
-    let source = String::from_utf8_lossy(&bytes);
+    let source = crate::index::utf8_lossy(&bytes);
     let defs = &entry.symbols.defs;
     let def_lines: FxHashSet<u32> = defs.iter().map(|d| d.line).collect();
     let mut lines: Vec<Matched<'_>> = Vec::new();

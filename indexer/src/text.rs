@@ -412,7 +412,7 @@ impl TextIndex {
             f.path_terms => entry.path.as_str(),
             f.defs => defs,
             f.docs => docs,
-            f.body => String::from_utf8_lossy(bytes).into_owned(),
+            f.body => crate::index::utf8_lossy(bytes).into_owned(),
         )
     }
 
