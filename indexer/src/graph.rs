@@ -53,6 +53,9 @@ pub struct SymbolGraph {
     reached: std::sync::Mutex<WarmStarts>,
     /// Made by [`SymbolGraph::update`], not by a full build.
     updated: bool,
+    /// The identifiers in string order, made on first use; a graph updated from one that has
+    /// it inserts its new names into it instead of sorting every name again.
+    by_string: std::sync::OnceLock<Arc<Vec<u32>>>,
 }
 
 /// At most this many focuses keep their ranks for a warm start.
@@ -401,6 +404,16 @@ impl SymbolGraph {
         let mut graph = Self::assemble(snapshot, idents, ident_ids, parts, true);
         // Same files in the same order: the previous ranks are one small change away from these.
         graph.warm_from = previous.warm_from.then(&previous.reached.lock().expect("warm starts"));
+        // Names keep their numbers and new ones come last: each new name goes where it sorts.
+        if let Some(order) = previous.by_string.get() {
+            let mut order = Vec::clone(order);
+            for &id in &new_ids {
+                let name = &graph.idents[id as usize];
+                let at = order.partition_point(|&o| graph.idents[o as usize] < *name);
+                order.insert(at, id);
+            }
+            let _ = graph.by_string.set(Arc::new(order));
+        }
         Some(graph)
     }
 
@@ -472,6 +485,7 @@ impl SymbolGraph {
         let mut ends = Vec::with_capacity(n_edges);
         let mut ids: Vec<u32> = parts.keys().copied().collect();
         ids.sort_unstable();
+        // Edges come grouped by identifier, in identifier order: the map's tables rely on it.
         for id in ids {
             for &(src, dst, edge) in &parts[&id].edges {
                 graph.add_edge(
@@ -493,6 +507,7 @@ impl SymbolGraph {
             warm_from: WarmStarts::default(),
             reached: Default::default(),
             updated,
+            by_string: std::sync::OnceLock::new(),
         }
     }
 
@@ -509,6 +524,17 @@ impl SymbolGraph {
     /// The files whose references to identifier `id` made edges, in file order.
     pub fn referencers(&self, id: u32) -> &[u32] {
         self.parts.get(&id).map_or(&[], |p| &p.users)
+    }
+
+    /// Identifier numbers in the string order of their names.
+    pub fn idents_by_string(&self) -> Arc<Vec<u32>> {
+        self.by_string
+            .get_or_init(|| {
+                let mut order: Vec<u32> = (0..self.idents.len() as u32).collect();
+                order.sort_unstable_by(|a, b| self.idents[*a as usize].cmp(&self.idents[*b as usize]));
+                Arc::new(order)
+            })
+            .clone()
     }
 
     pub fn ident_id(&self, name: &str) -> Option<u32> {

@@ -447,49 +447,62 @@ pub(crate) struct Tables {
 
 impl Tables {
     pub(crate) fn build(snapshot: &Snapshot, graph: &crate::graph::SymbolGraph) -> Self {
-        let entries: Vec<&crate::index::FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-        let mut def_base = Vec::with_capacity(entries.len());
+        let mut def_base = Vec::with_capacity(snapshot.files.len());
         let mut n_defs = 0;
         let mut max_per_line = 1;
-        let mut by_name: rustc_hash::FxHashMap<(u32, u32), Vec<u32>> = Default::default();
-        for (file, entry) in entries.iter().enumerate() {
+        // Every definition whose name the graph knows, as (file, identifier, definition): sorted,
+        // one slot's definitions are one run of it, in file order.
+        let mut named: Vec<(u32, u32, u32)> = Vec::with_capacity(snapshot.n_defs());
+        let mut lines: Vec<u32> = Vec::new();
+        for (file, entry) in snapshot.files.values().enumerate() {
             def_base.push(n_defs);
             n_defs += entry.symbols.defs.len();
-            let mut lines: Vec<u32> = entry.symbols.defs.iter().map(|d| d.line).collect();
+            lines.clear();
+            lines.extend(entry.symbols.defs.iter().map(|d| d.line));
             lines.sort_unstable();
             for run in lines.chunk_by(|a, b| a == b) {
                 max_per_line = max_per_line.max(run.len());
             }
             for (i, def) in entry.symbols.defs.iter().enumerate() {
                 if let Some(id) = graph.ident_id(&def.name) {
-                    by_name.entry((file as u32, id)).or_default().push(i as u32);
+                    named.push((file as u32, id, i as u32));
                 }
             }
         }
-        let mut ids: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
+        named.sort_unstable();
+        // A graph's edges come grouped by identifier (`SymbolGraph::assemble`), so a slot is new
+        // when its file was last met under another identifier: slots are numbered in the order
+        // of their first edge without a table of every (file, identifier) met.
+        let mut last: Vec<(u32, u32)> = vec![(u32::MAX, 0); graph.files.len()];
         let mut slots = Vec::new();
+        let mut group = 0;
         let edge_slot = graph
             .graph
             .edge_references()
             .map(|e| {
-                let key = (e.target().index() as u32, e.weight().ident);
-                *ids.entry(key).or_insert_with(|| {
-                    slots.push(key);
-                    slots.len() as u32 - 1
-                })
+                let (file, ident) = (e.target().index(), e.weight().ident);
+                debug_assert!(ident >= group, "edges grouped by identifier");
+                group = ident;
+                let seen = &mut last[file];
+                if seen.0 != ident {
+                    *seen = (ident, slots.len() as u32);
+                    slots.push((file as u32, ident));
+                }
+                seen.1
             })
             .collect();
         let mut slot_start = Vec::with_capacity(slots.len() + 1);
         let mut slot_defs = Vec::new();
-        for key in &slots {
+        for &(file, ident) in &slots {
             slot_start.push(slot_defs.len() as u32);
-            slot_defs.extend(by_name.get(key).into_iter().flatten());
+            let from = named.partition_point(|&(f, i, _)| (f, i) < (file, ident));
+            let run = named[from..].iter().take_while(|&&(f, i, _)| (f, i) == (file, ident));
+            slot_defs.extend(run.map(|&(_, _, def)| def));
         }
         slot_start.push(slot_defs.len() as u32);
-        let mut by_string: Vec<u32> = (0..graph.idents.len() as u32).collect();
-        by_string.sort_unstable_by(|a, b| graph.idents[*a as usize].cmp(&graph.idents[*b as usize]));
+        let by_string = graph.idents_by_string();
         let mut ident_order = vec![0; by_string.len()];
-        for (order, id) in by_string.into_iter().enumerate() {
+        for (order, &id) in by_string.iter().enumerate() {
             ident_order[id as usize] = order as u32;
         }
         Self { edge_slot, slots, slot_start, slot_defs, ident_order, def_base, n_defs, max_per_line }

@@ -63,6 +63,12 @@ fn check(fixture: &str, edits: &[Edit]) {
     // PageRank under one key: each updated graph starts from the ranks its predecessor reached.
     const KEY: u64 = 7;
     before.graph().pagerank_keyed(KEY, &[], &weight);
+    // The names in string order (a map's tables use it): each updated graph inserts its new
+    // names into its predecessor's order.
+    let in_order = |graph: &SymbolGraph| {
+        graph.idents_by_string().iter().map(|&id| graph.idents[id as usize].clone()).collect::<Vec<_>>()
+    };
+    in_order(&before.graph());
     let (mut warm_iterations, mut cold_iterations) = (0, 0);
     for (n, (rel, edit)) in edits.iter().enumerate() {
         let path = root.join(rel);
@@ -73,6 +79,9 @@ fn check(fixture: &str, edits: &[Edit]) {
         assert!(updated.was_updated(), "edit {n} updated the previous graph");
         let full = SymbolGraph::build(&after);
         assert_eq!(facts(&updated), facts(&full), "edit {n} of {rel}");
+        let mut sorted = updated.idents.to_vec();
+        sorted.sort();
+        assert_eq!(in_order(&updated), sorted, "edit {n} of {rel}: names in string order");
         let (ranks, _) = updated.pagerank(&[], &|_, e| e.weight);
         let (full_ranks, _) = full.pagerank(&[], &|_, e| e.weight);
         for (a, b) in ranks.iter().zip(&full_ranks) {
