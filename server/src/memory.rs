@@ -18,7 +18,7 @@ const AGAIN_AFTER: Duration = Duration::from_secs(5);
 /// glibc's default raises its threshold to the largest block freed so far (up to 32 MB), so a
 /// graph's edge table, made anew at every change (21 MB on CPython's standard library), came
 /// from an arena and left holes there that outlived the load: idle memory after 32 sessions
-/// and an editor ended 0–12% above idle before, and within about 1% with this (BENCHMARKS.md).
+/// and an editor ended up to 13% above idle before, and within 1.5% with this (BENCHMARKS.md).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const OWN_MAPPING: libc::c_int = 16 << 20;
 
