@@ -49,7 +49,7 @@ PY
   cp -r "$REGISTRY/$crate" "$WORK/rust/"
 done
 
-GO_SRC=${GO_SRC:-$(ls -d /usr/share/go-*/src 2>/dev/null | tail -1)}
+GO_SRC=${GO_SRC:-$(ls -d /usr/share/go-*/src 2>/dev/null | tail -1 || true)}
 ALL="cpython rust"
 if [ -n "$GO_SRC" ] && [ -d "$GO_SRC" ]; then
   mkdir -p "$WORK/go" && (cd "$GO_SRC" && find . -name '*.go' -type f -exec cp --parents -t "$WORK/go" {} +)
@@ -76,12 +76,12 @@ if command -v npm >/dev/null; then
   npm_corpus ts-npm typescript@5.9.3 . && ALL="$ALL ts-npm"
   npm_corpus js webpack@5.113.0 . && ALL="$ALL js"
 fi
-ZSTD=$(ls -d "$REGISTRY"/zstd-sys-*/zstd 2>/dev/null | tail -1)
+ZSTD=$(ls -d "$REGISTRY"/zstd-sys-*/zstd 2>/dev/null | tail -1 || true)
 if [ -n "$ZSTD" ]; then
   mkdir -p "$WORK/c" && (cd "$ZSTD" && find . \( -name '*.c' -o -name '*.h' \) -type f -exec cp --parents -t "$WORK/c" {} +)
   ALL="$ALL c"
 fi
-CXX=$(ls -d /usr/include/c++/[0-9]* 2>/dev/null | tail -1)
+CXX=$(ls -d /usr/include/c++/[0-9]* 2>/dev/null | tail -1 || true)
 if [ -n "$CXX" ]; then
   mkdir -p "$WORK/cpp" && (cd "$CXX" && find . -name '*.h' -type f -exec cp --parents -t "$WORK/cpp" {} +)
   ALL="$ALL cpp"
