@@ -30,42 +30,11 @@ const MAX_TERM: usize = 64;
 /// parts: `parseHTTPResponse` → `parsehttpresponse`, `parse`, `http`, `response`;
 /// `read_to_end` → `read_to_end`, `read`, `to`, `end`. Everything is lowercased.
 pub(crate) fn code_terms(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
-    let bytes = text.as_bytes();
-    let mut position = 0;
-    let mut i = 0;
-    let mut lower = String::new();
-    while i < bytes.len() {
-        if !is_ident_byte(bytes[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let (mut upper, mut other) = (0usize, 0usize);
-        while i < bytes.len() && is_ident_byte(bytes[i]) {
-            upper += usize::from(bytes[i].is_ascii_uppercase());
-            other += usize::from(!bytes[i].is_ascii_alphabetic());
-            i += 1;
-        }
-        let word = &text[start..i];
-        if word.len() <= MAX_TERM {
-            // Identifier bytes are ASCII: the parts of the lowercased word are the lowercased
-            // parts, at the same offsets.
-            lower.clear();
-            lower.push_str(word);
-            lower.make_ascii_lowercase();
-            emit(&lower, start, i, position);
-            // One part only (`read`, `Read`, `READ`): nothing more to emit.
-            let one_part = other == 0
-                && (upper == 0 || upper == word.len() || (upper == 1 && bytes[start].is_ascii_uppercase()));
-            if !one_part {
-                split_parts(word, |from, to| {
-                    if to - from < word.len() {
-                        emit(&lower[from..to], start + from, start + to, position);
-                    }
-                });
-            }
-        }
-        position += 1;
+    let mut token = Token::default();
+    let mut stream = CodeTokenStream::new(text, &mut token);
+    while stream.advance() {
+        let t = stream.token();
+        emit(&t.text, t.offset_from, t.offset_to, t.position);
     }
 }
 
@@ -85,21 +54,33 @@ static IDENT: [bool; 256] = {
     table
 };
 
-/// The parts of an identifier, as byte ranges: split at `_`, at lower→upper case changes, before
-/// the last capital of a run of capitals followed by a lowercase letter, and between letters
-/// and digits.
-fn split_parts(word: &str, mut part: impl FnMut(usize, usize)) {
-    let b = word.as_bytes();
-    let mut start: Option<usize> = None;
-    for i in 0..b.len() {
-        let c = b[i];
-        if c == b'_' {
-            if let Some(s) = start.take() {
-                part(s, i);
+/// The parts of an identifier, as byte ranges, one at a time: split at `_`, at lower→upper case
+/// changes, before the last capital of a run of capitals followed by a lowercase letter, and
+/// between letters and digits.
+#[derive(Default)]
+struct Parts {
+    /// The next byte to look at.
+    at: usize,
+    /// Where the part being read began.
+    start: Option<usize>,
+}
+
+impl Parts {
+    fn next(&mut self, b: &[u8]) -> Option<(usize, usize)> {
+        while self.at < b.len() {
+            let i = self.at;
+            let c = b[i];
+            self.at += 1;
+            if c == b'_' {
+                if let Some(s) = self.start.take() {
+                    return Some((s, i));
+                }
+                continue;
             }
-            continue;
-        }
-        if let Some(s) = start {
+            let Some(s) = self.start else {
+                self.start = Some(i);
+                continue;
+            };
             let prev = b[i - 1];
             let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
                 || (prev.is_ascii_uppercase()
@@ -107,79 +88,124 @@ fn split_parts(word: &str, mut part: impl FnMut(usize, usize)) {
                     && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase()))
                 || (prev.is_ascii_digit() != c.is_ascii_digit() && prev != b'_');
             if boundary {
-                part(s, i);
-                start = Some(i);
+                self.start = Some(i);
+                return Some((s, i));
             }
-        } else {
-            start = Some(i);
         }
-    }
-    if let Some(s) = start {
-        part(s, b.len());
+        self.start.take().map(|s| (s, b.len()))
     }
 }
 
 /// Whether an identifier has two parts or more (`BaseStubbing`, `read_to_end`, not `parse`).
 pub(crate) fn is_compound(word: &str) -> bool {
-    let mut parts = 0;
-    split_parts(word, |_, _| parts += 1);
-    parts >= 2
+    let mut parts = Parts::default();
+    parts.next(word.as_bytes()).is_some() && parts.next(word.as_bytes()).is_some()
 }
 
-/// The tantivy tokenizer over [`code_terms`]. Its tokens' text buffers are kept between
-/// documents (`len` of them are the current document's), so a token costs no allocation.
+/// The tantivy tokenizer over [`code_terms`]. It keeps one token, whose text buffer serves
+/// every document: a token costs no allocation, and a large document no token list.
 #[derive(Clone, Default)]
 pub(crate) struct CodeTokenizer {
-    tokens: Vec<Token>,
-    len: usize,
+    token: Token,
 }
 
+/// The terms of one text, made as they are read.
 pub(crate) struct CodeTokenStream<'a> {
-    tokens: &'a [Token],
-    index: Option<usize>,
+    text: &'a str,
+    /// The next byte to scan for a word.
+    at: usize,
+    /// The next word's position.
+    position: usize,
+    /// The current word's range and, when it has several, the parts still to emit.
+    word: (usize, usize),
+    parts: Option<Parts>,
+    token: &'a mut Token,
+}
+
+impl<'a> CodeTokenStream<'a> {
+    fn new(text: &'a str, token: &'a mut Token) -> Self {
+        CodeTokenStream { text, at: 0, position: 0, word: (0, 0), parts: None, token }
+    }
+
+    /// The next part of the current word shorter than the word, as the token.
+    fn next_part(&mut self) -> bool {
+        let Some(parts) = &mut self.parts else { return false };
+        let (start, end) = self.word;
+        let word = &self.text.as_bytes()[start..end];
+        while let Some((from, to)) = parts.next(word) {
+            if to - from < word.len() {
+                // Identifier bytes are ASCII: a part of the lowercased word is the lowercased
+                // part, at the same offsets.
+                let part = &self.text[start + from..start + to];
+                self.token.text.clear();
+                self.token.text.push_str(part);
+                self.token.text.make_ascii_lowercase();
+                self.token.offset_from = start + from;
+                self.token.offset_to = start + to;
+                return true;
+            }
+        }
+        self.parts = None;
+        false
+    }
 }
 
 impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        let (tokens, len) = (&mut self.tokens, &mut self.len);
-        *len = 0;
-        code_terms(text, |term, from, to, position| {
-            if let Some(token) = tokens.get_mut(*len) {
-                token.offset_from = from;
-                token.offset_to = to;
-                token.position = position;
-                token.text.clear();
-                token.text.push_str(term);
-            } else {
-                tokens.push(Token {
-                    offset_from: from,
-                    offset_to: to,
-                    position,
-                    text: term.to_string(),
-                    position_length: 1,
-                });
-            }
-            *len += 1;
-        });
-        CodeTokenStream { tokens: &self.tokens[..self.len], index: None }
+        CodeTokenStream::new(text, &mut self.token)
     }
 }
 
 impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        let next = self.index.map_or(0, |i| i + 1);
-        self.index = Some(next);
-        next < self.tokens.len()
+        if self.next_part() {
+            return true;
+        }
+        let bytes = self.text.as_bytes();
+        loop {
+            while self.at < bytes.len() && !is_ident_byte(bytes[self.at]) {
+                self.at += 1;
+            }
+            if self.at == bytes.len() {
+                return false;
+            }
+            let start = self.at;
+            let (mut upper, mut other) = (0usize, 0usize);
+            while self.at < bytes.len() && is_ident_byte(bytes[self.at]) {
+                upper += usize::from(bytes[self.at].is_ascii_uppercase());
+                other += usize::from(!bytes[self.at].is_ascii_alphabetic());
+                self.at += 1;
+            }
+            let end = self.at;
+            let position = self.position;
+            self.position += 1;
+            if end - start > MAX_TERM {
+                continue;
+            }
+            self.token.text.clear();
+            self.token.text.push_str(&self.text[start..end]);
+            self.token.text.make_ascii_lowercase();
+            self.token.offset_from = start;
+            self.token.offset_to = end;
+            self.token.position = position;
+            // One part only (`read`, `Read`, `READ`): nothing more to emit.
+            let len = end - start;
+            let one_part = other == 0
+                && (upper == 0 || upper == len || (upper == 1 && bytes[start].is_ascii_uppercase()));
+            self.word = (start, end);
+            self.parts = (!one_part).then(Parts::default);
+            return true;
+        }
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.index.unwrap_or(0)]
+        self.token
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        unreachable!("the code tokenizer's tokens are read-only")
+        self.token
     }
 }
 
@@ -664,6 +690,24 @@ mod tests {
             ["httpserver@0", "http@0", "server@0", "getx2value@1", "get@1", "x@1", "2@1", "value@1"]
         );
         assert_eq!(terms("__init__ x"), ["__init__@0", "init@0", "x@1"]);
+    }
+
+    #[test]
+    fn the_tokenizer_starts_each_document_afresh() {
+        let mut analyzer = TextAnalyzer::builder(CodeTokenizer::default()).build();
+        let mut tokens = |text: &str| {
+            let mut out = Vec::new();
+            analyzer.token_stream(text).process(&mut |t: &Token| {
+                out.push(format!("{}@{} {}..{}", t.text, t.position, t.offset_from, t.offset_to))
+            });
+            out
+        };
+        // The first document ends inside a word's parts; the second begins with a plain word.
+        assert_eq!(tokens("x = getX2"), ["x@0 0..1", "getx2@1 4..9", "get@1 4..7", "x@1 7..8", "2@1 8..9"]);
+        assert_eq!(tokens("READ(my_buf)"), ["read@0 0..4", "my_buf@1 5..11", "my@1 5..7", "buf@1 8..11"]);
+        let long = "a".repeat(MAX_TERM + 1);
+        assert_eq!(tokens(&format!("{long} b")), ["b@1 66..67"], "an overlong word still takes a position");
+        assert!(tokens("  ( ) ").is_empty());
     }
 
     #[test]
