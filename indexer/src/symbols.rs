@@ -491,21 +491,23 @@ fn make_scopes(language: &dyn Language, scope_nodes: &[Node], defs: &[Def]) -> V
     let mut open: Vec<u32> = vec![0];
     let def_by_span: FxHashMap<(u32, u32), u32> =
         defs.iter().enumerate().map(|(i, d)| ((d.start_byte, d.end_byte), i as u32)).collect();
+    let def_ends: FxHashSet<u32> = defs.iter().map(|d| d.end_byte).collect();
     for node in scope_nodes {
         let (start, end) = (Pos::of(node.start_position()), Pos::of(node.end_position()));
         while open.len() > 1 && scopes[*open.last().expect("non-empty") as usize].end < end {
             open.pop();
         }
         let parent = *open.last().expect("the file scope stays open");
-        // A definition's span starts at its own line (after annotations its node holds).
-        let span = (language.own_start(*node).start_byte() as u32, node.end_byte() as u32);
-        scopes.push(Scope {
-            kind: language.scope_kind(node.kind()),
-            start,
-            end,
-            parent,
-            def: def_by_span.get(&span).copied().unwrap_or(NONE),
-        });
+        // A definition's span starts at its own line (after annotations its node holds); most
+        // scopes (blocks, lambdas) end where no definition does, and need not look for it.
+        let end_byte = node.end_byte() as u32;
+        let def = if def_ends.contains(&end_byte) {
+            let span = (language.own_start(*node).start_byte() as u32, end_byte);
+            def_by_span.get(&span).copied().unwrap_or(NONE)
+        } else {
+            NONE
+        };
+        scopes.push(Scope { kind: language.scope_kind(node.kind()), start, end, parent, def });
         open.push(scopes.len() as u32 - 1);
     }
     scopes
