@@ -2,6 +2,7 @@
 //! returns to the call's limits, and records the call in the session's harness and trace.
 
 use serde_json::Value;
+use std::sync::OnceLock;
 use tack_indexer::LoadOutcome;
 
 use crate::call_context::CallContext;
@@ -35,8 +36,11 @@ pub struct CallOutcome {
 pub struct Toolbox {
     ws: Workspace,
     profile: Profile,
-    /// The catalogue's tools this workspace offers (no writing ones under `--read-only`).
-    offered: Vec<&'static Entry>,
+    /// The catalogue's tools this workspace offers (no writing ones under `--read-only`), made
+    /// when first asked for: `tack index` never does, and skips the schemas and the sandbox
+    /// probes that `run`'s description needs.
+    offered: OnceLock<Vec<&'static Entry>>,
+    read_only: bool,
     /// Replaces secrets in results, when the configuration asks for it.
     redactor: Option<Redactor>,
 }
@@ -52,8 +56,12 @@ impl Toolbox {
     ) -> anyhow::Result<Self> {
         let redactor = config.output.redact_secrets.then(|| Redactor::new(std::env::vars()));
         let ws = Workspace::new(root, config)?;
-        let offered = catalog::all().iter().filter(|e| !(read_only && e.spec.writes)).collect();
-        Ok(Self { ws, profile, offered, redactor })
+        Ok(Self { ws, profile, offered: OnceLock::new(), read_only, redactor })
+    }
+
+    fn offered(&self) -> &[&'static Entry] {
+        self.offered
+            .get_or_init(|| catalog::all().iter().filter(|e| !(self.read_only && e.spec.writes)).collect())
     }
 
     /// Loads the index saved in `store`, see [`Workspace::with_index_store`].
@@ -81,7 +89,7 @@ impl Toolbox {
 
     /// Every tool this workspace offers (fewer under `--read-only`), in catalogue order.
     pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
-        self.offered.iter().map(|e| &e.spec)
+        self.offered().iter().map(|e| &e.spec)
     }
 
     pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
@@ -95,7 +103,7 @@ impl Toolbox {
     }
 
     fn entry(&self, name: &str) -> Option<&'static Entry> {
-        self.offered.iter().copied().find(|e| e.spec.name == name)
+        self.offered().iter().copied().find(|e| e.spec.name == name)
     }
 
     /// The tools to list for a session: core ones, everything under the full profile, and
@@ -116,7 +124,7 @@ impl Toolbox {
         let mut text = String::from(
             "tack serves one repository to coding agents, with results shaped to be read at a glance. ",
         );
-        for entry in &self.offered {
+        for entry in self.offered() {
             if let Some(guide) = (entry.guide)(&self.ws) {
                 text.push_str(&guide);
             }
@@ -218,7 +226,7 @@ impl Toolbox {
         ctx: &CallContext,
         limits: &crate::observe::limits::Limits,
     ) -> (Observation, bool) {
-        let call = Call { ws: &self.ws, session, ctx, limits, offered: &self.offered };
+        let call = Call { ws: &self.ws, session, ctx, limits, offered: self.offered() };
         let (mut name, mut args) = (name.to_string(), args);
         for _ in 0..2 {
             let Some(entry) = self.entry(&name) else {
