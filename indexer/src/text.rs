@@ -404,9 +404,7 @@ impl TextIndex {
                 dir.as_ref().and_then(|dir| dir.read(path).ok())
             };
             writer.delete_term(Term::from_field_text(self.fields.path, path));
-            writer
-                .add_document(self.document(entry, bytes.as_deref().unwrap_or_default()))
-                .map_err(failed)?;
+            writer.add_document(self.document(entry, bytes.unwrap_or_default())).map_err(failed)?;
             state.docs.insert(path.clone(), entry.hash);
             stats.added += 1;
         }
@@ -420,7 +418,7 @@ impl TextIndex {
     }
 
     /// A file's document: its path, its definitions' names and doc lines, its text.
-    fn document(&self, entry: &FileEntry, bytes: &[u8]) -> TantivyDocument {
+    fn document(&self, entry: &FileEntry, bytes: Vec<u8>) -> TantivyDocument {
         let mut defs = String::new();
         let mut docs = String::new();
         for def in &entry.symbols.defs {
@@ -438,7 +436,8 @@ impl TextIndex {
             f.path_terms => entry.path.as_str(),
             f.defs => defs,
             f.docs => docs,
-            f.body => crate::index::utf8_lossy(bytes).into_owned(),
+            // Valid UTF-8 (nearly every file) becomes the body without a copy.
+            f.body => String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         )
     }
 
