@@ -66,6 +66,7 @@ struct Parts {
 }
 
 impl Parts {
+    /// The next part of `b`, which must be the same word at every call.
     fn next(&mut self, b: &[u8]) -> Option<(usize, usize)> {
         while self.at < b.len() {
             let i = self.at;
