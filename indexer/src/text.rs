@@ -404,7 +404,11 @@ impl TextIndex {
             } else {
                 dir.as_ref().and_then(|dir| dir.read(path).ok())
             };
-            writer.delete_term(Term::from_field_text(self.fields.path, path));
+            // A path new to the index has no document to delete: a delete term costs a term
+            // lookup in every segment when the segments are written.
+            if state.docs.contains_key(path) {
+                writer.delete_term(Term::from_field_text(self.fields.path, path));
+            }
             writer.add_document(self.document(entry, bytes.unwrap_or_default())).map_err(failed)?;
             state.docs.insert(path.clone(), entry.hash);
             stats.added += 1;
