@@ -8,14 +8,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tantivy::index::SegmentId;
-use tantivy::query::{Bm25StatisticsProvider, EnableScoring, Query, TermQuery};
+use tantivy::postings::Postings;
+use tantivy::postings::TermInfo;
+use tantivy::query::Bm25Weight;
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 use tantivy::{
-    DocId, DocSet, Index as Tantivy, IndexReader, IndexWriter, ReloadPolicy, Searcher, TERMINATED,
-    TantivyDocument, Term, doc,
+    DocId, DocSet, Index as Tantivy, IndexReader, IndexWriter, InvertedIndexReader, ReloadPolicy, Searcher,
+    SegmentReader, TERMINATED, TantivyDocument, Term, doc,
 };
 
 use crate::Error;
@@ -237,6 +239,18 @@ fn schema() -> (Schema, Fields) {
     (builder.build(), fields)
 }
 
+/// Opens each segment's term dictionaries. One in another format (an index saved by a tack
+/// whose tantivy stored FST dictionaries) opens as an index and fails at the first search.
+fn readable(index: &Tantivy, fields: &Fields) -> tantivy::Result<()> {
+    for meta in index.searchable_segment_metas()? {
+        let segment = tantivy::SegmentReader::open(&index.segment(meta))?;
+        for field in [fields.path, fields.path_terms, fields.defs, fields.docs, fields.body] {
+            segment.inverted_index(field)?;
+        }
+    }
+    Ok(())
+}
+
 /// What changed in one sync.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SyncStats {
@@ -285,11 +299,11 @@ impl TextIndex {
             Some(dir) => {
                 std::fs::create_dir_all(dir)?;
                 let opened = Tantivy::open_in_dir(dir).and_then(|index| {
-                    if index.schema() == schema {
-                        Ok(index)
-                    } else {
-                        Err(tantivy::TantivyError::SchemaError("another schema".into()))
+                    if index.schema() != schema {
+                        return Err(tantivy::TantivyError::SchemaError("another schema".into()));
                     }
+                    readable(&index, &fields)?;
+                    Ok(index)
                 });
                 match opened {
                     Ok(index) => index,
@@ -474,34 +488,53 @@ impl TextIndex {
     /// [`TextIndex::field_scores`], with tantivy's error. Each term is scored on its own and a
     /// file's scores are summed in the query's order, so the sum's last bits, and with them the
     /// order of nearly equal files, do not depend on how the files fell into segments (tantivy's
-    /// union adds its clauses in the order their next documents come).
+    /// union adds its clauses in the order their next documents come). A term is looked up once
+    /// per segment, for its document frequency and its postings both (a `TermQuery` looks it up
+    /// twice): BM25 as tantivy's term scorer computes it.
     fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<FxHashMap<String, f32>> {
         let searcher = self.reader.searcher();
         let stats = self.live_stats(&searcher)?;
-        let live = LiveSearcher { stats: &stats, searcher: &searcher };
-        let scoring = EnableScoring::enabled_from_statistics_provider(&live, &searcher);
-        let weights = terms
-            .iter()
-            .map(|t| {
-                TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs).weight(scoring)
-            })
-            .collect::<tantivy::Result<Vec<_>>>()?;
         let mut out = FxHashMap::default();
-        if weights.is_empty() {
+        if terms.is_empty() {
             return Ok(out);
         }
-        let paths = self.segment_paths(&searcher)?;
-        let mut sums: Vec<Option<f32>> = Vec::new();
-        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-            sums.clear();
-            sums.resize(segment.max_doc() as usize, None);
-            for weight in &weights {
-                weight.for_each(segment, &mut |doc, score| {
-                    let sum = sums[doc as usize].get_or_insert(0.0);
-                    *sum += score;
-                })?;
+        let segments = searcher.segment_readers();
+        let inverted =
+            segments.iter().map(|s| s.inverted_index(field)).collect::<tantivy::Result<Vec<_>>>()?;
+        let norms =
+            segments.iter().map(|s| s.get_fieldnorms_reader(field)).collect::<tantivy::Result<Vec<_>>>()?;
+        let docs = stats.docs.max(1);
+        let average_norm = stats.tokens(field) as f32 / docs as f32;
+        let mut sums: Vec<Vec<Option<f32>>> =
+            segments.iter().map(|s| vec![None; s.max_doc() as usize]).collect();
+        let mut found = Vec::with_capacity(segments.len());
+        for text in terms {
+            let term = Term::from_field_text(field, text);
+            found.clear();
+            let mut doc_freq = 0;
+            for (segment, inverted) in segments.iter().zip(&inverted) {
+                let info = inverted.get_term_info(&term)?;
+                if let Some(info) = &info {
+                    doc_freq += live_count(segment, inverted, info)?;
+                }
+                found.push(info);
             }
-            let paths = &paths[ord];
+            let weight = Bm25Weight::for_one_term(doc_freq, docs, average_norm);
+            for (ord, info) in found.iter().enumerate() {
+                let Some(info) = info else { continue };
+                let mut postings =
+                    inverted[ord].read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                let (sums, norms) = (&mut sums[ord], &norms[ord]);
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    let score = weight.score(norms.fieldnorm_id(doc), postings.term_freq());
+                    *sums[doc as usize].get_or_insert(0.0) += score;
+                    doc = postings.advance();
+                }
+            }
+        }
+        let paths = self.segment_paths(&searcher)?;
+        for ((segment, sums), paths) in segments.iter().zip(&sums).zip(&paths) {
             for (doc, sum) in sums.iter().enumerate() {
                 let (Some(score), false) = (sum, segment.is_deleted(doc as DocId)) else { continue };
                 if let Some(path) = paths.get(doc).and_then(Option::as_deref) {
@@ -623,24 +656,9 @@ impl LiveStats {
     }
 }
 
-/// [`LiveStats`] with the searcher that counts document frequencies.
-struct LiveSearcher<'a> {
-    stats: &'a LiveStats,
-    searcher: &'a Searcher,
-}
-
-impl Bm25StatisticsProvider for LiveSearcher<'_> {
-    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
-        Ok(self.stats.tokens.iter().find(|(f, _)| *f == field).map_or(0, |(_, n)| *n))
-    }
-
-    fn total_num_docs(&self) -> tantivy::Result<u64> {
-        // BM25 divides by it: an index of deleted documents only must not make it 0.
-        Ok(self.stats.docs.max(1))
-    }
-
-    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
-        live_doc_freq(self.searcher, term)
+impl LiveStats {
+    fn tokens(&self, field: Field) -> u64 {
+        self.tokens.iter().find(|(f, _)| *f == field).map_or(0, |(_, n)| *n)
     }
 }
 
@@ -649,18 +667,28 @@ fn live_doc_freq(searcher: &Searcher, term: &Term) -> tantivy::Result<u64> {
     let mut total = 0u64;
     for segment in searcher.segment_readers() {
         let inverted = segment.inverted_index(term.field())?;
-        if segment.num_deleted_docs() == 0 {
-            total += u64::from(inverted.doc_freq(term)?);
-            continue;
+        if let Some(info) = inverted.get_term_info(term)? {
+            total += live_count(segment, &inverted, &info)?;
         }
-        let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)? else { continue };
-        let mut doc = postings.doc();
-        while doc != TERMINATED {
-            if !segment.is_deleted(doc) {
-                total += 1;
-            }
-            doc = postings.advance();
-        }
+    }
+    Ok(total)
+}
+
+/// How many of the documents in a term's postings are alive in `segment`.
+fn live_count(
+    segment: &SegmentReader,
+    inverted: &InvertedIndexReader,
+    info: &TermInfo,
+) -> tantivy::Result<u64> {
+    if segment.num_deleted_docs() == 0 {
+        return Ok(u64::from(info.doc_freq));
+    }
+    let mut postings = inverted.read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
+    let mut total = 0;
+    let mut doc = postings.doc();
+    while doc != TERMINATED {
+        total += u64::from(!segment.is_deleted(doc));
+        doc = postings.advance();
     }
     Ok(total)
 }
@@ -749,6 +777,42 @@ mod tests {
         // The match counts a search reports skip the deleted documents too.
         assert_eq!(edited.terms_per_file(&terms).unwrap(), fresh.terms_per_file(&terms).unwrap());
         assert_eq!(edited.terms_per_file(&terms).unwrap()["b.py"], 3);
+    }
+
+    #[test]
+    fn a_saved_index_whose_term_dictionaries_cannot_be_read_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def alpha():\n    return 1\n").unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let filter = crate::walk::Filter::new(&root, &[]).unwrap();
+        let (index, _) = crate::index::Index::open(&root, filter, None);
+        let store = dir.path().join("search");
+        {
+            let (text, dropped) = TextIndex::open(Some(&store)).unwrap();
+            assert_eq!(dropped, None);
+            assert_eq!(text.sync(&root, &index.snapshot()).unwrap().added, 1);
+        }
+        // What an older tack's FST dictionary looks like to this one: a `.term` file it cannot
+        // read. Schema and metadata are intact, so the index itself still opens.
+        let terms: Vec<_> = std::fs::read_dir(&store)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "term"))
+            .collect();
+        assert!(!terms.is_empty());
+        for path in &terms {
+            let mut bytes = std::fs::read(path).unwrap();
+            let n = bytes.len();
+            bytes[n - 40..].fill(0xAB);
+            std::fs::write(path, bytes).unwrap();
+        }
+        let (text, dropped) = TextIndex::open(Some(&store)).unwrap();
+        let dropped = dropped.expect("the unreadable index is dropped");
+        assert!(dropped.starts_with("the saved search index is unusable"), "{dropped}");
+        assert!(text.is_empty(), "rebuilt from nothing");
+        assert_eq!(text.sync(&root, &index.snapshot()).unwrap().added, 1);
+        let alpha = text.field_scores(text.fields.defs, &["alpha".to_string()]).unwrap();
+        assert_eq!(alpha.keys().collect::<Vec<_>>(), ["a.py"]);
     }
 
     #[test]

@@ -125,7 +125,12 @@ impl Workspace {
             .text
             .get_or_init(|| {
                 TextIndex::open(self.text_store.as_deref())
-                    .map(|(text, _dropped)| Arc::new(text))
+                    .map(|(text, dropped)| {
+                        if let Some(reason) = dropped {
+                            tracing::warn!("rebuilding the search index: {reason}");
+                        }
+                        Arc::new(text)
+                    })
                     .map_err(|err| SearchIndexError::Open(err.to_string()))
             })
             .clone()?;
