@@ -13,7 +13,8 @@
 #   ts-npm:  the npm package typescript 5.9.3 (its `.d.ts` files; the two bundled compilers are
 #            over the 2 MB parse limit)
 #   js:      the npm package webpack 5.113.0 (885 `.js` files)
-#   c:       the C sources of zstd 1.5.7 as the zstd-sys crate in the cargo registry carries them
+#   c:       the C sources of zstd 1.5.7 as the zstd-sys crate 2.1.3 carries them
+#            (bench/zstd_src.sh fetches it into the cargo registry cache when missing)
 #   cpp:     the `.h` headers of Debian's libstdc++ (`/usr/include/c++/*`, read as C++)
 #            (the npm corpora are fetched with `npm pack`; each is skipped when it cannot be had)
 # usage: bench/index.sh            (prints a markdown table; ~2 minutes after the release build)
@@ -76,7 +77,7 @@ if command -v npm >/dev/null; then
   npm_corpus ts-npm typescript@5.9.3 . && ALL="$ALL ts-npm"
   npm_corpus js webpack@5.113.0 . && ALL="$ALL js"
 fi
-ZSTD=$(ls -d "$REGISTRY"/zstd-sys-*/zstd 2>/dev/null | tail -1 || true)
+ZSTD=$(bash bench/zstd_src.sh)
 if [ -n "$ZSTD" ]; then
   mkdir -p "$WORK/c" && (cd "$ZSTD" && find . \( -name '*.c' -o -name '*.h' \) -type f -exec cp --parents -t "$WORK/c" {} +)
   ALL="$ALL c"
@@ -89,11 +90,15 @@ fi
 CORPORA=${CORPORA:-$ALL}
 
 measure() { # label, command...: prints "label wall_s cpu_s peak_rss_mb" and the command's output
+  # Wall time from the clock in microseconds: time's own is in hundredths, 8% of a 0.13 s floor.
   local label=$1; shift
-  local out
+  local out start end
+  start=$(date +%s%N)
   out=$( { /usr/bin/time -f "TIME %e %U %S %M" "$@" 2>&1 >&3 3>&-; } 3>&1 )
+  end=$(date +%s%N)
   echo "$out" | grep -v '^TIME' | sed "s/^/  $label: /" >&2
-  echo "$out" | awk -v l="$label" '/^TIME/ {printf "%s %.2f %.2f %.0f\n", l, $2, $3 + $4, $5 / 1024}'
+  echo "$out" | awk -v l="$label" -v us="$(((end - start) / 1000))" \
+    '/^TIME/ {printf "%s %.4f %.2f %.0f\n", l, us / 1e6, $3 + $4, $5 / 1024}'
 }
 
 echo "| corpus | files | MB | floor s (cpu) | cold s (cpu, MB RSS) | cold/floor (each run) | warm s (MB RSS) | symbols | edges | map p50/p95 ms | focus p50/p95 ms | write→map p50/max ms |"
@@ -113,7 +118,7 @@ import statistics, sys
 runs = [line.split() for line in sys.argv[1].strip().splitlines()]
 med = lambda i: statistics.median(float(r[i]) for r in runs)
 each = sorted(float(r[5]) / float(r[1]) for r in runs)
-print(f"{med(1):.2f} {med(2):.2f} {med(5):.2f} {med(6):.2f} {med(7):.0f} {med(5) / med(1):.2f} {each[0]:.2f}–{each[-1]:.2f}")
+print(f"{med(1):.3f} {med(2):.2f} {med(5):.3f} {med(6):.2f} {med(7):.0f} {med(5) / med(1):.2f} {each[0]:.2f}–{each[-1]:.2f}")
 PY
 )
   cold_out=$("$TACK" index --root "$root" --index-dir "$store" 2>/dev/null)
@@ -136,6 +141,7 @@ PY
   lat=$(python3 bench/map_latency.py "$TACK" "$root" "$store" "$focus" "$ext" 30)
   get() { echo "$lat" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2; }
   read -r _ ww _ wr <<<"$warm"
+  ww=$(printf "%.3f" "$ww")
   echo "| $corpus | $files | $mb | $fw ($fc) | $cw ($cc, $cr) | ${ratio}× ($ratios) | $ww ($wr) | $symbols | $edges | $(get map_no_focus_p50_ms)/$(get map_no_focus_p95_ms) | $(get map_focus_p50_ms)/$(get map_focus_p95_ms) | $(get write_to_map_p50_ms)/$(get write_to_map_max_ms) |"
   rm -rf "$store"
 done

@@ -17,8 +17,8 @@
 #                             tanstack-react-query and upgrade (not tests, nor openapi's generated
 #                             clients) with the root tsconfig: the mirror at $MIRRORS/trpc+trpc/repo,
 #                             else the npm package `@trpc/server` (it ships its src/)
-#                 c           zstd's lib/ as the zstd-sys crate of tack's Cargo.lock carries it (the
-#                             cargo registry cache)
+#                 c           zstd's lib/ as the zstd-sys crate 2.1.3 carries it (the cargo
+#                             registry cache; bench/zstd_src.sh fetches it when missing)
 #                 cpp         leveldb 1.20 and snappy as the PyPI sdist `leveldb` 0.201 vendors them
 #                             (leveldb/ and snappy/, not the Python binding)
 #                 java        mockito-core/src/main/java (less module-info.java) from the mirror at
@@ -248,11 +248,10 @@ bench_c() {
   rm -rf "$dir" && mkdir -p "$dir"
   if [ -n "$CORPUS_ARG" ]; then cp -a "$CORPUS_ARG" "$corpus"
   else
-    local version lib
-    version=$(python3 -c "import re; print(max(re.findall(r'name = \"zstd-sys\"\nversion = \"([^\"]+)\"', open('Cargo.lock').read())))")
-    lib=$(ls -d "$HOME"/.cargo/registry/src/*/"zstd-sys-$version"/zstd/lib 2>/dev/null | head -1)
-    [ -n "$lib" ] || { echo "zstd-sys $version is not in the cargo registry cache (cargo fetch)" >&2; exit 2; }
-    cp -a "$lib" "$corpus"
+    local zstd
+    zstd=$(bash bench/zstd_src.sh)
+    [ -n "$zstd" ] || { echo "zstd-sys 2.1.3 cannot be fetched into the cargo registry cache" >&2; exit 2; }
+    cp -a "$zstd/lib" "$corpus"
   fi
   compile_db "$corpus" "${CDEFS-$ZSTD_DEFS}"
   clangd_run c "$corpus" "C"
