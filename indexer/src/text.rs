@@ -243,7 +243,7 @@ fn schema() -> (Schema, Fields) {
 /// whose tantivy stored FST dictionaries) opens as an index and fails at the first search.
 fn readable(index: &Tantivy, fields: &Fields) -> tantivy::Result<()> {
     for meta in index.searchable_segment_metas()? {
-        let segment = tantivy::SegmentReader::open(&index.segment(meta))?;
+        let segment = SegmentReader::open(&index.segment(meta))?;
         for field in [fields.path, fields.path_terms, fields.defs, fields.docs, fields.body] {
             segment.inverted_index(field)?;
         }
