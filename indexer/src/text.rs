@@ -779,13 +779,19 @@ mod tests {
         assert_eq!(edited.terms_per_file(&terms).unwrap()["b.py"], 3);
     }
 
+    /// `dir` holding one Python file, `a.py` defining `alpha`, and its symbol index.
+    fn one_file_repository(dir: &Path) -> (PathBuf, crate::index::Index) {
+        std::fs::write(dir.join("a.py"), "def alpha():\n    return 1\n").unwrap();
+        let root = dir.canonicalize().unwrap();
+        let filter = crate::walk::Filter::new(&root, &[]).unwrap();
+        let (index, _) = crate::index::Index::open(&root, filter, None);
+        (root, index)
+    }
+
     #[test]
     fn a_saved_index_whose_term_dictionaries_cannot_be_read_is_rebuilt() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.py"), "def alpha():\n    return 1\n").unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let filter = crate::walk::Filter::new(&root, &[]).unwrap();
-        let (index, _) = crate::index::Index::open(&root, filter, None);
+        let (root, index) = one_file_repository(dir.path());
         let store = dir.path().join("search");
         {
             let (text, dropped) = TextIndex::open(Some(&store)).unwrap();
@@ -818,10 +824,7 @@ mod tests {
     #[test]
     fn a_reader_searches_the_last_commit_while_another_call_syncs() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.py"), "def alpha():\n    return 1\n").unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let filter = crate::walk::Filter::new(&root, &[]).unwrap();
-        let (index, _) = crate::index::Index::open(&root, filter, None);
+        let (root, index) = one_file_repository(dir.path());
         let (text, _) = TextIndex::open(None).unwrap();
         assert_eq!(text.sync_unless_busy(&root, &index.snapshot()).unwrap().added, 1);
         std::fs::write(root.join("a.py"), "def alpha():\n    return 2\n").unwrap();
