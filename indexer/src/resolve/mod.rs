@@ -1232,7 +1232,22 @@ impl Resolver {
         depth: u32,
         resolve: &dyn Fn(u32, &str) -> Option<u32>,
     ) -> Vec<Found> {
-        if depth > MAX_DEPTH {
+        let mut visited = rustc_hash::FxHashSet::default();
+        self.top_level_then_globs_in(file, name, depth, resolve, &mut visited)
+    }
+
+    /// [`Self::top_level_then_globs`], each file looked into once: headers that include each
+    /// other's includes would otherwise be walked once per path to them (C's include graphs
+    /// made that exponential in the depth).
+    fn top_level_then_globs_in(
+        &self,
+        file: u32,
+        name: &str,
+        depth: u32,
+        resolve: &dyn Fn(u32, &str) -> Option<u32>,
+        visited: &mut rustc_hash::FxHashSet<u32>,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH || !visited.insert(file) {
             return Vec::new();
         }
         if let Some(id) = self.name_id(file, name) {
@@ -1251,7 +1266,7 @@ impl Resolver {
             if let Some(base) = resolve(file, symbols.text(import.module))
                 && base != file
             {
-                let found = self.top_level_then_globs(base, name, depth + 1, resolve);
+                let found = self.top_level_then_globs_in(base, name, depth + 1, resolve, visited);
                 if !found.is_empty() {
                     return found;
                 }

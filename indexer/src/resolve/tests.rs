@@ -1629,3 +1629,63 @@ fn c_a_file_scope_variable_is_its_definition() {
         "#]],
     );
 }
+
+/// Resolution on another thread, failing instead of hanging should it wait for itself.
+fn check_in_time(fixture: &'static str, expect: Expect) {
+    let (done, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = String::new();
+        let (snapshot, path, pos) = snapshot(fixture);
+        let resolver = snapshot.resolver();
+        let file = resolver.file_index(&path).unwrap();
+        if let Some(at) = resolver.at(file, pos) {
+            out = format!("{}\n{}", at.name, render(&resolver, &at.resolution.resolved));
+        }
+        let _ = done.send(out);
+    });
+    let out = answer.recv_timeout(std::time::Duration::from_secs(20)).expect("resolution answers");
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn an_impl_whose_type_passes_through_a_glob_of_an_enum_does_not_wait_for_itself() {
+    // Building the impl map resolves `Elsewhere` in `impl Shape for Elsewhere`: the lexical
+    // lookup misses, the glob `use Kind::*` asks the enum `Kind` for a member, and that asks
+    // for the impl map being built.
+    check_in_time(
+        r#"
+//- src/lib.rs
+use Kind::*;
+pub enum Kind { Round }
+pub trait Shape { fn area(&self) -> f64; }
+pub struct Circle;
+impl Shape for Circle { fn area(&self) -> f64 { 1.0 } }
+impl Shape for Elsewhere { fn area(&self) -> f64 { 2.0 } }
+pub fn total(c: Circle) -> f64 { c.are$0a() }
+"#,
+        expect![[r#"
+            area
+            method Circle::area (src/lib.rs:5)
+        "#]],
+    );
+}
+
+#[test]
+fn headers_that_include_each_others_includes_are_each_looked_into_once() {
+    // Twelve levels of four headers, each including all four of the next: 4^12 paths to the
+    // last level, where a name none of them defines is looked for.
+    let mut fixture = String::new();
+    for level in 0..12 {
+        for h in 0..4 {
+            fixture.push_str(&format!("//- l{level}_{h}.h\n"));
+            if level < 11 {
+                for next in 0..4 {
+                    fixture.push_str(&format!("#include \"l{}_{next}.h\"\n", level + 1));
+                }
+            }
+            fixture.push_str(&format!("int f{level}_{h}(void);\n"));
+        }
+    }
+    fixture.push_str("//- main.c\n#include \"l0_0.h\"\nint main(void) { return miss$0ing(); }\n");
+    check_in_time(Box::leak(fixture.into_boxed_str()), expect!["missing\n"]);
+}

@@ -40,8 +40,28 @@ impl Modules {
         Modules { tree: Arc::new(Tree::new(files)), impls: OnceLock::new() }
     }
 
+    /// The impl map, built on first use. Building it resolves each impl's type and trait
+    /// paths, and a path can pass through an associated item, which asks for the impl map
+    /// again: on the thread building it, that nested lookup sees no impls (waiting for the map
+    /// there would wait for itself).
     fn impls(&self, r: &Resolver) -> &ImplMap {
-        self.impls.get_or_init(|| ImplMap::build(self, r))
+        static EMPTY: std::sync::LazyLock<ImplMap> =
+            std::sync::LazyLock::new(|| ImplMap { by_type: HashMap::new() });
+        thread_local! {
+            static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        }
+        if let Some(map) = self.impls.get() {
+            return map;
+        }
+        if BUILDING.with(|b| b.get()) {
+            return &EMPTY;
+        }
+        self.impls.get_or_init(|| {
+            BUILDING.with(|b| b.set(true));
+            let map = ImplMap::build(self, r);
+            BUILDING.with(|b| b.set(false));
+            map
+        })
     }
 }
 
