@@ -48,7 +48,7 @@ fn main() {
         }
         // PageRank's warm start: the unfocused ranks starting where the previous graph's call
         // under the same key ended (from the second fold on), against a cold start.
-        let weight = |_: u32, e: &tack_indexer::Edge| e.weight;
+        let weight = |_: u32, _: u32, w: f32| w as f64;
         let graph = snapshot.graph();
         let t = Instant::now();
         let cold = graph.pagerank_keyed(u64::MAX - 1 - round, &[], &weight);

@@ -25,8 +25,8 @@ fn main() {
     let graph = snapshot.graph();
     eprintln!("graph {:?} ({} edges)", t.elapsed(), graph.n_edges());
     let t = Instant::now();
-    let (rank, _) = graph.pagerank(&[], &|_, e| e.weight);
-    eprintln!("pagerank {:?} ({} files)", t.elapsed(), rank.len());
+    let rank = graph.pagerank(&[], &|_, _, w| w as f64);
+    eprintln!("pagerank {:?} ({} nodes)", t.elapsed(), rank.len());
     let words = |s: &str| s.split_whitespace().count();
     if let Ok(dump) = std::env::var("DUMP_RESOLVE") {
         std::fs::write(dump, resolution_facts(&snapshot.resolver())).expect("dump");
@@ -70,9 +70,9 @@ fn main() {
     let t = Instant::now();
     for i in 0..20 {
         let f = graph.file_index(&files[(i * 89) % files.len()]).unwrap();
-        let mut p = vec![0.0; files.len()];
-        p[f] = 1.0;
-        let _ = graph.pagerank(&p, &|s, e| if s as usize == f { e.weight * 50.0 } else { e.weight });
+        let mut p = vec![0.0; graph.n_nodes()];
+        p[graph.file_node(f) as usize] = 1.0;
+        let _ = graph.pagerank(&p, &|_, _, w| w as f64);
     }
     eprintln!("20 focused pageranks {:?}", t.elapsed() / 20);
 }

@@ -1,50 +1,202 @@
-//! The definition/reference graph over files, weighted the way Aider's repository map weighs
-//! it, and a personalized PageRank over it whose rank is then spread onto definitions.
+//! The graph of what references what, from name resolution: a node per definition and one per
+//! file (its module-level code), an edge from the definition holding a reference to each
+//! definition the reference binds, and a personalized PageRank over the nodes.
 
-use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::EdgeRef;
+use petgraph::Directed;
+use petgraph::csr::Csr;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use std::sync::Arc;
 
 use crate::index::{FileEntry, Snapshot};
-use crate::symbols::{DefKind, RefKind};
+use crate::resolve::{Resolver, Target};
+use crate::symbols::RefKind;
 
-const REF_KINDS: [RefKind; 7] = [
-    RefKind::Name,
-    RefKind::Attribute,
-    RefKind::Type,
-    RefKind::Import,
-    RefKind::Inheritance,
-    RefKind::MethodCall,
-    RefKind::Call,
-];
-const N_REF_KINDS: usize = REF_KINDS.len();
-
-/// One edge: `src` references `ident`, which `dst` defines.
-#[derive(Debug, Clone, Copy)]
-pub struct Edge {
-    pub ident: u32,
-    /// The weight before focus: identifier multiplier × √(weighted references).
-    pub weight: f64,
+/// How much one reference counts, by kind: a call, an import, a base class or a type use says
+/// more about a dependency than a bare name.
+fn ref_weight(kind: RefKind) -> f32 {
+    match kind {
+        RefKind::Call | RefKind::MethodCall | RefKind::Import | RefKind::Inheritance | RefKind::Type => 1.0,
+        RefKind::Attribute => 0.5,
+        RefKind::Name => 0.25,
+    }
 }
 
-/// The file graph of one snapshot.
+/// A reference whose receiver cannot be typed has every same-named definition as a candidate;
+/// it splits its weight over them, and past this many it says nothing about any of them (a
+/// `.clone()` with 40 definers).
+const MAX_CANDIDATES: usize = 8;
+/// A candidate is a guess: its share counts this much of a resolved reference's.
+const CANDIDATE_SHARE: f32 = 0.5;
+
+/// At most this many changed files are folded into a graph; more rebuild it.
+const MAX_UPDATED_FILES: usize = 64;
+
+/// A node within its file: 0 is the file's module-level code, `1 + d` its definition `d`.
+type Local = u32;
+
+/// What one reference gives: `weight` from `src` (in the referencing file) to node `dst` of
+/// file `dst_file`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Part {
+    /// The reference's index in its file's `refs`.
+    r: u32,
+    src: Local,
+    dst_file: u32,
+    dst: Local,
+    weight: f32,
+}
+
+/// One file's outgoing references, resolved: each reference's parts in reference order, and
+/// the edges they add up to (per source and target: √ of the summed weights, Aider's damping
+/// of many references).
+#[derive(Debug, Default)]
+struct FileOut {
+    parts: Vec<Part>,
+    /// (source, target file, target, weight), sorted.
+    edges: Vec<(Local, u32, Local, f32)>,
+}
+
+impl FileOut {
+    fn new(parts: Vec<Part>) -> FileOut {
+        let mut keyed: Vec<((Local, u32, Local), f32)> =
+            parts.iter().map(|p| ((p.src, p.dst_file, p.dst), p.weight)).collect();
+        keyed.sort_unstable_by_key(|(k, _)| *k);
+        let mut edges: Vec<(Local, u32, Local, f32)> = Vec::new();
+        for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+            let (src, file, dst) = run[0].0;
+            let total: f32 = run.iter().map(|(_, w)| w).sum();
+            edges.push((src, file, dst, total.sqrt()));
+        }
+        FileOut { parts, edges }
+    }
+}
+
+/// The node a resolved target is, as (file, local node): a definition, a module (its file's
+/// node), or a module-level constant whose binding is its identity; `None` for what is no
+/// node (a local variable, a name imported from outside).
+fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, Local)> {
+    match target {
+        Target::Def { file, def } => Some((file, 1 + def)),
+        Target::Module { file } => Some((file, 0)),
+        Target::Binding { file, binding } => {
+            let symbols = &resolver.entry(file).symbols;
+            let b = symbols.bindings.get(binding as usize)?;
+            if b.scope != 0 {
+                return None;
+            }
+            let name = symbols.text(b.name);
+            let from = symbols.defs.partition_point(|d| d.line < b.line);
+            symbols.defs[from..]
+                .iter()
+                .take_while(|d| d.line == b.line)
+                .position(|d| d.name == name)
+                .map(|i| (file, 1 + (from + i) as u32))
+        }
+        Target::Import { .. } => None,
+    }
+}
+
+/// The parts reference `r` (number `i` of `file`) gives: its weight over what it resolves to, or
+/// a share of it over a few candidates; nothing for a reference to its own definition.
+fn resolve_parts(resolver: &Resolver, file: u32, i: u32, out: &mut Vec<Part>) {
+    let r = &resolver.entry(file).symbols.refs[i as usize];
+    let src = r.enclosing.map_or(0, |d| 1 + d);
+    let resolution = resolver.resolve_ref(file, r);
+    let (targets, share) = if !resolution.resolved.is_empty() {
+        (resolution.resolved, 1.0)
+    } else if resolution.candidates.len() <= MAX_CANDIDATES {
+        (resolution.candidates, CANDIDATE_SHARE)
+    } else {
+        return;
+    };
+    let nodes: Vec<(u32, Local)> = targets.into_iter().filter_map(|t| target_node(resolver, t)).collect();
+    if nodes.is_empty() {
+        return;
+    }
+    let weight = ref_weight(r.kind) * share / nodes.len() as f32;
+    for (dst_file, dst) in nodes {
+        if (dst_file, dst) != (file, src) {
+            out.push(Part { r: i, src, dst_file, dst, weight });
+        }
+    }
+}
+
+/// Every reference of `file` resolved.
+fn file_out(resolver: &Resolver, file: u32) -> FileOut {
+    let mut parts = Vec::new();
+    for i in 0..resolver.entry(file).symbols.refs.len() as u32 {
+        resolve_parts(resolver, file, i, &mut parts);
+    }
+    FileOut::new(parts)
+}
+
+/// The names a file gives others: what it defines and what it binds or imports at its top.
+/// A reference elsewhere can bind differently after the file changed only through one of them.
+fn given_names(entry: &FileEntry, out: &mut FxHashSet<String>) {
+    let symbols = &entry.symbols;
+    out.extend(symbols.defs.iter().map(|d| d.name.clone()));
+    out.extend(symbols.bindings.iter().filter(|b| b.scope == 0).map(|b| symbols.text(b.name).to_string()));
+    out.extend(symbols.imports.iter().filter(|i| i.scope == 0).map(|i| symbols.text(i.bound).to_string()));
+}
+
+/// Whether reference `r` of a file may bind differently once names in `names` change: its name
+/// or a part of what qualifies it is one of them.
+fn touches(
+    symbols: &crate::symbols::FileSymbols,
+    r: &crate::symbols::Ref,
+    names: &FxHashSet<String>,
+) -> bool {
+    names.contains(symbols.ref_name(r))
+        || symbols
+            .text(r.qualifier)
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|part| !part.is_empty() && names.contains(part))
+}
+
+/// `previous` with the references that touch `names` resolved again, the others kept.
+fn file_out_updated(
+    resolver: &Resolver,
+    file: u32,
+    previous: &FileOut,
+    names: &FxHashSet<String>,
+) -> FileOut {
+    let symbols = &resolver.entry(file).symbols;
+    let mut parts = Vec::with_capacity(previous.parts.len());
+    let mut old = previous.parts.iter().peekable();
+    for (i, r) in symbols.refs.iter().enumerate() {
+        let i = i as u32;
+        let kept = old.peek().is_some_and(|p| p.r == i);
+        if touches(symbols, r, names) {
+            while old.next_if(|p| p.r == i).is_some() {}
+            resolve_parts(resolver, file, i, &mut parts);
+        } else if kept {
+            while let Some(p) = old.next_if(|p| p.r == i) {
+                parts.push(*p);
+            }
+        }
+    }
+    FileOut::new(parts)
+}
+
+/// The resolved graph of one snapshot.
 #[derive(Debug)]
 pub struct SymbolGraph {
-    /// Node `i` is `files[i]`; paths in sorted order.
+    /// File `i` is `files[i]`; paths in sorted order.
     pub files: Vec<String>,
-    pub graph: DiGraph<u32, Edge>,
-    /// Identifier `i` is `idents[i]`.
-    pub idents: Arc<Vec<String>>,
-    ident_ids: Arc<FxHashMap<String, u32>>,
-    /// What each identifier contributes, shared with the graphs updated from this one.
-    parts: FxHashMap<u32, Arc<IdentParts>>,
-    /// Source and target file of each edge, in edge order.
-    ends: Vec<(u32, u32)>,
-    /// The pairs of distinct files joined by edges, made on first use: what PageRank walks.
-    pairs: std::sync::OnceLock<Pairs>,
+    /// File `f`'s node is `node_base[f]`, its definition `d` is `node_base[f] + 1 + d`; the
+    /// last entry is the number of nodes.
+    node_base: Arc<Vec<u32>>,
+    /// Each file's resolved references, shared with the graphs updated from this one.
+    out: Vec<Arc<FileOut>>,
+    /// Every edge from source node to target node, weighted; rows in node order.
+    graph: Csr<(), f32, Directed, u32>,
+    /// Definition names, numbered in order of first definition; `definers[i]` are the files
+    /// defining `idents[i]`, in file order.
+    idents: Vec<String>,
+    ident_ids: FxHashMap<String, u32>,
+    definers: Vec<Vec<u32>>,
     /// Where keyed PageRank calls start: the ranks each key reached on the graph this one was
     /// updated from (or, for a key not asked there, where it started there). Fixed for the
     /// graph's life, so the same call on the same graph gives the same ranks to the last bit.
@@ -53,9 +205,8 @@ pub struct SymbolGraph {
     reached: std::sync::Mutex<WarmStarts>,
     /// Made by [`SymbolGraph::update`], not by a full build.
     updated: bool,
-    /// The identifiers in string order, made on first use; a graph updated from one that has
-    /// it inserts its new names into it instead of sorting every name again.
-    by_string: std::sync::OnceLock<Arc<Vec<u32>>>,
+    /// Each file's neighbours through edges either way, made on first use.
+    neighbours: std::sync::OnceLock<Vec<Vec<u32>>>,
 }
 
 /// At most this many focuses keep their ranks for a warm start.
@@ -63,14 +214,45 @@ const WARM_STARTS: usize = 16;
 
 /// Recent converged ranks by the caller's key, newest last.
 #[derive(Debug, Default, Clone)]
-struct WarmStarts(std::collections::VecDeque<(u64, Arc<Vec<f64>>)>);
+struct WarmStarts(std::collections::VecDeque<(u64, Arc<Reached>)>);
+
+/// Ranks one graph reached, with that graph's numbering of nodes.
+#[derive(Debug)]
+struct Reached {
+    node_base: Arc<Vec<u32>>,
+    rank: Vec<f64>,
+}
+
+impl Reached {
+    /// These ranks for a graph with the same files numbered by `node_base`: a file whose
+    /// definitions changed in number keeps the ranks of as many as it still has, and a new one
+    /// starts from the mean.
+    fn renumbered(&self, node_base: &Arc<Vec<u32>>) -> Option<Vec<f64>> {
+        if Arc::ptr_eq(&self.node_base, node_base) || *self.node_base == **node_base {
+            return Some(self.rank.clone());
+        }
+        if self.node_base.len() != node_base.len() {
+            return None;
+        }
+        let n = *node_base.last()? as usize;
+        let mut out = vec![1.0 / n as f64; n];
+        for f in 0..node_base.len() - 1 {
+            let (old, new) = (self.node_base[f] as usize, node_base[f] as usize);
+            let len = (self.node_base[f + 1] as usize - old).min(node_base[f + 1] as usize - new);
+            out[new..new + len].copy_from_slice(&self.rank[old..old + len]);
+        }
+        let total: f64 = out.iter().sum();
+        out.iter_mut().for_each(|r| *r /= total);
+        Some(out)
+    }
+}
 
 impl WarmStarts {
-    fn get(&self, key: u64) -> Option<Arc<Vec<f64>>> {
+    fn get(&self, key: u64) -> Option<Arc<Reached>> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, r)| r.clone())
     }
 
-    fn put(&mut self, key: u64, ranks: Arc<Vec<f64>>) {
+    fn put(&mut self, key: u64, ranks: Arc<Reached>) {
         self.0.retain(|(k, _)| *k != key);
         if self.0.len() == WARM_STARTS {
             self.0.pop_front();
@@ -89,425 +271,117 @@ impl WarmStarts {
     }
 }
 
-/// One PageRank: each file's rank, the rank each edge carries, and how many power iterations
-/// it took.
+/// One PageRank: each node's rank and how many power iterations it took.
 #[derive(Debug)]
 pub struct Ranks {
     pub rank: Vec<f64>,
-    pub carried: Vec<f64>,
     pub iterations: usize,
 }
 
-/// Every (source, target) pair of distinct files that edges join, numbered in the order of the
-/// first edge between them. One pair holds all the identifiers one file takes from another, so
-/// PageRank's power iteration walks pairs rather than edges (CPython's standard library: 659,036
-/// edges between far fewer pairs).
-#[derive(Debug)]
-struct Pairs {
-    /// Each edge's pair, `u32::MAX` for a self-loop.
-    of_edge: Vec<u32>,
-    ends: Vec<(u32, u32)>,
-}
-
-impl Pairs {
-    fn new(edges: &[(u32, u32)]) -> Pairs {
-        let mut index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
-        let mut ends = Vec::new();
-        let of_edge = edges
-            .iter()
-            .map(|&(src, dst)| {
-                if src == dst {
-                    return u32::MAX;
-                }
-                *index.entry((src, dst)).or_insert_with(|| {
-                    ends.push((src, dst));
-                    (ends.len() - 1) as u32
-                })
-            })
-            .collect();
-        Pairs { of_edge, ends }
-    }
-}
-
-/// One identifier's share of the graph: who defines it (and as what), who references it (and
-/// how), and the edges that follow. A changed file recomputes only the identifiers it defines
-/// or references.
-#[derive(Debug, Default)]
-struct IdentParts {
-    /// Files defining it, in file order, with the kinds of definition each holds.
-    defined: Vec<(u32, Vec<DefKind>)>,
-    definers: Vec<u32>,
-    /// Weighted reference counts by kind, per referencing file, in file order.
-    counts: Vec<(u32, [f64; N_REF_KINDS])>,
-    /// (source, target, edge), in the order a full build adds them.
-    edges: Vec<(u32, u32, Edge)>,
-    /// Files with an edge for it, in file order.
-    users: Vec<u32>,
-}
-
-/// At most this many changed files are folded into a graph; more rebuild it.
-const MAX_UPDATED_FILES: usize = 64;
-/// At most this many names new to the graph (each looked up in every file); more rebuild it.
-const MAX_NEW_NAMES: usize = 256;
-
-/// How much one reference counts, by kind: a call, an import, a base class or a type use says
-/// more about a dependency than a bare name that happens to match a definition elsewhere.
-fn ref_weight(kind: RefKind) -> f64 {
-    match kind {
-        RefKind::Call | RefKind::MethodCall | RefKind::Import | RefKind::Inheritance | RefKind::Type => 1.0,
-        RefKind::Attribute => 0.5,
-        RefKind::Name => 0.25,
-    }
-}
-
-/// Aider multiplies long (8+ characters, snake/camel/kebab) names by 10. tack counts imports,
-/// type uses and plain names as references too, and at ×10 two references to a long name
-/// outweighed four files using a short one, so long names get a milder bonus.
-pub(crate) const LONG_NAME: f64 = 2.0;
-
-/// The identifier multiplier, before focus: long identifiers ×[`LONG_NAME`], private ones ×0.1,
-/// names defined in more than five files ×0.1.
-fn ident_multiplier(ident: &str, n_definers: usize) -> f64 {
-    let mut mul = 1.0;
-    let has_letter = ident.chars().any(char::is_alphabetic);
-    let snake = ident.contains('_') && has_letter;
-    let kebab = ident.contains('-') && has_letter;
-    let camel = ident.chars().any(char::is_uppercase) && ident.chars().any(char::is_lowercase);
-    if (snake || kebab || camel) && ident.chars().count() >= 8 {
-        mul *= LONG_NAME;
-    }
-    if ident.starts_with('_') {
-        mul *= 0.1;
-    }
-    if n_definers > 5 {
-        mul *= 0.1;
-    }
-    mul
-}
-
-/// A file's weighted reference counts per identifier (only names `ids` knows), by identifier.
-fn file_counts(entry: &FileEntry, ids: &FxHashMap<String, u32>) -> Vec<(u32, [f64; N_REF_KINDS])> {
-    // A file's names are distinct: look each up once, then count by name index.
-    let by_name: Vec<Option<u32>> =
-        entry.symbols.names.iter().map(|n| ids.get(n.as_str()).copied()).collect();
-    let mut counts: FxHashMap<u32, [f64; N_REF_KINDS]> = FxHashMap::default();
-    for r in &entry.symbols.refs {
-        if let Some(id) = by_name[r.name as usize] {
-            counts.entry(id).or_insert([0.0; N_REF_KINDS])[r.kind as usize] += ref_weight(r.kind);
-        }
-    }
-    let mut counts: Vec<(u32, [f64; N_REF_KINDS])> = counts.into_iter().collect();
-    counts.sort_unstable_by_key(|(id, _)| *id);
-    counts
-}
-
-/// A file's definitions per identifier: the kinds of each, in order of first appearance.
-fn file_defs(entry: &FileEntry, ids: &FxHashMap<String, u32>) -> Vec<(u32, Vec<DefKind>)> {
-    let mut out: Vec<(u32, Vec<DefKind>)> = Vec::new();
-    let mut at: FxHashMap<u32, usize> = FxHashMap::default();
-    for def in &entry.symbols.defs {
-        let Some(&id) = ids.get(def.name.as_str()) else { continue };
-        let slot = *at.entry(id).or_insert_with(|| {
-            out.push((id, Vec::new()));
-            out.len() - 1
-        });
-        if !out[slot].1.contains(&def.kind) {
-            out[slot].1.push(def.kind);
-        }
-    }
-    out
-}
-
-/// Every defined name, numbered in order of first definition (files in path order).
-fn number_idents(entries: &[&FileEntry]) -> (Vec<String>, FxHashMap<String, u32>) {
-    let mut idents: Vec<String> = Vec::new();
-    let mut ident_ids: FxHashMap<String, u32> = FxHashMap::default();
-    for entry in entries {
-        for def in &entry.symbols.defs {
-            ident_ids.entry(def.name.clone()).or_insert_with(|| {
-                idents.push(def.name.clone());
-                idents.len() as u32 - 1
-            });
-        }
-    }
-    (idents, ident_ids)
-}
-
-/// Each identifier's definers (with the kinds each defines) and weighted reference counts, not
-/// yet linked: counted per file in parallel, then merged in file order.
-fn gather_parts(entries: &[&FileEntry], ident_ids: &FxHashMap<String, u32>) -> FxHashMap<u32, IdentParts> {
-    let per_file: Vec<_> = entries
-        .par_iter()
-        .map(|entry| (file_defs(entry, ident_ids), file_counts(entry, ident_ids)))
-        .collect();
-    let mut parts: FxHashMap<u32, IdentParts> = FxHashMap::default();
-    for (file, (defs, counts)) in per_file.into_iter().enumerate() {
-        for (id, kinds) in defs {
-            parts.entry(id).or_default().defined.push((file as u32, kinds));
-        }
-        for (id, n) in counts {
-            parts.entry(id).or_default().counts.push((file as u32, n));
-        }
-    }
-    parts
-}
-
-/// Appends the names the changed files define for the first time to the numbering, and returns
-/// their ids. (A full build would number them by file order instead: same graph, other edge
-/// order.)
-fn number_new_names(
-    idents: &mut Arc<Vec<String>>,
-    ident_ids: &mut Arc<FxHashMap<String, u32>>,
-    changed: &[(u32, &FileEntry, &FileEntry)],
-) -> Vec<u32> {
-    let mut new_ids: Vec<u32> = Vec::new();
-    for (_, _, new) in changed {
-        for def in &new.symbols.defs {
-            if !ident_ids.contains_key(def.name.as_str()) {
-                let id = idents.len() as u32;
-                Arc::make_mut(idents).push(def.name.clone());
-                Arc::make_mut(ident_ids).insert(def.name.clone(), id);
-                new_ids.push(id);
-            }
-        }
-    }
-    new_ids
-}
-
-/// Adds to each name new to the graph the reference counts of the unchanged files that use it
-/// (a changed file defines it, so it is in `touched`; unchanged files' counts were never taken).
-fn add_unchanged_users(
-    touched: &mut FxHashMap<u32, IdentParts>,
-    new_ids: &[u32],
-    idents: &[String],
-    entries: &[&FileEntry],
-    changed_files: &FxHashSet<u32>,
-) {
-    for &id in new_ids {
-        let name = idents[id as usize].as_str();
-        let one: FxHashMap<String, u32> = std::iter::once((name.to_string(), id)).collect();
-        let parts = touched.get_mut(&id).expect("a new name is defined by a changed file");
-        for (file, entry) in entries.iter().enumerate() {
-            if changed_files.contains(&(file as u32)) || !entry.symbols.names.iter().any(|n| n == name) {
-                continue;
-            }
-            parts.counts.extend(file_counts(entry, &one).into_iter().map(|(_, n)| (file as u32, n)));
-        }
-    }
-}
-
-/// `parts` with each touched identifier's replaced: its files put in file order and its edges
-/// linked anew, or dropped when no file defines or references it any more.
-fn relink(
-    parts: &FxHashMap<u32, Arc<IdentParts>>,
-    touched: FxHashMap<u32, IdentParts>,
-    idents: &[String],
-    entries: &[&FileEntry],
-) -> FxHashMap<u32, Arc<IdentParts>> {
-    let mut parts = parts.clone();
-    for (id, mut p) in touched {
-        p.defined.sort_by_key(|(f, _)| *f);
-        p.counts.sort_by_key(|(f, _)| *f);
-        if p.defined.is_empty() && p.counts.is_empty() {
-            parts.remove(&id);
-            continue;
-        }
-        p.link(&idents[id as usize], entries);
-        parts.insert(id, Arc::new(p));
-    }
-    parts
-}
-
-impl IdentParts {
-    /// The edges of one identifier from who defines and who references it.
-    fn link(&mut self, ident: &str, entries: &[&FileEntry]) {
-        let defs = &self.defined;
-        self.definers = defs.iter().map(|(f, _)| *f).collect();
-        self.edges.clear();
-        self.users.clear();
-        if defs.is_empty() {
-            return;
-        }
-        let mut linked = false;
-        let mul = ident_multiplier(ident, defs.len());
-        for &(src, by_kind) in &self.counts {
-            // A name the file defines itself most likely means that definition: no edge to
-            // other definers. And a file using its own definitions says nothing about its
-            // weight to others (a self-loop would also make it a rank sink).
-            if defs.iter().any(|(f, _)| *f == src) {
-                continue;
-            }
-            let lang = entries[src as usize].lang;
-            for (dst, kinds) in defs {
-                let n: f64 = REF_KINDS
-                    .iter()
-                    .filter(|k| kinds.iter().any(|d| k.can_mean(lang, *d)))
-                    .map(|k| by_kind[*k as usize])
-                    .sum();
-                if n <= 0.0 {
-                    continue;
-                }
-                self.edges.push((src, *dst, Edge { ident: 0, weight: mul * n.sqrt() }));
-                linked = true;
-                if self.users.last() != Some(&src) {
-                    self.users.push(src);
-                }
-            }
-        }
-        if !linked {
-            // A definition nobody else references still holds a little rank (Aider: 0.1).
-            for (dst, _) in defs {
-                self.edges.push((*dst, *dst, Edge { ident: 0, weight: 0.1 }));
-            }
-        }
-    }
-}
-
 impl SymbolGraph {
-    /// The graph of `snapshot`, built whole: identifiers numbered, each one's definers and
-    /// references gathered, its edges linked, and the edges assembled into one graph.
+    /// The graph of `snapshot`, built whole: every reference of every file resolved.
     pub fn build(snapshot: &Snapshot) -> Self {
-        let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-        let (idents, ident_ids) = number_idents(&entries);
-        let parts = gather_parts(&entries, &ident_ids)
-            .into_iter()
-            .map(|(id, mut p)| {
-                p.link(&idents[id as usize], &entries);
-                (id, Arc::new(p))
-            })
+        let resolver = snapshot.resolver();
+        let out: Vec<Arc<FileOut>> = (0..resolver.n_files() as u32)
+            .into_par_iter()
+            .map(|f| Arc::new(file_out(&resolver, f)))
             .collect();
-        Self::assemble(snapshot, Arc::new(idents), Arc::new(ident_ids), parts, false)
+        Self::assemble(snapshot, out, false)
     }
 
-    /// The graph of `snapshot` made from `previous` (the graph of `before`) by recomputing only
-    /// what the changed files define or reference; `None` when a full build is due (files
-    /// added or removed, or too many changes).
+    /// The graph of `snapshot` made from `previous` (the graph of `before`): the changed files'
+    /// references resolved again, and in the other files those that name what a changed file
+    /// defines, binds or imports, before or after the change. `None` when a full build is due
+    /// (files added or removed, or too many changes).
     pub fn update(previous: &SymbolGraph, before: &Snapshot, snapshot: &Snapshot) -> Option<Self> {
         let changed = crate::index::changed_between(before, snapshot)?;
         if changed.len() > MAX_UPDATED_FILES {
             return None;
         }
-        let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-        let old_entries: Vec<&FileEntry> = before.files.values().map(|e| e.as_ref()).collect();
-        let changed: Vec<(u32, &FileEntry, &FileEntry)> =
-            changed.into_iter().map(|i| (i, old_entries[i as usize], entries[i as usize])).collect();
-        let mut idents = previous.idents.clone();
-        let mut ident_ids = previous.ident_ids.clone();
-        let new_ids = number_new_names(&mut idents, &mut ident_ids, &changed);
-        if new_ids.len() > MAX_NEW_NAMES {
-            return None;
+        let resolver = snapshot.resolver();
+        let old: Vec<&Arc<FileEntry>> = before.files.values().collect();
+        let mut names: FxHashSet<String> = FxHashSet::default();
+        for &f in &changed {
+            given_names(old[f as usize], &mut names);
+            given_names(resolver.entry(f), &mut names);
         }
-        let changed_files: FxHashSet<u32> = changed.iter().map(|(f, _, _)| *f).collect();
-        let mut touched = previous.touched_parts(&changed, &changed_files, &ident_ids);
-        add_unchanged_users(&mut touched, &new_ids, &idents, &entries, &changed_files);
-        let parts = relink(&previous.parts, touched, &idents, &entries);
-        let mut graph = Self::assemble(snapshot, idents, ident_ids, parts, true);
-        // Same files in the same order: the previous ranks are one small change away from these.
+        names.remove("");
+        let mut affected: FxHashSet<u32> = FxHashSet::default();
+        for name in &names {
+            affected.extend(resolver.files_referencing(name).iter().copied());
+        }
+        let changed: FxHashSet<u32> = changed.into_iter().collect();
+        let out: Vec<Arc<FileOut>> = (0..resolver.n_files() as u32)
+            .into_par_iter()
+            .map(|f| {
+                let old = &previous.out[f as usize];
+                if changed.contains(&f) {
+                    Arc::new(file_out(&resolver, f))
+                } else if affected.contains(&f) {
+                    Arc::new(file_out_updated(&resolver, f, old, &names))
+                } else {
+                    old.clone()
+                }
+            })
+            .collect();
+        let mut graph = Self::assemble(snapshot, out, true);
+        // Same files in the same order: the previous ranks are one small change away from these
+        // wherever the numbering of nodes is the same.
         graph.warm_from = previous.warm_from.then(&previous.reached.lock().expect("warm starts"));
-        // Names keep their numbers and new ones come last: each new name goes where it sorts.
-        if let Some(order) = previous.by_string.get() {
-            let mut order = Vec::clone(order);
-            for &id in &new_ids {
-                let name = &graph.idents[id as usize];
-                let at = order.partition_point(|&o| graph.idents[o as usize] < *name);
-                order.insert(at, id);
-            }
-            let _ = graph.by_string.set(Arc::new(order));
-        }
         Some(graph)
     }
 
-    /// The parts of every identifier a changed file defines or references, before or after the
-    /// change: what the unchanged files give it, plus the changed files' definitions and
-    /// reference counts now (in change order; sorted before linking).
-    fn touched_parts(
-        &self,
-        changed: &[(u32, &FileEntry, &FileEntry)],
-        changed_files: &FxHashSet<u32>,
-        ident_ids: &FxHashMap<String, u32>,
-    ) -> FxHashMap<u32, IdentParts> {
-        let mut touched: FxHashMap<u32, IdentParts> = FxHashMap::default();
-        for (_, old, _) in changed {
-            for (id, _) in file_defs(old, ident_ids) {
-                self.share_of_unchanged(&mut touched, id, changed_files);
-            }
-            for (id, _) in file_counts(old, ident_ids) {
-                self.share_of_unchanged(&mut touched, id, changed_files);
-            }
-        }
-        for &(file, _, new) in changed {
-            for (id, kinds) in file_defs(new, ident_ids) {
-                self.share_of_unchanged(&mut touched, id, changed_files).defined.push((file, kinds));
-            }
-            for (id, n) in file_counts(new, ident_ids) {
-                self.share_of_unchanged(&mut touched, id, changed_files).counts.push((file, n));
-            }
-        }
-        touched
-    }
-
-    /// Identifier `id`'s parts as the files that did not change make them, added to `touched`
-    /// on first use.
-    fn share_of_unchanged<'a>(
-        &self,
-        touched: &'a mut FxHashMap<u32, IdentParts>,
-        id: u32,
-        changed: &FxHashSet<u32>,
-    ) -> &'a mut IdentParts {
-        touched.entry(id).or_insert_with(|| {
-            let old = self.parts.get(&id);
-            IdentParts {
-                defined: old
-                    .map(|p| p.defined.iter().filter(|(f, _)| !changed.contains(f)).cloned().collect())
-                    .unwrap_or_default(),
-                counts: old
-                    .map(|p| p.counts.iter().filter(|(f, _)| !changed.contains(f)).copied().collect())
-                    .unwrap_or_default(),
-                ..Default::default()
-            }
-        })
-    }
-
-    /// The petgraph graph from every identifier's edges, identifiers in id order.
-    fn assemble(
-        snapshot: &Snapshot,
-        idents: Arc<Vec<String>>,
-        ident_ids: Arc<FxHashMap<String, u32>>,
-        parts: FxHashMap<u32, Arc<IdentParts>>,
-        updated: bool,
-    ) -> Self {
+    /// The global numbering of nodes, the names table and the edges, from each file's part.
+    fn assemble(snapshot: &Snapshot, out: Vec<Arc<FileOut>>, updated: bool) -> Self {
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
-        let n_edges = parts.values().map(|p| p.edges.len()).sum();
-        let mut graph: DiGraph<u32, Edge> = DiGraph::with_capacity(files.len(), n_edges);
-        for i in 0..files.len() {
-            graph.add_node(i as u32);
+        let mut node_base = Vec::with_capacity(files.len() + 1);
+        let mut n = 0u32;
+        for entry in snapshot.files.values() {
+            node_base.push(n);
+            n += 1 + entry.symbols.defs.len() as u32;
         }
-        let mut ends = Vec::with_capacity(n_edges);
-        let mut ids: Vec<u32> = parts.keys().copied().collect();
-        ids.sort_unstable();
-        // Edges come grouped by identifier, in identifier order: the map's tables rely on it.
-        for id in ids {
-            for &(src, dst, edge) in &parts[&id].edges {
-                graph.add_edge(
-                    NodeIndex::new(src as usize),
-                    NodeIndex::new(dst as usize),
-                    Edge { ident: id, ..edge },
-                );
-                ends.push((src, dst));
+        node_base.push(n);
+        let mut edges = Vec::with_capacity(out.iter().map(|o| o.edges.len()).sum());
+        for (f, o) in out.iter().enumerate() {
+            for &(src, dst_file, dst, w) in &o.edges {
+                edges.push((node_base[f] + src, node_base[dst_file as usize] + dst, w));
+            }
+        }
+        // Each file's edges are sorted by (source, target file, target) and nodes are numbered
+        // in file order, so the whole list is sorted.
+        let mut graph: Csr<(), f32, Directed, u32> =
+            Csr::from_sorted_edges(&edges).expect("edges sorted by source, then target");
+        while graph.node_count() < n as usize {
+            graph.add_node(());
+        }
+        let mut idents: Vec<String> = Vec::new();
+        let mut ident_ids: FxHashMap<String, u32> = FxHashMap::default();
+        let mut definers: Vec<Vec<u32>> = Vec::new();
+        for (f, entry) in snapshot.files.values().enumerate() {
+            for def in &entry.symbols.defs {
+                let id = *ident_ids.entry(def.name.clone()).or_insert_with(|| {
+                    idents.push(def.name.clone());
+                    definers.push(Vec::new());
+                    idents.len() as u32 - 1
+                });
+                let list = &mut definers[id as usize];
+                if list.last() != Some(&(f as u32)) {
+                    list.push(f as u32);
+                }
             }
         }
         Self {
             files,
+            node_base: Arc::new(node_base),
+            out,
             graph,
             idents,
             ident_ids,
-            parts,
-            ends,
-            pairs: std::sync::OnceLock::new(),
+            definers,
             warm_from: WarmStarts::default(),
             reached: Default::default(),
             updated,
-            by_string: std::sync::OnceLock::new(),
+            neighbours: std::sync::OnceLock::new(),
         }
     }
 
@@ -516,49 +390,88 @@ impl SymbolGraph {
         self.updated
     }
 
-    /// The files that define identifier `id`, in file order.
-    pub fn definers(&self, id: u32) -> &[u32] {
-        self.parts.get(&id).map_or(&[], |p| &p.definers)
-    }
-
-    /// The files whose references to identifier `id` made edges, in file order.
-    pub fn referencers(&self, id: u32) -> &[u32] {
-        self.parts.get(&id).map_or(&[], |p| &p.users)
-    }
-
-    /// Identifier numbers in the string order of their names.
-    pub fn idents_by_string(&self) -> Arc<Vec<u32>> {
-        self.by_string
-            .get_or_init(|| {
-                let mut order: Vec<u32> = (0..self.idents.len() as u32).collect();
-                order.sort_unstable_by(|a, b| self.idents[*a as usize].cmp(&self.idents[*b as usize]));
-                Arc::new(order)
-            })
-            .clone()
-    }
-
-    pub fn ident_id(&self, name: &str) -> Option<u32> {
-        self.ident_ids.get(name).copied()
-    }
-
-    pub fn file_index(&self, path: &str) -> Option<usize> {
-        self.files.binary_search_by(|p| p.as_str().cmp(path)).ok()
+    pub fn n_nodes(&self) -> usize {
+        *self.node_base.last().unwrap_or(&0) as usize
     }
 
     pub fn n_edges(&self) -> usize {
         self.graph.edge_count()
     }
 
-    /// Weighted personalized PageRank (damping 0.85) by power iteration; `weight` may rescale
-    /// each edge for the query's focus. An empty or all-zero `personalization` is uniform.
-    /// Returns the rank of each file and, per edge, the rank it carries.
-    pub fn pagerank(
-        &self,
-        personalization: &[f64],
-        weight: &dyn Fn(u32, &Edge) -> f64,
-    ) -> (Vec<f64>, Vec<f64>) {
-        let ranks = self.iterate(personalization, weight, None);
-        (ranks.rank, ranks.carried)
+    /// Every edge as (source node, target node, weight), in source order, then target order.
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32, f32)> + '_ {
+        (0..self.n_nodes() as u32).flat_map(move |src| {
+            let targets = self.graph.neighbors_slice(src);
+            let weights = self.graph.edges_slice(src);
+            targets.iter().zip(weights).map(move |(&dst, &w)| (src, dst, w))
+        })
+    }
+
+    /// File `file`'s own node (its module-level code).
+    pub fn file_node(&self, file: usize) -> u32 {
+        self.node_base[file]
+    }
+
+    /// The node of definition `def` of file `file`.
+    pub fn def_node(&self, file: usize, def: usize) -> u32 {
+        self.node_base[file] + 1 + def as u32
+    }
+
+    /// The file a node belongs to, and the definition it is (`None`: the file's own node).
+    pub fn node_place(&self, node: u32) -> (usize, Option<usize>) {
+        let file = self.node_base.partition_point(|&b| b <= node) - 1;
+        let local = node - self.node_base[file];
+        (file, (local > 0).then(|| local as usize - 1))
+    }
+
+    /// The files that define identifier `id`, in file order.
+    pub fn definers(&self, id: u32) -> &[u32] {
+        self.definers.get(id as usize).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn ident_id(&self, name: &str) -> Option<u32> {
+        self.ident_ids.get(name).copied()
+    }
+
+    pub fn ident(&self, id: u32) -> &str {
+        &self.idents[id as usize]
+    }
+
+    /// The name numbered `id`, if there is one.
+    pub fn ident_name(&self, id: u32) -> Option<&str> {
+        self.idents.get(id as usize).map(String::as_str)
+    }
+
+    pub fn file_index(&self, path: &str) -> Option<usize> {
+        self.files.binary_search_by(|p| p.as_str().cmp(path)).ok()
+    }
+
+    /// The files joined to `file` by an edge either way, in file order.
+    pub fn neighbours(&self, file: usize) -> &[u32] {
+        let all = self.neighbours.get_or_init(|| {
+            let mut all: Vec<Vec<u32>> = vec![Vec::new(); self.files.len()];
+            for (f, o) in self.out.iter().enumerate() {
+                for &(_, dst_file, _, _) in &o.edges {
+                    if dst_file as usize != f {
+                        all[f].push(dst_file);
+                        all[dst_file as usize].push(f as u32);
+                    }
+                }
+            }
+            for list in &mut all {
+                list.sort_unstable();
+                list.dedup();
+            }
+            all
+        });
+        &all[file]
+    }
+
+    /// Personalized PageRank (damping 0.85) over the nodes by power iteration; `weight` may
+    /// rescale each edge (source, target, weight) for a focus. An empty or all-zero
+    /// `personalization` is uniform.
+    pub fn pagerank(&self, personalization: &[f64], weight: &dyn Fn(u32, u32, f32) -> f64) -> Vec<f64> {
+        self.iterate(personalization, weight, None).rank
     }
 
     /// [`Self::pagerank`] for a focus the caller names by `key` (the same key must mean the same
@@ -571,57 +484,49 @@ impl SymbolGraph {
         &self,
         key: u64,
         personalization: &[f64],
-        weight: &dyn Fn(u32, &Edge) -> f64,
+        weight: &dyn Fn(u32, u32, f32) -> f64,
     ) -> Ranks {
-        let start = self.warm_from.get(key);
-        let ranks = self.iterate(personalization, weight, start.as_deref().map(Vec::as_slice));
-        self.reached.lock().expect("warm starts").put(key, Arc::new(ranks.rank.clone()));
+        let start = self.warm_from.get(key).and_then(|r| r.renumbered(&self.node_base));
+        let ranks = self.iterate(personalization, weight, start.as_deref());
+        let reached = Reached { node_base: self.node_base.clone(), rank: ranks.rank.clone() };
+        self.reached.lock().expect("warm starts").put(key, Arc::new(reached));
         ranks
     }
 
     fn iterate(
         &self,
         personalization: &[f64],
-        weight: &dyn Fn(u32, &Edge) -> f64,
+        weight: &dyn Fn(u32, u32, f32) -> f64,
         start: Option<&[f64]>,
     ) -> Ranks {
-        let n = self.files.len();
+        let n = self.n_nodes();
         if n == 0 {
-            return Ranks { rank: Vec::new(), carried: Vec::new(), iterations: 0 };
+            return Ranks { rank: Vec::new(), iterations: 0 };
         }
         let total: f64 = personalization.iter().sum();
-        let p: Vec<f64> = if total > 0.0 {
+        let p: Vec<f64> = if total > 0.0 && personalization.len() == n {
             personalization.iter().map(|v| v / total).collect()
         } else {
             vec![1.0 / n as f64; n]
         };
-        let weights: Vec<f64> =
-            self.graph.edge_references().map(|e| weight(e.source().index() as u32, e.weight())).collect();
-        // Self-loops (definitions nobody else uses) hold rank for spreading onto definitions
-        // but carry none in the iteration: a file whose only edges are self-loops would
-        // otherwise be a sink that swallows the whole graph's rank.
-        let mut out_weight = vec![0.0; n];
-        let mut out_flow = vec![0.0; n];
-        for (e, w) in self.graph.edge_references().zip(&weights) {
-            out_weight[e.source().index()] += w;
-            if e.source() != e.target() {
-                out_flow[e.source().index()] += w;
-            }
-        }
         let damping = 0.85;
-        // Each pair's share of its source's rank, once per call: the iterations then cost one
-        // multiplication per pair.
-        let pairs = self.pairs.get_or_init(|| Pairs::new(&self.ends));
-        let mut share = vec![0.0; pairs.ends.len()];
-        for (&pair, w) in pairs.of_edge.iter().zip(&weights) {
-            if let Some(slot) = share.get_mut(pair as usize) {
-                *slot += w;
+        // Each edge's share of its source's rank, once per call: the iterations then cost one
+        // multiplication per edge.
+        let mut share: Vec<f64> = Vec::with_capacity(self.n_edges());
+        let mut out_weight = vec![0.0; n];
+        for src in 0..n as u32 {
+            let start = share.len();
+            let targets = self.graph.neighbors_slice(src);
+            share.extend(
+                targets.iter().zip(self.graph.edges_slice(src)).map(|(&dst, &w)| weight(src, dst, w)),
+            );
+            let flow: f64 = share[start..].iter().sum();
+            out_weight[src as usize] = flow;
+            if flow > 0.0 {
+                share[start..].iter_mut().for_each(|s| *s = damping * *s / flow);
             }
         }
-        for (slot, &(src, _)) in share.iter_mut().zip(&pairs.ends) {
-            let flow = out_flow[src as usize];
-            *slot = if flow > 0.0 { damping * *slot / flow } else { 0.0 };
-        }
+        let dangling_nodes: Vec<u32> = (0..n as u32).filter(|&i| out_weight[i as usize] <= 0.0).collect();
         let mut rank = match start {
             Some(start) if start.len() == n => start.to_vec(),
             _ => p.clone(),
@@ -630,12 +535,18 @@ impl SymbolGraph {
         let mut iterations = 0;
         while iterations < 100 {
             iterations += 1;
-            let dangling: f64 = (0..n).filter(|&i| out_flow[i] == 0.0).map(|i| rank[i]).sum();
+            let dangling: f64 = dangling_nodes.iter().map(|&i| rank[i as usize]).sum();
             for (slot, pi) in next.iter_mut().zip(&p) {
                 *slot = (1.0 - damping + damping * dangling) * pi;
             }
-            for (&(src, dst), share) in pairs.ends.iter().zip(&share) {
-                next[dst as usize] += rank[src as usize] * share;
+            let mut at = 0;
+            for src in 0..n as u32 {
+                let targets = self.graph.neighbors_slice(src);
+                let from = rank[src as usize];
+                for (&dst, s) in targets.iter().zip(&share[at..at + targets.len()]) {
+                    next[dst as usize] += from * s;
+                }
+                at += targets.len();
             }
             let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
             std::mem::swap(&mut rank, &mut next);
@@ -643,29 +554,6 @@ impl SymbolGraph {
                 break;
             }
         }
-        let carried = self
-            .graph
-            .edge_references()
-            .zip(&weights)
-            .map(|(e, w)| {
-                let src = e.source().index();
-                if out_weight[src] > 0.0 { rank[src] * w / out_weight[src] } else { 0.0 }
-            })
-            .collect();
-        Ranks { rank, carried, iterations }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn multipliers_favour_specific_names() {
-        assert_eq!(ident_multiplier("parse_file_header", 1), LONG_NAME);
-        assert_eq!(ident_multiplier("HttpResponse", 1), LONG_NAME);
-        assert_eq!(ident_multiplier("parse", 1), 1.0);
-        assert!((ident_multiplier("_private_helper", 1) - LONG_NAME * 0.1).abs() < 1e-12);
-        assert!((ident_multiplier("get", 6) - 0.1).abs() < 1e-12);
+        Ranks { rank, iterations }
     }
 }

@@ -328,20 +328,19 @@ impl Index {
         beside: Option<Beside<'_>>,
     ) {
         let snapshot = Snapshot::new(files, previous.generation + 1);
-        // A few changed files update the previous graph; anything else builds it anew.
-        if let Some(graph) = previous.graph.get().and_then(|g| SymbolGraph::update(g, previous, &snapshot)) {
-            let _ = snapshot.graph.set(Arc::new(graph));
-        }
+        // A few changed files update the previous resolver and graph (the graph resolves with
+        // the new resolver); anything else builds them anew.
         if let Some(resolver) =
             previous.resolver.get().and_then(|r| crate::resolve::Resolver::update(r, previous, &snapshot))
         {
             let _ = snapshot.resolver.set(Arc::new(resolver));
         }
-        // A fold (one write) has both already: no thread is started for it.
+        if let Some(graph) = previous.graph.get().and_then(|g| SymbolGraph::update(g, previous, &snapshot)) {
+            let _ = snapshot.graph.set(Arc::new(graph));
+        }
+        // The graph resolves every reference, on rayon's threads.
         let build = || {
-            if snapshot.graph.get().is_none() || snapshot.resolver.get().is_none() {
-                rayon::join(|| snapshot.graph(), || snapshot.resolver());
-            }
+            snapshot.graph();
         };
         match beside {
             Some(beside) => std::thread::scope(|scope| {

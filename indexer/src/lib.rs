@@ -42,7 +42,7 @@ pub use symbols::{Def, DefKind, FileSymbols, Ref, RefKind, extract, extract_from
 pub use syntax::{SyntaxIssue, syntax_issues};
 
 // What names mean, and how files depend on each other.
-pub use graph::{Edge, SymbolGraph};
+pub use graph::{Ranks, SymbolGraph};
 pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver, Target};
 
 // The repository map, the search index and ranked search.

@@ -4,9 +4,9 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
+use crate::graph::SymbolGraph;
 use crate::index::{FileEntry, Snapshot};
 
 /// Rendered source lines are cut to this many characters.
@@ -94,11 +94,13 @@ pub fn repo_map(
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
-    let (file_rank, carried) = rank_files(&graph, &focus_set);
     let tables = snapshot.map_tables();
-    let ranked = rank_slots(&tables, &carried);
-    let items = order_defs(&entries, &graph, &tables, &focus_set, &file_rank, ranked, total_defs);
-    let map = Render { entries, files: &graph.files, file_rank, items, focus, total_defs };
+    let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set);
+    let file_rank = file_ranks(&graph, &tables, &node_rank);
+    let focus_nodes = focus_defs(&graph, &entries, &focus_set);
+    let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
+    let items = order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, total_defs);
+    let map = Render { entries, files: &graph.files, file_rank, tier, items, focus, total_defs };
     if map.items.is_empty() {
         let text = if map.entries.is_empty() {
             "repo map: no Python or Rust files under the root\n".to_string()
@@ -119,44 +121,79 @@ pub fn repo_map(
     RepoMap { text, files, total_files: map.entries.len(), total_defs, shown_defs, tokens }
 }
 
-/// Each file's PageRank personalized by the focus, and the rank each edge carries. Focus files
-/// and files defining a focus identifier weigh 1, files using one 0.5 (so a focus symbol pulls
-/// in both its definition and its users); edges for a focus identifier count ×10, edges from a
-/// focus file ×50.
-fn rank_files(graph: &crate::graph::SymbolGraph, focus_set: &Focus) -> (Vec<f64>, Vec<f64>) {
-    let mut personalization = vec![0.0; graph.files.len()];
+/// Each node's PageRank personalized by the focus. Without one every node weighs the same; with
+/// one, each focus file's nodes share a weight of 1, a focus identifier's definitions weigh 1
+/// and what references them 0.5 (so a focus symbol pulls in both its definition and its
+/// users), and edges into a focus identifier's definitions count ×10.
+fn rank_nodes(graph: &SymbolGraph, tables: &Tables, entries: &[&FileEntry], focus_set: &Focus) -> Vec<f64> {
+    let n = graph.n_nodes();
+    let mut personalization = vec![0.0; n];
+    let mut focus_node = vec![false; n];
     for &f in &focus_set.files {
-        personalization[f] = 1.0;
-    }
-    for id in &focus_set.idents {
-        for &f in graph.definers(*id) {
-            personalization[f as usize] = f64::max(personalization[f as usize], 1.0);
-        }
-        for &f in graph.referencers(*id) {
-            personalization[f as usize] = f64::max(personalization[f as usize], 0.5);
+        let nodes = 1 + entries[f].symbols.defs.len();
+        let first = graph.file_node(f) as usize;
+        for slot in &mut personalization[first..first + nodes] {
+            *slot = f64::max(*slot, 1.0 / nodes as f64);
         }
     }
-    // Looked up once per edge: flags, not hash sets.
-    let mut focus_ident = vec![false; graph.idents.len()];
-    for &id in &focus_set.idents {
-        focus_ident[id as usize] = true;
+    for &node in &focus_defs(graph, entries, focus_set) {
+        focus_node[node as usize] = true;
+        personalization[node as usize] = 1.0;
+        for &user in tables.users(node) {
+            personalization[user as usize] = f64::max(personalization[user as usize], 0.5);
+        }
     }
-    let mut focus_file = vec![false; graph.files.len()];
+    let weight =
+        |_src: u32, dst: u32, w: f32| if focus_node[dst as usize] { w as f64 * 10.0 } else { w as f64 };
+    graph.pagerank_keyed(focus_set.key(), &personalization, &weight).rank
+}
+
+/// The nodes of every definition a focus identifier names, in node order.
+fn focus_defs(graph: &SymbolGraph, entries: &[&FileEntry], focus_set: &Focus) -> Vec<u32> {
+    let mut ids: Vec<u32> = focus_set.idents.iter().copied().collect();
+    ids.sort_unstable();
+    let mut nodes = Vec::new();
+    for id in ids {
+        let name = graph.ident(id);
+        for &f in graph.definers(id) {
+            for (i, def) in entries[f as usize].symbols.defs.iter().enumerate() {
+                if def.name == name {
+                    nodes.push(graph.def_node(f as usize, i));
+                }
+            }
+        }
+    }
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+}
+
+/// Where each file stands before ranks count: the focus files and the files defining a focus
+/// identifier first (0), then the files referencing those definitions (1), then the rest (2).
+fn file_tiers(graph: &SymbolGraph, tables: &Tables, focus_set: &Focus, focus_nodes: &[u32]) -> Vec<u8> {
+    let mut tier = vec![2u8; graph.files.len()];
+    for &node in focus_nodes {
+        for &user in tables.users(node) {
+            tier[graph.node_place(user).0] = 1;
+        }
+    }
+    for &node in focus_nodes {
+        tier[graph.node_place(node).0] = 0;
+    }
     for &f in &focus_set.files {
-        focus_file[f] = true;
+        tier[f] = 0;
     }
-    let weight = |src: u32, edge: &crate::graph::Edge| {
-        let mut w = edge.weight;
-        if focus_ident[edge.ident as usize] {
-            w *= 10.0;
-        }
-        if focus_file[src as usize] {
-            w *= 50.0;
-        }
-        w
-    };
-    let ranks = graph.pagerank_keyed(focus_set.key(), &personalization, &weight);
-    (ranks.rank, ranks.carried)
+    tier
+}
+
+/// A file's rank: what its nodes hold, each as much as a newcomer should care about it.
+fn file_ranks(graph: &SymbolGraph, tables: &Tables, node_rank: &[f64]) -> Vec<f64> {
+    (0..graph.files.len())
+        .map(|f| {
+            let (from, to) = (graph.file_node(f) as usize, graph.file_node(f + 1) as usize);
+            (from..to).map(|node| node_rank[node] * tables.care[node] as f64).sum()
+        })
+        .collect()
 }
 
 impl Focus {
@@ -175,90 +212,61 @@ impl Focus {
     }
 }
 
-/// Every slot (the definitions of one name in the file an edge points at), best first: each
-/// edge's rank lands in its slot; ties go by file, then identifier.
-fn rank_slots(tables: &Tables, carried: &[f64]) -> Vec<u32> {
-    let mut slot_rank = vec![0.0; tables.slots.len()];
-    for (&slot, amount) in tables.edge_slot.iter().zip(carried) {
-        slot_rank[slot as usize] += amount;
-    }
-    let mut ranked: Vec<u32> = (0..tables.slots.len() as u32).collect();
-    ranked.sort_by(|&a, &b| {
-        let ((file_a, ident_a), (file_b, ident_b)) = (tables.slots[a as usize], tables.slots[b as usize]);
-        // Files are numbered in path order and identifiers carry their string order.
-        slot_rank[b as usize]
-            .total_cmp(&slot_rank[a as usize])
-            .then(file_a.cmp(&file_b))
-            .then(tables.ident_order[ident_a as usize].cmp(&tables.ident_order[ident_b as usize]))
-    });
-    ranked
-}
-
 /// Every definition once, as (file, definition), in the order the map takes them: a focus
-/// identifier's definitions, then the definitions that use it (the enclosing function or class
-/// of each reference, so the map shows both ends of the focus), then each ranked slot's
-/// definitions, then the definitions no other file points at, by their file's rank and line.
+/// identifier's definitions, then the definitions that reference them (so the map shows both
+/// ends of the focus), then the entries by rank, then what is no entry of its own (a trait
+/// impl's `fmt`, a `__repr__`), by rank.
 fn order_defs(
-    entries: &[&FileEntry],
-    graph: &crate::graph::SymbolGraph,
+    graph: &SymbolGraph,
     tables: &Tables,
-    focus_set: &Focus,
+    focus: &[u32],
+    node_rank: &[f64],
     file_rank: &[f64],
-    ranked: Vec<u32>,
     total_defs: usize,
 ) -> Vec<(usize, usize)> {
-    let mut seen = vec![false; tables.n_defs];
-    let mut first_time =
-        |(file, def): (usize, usize)| !std::mem::replace(&mut seen[tables.def_base[file] + def], true);
+    let mut seen = vec![false; graph.n_nodes()];
     let mut items: Vec<(usize, usize)> = Vec::with_capacity(total_defs);
-    let mut focus_ids: Vec<u32> = focus_set.idents.iter().copied().collect();
-    focus_ids.sort();
-    for id in &focus_ids {
-        let name = graph.idents[*id as usize].as_str();
-        for &f in graph.definers(*id) {
-            for (i, def) in entries[f as usize].symbols.defs.iter().enumerate() {
-                if def.name == name {
-                    items.push((f as usize, i));
-                }
-            }
+    let mut take = |node: u32, items: &mut Vec<(usize, usize)>| {
+        if let (file, Some(def)) = graph.node_place(node)
+            && !std::mem::replace(&mut seen[node as usize], true)
+        {
+            items.push((file, def));
+        }
+    };
+    for &node in focus {
+        take(node, &mut items);
+    }
+    let mut users: Vec<u32> = focus.iter().flat_map(|&node| tables.users(node).iter().copied()).collect();
+    users.sort_unstable();
+    users.dedup();
+    users.sort_by(|&a, &b| {
+        let (fa, fb) = (graph.node_place(a).0, graph.node_place(b).0);
+        file_rank[fb].total_cmp(&file_rank[fa]).then(a.cmp(&b))
+    });
+    for node in users {
+        take(node, &mut items);
+    }
+    let mut scores: Vec<f64> =
+        node_rank.iter().zip(&tables.care).map(|(rank, care)| rank * *care as f64).collect();
+    // A type holds what its members hold: a class whose methods everyone calls matters as
+    // much as one everyone names.
+    for (node, &parent) in tables.parent.iter().enumerate() {
+        if parent != u32::MAX && tables.entry[node] {
+            scores[parent as usize] += node_rank[node] * tables.care[node] as f64;
         }
     }
-    let mut users: Vec<(usize, usize)> = Vec::new();
-    for id in &focus_ids {
-        let name = graph.idents[*id as usize].as_str();
-        for &f in graph.referencers(*id) {
-            let symbols = &entries[f as usize].symbols;
-            for r in &symbols.refs {
-                if let Some(d) = r.enclosing
-                    && symbols.ref_name(r) == name
-                {
-                    users.push((f as usize, d as usize));
-                }
-            }
-        }
+    let score = |node: u32| scores[node as usize];
+    let mut ranked: Vec<u32> = (0..graph.n_nodes() as u32).collect();
+    // Entries first, then the rest; each best first, ties in node order (files by path).
+    ranked.sort_by(|&a, &b| {
+        tables.entry[b as usize]
+            .cmp(&tables.entry[a as usize])
+            .then(score(b).total_cmp(&score(a)))
+            .then(a.cmp(&b))
+    });
+    for node in ranked {
+        take(node, &mut items);
     }
-    users.sort_by(|a, b| file_rank[b.0].total_cmp(&file_rank[a.0]).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
-    items.extend(users);
-    items.retain(|&item| first_time(item));
-    // Each (file, identifier) by rank stands for every definition of that name there.
-    for slot in ranked {
-        let file = tables.slots[slot as usize].0 as usize;
-        for &def in tables.defs_of(slot) {
-            if first_time((file, def as usize)) {
-                items.push((file, def as usize));
-            }
-        }
-    }
-    let mut rest: Vec<(usize, usize)> = Vec::new();
-    for (file, entry) in entries.iter().enumerate() {
-        for def in 0..entry.symbols.defs.len() {
-            if first_time((file, def)) {
-                rest.push((file, def));
-            }
-        }
-    }
-    rest.sort_by(|a, b| file_rank[b.0].total_cmp(&file_rank[a.0]).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
-    items.extend(rest);
     items
 }
 
@@ -268,6 +276,8 @@ struct Render<'a> {
     /// Paths by file number.
     files: &'a [String],
     file_rank: Vec<f64>,
+    /// Each file's tier (see [`file_tiers`]): files are shown by tier, then rank.
+    tier: Vec<u8>,
     items: Vec<(usize, usize)>,
     focus: &'a [String],
     total_defs: usize,
@@ -298,7 +308,9 @@ impl Render<'_> {
         }
         let mut files: Vec<usize> = per_file.keys().copied().collect();
         files.sort_by(|a, b| {
-            file_rank[*b].total_cmp(&file_rank[*a]).then_with(|| self.files[*a].cmp(&self.files[*b]))
+            (self.tier[*a].cmp(&self.tier[*b]))
+                .then(file_rank[*b].total_cmp(&file_rank[*a]))
+                .then_with(|| self.files[*a].cmp(&self.files[*b]))
         });
         let mut text = self.header(files.len(), n);
         let mut out = Vec::with_capacity(files.len());
@@ -426,92 +438,287 @@ fn fit_budget(
     (shown_defs, text, files, tokens)
 }
 
-/// What every map of one snapshot shares, computed once: each edge's slot (the definitions of
-/// one name in the file the edge points at), each slot's definitions, identifiers' string order
-/// as numbers, and one numbering of all definitions.
+/// What a newcomer cares about less: tests, their helpers and fixtures, examples, benchmarks,
+/// vendored, generated and minified files, and a `mod tests` inside code. Their definitions
+/// keep their ranks, scaled by this.
+const AUX_CARE: f32 = 0.02;
+/// A private definition (Python's `_name`, Rust without `pub`) is read after the public ones.
+const PRIVATE_CARE: f32 = 0.3;
+/// A member (a method, a nested definition) is read after the type it belongs to, which also
+/// holds the member's rank.
+const MEMBER_CARE: f32 = 0.5;
+/// What a package offers (what `__init__.py` or `lib.rs` imports, what `__all__` lists) is
+/// what a newcomer reads first. The figures for all four are in BENCHMARKS.md (map quality).
+const SURFACE_CARE: f32 = 10.0;
+
+/// What every map of one snapshot shares, computed once: how much a newcomer cares about each
+/// node, which definitions are entries of their own, and who references each node.
 #[derive(Debug)]
 pub(crate) struct Tables {
-    edge_slot: Vec<u32>,
-    /// (file, identifier) of each slot.
-    slots: Vec<(u32, u32)>,
-    /// Slot `i` holds definitions `slot_defs[slot_start[i]..slot_start[i + 1]]`, in file order.
-    slot_start: Vec<u32>,
-    slot_defs: Vec<u32>,
-    ident_order: Vec<u32>,
-    /// Definition `d` of file `f` is number `def_base[f] + d`.
-    def_base: Vec<usize>,
-    n_defs: usize,
+    /// Per node: 1 for the code itself, [`AUX_CARE`] for what serves it.
+    care: Vec<f32>,
+    /// Per node: whether it is an entry of its own (not a file's node, not a protocol method
+    /// such as a trait impl's `fmt` or a `__repr__`).
+    entry: Vec<bool>,
+    /// Per node: the node of the definition enclosing it (`u32::MAX` for none).
+    parent: Vec<u32>,
+    /// Node `i` is referenced by `users[user_start[i]..user_start[i + 1]]`, in node order.
+    user_start: Vec<u32>,
+    user_list: Vec<u32>,
     /// The most definitions that share one line of one file (at least 1).
     max_per_line: usize,
 }
 
 impl Tables {
-    pub(crate) fn build(snapshot: &Snapshot, graph: &crate::graph::SymbolGraph) -> Self {
-        let mut def_base = Vec::with_capacity(snapshot.files.len());
-        let mut n_defs = 0;
+    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph) -> Self {
+        let n = graph.n_nodes();
+        let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+        let interfaces: HashSet<&str> = entries
+            .iter()
+            .flat_map(|e| e.symbols.defs.iter())
+            .filter(|d| d.kind == crate::symbols::DefKind::Interface)
+            .map(|d| d.name.as_str())
+            .collect();
+        let mut care = vec![1.0f32; n];
+        let mut parent = vec![u32::MAX; n];
+        let mut entry = vec![true; n];
         let mut max_per_line = 1;
-        // Every definition whose name the graph knows, as (file, identifier, definition): sorted,
-        // one slot's definitions are one run of it, in file order.
-        let mut named: Vec<(u32, u32, u32)> = Vec::with_capacity(snapshot.n_defs());
         let mut lines: Vec<u32> = Vec::new();
-        for (file, entry) in snapshot.files.values().enumerate() {
-            def_base.push(n_defs);
-            n_defs += entry.symbols.defs.len();
+        for (f, file) in entries.iter().enumerate() {
+            let base = graph.file_node(f) as usize;
+            entry[base] = false;
             lines.clear();
-            lines.extend(entry.symbols.defs.iter().map(|d| d.line));
+            lines.extend(file.symbols.defs.iter().map(|d| d.line));
             lines.sort_unstable();
             for run in lines.chunk_by(|a, b| a == b) {
                 max_per_line = max_per_line.max(run.len());
             }
-            for (i, def) in entry.symbols.defs.iter().enumerate() {
-                if let Some(id) = graph.ident_id(&def.name) {
-                    named.push((file as u32, id, i as u32));
+            let aux_file = is_auxiliary(file);
+            let language = file.lang.language();
+            let protocol = protocol_methods(file, &interfaces);
+            for (d, def) in file.symbols.defs.iter().enumerate() {
+                let node = base + 1 + d;
+                if let Some(p) = def.parent {
+                    parent[node] = (base + 1 + p as usize) as u32;
+                }
+                let in_tests = aux_file || ancestors(file, d).any(|a| is_test_module(&file.symbols.defs[a]));
+                let parent_def = def.parent.map(|p| &file.symbols.defs[p as usize]);
+                if in_tests {
+                    care[node] = AUX_CARE;
+                }
+                if language.is_private(def, parent_def) {
+                    care[node] *= PRIVATE_CARE;
+                }
+                if def.kind == crate::symbols::DefKind::Method || parent_def.is_some() {
+                    care[node] *= MEMBER_CARE;
+                }
+                if protocol[d] {
+                    entry[node] = false;
+                }
+            }
+            if aux_file {
+                care[base] = AUX_CARE;
+            }
+        }
+        let mut counts = vec![0u32; n + 1];
+        for (_, dst, _) in graph.edges() {
+            counts[dst as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let mut fill = counts.clone();
+        let mut user_list = vec![0u32; graph.n_edges()];
+        for (src, dst, _) in graph.edges() {
+            user_list[fill[dst as usize] as usize] = src;
+            fill[dst as usize] += 1;
+        }
+        for node in surface_nodes(snapshot, graph) {
+            care[node as usize] *= SURFACE_CARE;
+        }
+        let mut tables = Self { care, entry, parent, user_start: counts, user_list, max_per_line };
+        tables.mark_test_support(graph, &entries);
+        tables
+    }
+
+    /// The nodes with an edge into `node`.
+    fn users(&self, node: u32) -> &[u32] {
+        let node = node as usize;
+        &self.user_list[self.user_start[node] as usize..self.user_start[node + 1] as usize]
+    }
+
+    /// Files only tests use (a test helper outside `tests/`, a fixture that imitates a library)
+    /// count as tests: some edge from another file reaches them, and every such edge comes from
+    /// code a newcomer cares less about.
+    fn mark_test_support(&mut self, graph: &SymbolGraph, entries: &[&FileEntry]) {
+        // Twice: a file only test helpers use is one too.
+        for f in (0..entries.len()).chain(0..entries.len()) {
+            let (from, to) = (graph.file_node(f), graph.file_node(f + 1));
+            if self.care[from as usize] <= AUX_CARE {
+                continue;
+            }
+            let mut used = false;
+            let mut by_code = false;
+            for node in from..to {
+                for &user in self.users(node) {
+                    if (from..to).contains(&user) {
+                        continue;
+                    }
+                    used = true;
+                    by_code |= self.care[user as usize] > AUX_CARE;
+                }
+            }
+            if used && !by_code {
+                for node in from..to {
+                    self.care[node as usize] = AUX_CARE;
                 }
             }
         }
-        named.sort_unstable();
-        // A graph's edges come grouped by identifier (`SymbolGraph::assemble`), so a slot is new
-        // when its file was last met under another identifier: slots are numbered in the order
-        // of their first edge without a table of every (file, identifier) met.
-        let mut last: Vec<(u32, u32)> = vec![(u32::MAX, 0); graph.files.len()];
-        let mut slots = Vec::new();
-        let mut group = 0;
-        let edge_slot = graph
-            .graph
-            .edge_references()
-            .map(|e| {
-                let (file, ident) = (e.target().index(), e.weight().ident);
-                debug_assert!(ident >= group, "edges grouped by identifier");
-                group = ident;
-                let seen = &mut last[file];
-                if seen.0 != ident {
-                    *seen = (ident, slots.len() as u32);
-                    slots.push((file as u32, ident));
-                }
-                seen.1
-            })
-            .collect();
-        let mut slot_start = Vec::with_capacity(slots.len() + 1);
-        let mut slot_defs = Vec::new();
-        for &(file, ident) in &slots {
-            slot_start.push(slot_defs.len() as u32);
-            let from = named.partition_point(|&(f, i, _)| (f, i) < (file, ident));
-            let run = named[from..].iter().take_while(|&&(f, i, _)| (f, i) == (file, ident));
-            slot_defs.extend(run.map(|&(_, _, def)| def));
-        }
-        slot_start.push(slot_defs.len() as u32);
-        let by_string = graph.idents_by_string();
-        let mut ident_order = vec![0; by_string.len()];
-        for (order, &id) in by_string.iter().enumerate() {
-            ident_order[id as usize] = order as u32;
-        }
-        Self { edge_slot, slots, slot_start, slot_defs, ident_order, def_base, n_defs, max_per_line }
     }
+}
 
-    fn defs_of(&self, slot: u32) -> &[u32] {
-        let slot = slot as usize;
-        &self.slot_defs[self.slot_start[slot] as usize..self.slot_start[slot + 1] as usize]
+/// What the repository's packages offer: the definitions their surface files import at their
+/// top, and those a module's export list (`__all__`) names, found through name resolution.
+fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
+    let resolver = snapshot.resolver();
+    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+    let mut out = Vec::new();
+    // Surface files, then the modules their globs bring in, each once.
+    let mut todo: Vec<(u32, u32)> = Vec::new();
+    for (f, file) in entries.iter().enumerate() {
+        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+        if file.lang.spec().surface_files.contains(&name) || file.symbols.exports.is_some() {
+            todo.push((f as u32, 0));
+        }
     }
+    let mut seen: HashSet<u32> = todo.iter().map(|(f, _)| *f).collect();
+    while let Some((f, depth)) = todo.pop() {
+        let file = entries[f as usize];
+        let symbols = &file.symbols;
+        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+        let whole = depth > 0 || file.lang.spec().surface_files.contains(&name);
+        let exports = symbols.exports.as_deref().unwrap_or(&[]);
+        let language = file.lang.language();
+        for (d, def) in symbols.defs.iter().enumerate() {
+            let offered =
+                if depth > 0 { !language.is_private(def, None) } else { exports.contains(&def.name) };
+            if def.parent.is_none() && offered {
+                out.push(graph.def_node(f as usize, d));
+            }
+        }
+        for r in &symbols.refs {
+            let exported = exports.iter().any(|e| e == symbols.ref_name(r));
+            if r.kind != crate::symbols::RefKind::Import || r.enclosing.is_some() || !(whole || exported) {
+                continue;
+            }
+            for target in resolver.resolve_ref(f, r).resolved {
+                if let crate::resolve::Target::Def { file, def } = target {
+                    out.push(graph.def_node(file as usize, def as usize));
+                }
+            }
+        }
+        if whole && depth < 4 {
+            for m in resolver.glob_modules(f) {
+                if seen.insert(m) {
+                    todo.push((m, depth + 1));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The definitions enclosing definition `d` of `file`, innermost first.
+fn ancestors<'a>(file: &'a FileEntry, d: usize) -> impl Iterator<Item = usize> + 'a {
+    std::iter::successors(Some(d), |&i| file.symbols.defs[i].parent.map(|p| p as usize))
+}
+
+/// A module of tests inside code (Rust's `mod tests`).
+fn is_test_module(def: &crate::symbols::Def) -> bool {
+    def.kind == crate::symbols::DefKind::Module && matches!(def.name.as_str(), "tests" | "test")
+}
+
+/// Whether a file serves the code rather than being it: a test by its path, a benchmark or an
+/// example, a fixture, vendored, generated or minified.
+fn is_auxiliary(file: &FileEntry) -> bool {
+    let path = file.path.as_str();
+    if crate::rank::is_test_path(path) || crate::rank::is_bundle(file) {
+        return true;
+    }
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let name = parts.pop().unwrap_or("");
+    let aux_dir = |d: &&str| {
+        let d = d.to_ascii_lowercase();
+        matches!(
+            d.as_str(),
+            "vendor"
+                | "vendored"
+                | "_vendor"
+                | "third_party"
+                | "third-party"
+                | "thirdparty"
+                | "node_modules"
+                | "fixtures"
+                | "fixture"
+                | "testdata"
+                | "test-data"
+                | "benchmarks"
+                | "benchmark"
+                | "example"
+                | "samples"
+                | "sample"
+                | "demo"
+                | "demos"
+                | "generated"
+                | "docs"
+                | "doc"
+        ) || d.split(['-', '_']).any(|word| {
+            matches!(
+                word,
+                "test" | "tests" | "testing" | "testutils" | "testdata" | "fixtures" | "bench" | "benches"
+            )
+        }) || d.starts_with("test")
+    };
+    let stem = name.split('.').next().unwrap_or(name);
+    parts.iter().any(aux_dir)
+        || stem.ends_with("_pb2")
+        || stem.ends_with("_pb2_grpc")
+        || name.ends_with(".pb.go")
+        || stem.ends_with("_generated")
+        || name.contains(".generated.")
+}
+
+/// Which of a file's definitions are methods that fill in a protocol rather than say what the
+/// code does: those the language names so (Python's `__repr__`), and every method of an `impl`
+/// of a trait the repository does not define (`impl fmt::Display for Circle`).
+fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
+    let symbols = &file.symbols;
+    let spec = file.lang.language();
+    let external_impls: Vec<(u32, u32)> = symbols
+        .impls
+        .iter()
+        .filter(|i| i.trait_path != crate::names::NONE)
+        .filter(|i| {
+            let path = symbols.text(i.trait_path);
+            let last = path.rsplit([':', '.']).next().unwrap_or(path);
+            let last = last.split('<').next().unwrap_or(last);
+            !interfaces.contains(last)
+        })
+        .map(|i| (i.start.line, i.end.line))
+        .collect();
+    symbols
+        .defs
+        .iter()
+        .map(|def| {
+            let method =
+                matches!(def.kind, crate::symbols::DefKind::Method | crate::symbols::DefKind::Function);
+            method
+                && (spec.is_protocol_method(&def.name)
+                    || external_impls.iter().any(|&(start, end)| start <= def.line && def.line <= end))
+        })
+        .collect()
 }
 
 fn round6(x: f64) -> f64 {
@@ -525,7 +732,7 @@ fn round6(x: f64) -> f64 {
 
 /// Paths, folders and identifiers named in the focus. A qualified name such as `Cart.add` or
 /// `shapes::Circle::new` contributes each of its parts.
-fn resolve_focus(snapshot: &Snapshot, graph: &crate::graph::SymbolGraph, focus: &[String]) -> Focus {
+fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> Focus {
     let mut out = Focus::default();
     for item in focus {
         let item = item.trim().trim_start_matches("./").trim_end_matches('/');

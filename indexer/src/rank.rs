@@ -7,8 +7,6 @@ use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use petgraph::visit::EdgeRef;
-
 use crate::index::{FileEntry, Snapshot};
 use crate::symbols::{Def, DefKind};
 use crate::text::{TextIndex, code_terms, is_compound};
@@ -186,6 +184,39 @@ pub(crate) fn is_bundle(entry: &FileEntry) -> bool {
     entry.size >= 8 * 1024 && entry.size / u64::from(entry.lines.max(1)) >= 300
 }
 
+/// Each file's PageRank personalized by the query's words that name definitions (Aider's
+/// mentioned identifiers) and by the lexical matches themselves, edges into definitions the
+/// query names ×10: a file's rank is what its nodes hold.
+fn query_pagerank(
+    snapshot: &Snapshot,
+    graph: &crate::graph::SymbolGraph,
+    terms: &[String],
+    body: &FxHashMap<String, f32>,
+    nb: f64,
+) -> Vec<f64> {
+    let mut personalization = vec![0.0; graph.n_nodes()];
+    let mut named = vec![false; graph.n_nodes()];
+    for (f, entry) in snapshot.files.values().enumerate() {
+        for (d, def) in entry.symbols.defs.iter().enumerate() {
+            if terms.contains(&def.name) {
+                let node = graph.def_node(f, d) as usize;
+                personalization[node] += 1.0;
+                named[node] = true;
+            }
+        }
+    }
+    for (p, s) in body {
+        if let Some(i) = graph.file_index(p) {
+            personalization[graph.file_node(i) as usize] += *s as f64 / nb;
+        }
+    }
+    let weight = |_src: u32, dst: u32, w: f32| if named[dst as usize] { w as f64 * 10.0 } else { w as f64 };
+    let rank = graph.pagerank(&personalization, &weight);
+    (0..graph.files.len())
+        .map(|f| (graph.file_node(f) as usize..graph.file_node(f + 1) as usize).map(|n| rank[n]).sum())
+        .collect()
+}
+
 /// Every file matching the query, with its features. Files are candidates when a field matches
 /// or when they neighbour one of the ten strongest lexical matches. The personalized PageRank
 /// (a power iteration over every edge) is computed only when `with_pagerank` asks for it: with
@@ -208,25 +239,8 @@ pub fn candidates(
     let get = |m: &FxHashMap<String, f32>, p: &str, n: f64| m.get(p).map_or(0.0, |s| *s as f64 / n);
 
     let graph = snapshot.graph();
-    // PageRank personalized by the query's words that name definitions (Aider's mentioned
-    // identifiers) and by the lexical matches themselves.
-    let mut personalization = vec![0.0; graph.files.len()];
-    let ident_ids: HashSet<u32> = terms.iter().filter_map(|t| graph.ident_id(t)).collect();
-    for id in &ident_ids {
-        for &f in graph.definers(*id) {
-            personalization[f as usize] += 1.0;
-        }
-    }
-    for (p, s) in &body {
-        if let Some(i) = graph.file_index(p) {
-            personalization[i] += *s as f64 / nb;
-        }
-    }
-    let weight = |_src: u32, edge: &crate::graph::Edge| {
-        if ident_ids.contains(&edge.ident) { edge.weight * 10.0 } else { edge.weight }
-    };
     let rank = if with_pagerank {
-        graph.pagerank(&personalization, &weight).0
+        query_pagerank(snapshot, &graph, terms, &body, nb)
     } else {
         vec![0.0; graph.files.len()]
     };
@@ -248,15 +262,9 @@ pub fn candidates(
     let mut neighbor_score: HashMap<usize, f64> = HashMap::new();
     for &(strength, p) in &strongest {
         let Some(i) = graph.file_index(p) else { continue };
-        let node = petgraph::graph::NodeIndex::new(i);
-        for edge in
-            graph.graph.edges(node).chain(graph.graph.edges_directed(node, petgraph::Direction::Incoming))
-        {
-            let other = if edge.source() == node { edge.target() } else { edge.source() };
-            if other != node {
-                let entry = neighbor_score.entry(other.index()).or_default();
-                *entry = entry.max(strength);
-            }
+        for &other in graph.neighbours(i) {
+            let entry = neighbor_score.entry(other as usize).or_default();
+            *entry = entry.max(strength);
         }
     }
     let neighbor_paths: Vec<&str> = neighbor_score.keys().map(|&i| graph.files[i].as_str()).collect();

@@ -7,30 +7,24 @@ use std::path::Path;
 
 use tack_indexer::{Filter, Index, SymbolGraph};
 
-/// The graph as a sorted list of named facts, independent of identifier numbering and edge order.
-fn facts(graph: &SymbolGraph) -> Vec<String> {
-    use petgraph::visit::EdgeRef;
-    let mut out: Vec<String> = graph
-        .graph
-        .edge_references()
-        .map(|e| {
-            let (w, ident) = (e.weight(), &graph.idents[e.weight().ident as usize]);
-            format!(
-                "edge {} -> {} {ident} {:.12}",
-                graph.files[e.source().index()],
-                graph.files[e.target().index()],
-                w.weight
-            )
-        })
-        .collect();
-    for (id, name) in graph.idents.iter().enumerate() {
-        let names = |files: &[u32]| {
-            files.iter().map(|f| graph.files[*f as usize].as_str()).collect::<Vec<_>>().join(",")
-        };
-        let (definers, referencers) = (graph.definers(id as u32), graph.referencers(id as u32));
-        if !definers.is_empty() || !referencers.is_empty() {
-            out.push(format!("name {name} defined by {} used by {}", names(definers), names(referencers)));
+/// The graph as a sorted list of named facts, independent of node numbering: each edge between
+/// the definitions (or files) it joins, and each name's definers.
+fn facts(graph: &SymbolGraph, snapshot: &tack_indexer::Snapshot) -> Vec<String> {
+    let entries: Vec<_> = snapshot.files.values().collect();
+    let node = |n: u32| {
+        let (file, def) = graph.node_place(n);
+        match def {
+            Some(d) => format!("{}#{}@{}", graph.files[file], entries[file].symbols.defs[d].qualified, d),
+            None => graph.files[file].clone(),
         }
+    };
+    let mut out: Vec<String> =
+        graph.edges().map(|(src, dst, w)| format!("edge {} -> {} {w:.6}", node(src), node(dst))).collect();
+    let mut id = 0;
+    while let Some(name) = graph.ident_name(id) {
+        let files: Vec<&str> = graph.definers(id).iter().map(|f| graph.files[*f as usize].as_str()).collect();
+        out.push(format!("name {name} defined by {}", files.join(",")));
+        id += 1;
     }
     out.sort();
     out
@@ -59,16 +53,10 @@ fn check(fixture: &str, edits: &[Edit]) {
     let root = dir.path().canonicalize().unwrap();
     let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
     let mut before = index.snapshot();
-    let weight = |_: u32, e: &tack_indexer::Edge| e.weight;
+    let weight = |_: u32, _: u32, w: f32| w as f64;
     // PageRank under one key: each updated graph starts from the ranks its predecessor reached.
     const KEY: u64 = 7;
     before.graph().pagerank_keyed(KEY, &[], &weight);
-    // The names in string order (a map's tables use it): each updated graph inserts its new
-    // names into its predecessor's order.
-    let in_order = |graph: &SymbolGraph| {
-        graph.idents_by_string().iter().map(|&id| graph.idents[id as usize].clone()).collect::<Vec<_>>()
-    };
-    in_order(&before.graph());
     let (mut warm_iterations, mut cold_iterations) = (0, 0);
     for (n, (rel, edit)) in edits.iter().enumerate() {
         let path = root.join(rel);
@@ -78,12 +66,9 @@ fn check(fixture: &str, edits: &[Edit]) {
         let updated = after.graph();
         assert!(updated.was_updated(), "edit {n} updated the previous graph");
         let full = SymbolGraph::build(&after);
-        assert_eq!(facts(&updated), facts(&full), "edit {n} of {rel}");
-        let mut sorted = updated.idents.to_vec();
-        sorted.sort();
-        assert_eq!(in_order(&updated), sorted, "edit {n} of {rel}: names in string order");
-        let (ranks, _) = updated.pagerank(&[], &|_, e| e.weight);
-        let (full_ranks, _) = full.pagerank(&[], &|_, e| e.weight);
+        assert_eq!(facts(&updated, &after), facts(&full, &after), "edit {n} of {rel}");
+        let ranks = updated.pagerank(&[], &weight);
+        let full_ranks = full.pagerank(&[], &weight);
         for (a, b) in ranks.iter().zip(&full_ranks) {
             assert!((a - b).abs() < 1e-9, "edit {n}: rank {a} against {b}");
         }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tack_indexer::{Edge, Filter, Index, repo_map};
+use tack_indexer::{Filter, Index, repo_map};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name).canonicalize().unwrap()
@@ -115,25 +115,19 @@ fn a_map_asked_again_on_the_same_snapshot_comes_from_memory() {
 }
 
 /// PageRank as defined, one edge at a time: damping 0.85, rank through an edge in proportion to
-/// its weight among its source's edges to other files, a file with none spreading its rank as
-/// the personalization does. (The files the graph finds are the ones in the index: `p` sums to 1.)
+/// its weight among its source's edges, a node with none spreading its rank as the
+/// personalization does (`p` sums to 1).
 fn reference_pagerank(
     graph: &tack_indexer::SymbolGraph,
     p: &[f64],
-    weight: &dyn Fn(u32, &Edge) -> f64,
+    weight: &dyn Fn(u32, u32, f32) -> f64,
 ) -> Vec<f64> {
-    use petgraph::visit::EdgeRef;
-    let n = graph.files.len();
-    let edges: Vec<(usize, usize, f64)> = graph
-        .graph
-        .edge_references()
-        .map(|e| (e.source().index(), e.target().index(), weight(e.source().index() as u32, e.weight())))
-        .collect();
+    let n = graph.n_nodes();
+    let edges: Vec<(usize, usize, f64)> =
+        graph.edges().map(|(s, d, w)| (s as usize, d as usize, weight(s, d, w))).collect();
     let mut flow = vec![0.0; n];
-    for &(s, d, w) in &edges {
-        if s != d {
-            flow[s] += w;
-        }
+    for &(s, _, w) in &edges {
+        flow[s] += w;
     }
     let mut rank = p.to_vec();
     // The same stopping rule: at most 100 steps, or once a step moves the ranks under 1e-9.
@@ -141,9 +135,7 @@ fn reference_pagerank(
         let dangling: f64 = (0..n).filter(|&i| flow[i] == 0.0).map(|i| rank[i]).sum();
         let mut next: Vec<f64> = p.iter().map(|pi| (0.15 + 0.85 * dangling) * pi).collect();
         for &(s, d, w) in &edges {
-            if s != d {
-                next[d] += 0.85 * rank[s] * w / flow[s];
-            }
+            next[d] += 0.85 * rank[s] * w / flow[s];
         }
         let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
         rank = next;
@@ -155,29 +147,23 @@ fn reference_pagerank(
 }
 
 #[test]
-fn pagerank_over_file_pairs_is_pagerank_over_edges() {
+fn pagerank_over_rows_is_pagerank_over_edges() {
     for name in ["py_shop", "rs_shapes", "ts_shop", "java_shop"] {
         let idx = index(name);
         let snapshot = idx.snapshot();
         let graph = snapshot.graph();
-        let n = graph.files.len();
-        // Parallel edges (one per identifier one file takes from another) are what pairs merge.
-        let pairs: std::collections::HashSet<(usize, usize)> = {
-            use petgraph::visit::EdgeRef;
-            graph.graph.edge_references().map(|e| (e.source().index(), e.target().index())).collect()
-        };
-        assert!(pairs.len() < graph.n_edges(), "{name}: the fixture has parallel edges");
+        let n = graph.n_nodes();
+        assert!(graph.n_edges() > n / 2, "{name}: the fixture's references bind");
         let uniform = vec![1.0 / n as f64; n];
         let mut focused = vec![0.0; n];
         focused[0] = 1.0;
-        let weight = |src: u32, e: &Edge| if src == 0 { e.weight * 50.0 } else { e.weight };
-        for (p, w) in
-            [(&uniform, &(|_: u32, e: &Edge| e.weight) as &dyn Fn(u32, &Edge) -> f64), (&focused, &weight)]
-        {
-            let (ranks, _) = graph.pagerank(p, w);
+        let weight = |src: u32, _: u32, w: f32| if src == 0 { w as f64 * 50.0 } else { w as f64 };
+        let plain = |_: u32, _: u32, w: f32| w as f64;
+        for (p, w) in [(&uniform, &plain as &dyn Fn(u32, u32, f32) -> f64), (&focused, &weight)] {
+            let ranks = graph.pagerank(p, w);
             let expected = reference_pagerank(&graph, p, w);
-            for (file, (a, b)) in ranks.iter().zip(&expected).enumerate() {
-                assert!((a - b).abs() < 1e-12, "{name}: {} rank {a} against {b}", graph.files[file]);
+            for (node, (a, b)) in ranks.iter().zip(&expected).enumerate() {
+                assert!((a - b).abs() < 1e-12, "{name}: node {node} rank {a} against {b}");
             }
         }
     }

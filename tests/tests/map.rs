@@ -107,3 +107,60 @@ async fn a_restart_reuses_the_saved_index_and_the_map_is_byte_identical() {
     assert!(log.contains("parsed=0 reused=5"), "no file is parsed again: {log}");
     assert_eq!(first, second);
 }
+
+/// The types ARCHITECTURE.md names in backticks that the repository defines (`struct`, `enum`,
+/// `trait`, `type`), read from the document and the sources as they are now.
+fn architecture_types(repo: &Path) -> Vec<String> {
+    let doc = std::fs::read_to_string(repo.join("ARCHITECTURE.md")).unwrap();
+    let mut named: Vec<String> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|quoted| {
+            let last = quoted.rsplit("::").next()?;
+            let ok = last.starts_with(|c: char| c.is_ascii_uppercase())
+                && last.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            ok.then(|| last.to_string())
+        })
+        .collect();
+    named.sort();
+    named.dedup();
+    let mut sources = String::new();
+    for dir in ["indexer/src", "tools/src", "server/src", "tests/src"] {
+        let walk = ignore::WalkBuilder::new(repo.join(dir)).build();
+        for entry in walk.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "rs")) {
+            sources += &std::fs::read_to_string(entry.path()).unwrap();
+        }
+    }
+    named.into_iter().filter(|name| declares(&sources, name)).collect()
+}
+
+/// Whether `text` declares type `name` (`struct Name`, not `struct Names`).
+fn declares(text: &str, name: &str) -> bool {
+    ["struct ", "enum ", "trait ", "type "].iter().any(|kw| {
+        text.match_indices(&format!("{kw}{name}"))
+            .any(|(at, m)| !text[at + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    })
+}
+
+#[test]
+fn the_readme_map_of_tack_shows_most_types_its_architecture_document_names() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(tack_binary())
+        .args(["map", "--tokens", "2048", "--root"])
+        .arg(repo)
+        .arg("--index-dir")
+        .arg(store.path())
+        .env("TACK_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let map = String::from_utf8(output.stdout).unwrap();
+    let types = architecture_types(repo);
+    assert!(types.len() >= 10, "ARCHITECTURE.md names these types: {types:?}");
+    let (shown, missing): (Vec<&String>, Vec<&String>) = types.iter().partition(|name| {
+        map.lines().any(|line| declares(line.split_once('│').map_or(line, |(_, b)| b), name))
+    });
+    assert!(2 * shown.len() >= types.len(), "shown {shown:?}, missing {missing:?}\n{map}");
+}

@@ -42,9 +42,9 @@ fn focus_on_a_symbol_shows_its_file_then_its_users() {
         ⋮
         14│def quote(cart: Cart) -> float:
         ⋮
-        shop/receipts.py:
+        shop/item.py:
         ⋮
-        4│def send_receipt(cart: Cart, amount: float) -> str:
+        5│class Item:
         ⋮
     "#]]
     .assert_eq(&obs.text);
@@ -117,24 +117,6 @@ fn a_go_module_maps_its_most_used_package_first() {
     let obs = map(&fixture("go_shop"), json!({"tokens": 300}));
     expect![[r#"
         repo map: 5 of 5 files, 15 of 15 definitions, most referenced first
-        cart/item.go:
-        ⋮
-         4│type Item struct {
-        ⋮
-        11│func (i Item) Subtotal() float64 {
-        ⋮
-        cart/cart.go:
-        ⋮
-         9│const TaxRate = 0.2
-        ⋮
-        12│type Cart struct {
-        ⋮
-        19│func New(owner string) *Cart {
-        ⋮
-        24│func (c *Cart) Add(item Item) {
-        ⋮
-        29│func (c *Cart) Total() float64 {
-        ⋮
         pricing/pricing.go:
         ⋮
          7│type Discounter interface {
@@ -148,13 +130,31 @@ fn a_go_module_maps_its_most_used_package_first() {
         ⋮
         22│func ApplyDiscount(amount float64, code string) float64 {
         ⋮
-        cart/cart_test.go:
+        cart/cart.go:
         ⋮
-        5│func TestTotal(t *testing.T) {
+         9│const TaxRate = 0.2
+        ⋮
+        12│type Cart struct {
+        ⋮
+        19│func New(owner string) *Cart {
+        ⋮
+        24│func (c *Cart) Add(item Item) {
+        ⋮
+        29│func (c *Cart) Total() float64 {
+        ⋮
+        cart/item.go:
+        ⋮
+         4│type Item struct {
+        ⋮
+        11│func (i Item) Subtotal() float64 {
         ⋮
         main.go:
         ⋮
         9│func main() {
+        ⋮
+        cart/cart_test.go:
+        ⋮
+        5│func TestTotal(t *testing.T) {
         ⋮
     "#]]
     .assert_eq(&obs.text);
@@ -163,15 +163,11 @@ fn a_go_module_maps_its_most_used_package_first() {
 #[test]
 fn typescript_and_javascript_maps() {
     expect![[r#"
-        repo map: 4 of 7 files, 13 of 18 definitions, most referenced first
+        repo map: 5 of 7 files, 10 of 18 definitions, most referenced first
         src/item.ts:
-         1│export interface Priced {
-         2│  subtotal(): number;
+        1│export interface Priced {
         ⋮
-         5│export class Item implements Priced {
-         6│  constructor(
-        ⋮
-        11│  subtotal(): number {
+        5│export class Item implements Priced {
         ⋮
         src/cart.ts:
         ⋮
@@ -179,29 +175,27 @@ fn typescript_and_javascript_maps() {
         ⋮
          7│export class Cart {
         ⋮
-        14│  add(item: Item): void {
-        ⋮
         18│  total(): number {
         ⋮
         src/pricing.ts:
         1│export type Code = string;
         ⋮
-        3│export enum Kind {
-        ⋮
         9│export function applyDiscount(amount: number, code?: Code): number {
         ⋮
-        test/cart.test.ts:
+        src/receipt.tsx:
         ⋮
-        4│const cart = new Cart('ada');
+        5│export function Line({ item }: { item: Item }) {
+        ⋮
+        src/checkout.ts:
+        ⋮
+        3│export function checkout(cart: Cart): number {
+        ⋮
+        7│export const quote = (owner: string): number => {
         ⋮
     "#]]
     .assert_eq(&map(&fixture("ts_shop"), json!({"tokens": 200})).text);
     expect![[r#"
         repo map: 5 of 5 files, 11 of 11 definitions, most referenced first
-        lib/pricing.js:
-        ⋮
-        2│function applyDiscount(amount, code) {
-        ⋮
         lib/cart.js:
         ⋮
          4│class Cart {
@@ -211,6 +205,15 @@ fn typescript_and_javascript_maps() {
         ⋮
         14│  total() {
         ⋮
+        lib/pricing.js:
+        ⋮
+        2│function applyDiscount(amount, code) {
+        ⋮
+        index.js:
+        ⋮
+         4│export function run(owner) {
+        ⋮
+        10│export const name = 'shop';
         lib/vip.js:
         ⋮
         3│class VipCart extends Cart {
@@ -221,11 +224,6 @@ fn typescript_and_javascript_maps() {
         ⋮
         4│const cart = new VipCart('ada');
         ⋮
-        index.js:
-        ⋮
-         4│export function run(owner) {
-        ⋮
-        10│export const name = 'shop';
     "#]]
     .assert_eq(&map(&fixture("js_shop"), json!({"tokens": 200})).text);
 }
@@ -233,31 +231,33 @@ fn typescript_and_javascript_maps() {
 #[test]
 fn a_java_project_maps_its_most_used_types_first() {
     expect![[r#"
-        repo map: 4 of 7 files, 8 of 24 definitions, most referenced first
-        src/main/java/shop/Priced.java:
-        ⋮
-        4│public interface Priced {
-        5│    double subtotal();
-        ⋮
+        repo map: 6 of 7 files, 8 of 24 definitions, most referenced first
         src/main/java/shop/Cart.java:
         ⋮
          9│public class Cart {
+        10│    public static final double TAX_RATE = 0.2;
         ⋮
-        15│    public Cart(String owner) {}
+        23│    public double total() {
         ⋮
         src/main/java/shop/Item.java:
         ⋮
-         3│public class Item implements Priced {
+        3│public class Item implements Priced {
         ⋮
-         7│    public Item(String name, double price) {
+        src/main/java/shop/Priced.java:
         ⋮
-        13│    public double subtotal() {
+        4│public interface Priced {
         ⋮
         src/main/java/shop/pricing/Pricing.java:
         ⋮
         4│public final class Pricing {
         ⋮
-        8│    public static double applyDiscount(double amount, String code) {
+        src/main/java/shop/VipCart.java:
+        ⋮
+        3│public class VipCart extends Cart {
+        ⋮
+        src/main/java/shop/Checkout.java:
+        ⋮
+        5│public class Checkout {
         ⋮
     "#]]
     .assert_eq(&map(&fixture("java_shop"), json!({"tokens": 200})).text);
@@ -267,6 +267,14 @@ fn a_java_project_maps_its_most_used_types_first() {
 fn c_and_cpp_maps() {
     expect![[r#"
         repo map: 4 of 6 files, 9 of 10 definitions, most referenced first
+        include/shop/cart.h:
+        ⋮
+         5│#define TAX_RATE 0.2
+        ⋮
+         8│struct cart {
+        ⋮
+        15│typedef struct cart cart_t;
+        ⋮
         src/cart.c:
         ⋮
          6│static double with_tax(double amount) {
@@ -276,14 +284,6 @@ fn c_and_cpp_maps() {
         17│void cart_add(struct cart *c, double price) {
         ⋮
         21│double cart_total(const struct cart *c) {
-        ⋮
-        include/shop/cart.h:
-        ⋮
-         5│#define TAX_RATE 0.2
-        ⋮
-         8│struct cart {
-        ⋮
-        15│typedef struct cart cart_t;
         ⋮
         src/pricing.c:
         ⋮
@@ -296,32 +296,40 @@ fn c_and_cpp_maps() {
     "#]]
     .assert_eq(&map(&fixture("c_shop"), json!({"tokens": 200})).text);
     expect![[r#"
-        repo map: 3 of 6 files, 11 of 22 definitions, most referenced first
-        src/pricing.cpp:
-        ⋮
-        5│namespace pricing {
-        ⋮
-        7│double apply_discount(double amount, const char* code) {
-        ⋮
+        repo map: 6 of 6 files, 11 of 22 definitions, most referenced first
         include/shop/cart.hpp:
         ⋮
          6│namespace shop {
         ⋮
          9│class Item {
         ⋮
-        11│    Item(std::string name, double price);
-        12│    double subtotal() const;
-        ⋮
         20│class Cart {
         ⋮
         22│    explicit Cart(std::string owner);
-        23│    Cart& add(const Item& item);
         ⋮
-        25│    virtual ~Cart() = default;
+        src/cart.cpp:
+        ⋮
+        5│namespace shop {
+        ⋮
+        7│Item::Item(std::string name, double price) : name_(std::move(name)), price_(price) {}
         ⋮
         src/vip.hpp:
         ⋮
         5│class VipCart : public shop::Cart {
+        ⋮
+        src/pricing.cpp:
+        ⋮
+        5│namespace pricing {
+        ⋮
+        7│double apply_discount(double amount, const char* code) {
+        ⋮
+        src/pricing.hpp:
+        ⋮
+        3│namespace pricing {
+        ⋮
+        src/main.cpp:
+        ⋮
+        6│int main() {
         ⋮
     "#]]
     .assert_eq(&map(&fixture("cpp_shop"), json!({"tokens": 200})).text);

@@ -1,17 +1,17 @@
 //! What the dump examples write to compare two builds byte for byte: a graph's facts and a
 //! resolver's answers. Shared by `map_phases` and `fold_phases` (`mod dumps;`).
 
-/// Every edge in edge order (source, target, identifier, exact weight), then each identifier's
-/// definers and referencers: what two builds of one graph must agree on.
+/// Every edge in edge order (source, target, exact weight), then each identifier's definers:
+/// what two builds of one graph must agree on.
 pub fn graph_facts(graph: &tack_indexer::SymbolGraph) -> String {
-    use petgraph::visit::EdgeRef;
     let mut out = String::new();
-    for e in graph.graph.edge_references() {
-        let ident = &graph.idents[e.weight().ident as usize];
-        out += &format!("{} {} {ident} {:?}\n", e.source().index(), e.target().index(), e.weight().weight);
+    for (src, dst, weight) in graph.edges() {
+        out += &format!("{src} {dst} {weight:?}\n");
     }
-    for (id, name) in graph.idents.iter().enumerate() {
-        out += &format!("{name} {:?} {:?}\n", graph.definers(id as u32), graph.referencers(id as u32));
+    let mut id = 0;
+    while let Some(name) = (id < u32::MAX).then(|| graph.ident_name(id)).flatten() {
+        out += &format!("{name} {:?}\n", graph.definers(id));
+        id += 1;
     }
     out
 }

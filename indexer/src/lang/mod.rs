@@ -45,6 +45,9 @@ pub(crate) struct LangSpec {
     pub test_file_suffixes: &'static [&'static str],
     /// File names that hold tests or test fixtures (`conftest.py`, `tests.rs`).
     pub test_file_names: &'static [&'static str],
+    /// File names that are a package's public face (`__init__.py`, `lib.rs`): what they
+    /// import is what the package offers.
+    pub surface_files: &'static [&'static str],
     /// Between the parts of a qualified name: `.` or `::`.
     pub separator: &'static str,
     /// Identifiers that are never worth a reference (a method's receiver: `self`, `cls`).
@@ -158,6 +161,20 @@ pub(crate) trait Language: Sync {
     /// A type or callee path as name resolution looks it up, decoration dropped; `None` when
     /// the bare name would be wrong.
     fn type_hint(&self, text: &str) -> Option<String>;
+
+    /// Whether a method of this name fills in a protocol of the language rather than saying
+    /// what its type does (Python's `__repr__`, Java's `toString`): the map shows it only
+    /// after everything else.
+    fn is_protocol_method(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// Whether a definition is private to its module or type by the language's rules (Python's
+    /// `_name`, Rust without `pub`, Go's lower-case names): a newcomer reads the public
+    /// surface first. `parent` is the definition enclosing it.
+    fn is_private(&self, _def: &Def, _parent: Option<&Def>) -> bool {
+        false
+    }
 
     /// Whether an identifier in a binding pattern binds a name.
     fn pattern_binds(&self, _identifier: &str) -> bool {

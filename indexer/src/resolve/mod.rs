@@ -457,6 +457,26 @@ impl Resolver {
         self.files.len()
     }
 
+    /// The module files a file's top-level glob imports bring in (`use a::*`,
+    /// `from .x import *`), where they are in the repository.
+    pub(crate) fn glob_modules(&self, file: u32) -> Vec<u32> {
+        let symbols = self.symbols(file);
+        symbols
+            .imports
+            .iter()
+            .filter(|i| i.glob && i.scope == 0)
+            .filter_map(|i| match self.tables(file).glob_base(self, file, 0, symbols.text(i.module), 0) {
+                Some(Value::Module(m, NONE)) if m != file => Some(m),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The files whose references include `name`, in file order.
+    pub(crate) fn files_referencing(&self, name: &str) -> std::borrow::Cow<'_, [u32]> {
+        self.files_by_ref.get(name)
+    }
+
     pub fn path(&self, file: u32) -> &str {
         &self.files[file as usize].path
     }

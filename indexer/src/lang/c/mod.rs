@@ -51,6 +51,7 @@ static SPEC: LangSpec = LangSpec {
     names: include_str!("../../../queries/c/names.scm"),
     test_file_suffixes: &["_test.c"],
     test_file_names: &[],
+    surface_files: &[],
     separator: "::",
     noise: &[],
     keywords: KEYWORDS,
@@ -88,6 +89,14 @@ const PRIMITIVES: &[&str] = &[
 impl Language for CFamily {
     fn spec(&self) -> &'static LangSpec {
         self.spec
+    }
+
+    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+        def.signature.starts_with("static ")
+    }
+
+    fn is_protocol_method(&self, name: &str) -> bool {
+        name.starts_with("operator") || name.starts_with('~')
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {

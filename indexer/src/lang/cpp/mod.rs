@@ -19,6 +19,7 @@ static SPEC: LangSpec = LangSpec {
     ),
     test_file_suffixes: &["_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp"],
     test_file_names: &[],
+    surface_files: &[],
     separator: "::",
     noise: &[],
     keywords: KEYWORDS,

@@ -25,6 +25,7 @@ static SPEC: LangSpec = LangSpec {
     names: include_str!("../../../queries/go/names.scm"),
     test_file_suffixes: &["_test.go"],
     test_file_names: &[],
+    surface_files: &[],
     separator: ".",
     // The blank identifier.
     noise: &["_"],
@@ -73,6 +74,14 @@ static SPEC: LangSpec = LangSpec {
 impl Language for Go {
     fn spec(&self) -> &'static LangSpec {
         &SPEC
+    }
+
+    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+        def.name.starts_with(|c: char| c.is_lowercase() || c == '_')
+    }
+
+    fn is_protocol_method(&self, name: &str) -> bool {
+        matches!(name, "String" | "Error" | "GoString" | "Format" | "Len" | "Less" | "Swap" | "Unwrap")
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {

@@ -48,6 +48,7 @@ static SPEC: LangSpec = LangSpec {
     names: include_str!("../../../queries/java/names.scm"),
     test_file_suffixes: &["Test.java", "Tests.java", "IT.java"],
     test_file_names: &[],
+    surface_files: &[],
     separator: ".",
     noise: &["_"],
     keywords: &[
@@ -121,6 +122,14 @@ static SPEC: LangSpec = LangSpec {
 impl Language for Java {
     fn spec(&self) -> &'static LangSpec {
         &SPEC
+    }
+
+    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+        def.signature.split_whitespace().take_while(|w| !w.contains('(')).any(|w| w == "private")
+    }
+
+    fn is_protocol_method(&self, name: &str) -> bool {
+        matches!(name, "toString" | "equals" | "hashCode" | "compareTo" | "clone" | "finalize")
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {

@@ -92,6 +92,7 @@ static SPEC: LangSpec = LangSpec {
     ),
     test_file_suffixes: &[".test.js", ".spec.js", ".test.jsx", ".spec.jsx", ".test.mjs", ".spec.mjs"],
     test_file_names: &[],
+    surface_files: &["index.js", "index.mjs", "index.jsx"],
     separator: ".",
     noise: &[],
     keywords: KEYWORDS,
@@ -103,6 +104,15 @@ static SPEC: LangSpec = LangSpec {
 impl Language for Ecma {
     fn spec(&self) -> &'static LangSpec {
         self.spec
+    }
+
+    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+        def.name.starts_with(['#', '_'])
+            || def.signature.split_whitespace().take_while(|w| !w.contains('(')).any(|w| w == "private")
+    }
+
+    fn is_protocol_method(&self, name: &str) -> bool {
+        matches!(name, "toString" | "valueOf" | "toJSON" | "inspect")
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {

@@ -23,6 +23,7 @@ static SPEC: LangSpec = LangSpec {
     names: include_str!("../../../queries/python/names.scm"),
     test_file_suffixes: &["_test.py"],
     test_file_names: &["conftest.py"],
+    surface_files: &["__init__.py"],
     separator: ".",
     noise: &["self", "cls"],
     keywords: &[
@@ -47,6 +48,14 @@ static SPEC: LangSpec = LangSpec {
 impl Language for Python {
     fn spec(&self) -> &'static LangSpec {
         &SPEC
+    }
+
+    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+        def.name.starts_with('_') && !def.name.ends_with("__")
+    }
+
+    fn is_protocol_method(&self, name: &str) -> bool {
+        name.len() > 4 && name.starts_with("__") && name.ends_with("__")
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {

@@ -23,6 +23,7 @@ static SPEC: LangSpec = LangSpec {
     names: include_str!("../../../queries/rust/names.scm"),
     test_file_suffixes: &["_tests.rs", "_test.rs"],
     test_file_names: &["tests.rs"],
+    surface_files: &["lib.rs"],
     separator: "::",
     noise: &[],
     keywords: &[
@@ -47,6 +48,12 @@ static SPEC: LangSpec = LangSpec {
 impl Language for Rust {
     fn spec(&self) -> &'static LangSpec {
         &SPEC
+    }
+
+    fn is_private(&self, def: &Def, parent: Option<&Def>) -> bool {
+        // Items of a trait are as public as the trait.
+        let in_trait = parent.is_some_and(|p| p.kind == DefKind::Interface);
+        !in_trait && !def.signature.starts_with("pub") && !def.signature.contains(" pub ")
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {

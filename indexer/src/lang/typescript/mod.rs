@@ -25,6 +25,7 @@ static SPEC: LangSpec = LangSpec {
     ),
     test_file_suffixes: &[".test.ts", ".spec.ts", ".test-d.ts"],
     test_file_names: &[],
+    surface_files: &["index.ts", "index.mts"],
     separator: ".",
     noise: &[],
     keywords: KEYWORDS,
