@@ -38,7 +38,7 @@ type Local = u32;
 
 /// What one reference gives: `weight` from `src` (in the referencing file) to node `dst` of
 /// file `dst_file`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Part {
     /// The reference's index in its file's `refs`.
     r: u32,
@@ -205,6 +205,8 @@ pub struct SymbolGraph {
     reached: std::sync::Mutex<WarmStarts>,
     /// Made by [`SymbolGraph::update`], not by a full build.
     updated: bool,
+    /// Read from the parts saved beside the index.
+    loaded: bool,
     /// Each file's neighbours through edges either way, made on first use.
     neighbours: std::sync::OnceLock<Vec<Vec<u32>>>,
 }
@@ -278,7 +280,72 @@ pub struct Ranks {
     pub iterations: usize,
 }
 
+/// Bumped whenever what a reference resolves to, or how its parts are weighed, changes: saved
+/// parts of another version are resolved again.
+const SAVED_VERSION: u32 = 1;
+
+/// A graph's resolved references as they are saved beside the index, for the snapshot whose
+/// files (paths and contents) hash to `files`.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Saved {
+    version: u32,
+    tack: String,
+    files: [u8; 16],
+    parts: Vec<Vec<Part>>,
+}
+
+/// What the saved parts belong to: every file's path and content, in order.
+fn files_fingerprint(snapshot: &Snapshot) -> [u8; 16] {
+    let mut hasher = blake3::Hasher::new();
+    for entry in snapshot.files.values() {
+        hasher.update(&(entry.path.len() as u64).to_le_bytes());
+        hasher.update(entry.path.as_bytes());
+        hasher.update(&entry.hash);
+    }
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&hasher.finalize().as_bytes()[..16]);
+    out
+}
+
 impl SymbolGraph {
+    /// This graph's resolved references, serialized for `snapshot` (the one it was built for).
+    pub(crate) fn to_bytes(&self, snapshot: &Snapshot) -> Vec<u8> {
+        let saved = Saved {
+            version: SAVED_VERSION,
+            tack: env!("CARGO_PKG_VERSION").to_string(),
+            files: files_fingerprint(snapshot),
+            parts: self.out.iter().map(|o| o.parts.clone()).collect(),
+        };
+        postcard::to_allocvec(&saved).expect("parts serialize")
+    }
+
+    /// The graph of `snapshot` from saved parts, when they were saved for exactly its files by
+    /// this version; `None` otherwise (then it is built).
+    pub(crate) fn from_bytes(snapshot: &Snapshot, bytes: &[u8]) -> Option<Self> {
+        let saved: Saved = postcard::from_bytes(bytes).ok()?;
+        if saved.version != SAVED_VERSION
+            || saved.tack != env!("CARGO_PKG_VERSION")
+            || saved.files != files_fingerprint(snapshot)
+            || saved.parts.len() != snapshot.files.len()
+        {
+            return None;
+        }
+        // Parts that point past what their target file defines are from another snapshot.
+        let n_defs: Vec<u32> = snapshot.files.values().map(|e| e.symbols.defs.len() as u32).collect();
+        let fits = saved.parts.iter().zip(snapshot.files.values()).all(|(parts, entry)| {
+            parts.iter().all(|p| {
+                (p.r as usize) < entry.symbols.refs.len()
+                    && p.src <= entry.symbols.defs.len() as u32
+                    && n_defs.get(p.dst_file as usize).is_some_and(|&n| p.dst <= n)
+            })
+        });
+        if !fits {
+            return None;
+        }
+        let out = saved.parts.into_iter().map(|parts| Arc::new(FileOut::new(parts))).collect();
+        Some(Self { loaded: true, ..Self::assemble(snapshot, out, false) })
+    }
+
     /// The graph of `snapshot`, built whole: every reference of every file resolved.
     pub fn build(snapshot: &Snapshot) -> Self {
         let resolver = snapshot.resolver();
@@ -381,6 +448,7 @@ impl SymbolGraph {
             warm_from: WarmStarts::default(),
             reached: Default::default(),
             updated,
+            loaded: false,
             neighbours: std::sync::OnceLock::new(),
         }
     }
@@ -388,6 +456,11 @@ impl SymbolGraph {
     /// Whether this graph was updated from the previous snapshot's rather than built whole.
     pub fn was_updated(&self) -> bool {
         self.updated
+    }
+
+    /// Whether this graph was read from the resolved references saved with the index.
+    pub fn was_loaded(&self) -> bool {
+        self.loaded
     }
 
     pub fn n_nodes(&self) -> usize {

@@ -218,6 +218,15 @@ impl Index {
             },
         };
         let snapshot = Snapshot::new(files, 0);
+        // The resolved references saved with the index, when they belong to exactly its files:
+        // a reopen then resolves only what changed since.
+        if let Some(dir) = &store
+            && !snapshot.files.is_empty()
+            && let Ok(bytes) = std::fs::read(dir.join(GRAPH_FILE))
+            && let Some(graph) = SymbolGraph::from_bytes(&snapshot, &bytes)
+        {
+            let _ = snapshot.graph.set(Arc::new(graph));
+        }
         let index = Self {
             root: root.to_path_buf(),
             filter,
@@ -350,6 +359,13 @@ impl Index {
             None => build(),
         }
         let generation = snapshot.generation;
+        // `beside` saved the files before the graph was done: the graph follows them. Should
+        // that fail, a reopen resolves every reference again; nothing else depends on it.
+        if self.saved.load(Ordering::SeqCst) == generation + 1
+            && let Some(dir) = &self.store
+        {
+            let _ = save_graph(dir, &snapshot);
+        }
         *self.current.write().expect("index lock") = Arc::new(snapshot);
         // `beside` may have saved it already.
         if self.saved.load(Ordering::SeqCst) != generation + 1 {
@@ -457,6 +473,9 @@ impl Index {
     pub fn save_snapshot(&self, snapshot: &Snapshot) -> std::io::Result<bool> {
         let Some(dir) = &self.store else { return Ok(false) };
         save(dir, &self.root, snapshot)?;
+        if snapshot.graph.get().is_some() {
+            save_graph(dir, snapshot)?;
+        }
         self.saved.fetch_max(snapshot.generation + 1, Ordering::SeqCst);
         Ok(true)
     }
@@ -548,13 +567,28 @@ fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
     std::fs::rename(&tmp, dir.join("index.bin"))
 }
 
+/// Where the graph's resolved references are saved, beside `index.bin`.
+const GRAPH_FILE: &str = "graph.bin";
+
+/// Writes the snapshot's graph (its resolved references) beside the index, atomically.
+fn save_graph(dir: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
+    let Some(graph) = snapshot.graph.get() else { return Ok(()) };
+    let tmp = dir.join(format!("{GRAPH_FILE}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, graph.to_bytes(snapshot))?;
+    std::fs::rename(&tmp, dir.join(GRAPH_FILE))
+}
+
 /// Removes the temporary files of saves whose process is gone (killed mid-save); a save of a
 /// live process (another server on this root) keeps its file.
 fn remove_stale_temps(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("index.bin.tmp")) else { continue };
+        let Some(pid) = name.to_str().and_then(|n| {
+            n.strip_prefix("index.bin.tmp").or_else(|| n.strip_prefix(&format!("{GRAPH_FILE}.tmp")))
+        }) else {
+            continue;
+        };
         let alive = pid.parse::<u32>().is_ok_and(|pid| Path::new("/proc").join(pid.to_string()).exists());
         if !alive {
             let _ = std::fs::remove_file(entry.path());

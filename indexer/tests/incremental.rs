@@ -158,3 +158,37 @@ fn rust_edits_update_the_graph_and_resolver_as_full_builds_would() {
         ],
     );
 }
+
+#[test]
+fn a_reopened_index_reads_its_resolved_references_and_updates_them_by_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join("py_shop"), dir.path());
+    let root = dir.path().canonicalize().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let open = || Index::open(&root, Filter::new(&root, &[]).unwrap(), Some(store.path().to_path_buf())).0;
+    let first = open();
+    let built = first.snapshot();
+    assert!(!built.graph().was_loaded());
+    first.save().unwrap();
+    drop(first);
+
+    let again = open();
+    let snapshot = again.snapshot();
+    assert!(snapshot.graph().was_loaded(), "the saved references are read, not resolved again");
+    assert_eq!(facts(&snapshot.graph(), &snapshot), facts(&SymbolGraph::build(&snapshot), &snapshot));
+    drop(again);
+
+    // A file changed while no server ran: the saved graph is updated by what changed.
+    let path = root.join("shop/pricing.py");
+    let text = fs::read_to_string(&path).unwrap().replace("def with_tax(", "def with_vat(");
+    fs::write(&path, text).unwrap();
+    let changed = open();
+    let snapshot = changed.snapshot();
+    assert!(snapshot.graph().was_updated(), "updated from the saved graph");
+    assert_eq!(facts(&snapshot.graph(), &snapshot), facts(&SymbolGraph::build(&snapshot), &snapshot));
+
+    // Saved parts of other files are never used.
+    fs::write(store.path().join("graph.bin"), b"not a graph").unwrap();
+    let broken = open();
+    assert!(!broken.snapshot().graph().was_loaded());
+}
