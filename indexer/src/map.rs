@@ -95,9 +95,9 @@ pub fn repo_map(
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
     let tables = snapshot.map_tables();
-    let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set);
-    let file_rank = file_ranks(&graph, &tables, &node_rank);
     let focus_nodes = focus_defs(&graph, &entries, &focus_set);
+    let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set, &focus_nodes);
+    let file_rank = file_ranks(&graph, &tables, &node_rank);
     let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
     let items = order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, total_defs);
     let map = Render { entries, files: &graph.files, file_rank, tier, items, focus, total_defs };
@@ -125,7 +125,13 @@ pub fn repo_map(
 /// one, each focus file's nodes share a weight of 1, a focus identifier's definitions weigh 1
 /// and what references them 0.5 (so a focus symbol pulls in both its definition and its
 /// users), and edges into a focus identifier's definitions count ×10.
-fn rank_nodes(graph: &SymbolGraph, tables: &Tables, entries: &[&FileEntry], focus_set: &Focus) -> Vec<f64> {
+fn rank_nodes(
+    graph: &SymbolGraph,
+    tables: &Tables,
+    entries: &[&FileEntry],
+    focus_set: &Focus,
+    focus_nodes: &[u32],
+) -> Vec<f64> {
     let n = graph.n_nodes();
     let mut personalization = vec![0.0; n];
     let mut focus_node = vec![false; n];
@@ -136,7 +142,7 @@ fn rank_nodes(graph: &SymbolGraph, tables: &Tables, entries: &[&FileEntry], focu
             *slot = f64::max(*slot, 1.0 / nodes as f64);
         }
     }
-    for &node in &focus_defs(graph, entries, focus_set) {
+    for &node in focus_nodes {
         focus_node[node as usize] = true;
         personalization[node as usize] = 1.0;
         for &user in tables.users(node) {

@@ -9,7 +9,7 @@ pub fn graph_facts(graph: &tack_indexer::SymbolGraph) -> String {
         out += &format!("{src} {dst} {weight:?}\n");
     }
     let mut id = 0;
-    while let Some(name) = (id < u32::MAX).then(|| graph.ident_name(id)).flatten() {
+    while let Some(name) = graph.ident_name(id) {
         out += &format!("{name} {:?}\n", graph.definers(id));
         id += 1;
     }
