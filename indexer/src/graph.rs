@@ -9,8 +9,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use std::sync::Arc;
 
-use crate::index::{FileEntry, Snapshot};
-use crate::resolve::{Resolver, Target};
+use crate::meaning::Target;
+use crate::resolve::Resolver;
+use crate::snapshot::{FileEntry, Snapshot};
 use crate::symbols::RefKind;
 
 /// How much one reference counts, by kind: a call, an import, a base class or a type use says
@@ -307,6 +308,13 @@ fn files_fingerprint(snapshot: &Snapshot) -> [u8; 16] {
     out
 }
 
+impl Snapshot {
+    /// The definition/reference graph, built on first use and shared by later queries.
+    pub fn graph(&self) -> Arc<SymbolGraph> {
+        self.derived.get_or_init(|| SymbolGraph::build(self))
+    }
+}
+
 impl SymbolGraph {
     /// This graph's resolved references, serialized for `snapshot` (the one it was built for).
     pub(crate) fn to_bytes(&self, snapshot: &Snapshot) -> Vec<u8> {
@@ -361,7 +369,7 @@ impl SymbolGraph {
     /// defines, binds or imports, before or after the change. `None` when a full build is due
     /// (files added or removed, or too many changes).
     pub fn update(previous: &SymbolGraph, before: &Snapshot, snapshot: &Snapshot) -> Option<Self> {
-        let changed = crate::index::changed_between(before, snapshot)?;
+        let changed = crate::snapshot::changed_between(before, snapshot)?;
         if changed.len() > MAX_UPDATED_FILES {
             return None;
         }

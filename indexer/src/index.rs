@@ -4,99 +4,23 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Instant, UNIX_EPOCH};
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use tree_sitter::Parser;
 
 use crate::graph::SymbolGraph;
-use crate::lang::Lang;
-use crate::symbols::{self, FileSymbols};
+use crate::resolve::Resolver;
+use crate::snapshot::{FileEntry, Lang, MAX_PARSE_BYTES, Snapshot, utf8_lossy};
+use crate::store::{GRAPH_FILE, load, remove_stale_temps, save, save_graph};
+use crate::symbols::FileSymbols;
 use crate::walk::Filter;
-
-/// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
-/// version is rebuilt. Query files need no bump: their hash is part of the saved header.
-pub(crate) const FORMAT_VERSION: u32 = 3;
-const MAGIC: &[u8; 8] = b"TACKIDX\0";
-/// Files larger than this are listed without symbols (generated code, vendored bundles).
-pub const MAX_PARSE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// Work a refresh runs on its new snapshot while the snapshot's graph is built.
 pub type Beside<'a> = &'a (dyn Fn(&Snapshot) + Sync);
-
-/// One source file in the index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileEntry {
-    /// Relative to the root, `/`-separated.
-    pub path: String,
-    pub lang: Lang,
-    pub size: u64,
-    /// Modification time in nanoseconds since the epoch: with `size`, the cheap change check.
-    pub mtime_ns: u64,
-    /// BLAKE3 of the content, first 16 bytes: the real change check.
-    pub hash: [u8; 16],
-    pub lines: u32,
-    pub symbols: FileSymbols,
-}
-
-/// An immutable view of the whole index. Queries hold one; updates make a new one.
-#[derive(Debug, Default)]
-pub struct Snapshot {
-    pub files: BTreeMap<String, Arc<FileEntry>>,
-    /// Increases with every update that changed something.
-    pub generation: u64,
-    graph: OnceLock<Arc<SymbolGraph>>,
-    resolver: OnceLock<Arc<crate::resolve::Resolver>>,
-    map_tables: OnceLock<Arc<crate::map::Tables>>,
-    /// Recent maps of this snapshot: see [`crate::map::repo_map_cached`].
-    pub(crate) maps: crate::map::Recent,
-}
-
-impl Snapshot {
-    fn new(files: BTreeMap<String, Arc<FileEntry>>, generation: u64) -> Self {
-        Snapshot {
-            files,
-            generation,
-            graph: OnceLock::new(),
-            resolver: OnceLock::new(),
-            map_tables: OnceLock::new(),
-            maps: Default::default(),
-        }
-    }
-
-    /// The definition/reference graph, built on first use and shared by later queries.
-    pub fn graph(&self) -> Arc<SymbolGraph> {
-        self.graph.get_or_init(|| Arc::new(SymbolGraph::build(self))).clone()
-    }
-
-    /// What every repository map of this snapshot shares, built on first use.
-    pub(crate) fn map_tables(&self) -> Arc<crate::map::Tables> {
-        self.map_tables.get_or_init(|| Arc::new(crate::map::Tables::build(self, &self.graph()))).clone()
-    }
-
-    pub(crate) fn resolver_cell(&self) -> &OnceLock<Arc<crate::resolve::Resolver>> {
-        &self.resolver
-    }
-
-    /// A snapshot of the given entries (tests and tools that index files they hold in memory).
-    pub fn from_entries(entries: impl IntoIterator<Item = FileEntry>) -> Snapshot {
-        let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
-        Snapshot::new(files, 0)
-    }
-
-    pub fn n_defs(&self) -> usize {
-        self.files.values().map(|f| f.symbols.defs.len()).sum()
-    }
-
-    pub fn n_refs(&self) -> usize {
-        self.files.values().map(|f| f.symbols.refs.len()).sum()
-    }
-}
 
 /// The entry of file `rel` as it is now: the old one when size and mtime match (and `trust_times`),
 /// a copy with new times when only they changed, else freshly parsed (the `bool`). `None`:
@@ -132,16 +56,6 @@ fn entry_for(
         }
         _ => Some((Arc::new(parse_entry(rel, lang, size, mtime_ns, hash, &bytes)), true)),
     }
-}
-
-/// The positions of the files whose entries differ between two snapshots of the same files;
-/// `None` when files were added or removed (what updates a graph or resolver cannot follow).
-pub(crate) fn changed_between(before: &Snapshot, after: &Snapshot) -> Option<Vec<u32>> {
-    if before.files.len() != after.files.len() || !before.files.keys().eq(after.files.keys()) {
-        return None;
-    }
-    let changed = before.files.values().zip(after.files.values()).enumerate();
-    Some(changed.filter(|(_, (old, new))| !Arc::ptr_eq(old, new)).map(|(i, _)| i as u32).collect())
 }
 
 /// A file's modification time in nanoseconds (0 when the system has none).
@@ -225,7 +139,7 @@ impl Index {
             && let Ok(bytes) = std::fs::read(dir.join(GRAPH_FILE))
             && let Some(graph) = SymbolGraph::from_bytes(&snapshot, &bytes)
         {
-            let _ = snapshot.graph.set(Arc::new(graph));
+            snapshot.derived.set(Arc::new(graph));
         }
         let index = Self {
             root: root.to_path_buf(),
@@ -340,12 +254,14 @@ impl Index {
         // A few changed files update the previous resolver and graph (the graph resolves with
         // the new resolver); anything else builds them anew.
         if let Some(resolver) =
-            previous.resolver.get().and_then(|r| crate::resolve::Resolver::update(r, previous, &snapshot))
+            previous.derived.get::<Resolver>().and_then(|r| Resolver::update(&r, previous, &snapshot))
         {
-            let _ = snapshot.resolver.set(Arc::new(resolver));
+            snapshot.derived.set(Arc::new(resolver));
         }
-        if let Some(graph) = previous.graph.get().and_then(|g| SymbolGraph::update(g, previous, &snapshot)) {
-            let _ = snapshot.graph.set(Arc::new(graph));
+        if let Some(graph) =
+            previous.derived.get::<SymbolGraph>().and_then(|g| SymbolGraph::update(&g, previous, &snapshot))
+        {
+            snapshot.derived.set(Arc::new(graph));
         }
         // The graph resolves every reference, on rayon's threads.
         let build = || {
@@ -473,7 +389,7 @@ impl Index {
     pub fn save_snapshot(&self, snapshot: &Snapshot) -> std::io::Result<bool> {
         let Some(dir) = &self.store else { return Ok(false) };
         save(dir, &self.root, snapshot)?;
-        if snapshot.graph.get().is_some() {
+        if snapshot.derived.get::<SymbolGraph>().is_some() {
             save_graph(dir, snapshot)?;
         }
         self.saved.fetch_max(snapshot.generation + 1, Ordering::SeqCst);
@@ -481,34 +397,10 @@ impl Index {
     }
 }
 
-/// The default place for a root's index: the user's cache directory, keyed by the root's path,
-/// so opening a repository never writes into it.
-pub fn default_store(root: &Path) -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
-    let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("root");
-    let key = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
-    Some(base.join("tack").join(format!("{name}-{}", &key[..16])))
-}
-
 pub(crate) fn content_hash(bytes: &[u8]) -> [u8; 16] {
     let mut hash = [0u8; 16];
     hash.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
     hash
-}
-
-/// A hash of every language's queries: extraction output changes when they do.
-fn queries_fingerprint() -> [u8; 8] {
-    let mut hasher = blake3::Hasher::new();
-    for spec in crate::lang::specs() {
-        hasher.update(spec.name.as_bytes());
-        hasher.update(spec.source().as_bytes());
-    }
-    let mut out = [0u8; 8];
-    out.copy_from_slice(&hasher.finalize().as_bytes()[..8]);
-    out
 }
 
 fn parse_entry(
@@ -527,18 +419,9 @@ fn parse_entry(
     let symbols = if size > MAX_PARSE_BYTES {
         FileSymbols::default()
     } else {
-        PARSER.with(|parser| symbols::extract_with(&mut parser.borrow_mut(), lang, &source))
+        PARSER.with(|parser| crate::extract::extract_with(&mut parser.borrow_mut(), lang, &source))
     };
     FileEntry { path, lang, size, mtime_ns, hash, lines, symbols }
-}
-
-/// `bytes` as text, invalid UTF-8 replaced: borrowed, after a validation that is faster than
-/// `String::from_utf8_lossy`'s, when it is all valid (nearly every source file).
-pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
 }
 
 /// How many lines `str::lines` finds in `bytes` (a last line without its newline counts), with
@@ -546,54 +429,6 @@ pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 fn count_lines(bytes: &[u8]) -> u32 {
     let newlines = memchr::memchr_iter(b'\n', bytes).count();
     (newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))) as u32
-}
-
-fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-    let root_bytes = root.as_os_str().as_encoded_bytes();
-    let tmp = dir.join(format!("index.bin.tmp{}", std::process::id()));
-    {
-        // Serialized straight into the file: no second copy of the index in memory.
-        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
-        file.write_all(MAGIC)?;
-        file.write_all(&FORMAT_VERSION.to_le_bytes())?;
-        file.write_all(&queries_fingerprint())?;
-        file.write_all(&(root_bytes.len() as u32).to_le_bytes())?;
-        file.write_all(root_bytes)?;
-        let file = postcard::to_io(&entries, file).map_err(std::io::Error::other)?;
-        file.into_inner().map_err(|err| err.into_error())?.sync_all()?;
-    }
-    std::fs::rename(&tmp, dir.join("index.bin"))
-}
-
-/// Where the graph's resolved references are saved, beside `index.bin`.
-const GRAPH_FILE: &str = "graph.bin";
-
-/// Writes the snapshot's graph (its resolved references) beside the index, atomically.
-fn save_graph(dir: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
-    let Some(graph) = snapshot.graph.get() else { return Ok(()) };
-    let tmp = dir.join(format!("{GRAPH_FILE}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, graph.to_bytes(snapshot))?;
-    std::fs::rename(&tmp, dir.join(GRAPH_FILE))
-}
-
-/// Removes the temporary files of saves whose process is gone (killed mid-save); a save of a
-/// live process (another server on this root) keeps its file.
-fn remove_stale_temps(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| {
-            n.strip_prefix("index.bin.tmp").or_else(|| n.strip_prefix(&format!("{GRAPH_FILE}.tmp")))
-        }) else {
-            continue;
-        };
-        let alive = pid.parse::<u32>().is_ok_and(|pid| Path::new("/proc").join(pid.to_string()).exists());
-        if !alive {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
 }
 
 /// The entries of another worktree's saved index, to start from. They stand as the previous
@@ -612,54 +447,10 @@ fn seeded(
     Some((files, LoadOutcome::Seeded { from: donor, files: n, reason }))
 }
 
-/// The root a saved index at `path` was made for, read from its header alone.
-pub(crate) fn saved_root(path: &Path) -> Option<PathBuf> {
-    use std::io::Read;
-    let mut header = Vec::new();
-    std::fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut header).ok()?;
-    if header.get(..8)? != MAGIC {
-        return None;
-    }
-    let len = u32::from_le_bytes(header.get(20..24)?.try_into().ok()?) as usize;
-    let bytes = header.get(24..24 + len)?;
-    Some(PathBuf::from(std::str::from_utf8(bytes).ok()?))
-}
-
-/// The saved entries, `None` when there is no saved index, or why it cannot be used.
-fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
-    };
-    let header = bytes.get(..12).ok_or("the saved index is truncated")?;
-    if &header[..8] != MAGIC {
-        return Err("the saved index is not a tack index".into());
-    }
-    let version = u32::from_le_bytes(header[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
-        return Err(format!("the saved index has format {version}, this tack writes {FORMAT_VERSION}"));
-    }
-    let rest = &bytes[12..];
-    let fingerprint = rest.get(..8).ok_or("the saved index is truncated")?;
-    if fingerprint != queries_fingerprint() {
-        return Err("the saved index was made with other tags queries".into());
-    }
-    let rest = &rest[8..];
-    let len_bytes = rest.get(..4).ok_or("the saved index is truncated")?;
-    let root_len = u32::from_le_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
-    let saved_root = rest.get(4..4 + root_len).ok_or("the saved index is truncated")?;
-    if saved_root != root.as_os_str().as_encoded_bytes() {
-        return Err("the saved index belongs to another root".into());
-    }
-    postcard::from_bytes(&rest[4 + root_len..])
-        .map(Some)
-        .map_err(|err| format!("the saved index is corrupt: {err}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::FORMAT_VERSION;
     use std::fs;
 
     fn setup() -> (tempfile::TempDir, tempfile::TempDir) {

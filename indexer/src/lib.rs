@@ -6,44 +6,58 @@
 
 #![warn(unreachable_pub)]
 
-mod beneath;
+// The modules in floors, each group importing only its own and the groups above it (a tidy test
+// holds the import graph free of cycles). The ground floor: data and the vocabulary every
+// floor speaks.
 mod error;
-mod graph;
-mod index;
-mod lang;
-mod map;
-mod matcher;
+mod meaning;
 mod names;
-mod rank;
-mod resolve;
+mod snapshot;
 mod symbols;
-mod syntax;
-mod text;
+// Files and the query engine, which know no language.
+mod beneath;
+mod matcher;
 mod walk;
+// Every language's knowledge, behind `lang::Language`.
+mod lang;
+// Extraction and name resolution.
+mod extract;
+mod resolve;
+mod syntax;
+// What reads the resolved snapshot: the graph, the map, search.
+mod graph;
+mod map;
+mod rank;
+mod text;
+// The index on top: refreshing, saving, seeding from a sibling worktree.
+mod index;
+mod store;
 mod worktree;
 
 pub use error::Error;
 
 // Files: which ones belong to the repository, and opening them beneath the root.
 pub use beneath::{RootDir, special_kind};
-pub use lang::Lang;
+pub use snapshot::Lang;
 pub use walk::Filter;
 
 // The index: snapshots of every file's symbols, kept in step with the files and saved.
-pub use index::{
-    Beside, FileEntry, Index, LoadOutcome, MAX_PARSE_BYTES, RefreshStats, Snapshot, default_store,
-};
+pub use index::{Beside, Index, LoadOutcome, RefreshStats};
+pub use snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
+pub use store::default_store;
 pub use worktree::{Donor, seed_search};
 
 // One file's symbols, and the matcher that runs the query files over its tree.
+pub use extract::{extract, extract_from_tree, parse_only};
 pub use matcher::{Capture, Layout, Patterns};
 pub use names::Pos;
-pub use symbols::{Def, DefKind, FileSymbols, Ref, RefKind, extract, extract_from_tree, parse_only};
+pub use symbols::{Def, DefKind, FileSymbols, Ref, RefKind};
 pub use syntax::{SyntaxIssue, syntax_issues};
 
 // What names mean, and how files depend on each other.
 pub use graph::{Ranks, SymbolGraph};
-pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver, Target};
+pub use meaning::Target;
+pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver};
 
 // The repository map, the search index and ranked search.
 pub use map::{MapFile, MapSymbol, RepoMap, repo_map, repo_map_cached};

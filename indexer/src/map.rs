@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::graph::SymbolGraph;
-use crate::index::{FileEntry, Snapshot};
+use crate::snapshot::{FileEntry, Snapshot};
 
 /// Rendered source lines are cut to this many characters.
 pub(crate) const LINE_CHARS: usize = 100;
@@ -68,11 +68,12 @@ pub fn repo_map_cached(
     // A counter is known by its address: two copies of one function only miss the memory.
     let counter = count_tokens as usize;
     let hit = |(f, b, c, _): &Remembered| f == focus && *b == budget && *c == counter;
-    if let Some(entry) = snapshot.maps.0.lock().expect("map memory").iter().find(|e| hit(e)) {
+    let recent = snapshot.derived.get_or_init(Recent::default);
+    if let Some(entry) = recent.0.lock().expect("map memory").iter().find(|e| hit(e)) {
         return entry.3.clone();
     }
     let map = Arc::new(repo_map(snapshot, focus, budget, &count_tokens));
-    let mut recent = snapshot.maps.0.lock().expect("map memory");
+    let mut recent = recent.0.lock().expect("map memory");
     if !recent.iter().any(hit) {
         if recent.len() == RECENT_MAPS {
             recent.pop_front();
@@ -94,7 +95,7 @@ pub fn repo_map(
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
-    let tables = snapshot.map_tables();
+    let tables = snapshot.derived.get_or_init(|| Tables::build(snapshot, &graph));
     let focus_nodes = focus_defs(&graph, &entries, &focus_set);
     let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set, &focus_nodes);
     let file_rank = file_ranks(&graph, &tables, &node_rank);
@@ -618,7 +619,7 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
                 continue;
             }
             for target in resolver.resolve_ref(f, r).resolved {
-                if let crate::resolve::Target::Def { file, def } = target {
+                if let crate::meaning::Target::Def { file, def } = target {
                     out.push(graph.def_node(file as usize, def as usize));
                 }
             }

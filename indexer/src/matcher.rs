@@ -624,7 +624,8 @@ mod tests {
     use tree_sitter::{Parser, QueryCursor, QueryPredicateArg, StreamingIterator};
 
     use super::*;
-    use crate::lang::{Lang, specs};
+    use crate::lang::specs;
+    use crate::snapshot::Lang;
 
     /// One match as (pattern index, sorted (capture name, byte range)).
     type Found = (usize, Vec<(String, usize, usize)>);

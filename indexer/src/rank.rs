@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::index::{FileEntry, Snapshot};
+use crate::snapshot::{FileEntry, Snapshot};
 use crate::symbols::{Def, DefKind};
 use crate::text::{TextIndex, code_terms, is_compound};
 
@@ -389,7 +389,7 @@ struct Matched<'s> {
 pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: usize) -> Vec<HitLine> {
     let Ok(bytes) = crate::beneath::read(root, &entry.path) else { return Vec::new() };
     let Some(finder) = &weights.finder else { return Vec::new() };
-    let source = crate::index::utf8_lossy(&bytes);
+    let source = crate::snapshot::utf8_lossy(&bytes);
     let defs = &entry.symbols.defs;
     let def_lines: FxHashSet<u32> = defs.iter().map(|d| d.line).collect();
     let mut lines: Vec<Matched<'_>> = Vec::new();

@@ -3,7 +3,7 @@
 
 use tree_sitter::{Node, Parser};
 
-use crate::lang::Lang;
+use crate::snapshot::Lang;
 
 /// One place where the parser had to recover.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,7 @@ use tantivy::{
 };
 
 use crate::Error;
-use crate::index::{FileEntry, MAX_PARSE_BYTES, Snapshot};
+use crate::snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
 
 /// The tokenizer's registered name.
 const CODE: &str = "code";

@@ -81,7 +81,7 @@ pub(crate) fn find(store: &Path, root: &Path) -> Option<Donor> {
             continue;
         }
         let saved = other.join("index.bin");
-        let Some(donor_root) = crate::index::saved_root(&saved) else { continue };
+        let Some(donor_root) = crate::store::saved_root(&saved) else { continue };
         if donor_root == root || !donor_root.is_dir() {
             continue;
         }

@@ -66,18 +66,22 @@ fn no_two_source_files_share_a_name() {
     assert!(shared.is_empty(), "source files that share a name: {shared:?}");
 }
 
-/// The modules of `tools/src` (a file, or a folder's `mod.rs`) and the modules each imports
-/// through `crate::` paths, test modules left out.
-fn tools_imports() -> BTreeMap<String, BTreeSet<String>> {
-    let src = workspace().join("tools/src");
+/// The modules of a crate's `src` and the modules each imports through `crate::` paths, test
+/// modules (after `#[cfg(test)]`, and `tests.rs` files) left out. `depth` cuts module paths:
+/// `Some(1)` makes every folder one module (`lang::python::modules` is `lang`), `None` keeps
+/// each file (or a folder's `mod.rs`) apart.
+fn crate_imports(crate_src: &str, depth: Option<usize>) -> BTreeMap<String, BTreeSet<String>> {
+    let src = workspace().join(crate_src);
     let mut files = Vec::new();
     rust_files(&src, &mut files);
+    files.retain(|f| !f.ends_with("tests.rs"));
     let module_of = |file: &Path| {
         let rel = file.strip_prefix(&src).unwrap().with_extension("");
         let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
         if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
             parts.pop();
         }
+        parts.truncate(depth.unwrap_or(usize::MAX));
         parts.join("::")
     };
     let modules: BTreeSet<String> = files.iter().map(|f| module_of(f)).collect();
@@ -87,7 +91,7 @@ fn tools_imports() -> BTreeMap<String, BTreeSet<String>> {
         (1..=parts.len()).rev().map(|n| parts[..n].join("::")).find(|m| modules.contains(m))
     };
     let path_re = regex::Regex::new(r"crate::((?:[a-z_]+::)*)(?:\{([^}]*)\}|([a-z_]+))").unwrap();
-    let mut graph = BTreeMap::new();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
         let module = module_of(file);
         let text = std::fs::read_to_string(file).unwrap();
@@ -111,18 +115,13 @@ fn tools_imports() -> BTreeMap<String, BTreeSet<String>> {
                 }
             }
         }
-        graph.insert(module, imports);
+        graph.entry(module).or_default().extend(imports);
     }
     graph
 }
 
-#[test]
-fn tools_modules_import_each_other_without_a_cycle_and_only_the_root_imports_the_toolbox() {
-    let graph = tools_imports();
-    assert!(graph.len() > 30, "found only {} modules", graph.len());
-    let importers: Vec<&String> =
-        graph.iter().filter(|(m, i)| !m.is_empty() && i.contains("toolbox")).map(|(m, _)| m).collect();
-    assert!(importers.is_empty(), "only the crate root may import the toolbox, not {importers:?}");
+/// A cycle in an import graph, as the modules it passes through (the first one again last).
+fn import_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     // Depth-first search for a back edge, reporting the cycle it closes.
     fn visit<'a>(
         module: &'a str,
@@ -146,10 +145,32 @@ fn tools_modules_import_each_other_without_a_cycle_and_only_the_root_imports_the
         None
     }
     let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        let cycle = visit(module, &graph, &mut done, &mut Vec::new());
-        assert!(cycle.is_none(), "tools/src imports in a cycle: {}", cycle.unwrap().join(" -> "));
-    }
+    graph.keys().find_map(|module| visit(module, graph, &mut done, &mut Vec::new()))
+}
+
+#[test]
+fn tools_modules_import_each_other_without_a_cycle_and_only_the_root_imports_the_toolbox() {
+    let graph = crate_imports("tools/src", None);
+    assert!(graph.len() > 30, "found only {} modules", graph.len());
+    let importers: Vec<&String> =
+        graph.iter().filter(|(m, i)| !m.is_empty() && i.contains("toolbox")).map(|(m, _)| m).collect();
+    assert!(importers.is_empty(), "only the crate root may import the toolbox, not {importers:?}");
+    let cycle = import_cycle(&graph);
+    assert!(cycle.is_none(), "tools/src imports in a cycle: {}", cycle.unwrap().join(" -> "));
+}
+
+/// The indexer is built in floors, each importing only those below: the ground floor's data
+/// (`files`, `symbols`, `names`, `meaning`), then `lang/`, extraction, `resolve/`, the graph and
+/// what reads it, and `index` on top. Its top-level modules (a file, or a whole folder: `lang`
+/// and `resolve` are one module each) import each other through `crate::` paths without a
+/// cycle; test code is left out, and the crate root (`lib.rs`), which only re-exports, too.
+#[test]
+fn indexer_modules_import_each_other_without_a_cycle() {
+    let mut graph = crate_imports("indexer/src", Some(1));
+    graph.remove("");
+    assert!(graph.len() > 15, "found only {} modules", graph.len());
+    let cycle = import_cycle(&graph);
+    assert!(cycle.is_none(), "indexer/src imports in a cycle: {}", cycle.unwrap().join(" -> "));
 }
 
 /// A tool's name appears as a string literal once in the tools crate, in its own spec; code

@@ -7,27 +7,14 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query};
 
-use crate::index::FileEntry;
 use crate::names::{Pos, ScopeKind};
-use crate::resolve::{Entry, Tables};
-use crate::symbols::{Def, DefKind, FileSymbols};
+use crate::snapshot::{FileEntry, Lang};
 
-/// A language tack understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Lang {
-    Python,
-    Rust,
-    Go,
-    JavaScript,
-    TypeScript,
-    Tsx,
-    Java,
-    C,
-    Cpp,
-}
+use crate::meaning::{Entry, Tables};
+use crate::symbols::{Def, DefKind, FileSymbols, RefKind};
+pub(crate) use common::{is_alias, pattern_identifiers, simple_chain};
 
 /// Everything tack needs to know about one language.
 pub(crate) struct LangSpec {
@@ -96,6 +83,7 @@ pub(crate) struct DocCache<'t> {
 }
 
 mod c;
+mod common;
 mod cpp;
 mod go;
 mod java;
@@ -187,14 +175,14 @@ pub(crate) trait Language: Sync {
 
     /// The qualifier text of a captured object or path node outside imports.
     fn qualifier_text(&self, qualifier: Node, bytes: &[u8]) -> String {
-        crate::names::simple_chain(self.spec().lang, qualifier, bytes)
+        simple_chain(self.spec().lang, qualifier, bytes)
     }
 
     /// What kind of scope a captured `@scope` node of this kind is.
     fn scope_kind(&self, node_kind: &str) -> ScopeKind;
 
     /// The names an `@import` node binds.
-    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<crate::names::RawImport<'t>>);
+    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>);
 
     /// The type and trait paths of an `@impl` block.
     fn impl_paths(&self, _node: Node, _bytes: &[u8]) -> Option<(String, Option<String>)> {
@@ -218,6 +206,24 @@ pub(crate) trait Language: Sync {
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables>;
 }
 
+pub(crate) fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
+    std::str::from_utf8(&bytes[node.start_byte()..node.end_byte()]).unwrap_or("")
+}
+
+pub(crate) fn squash(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+/// One decoded import before interning: (module, item, bound, alias, glob, bound name node).
+pub(crate) struct RawImport<'t> {
+    pub module: String,
+    pub item: Option<String>,
+    pub bound: Option<String>,
+    pub alias: bool,
+    pub glob: bool,
+    pub at: Node<'t>,
+}
+
 /// Where a local must come before its use (the last one before it shadows the others) and
 /// items and imports are visible everywhere in their scope: the entries a use at `pos` sees.
 pub(crate) fn last_local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos) -> Vec<Entry> {
@@ -232,7 +238,7 @@ pub(crate) fn first_local_else_items(entries: &[Entry], symbols: &FileSymbols, p
 
 fn local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos, first: bool) -> Vec<Entry> {
     let is_local = |e: &Entry| match e.bound {
-        crate::resolve::Bound::Binding(b) => {
+        crate::meaning::Bound::Binding(b) => {
             !matches!(symbols.bindings[b as usize].kind, crate::names::BindKind::Attribute)
         }
         _ => false,
@@ -272,6 +278,36 @@ impl LangSpec {
     /// The query files joined into one query source.
     pub(crate) fn source(&self) -> String {
         self.query_files().iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n")
+    }
+}
+
+// What a reference can mean follows the language's rules, so it is answered here.
+impl RefKind {
+    /// Whether a use of this kind can mean a definition of `def` kind in `lang`: a method call
+    /// never means a module, a type use never means a function. Name collisions between
+    /// unrelated kinds (`.map()` and `mod map`) would otherwise link unrelated files.
+    pub fn can_mean(self, lang: Lang, def: DefKind) -> bool {
+        use DefKind as D;
+        let is_type = matches!(def, D::Class | D::Enum | D::Interface | D::Type);
+        match self {
+            RefKind::Import => true,
+            RefKind::Call => matches!(def, D::Function | D::Method | D::Class | D::Macro),
+            // Where a module's function is called like a method (`module.function()`).
+            RefKind::MethodCall => {
+                def == D::Method || (lang.spec().rules.method_call_names_function && def == D::Function)
+            }
+            RefKind::Type => is_type,
+            RefKind::Inheritance => matches!(def, D::Class | D::Interface),
+            // Where an attribute can be a method, a property or a module's function, constant
+            // or class; elsewhere it names a field, which tack does not index.
+            RefKind::Attribute => {
+                lang.spec().rules.attribute_names_members
+                    && matches!(def, D::Method | D::Function | D::Constant | D::Class)
+            }
+            // A bare name is a variable, a function, a type, a constant: never a method, and a
+            // module only through a path or an import.
+            RefKind::Name => !matches!(def, D::Method | D::Module),
+        }
     }
 }
 
@@ -352,6 +388,21 @@ mod tests {
             let patterns = crate::matcher::Patterns::new(&(spec.grammar)(), &spec.source());
             assert!(patterns.is_ok(), "queries/{} in tack's matcher: {:?}", spec.name, patterns.err());
         }
+    }
+
+    #[test]
+    fn type_hints_keep_the_path_and_drop_decoration() {
+        assert_eq!(Lang::Rust.language().type_hint("&'a mut Foo<T>").as_deref(), Some("Foo"));
+        assert_eq!(
+            Lang::Rust.language().type_hint("crate::geo::Point").as_deref(),
+            Some("crate::geo::Point")
+        );
+        assert_eq!(Lang::Rust.language().type_hint("&dyn Shape").as_deref(), Some("Shape"));
+        assert_eq!(Lang::Rust.language().type_hint("(u8, u8)"), None);
+        assert_eq!(Lang::Python.language().type_hint("Cart").as_deref(), Some("Cart"));
+        assert_eq!(Lang::Python.language().type_hint("'shop.Cart'").as_deref(), Some("shop.Cart"));
+        assert_eq!(Lang::Python.language().type_hint("Cart | None").as_deref(), Some("Cart"));
+        assert_eq!(Lang::Python.language().type_hint("list[Cart]"), None);
     }
 
     #[test]

@@ -6,37 +6,11 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 
-use crate::index::{FileEntry, Snapshot};
-use crate::lang::{LANGUAGES, Lang, N_LANGS};
+use crate::lang::{LANGUAGES, N_LANGS};
+use crate::meaning::{Bound, Entry, Found, MAX_DEPTH, Tables, Target, Value, is_marker};
 use crate::names::{BindKind, NONE, Pos, ScopeKind};
+use crate::snapshot::{FileEntry, Lang, Snapshot};
 use crate::symbols::{Def, DefKind, FileSymbols, Ref, RefKind, innermost_scope};
-
-/// How deep one resolution may chase imports, aliases and base classes.
-pub(crate) const MAX_DEPTH: u32 = 12;
-
-/// What a name can mean.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Target {
-    /// A definition from the tags query (function, class, method, module declaration, …).
-    Def { file: u32, def: u32 },
-    /// A whole file as a module (Python modules, Rust crate roots).
-    Module { file: u32 },
-    /// A variable: a parameter, an assignment, a loop variable, an attribute set through `self`.
-    Binding { file: u32, binding: u32 },
-    /// A name an import binds when what it imports is outside the repository (a C module).
-    Import { file: u32, import: u32 },
-}
-
-impl Target {
-    pub fn file(self) -> u32 {
-        match self {
-            Target::Def { file, .. }
-            | Target::Module { file }
-            | Target::Binding { file, .. }
-            | Target::Import { file, .. } => file,
-        }
-    }
-}
 
 /// The identity references are compared by: every binding of one variable is the same variable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -110,146 +84,6 @@ pub struct AtPosition {
     /// The name under the cursor.
     pub name: String,
     pub resolution: Resolution,
-}
-
-/// A value an expression evaluates to, as far as the index can tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Value {
-    /// A Python module file or a Rust module: the file and the inline `mod` definition
-    /// (or [`NONE`] for the file itself).
-    Module(u32, u32),
-    /// A class or Rust type (struct, enum, trait, alias).
-    Class(u32, u32),
-    /// An instance of a class or type.
-    Instance(u32, u32),
-    /// Python `super()` inside a class: lookups start at its bases.
-    Super(u32, u32),
-    Function(u32, u32),
-    /// Something from outside the repository (a C module, a crate not in it), named in this
-    /// file: its members are outside too, so they are neither resolved nor candidates.
-    External(u32),
-}
-
-/// A name's meaning with the value it holds, when known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Found {
-    pub(crate) target: Target,
-    pub(crate) value: Option<Value>,
-}
-
-/// What name resolution asks of one language over one snapshot: its module tables, and how its
-/// imports, paths, first names and members resolve. Each language builds its own
-/// ([`crate::lang::Language::tables`]); the resolver holds one per language and asks the one of
-/// the file (or the value) at hand. `r` is the resolver the tables belong to.
-pub(crate) trait Tables: Send + Sync {
-    /// The tables after the files `changed` (indices into `files`, the same files as before)
-    /// changed: shared where they still hold.
-    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables>;
-
-    /// A file's module path (`shop.cart`, `shapes::circle`; empty for a Rust crate root).
-    fn module_path(&self, file: u32) -> Option<String>;
-
-    /// The files a module name (or path) names.
-    fn module_named(&self, _name: &str) -> Vec<u32> {
-        Vec::new()
-    }
-
-    /// A qualified path from a module or crate root: `shop.cart.Cart.add`,
-    /// `shapes::Circle::new`.
-    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target>;
-
-    /// Where an import takes its name from, as a note names it.
-    fn import_source(&self, symbols: &FileSymbols, import: &crate::names::Import) -> String {
-        symbols.text(import.module).to_string()
-    }
-
-    /// A bare reference the language resolves its own way (a Python module in an `import`,
-    /// Rust's `Self`): what it means, or why nothing is found. `None`: a lexical lookup.
-    fn bare_ref(
-        &self,
-        _r: &Resolver,
-        _file: u32,
-        _pos: Pos,
-        _name: &str,
-        _kind: RefKind,
-    ) -> Option<Lookup<Vec<Found>>> {
-        None
-    }
-
-    /// The value a qualified reference's qualifier names when the language reads it its own
-    /// way (the module of a Python `from m import x`). `None`: evaluate the qualifier.
-    fn import_base(
-        &self,
-        _r: &Resolver,
-        _file: u32,
-        _qualifier: &str,
-        _name: &str,
-        _kind: RefKind,
-    ) -> Option<Lookup<Value>> {
-        None
-    }
-
-    /// What a glob import's module is, seen from `scope`.
-    fn glob_base(&self, r: &Resolver, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value>;
-
-    /// What a bare name means when nothing in the file binds it: a Rust crate, a name of
-    /// another file of the Go package.
-    fn unbound(&self, _r: &Resolver, _file: u32, _name: &str, _depth: u32) -> Vec<Found> {
-        Vec::new()
-    }
-
-    /// The module a module definition stands for.
-    fn module_of_def(&self, _r: &Resolver, _file: u32, _def: u32) -> Option<Value> {
-        None
-    }
-
-    /// Where an import leads.
-    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found>;
-
-    /// The value of the first name of a chain (`self`, a path, a name in scope).
-    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value>;
-
-    /// The type a method's receiver has at a position (Rust's `self`).
-    fn self_type(&self, _r: &Resolver, _file: u32, _pos: Pos, _depth: u32) -> Option<(u32, u32)> {
-        None
-    }
-
-    /// What calling a function whose return type the language names itself yields (Rust's
-    /// `-> Self`): `Some` when the language decides, `None` to read `ret` as a type.
-    fn call_result(
-        &self,
-        _r: &Resolver,
-        _file: u32,
-        _def: u32,
-        _ret: &str,
-        _depth: u32,
-    ) -> Option<Option<Value>> {
-        None
-    }
-
-    /// A member of a value of this language: a module's name, a class's or type's member.
-    /// `public`: as a glob import sees a module.
-    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found>;
-}
-
-/// What a language's own lookup found, or why nothing is found (a module outside the
-/// repository).
-pub(crate) type Lookup<T> = Result<T, String>;
-
-/// One name bound in a scope.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Entry {
-    pub(crate) scope: u32,
-    pub(crate) name: u32,
-    pub(crate) pos: Pos,
-    pub(crate) bound: Bound,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Bound {
-    Def(u32),
-    Binding(u32),
-    Import(u32),
 }
 
 /// One file's lookup tables, built on first use.
@@ -382,7 +216,7 @@ impl std::fmt::Debug for Resolver {
 impl Snapshot {
     /// Name resolution for this snapshot, built on first use and shared by later queries.
     pub fn resolver(&self) -> Arc<Resolver> {
-        self.resolver_cell().get_or_init(|| Arc::new(Resolver::new(self))).clone()
+        self.derived.get_or_init(|| Resolver::new(self))
     }
 }
 
@@ -413,7 +247,7 @@ impl Resolver {
     /// contexts of unchanged files are shared. `None` when a full build is due (files added
     /// or removed, or too many changed since the last one).
     pub fn update(previous: &Resolver, before: &Snapshot, snapshot: &Snapshot) -> Option<Resolver> {
-        let changed = crate::index::changed_between(before, snapshot)?;
+        let changed = crate::snapshot::changed_between(before, snapshot)?;
         let mut stale: rustc_hash::FxHashSet<u32> = (*previous.defs_by_name.stale).clone();
         stale.extend(&changed);
         if stale.len() > MAX_STALE_FILES {
@@ -1222,7 +1056,7 @@ impl Resolver {
                 if let Some(value) = self.tables(f).call_result(self, f, d, ret, depth) {
                     return value;
                 }
-                let ret = crate::names::type_hint(self.lang(f), ret)?;
+                let ret = self.lang(f).language().type_hint(ret)?;
                 let pos = Pos::new(def.line, 1);
                 match self.eval_chain(f, pos, &ret, depth + 1)? {
                     Value::Class(tf, td) => Some(Value::Instance(tf, td)),
@@ -1240,103 +1074,6 @@ impl Resolver {
             return Vec::new();
         }
         self.tables(value_file(value)).member(self, value, name, depth, false)
-    }
-
-    /// A module's top-level names (definitions, bindings, imports), then those of the modules its
-    /// top-level glob imports name, in order, as `resolve` finds them (JavaScript's `export *`,
-    /// C's `#include`).
-    pub(crate) fn top_level_then_globs(
-        &self,
-        file: u32,
-        name: &str,
-        depth: u32,
-        resolve: &dyn Fn(u32, &str) -> Option<u32>,
-    ) -> Vec<Found> {
-        let mut visited = rustc_hash::FxHashSet::default();
-        self.top_level_then_globs_in(file, name, depth, resolve, &mut visited)
-    }
-
-    /// [`Self::top_level_then_globs`], each file looked into once: headers that include each
-    /// other's includes would otherwise be walked once per path to them (C's include graphs
-    /// made that exponential in the depth).
-    fn top_level_then_globs_in(
-        &self,
-        file: u32,
-        name: &str,
-        depth: u32,
-        resolve: &dyn Fn(u32, &str) -> Option<u32>,
-        visited: &mut rustc_hash::FxHashSet<u32>,
-    ) -> Vec<Found> {
-        if depth > MAX_DEPTH || !visited.insert(file) {
-            return Vec::new();
-        }
-        if let Some(id) = self.name_id(file, name) {
-            let found: Vec<Found> = self
-                .ctx(file)
-                .entries_of(0, id)
-                .iter()
-                .flat_map(|e| self.entry_found(file, *e, depth))
-                .collect();
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        let symbols = self.symbols(file);
-        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
-            if let Some(base) = resolve(file, symbols.text(import.module))
-                && base != file
-            {
-                let found = self.top_level_then_globs_in(base, name, depth + 1, resolve, visited);
-                if !found.is_empty() {
-                    return found;
-                }
-            }
-        }
-        Vec::new()
-    }
-
-    /// Every definition named `name`, in any file, as (file, definition).
-    pub(crate) fn defs_named(&self, name: &str) -> std::borrow::Cow<'_, [(u32, u32)]> {
-        self.defs_by_name.get(name)
-    }
-
-    /// The definitions directly inside definition `def` (a class's methods, a trait's items)
-    /// named `name`.
-    pub(crate) fn children_named(&self, file: u32, def: u32, name: &str) -> Vec<Found> {
-        let defs = &self.symbols(file).defs;
-        (0..defs.len() as u32)
-            .filter(|&d| defs[d as usize].parent == Some(def) && defs[d as usize].name == name)
-            .map(|d| self.def_found(file, d))
-            .collect()
-    }
-
-    /// A class's member: what `own(file, class, depth)` finds in the class itself (unless
-    /// `skip_own`, for `super`), else in the first of its bases, walked the same way, that has
-    /// one (left to right, depth first).
-    pub(crate) fn member_through_bases(
-        &self,
-        file: u32,
-        class: u32,
-        depth: u32,
-        skip_own: bool,
-        own: &dyn Fn(u32, u32, u32) -> Vec<Found>,
-    ) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        if !skip_own {
-            let found = own(file, class, depth);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        for (bf, bd) in self.bases(file, class, depth) {
-            let found = self.member_through_bases(bf, bd, depth + 1, false, own);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        Vec::new()
     }
 
     /// The classes a class's bases (its inheritance references, in order) evaluate to, the
@@ -1359,22 +1096,6 @@ impl Resolver {
                     _ => None,
                 }
             })
-    }
-
-    /// What a chain of member names reaches from a value (`cart.Cart.add` from a package);
-    /// empty when a link of the chain has no value.
-    pub(crate) fn member_path(&self, mut value: Value, parts: &[&str]) -> Vec<Target> {
-        for (i, part) in parts.iter().enumerate() {
-            let found = self.member(value, part, 0);
-            if i + 1 == parts.len() {
-                return found.iter().map(|f| f.target).collect();
-            }
-            match found.iter().find_map(|f| f.value) {
-                Some(next) => value = next,
-                None => break,
-            }
-        }
-        Vec::new()
     }
 
     /// A member as a glob import sees it: Python's `__all__` or public names.
@@ -1459,10 +1180,6 @@ impl FileCtx {
     }
 }
 
-pub(crate) fn is_marker(kind: BindKind) -> bool {
-    matches!(kind, BindKind::Global | BindKind::Nonlocal)
-}
-
 /// Whether the first whole-word `name` in `header` (the definition's own name: `def name`,
 /// `pub fn name`) lies over the 1-based byte column `column`.
 fn name_spans(header: &str, name: &str, column: u32) -> bool {
@@ -1495,10 +1212,6 @@ fn value_file(value: Value) -> u32 {
     }
 }
 
-pub(crate) fn module_found(file: u32) -> Found {
-    Found { target: Target::Module { file }, value: Some(Value::Module(file, NONE)) }
-}
-
 fn join(prefix: &str, rest: &str, sep: &str) -> String {
     if prefix.is_empty() { rest.to_string() } else { format!("{prefix}{sep}{rest}") }
 }
@@ -1512,6 +1225,8 @@ fn dedup(targets: impl IntoIterator<Item = Target>) -> Vec<Target> {
     }
     out
 }
+
+mod callbacks;
 
 #[cfg(test)]
 mod tests;

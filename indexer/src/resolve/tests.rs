@@ -4,7 +4,7 @@
 use expect_test::{Expect, expect};
 
 use super::*;
-use crate::index::{FileEntry, Snapshot};
+use crate::snapshot::{FileEntry, Snapshot};
 
 fn snapshot(fixture: &str) -> (Snapshot, String, Pos) {
     let mut cursor = None;
@@ -28,7 +28,7 @@ fn snapshot(fixture: &str) -> (Snapshot, String, Pos) {
             mtime_ns: 0,
             hash: [0; 16],
             lines: text.lines().count() as u32,
-            symbols: crate::symbols::extract(lang, &text),
+            symbols: crate::extract::extract(lang, &text),
         });
     }
     let (path, pos) = cursor.expect("a $0 cursor");

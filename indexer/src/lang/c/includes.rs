@@ -8,9 +8,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::index::FileEntry;
+use crate::meaning::{Binder, Found, Lookup, Tables, Target, Value, module_found};
 use crate::names::{NONE, Pos, ScopeKind};
-use crate::resolve::{Found, Lookup, Resolver, Tables, Target, Value, module_found};
+use crate::snapshot::FileEntry;
 use crate::symbols::{DefKind, RefKind, innermost_scope};
 
 /// The C family's tables: its files by their last path component, for includes.
@@ -32,7 +32,7 @@ impl Includes {
     }
 
     /// The file an include path names from `file`.
-    fn resolve(&self, r: &Resolver, file: u32, include: &str) -> Option<u32> {
+    fn resolve(&self, r: &dyn Binder, file: u32, include: &str) -> Option<u32> {
         let dir = r.path(file).rsplit_once('/').map_or("", |(d, _)| d);
         let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
         for part in include.split('/') {
@@ -60,7 +60,7 @@ impl Includes {
     }
 
     /// A file's top-level names, then its includes'.
-    fn file_member(&self, r: &Resolver, file: u32, name: &str, depth: u32) -> Vec<Found> {
+    fn file_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32) -> Vec<Found> {
         r.top_level_then_globs(file, name, depth, &|from, include| self.resolve(r, from, include))
     }
 
@@ -68,7 +68,7 @@ impl Includes {
     /// out of line, in the namespace reopened in another file), else its bases'.
     fn class_member(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         def: u32,
         name: &str,
@@ -82,7 +82,7 @@ impl Includes {
 
     /// A name in the namespaces and classes around `pos`, innermost first, wherever they are
     /// (re)opened.
-    fn enclosing_member(&self, r: &Resolver, file: u32, pos: Pos, name: &str) -> Vec<Found> {
+    fn enclosing_member(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Vec<Found> {
         let symbols = r.symbols(file);
         let mut scope = innermost_scope(&symbols.scopes, pos);
         while scope != NONE {
@@ -115,7 +115,7 @@ impl Includes {
 
 /// The definitions of the family named `qualified`; a declaration (a line ending in `;`) only
 /// when nothing defines it.
-fn qualified_defs(r: &Resolver, qualified: &str, name: &str) -> Vec<Found> {
+fn qualified_defs(r: &dyn Binder, qualified: &str, name: &str) -> Vec<Found> {
     let all: Vec<(u32, u32)> = r
         .defs_named(name)
         .iter()
@@ -129,7 +129,7 @@ fn qualified_defs(r: &Resolver, qualified: &str, name: &str) -> Vec<Found> {
 }
 
 /// The class whose body (or out-of-line method) holds `pos`.
-fn enclosing_class(r: &Resolver, file: u32, pos: Pos) -> Option<(u32, u32)> {
+fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<(u32, u32)> {
     let symbols = r.symbols(file);
     let mut scope = innermost_scope(&symbols.scopes, pos);
     while scope != NONE {
@@ -172,18 +172,18 @@ impl Tables for Includes {
     }
 
     /// `Cart::add` and `shop::Cart::add` are definitions' own qualified names.
-    fn lookup_path(&self, _r: &Resolver, _query: &str) -> Vec<Target> {
+    fn lookup_path(&self, _r: &dyn Binder, _query: &str) -> Vec<Target> {
         Vec::new()
     }
 
     /// `#include "x.h"`: the header's names.
-    fn glob_base(&self, r: &Resolver, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
+    fn glob_base(&self, r: &dyn Binder, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
         self.resolve(r, file, module).map(|m| Value::Module(m, NONE))
     }
 
     /// The one non-`static` definition of the name in the family (what the linker finds);
     /// none when there are several (they stay candidates).
-    fn unbound(&self, r: &Resolver, file: u32, name: &str, _depth: u32) -> Vec<Found> {
+    fn unbound(&self, r: &dyn Binder, file: u32, name: &str, _depth: u32) -> Vec<Found> {
         let global: Vec<(u32, u32)> = r
             .defs_named(name)
             .iter()
@@ -202,12 +202,12 @@ impl Tables for Includes {
     }
 
     /// A namespace's members are its own definitions, as a class's are.
-    fn module_of_def(&self, _r: &Resolver, file: u32, def: u32) -> Option<Value> {
+    fn module_of_def(&self, _r: &dyn Binder, file: u32, def: u32) -> Option<Value> {
         Some(Value::Class(file, def))
     }
 
     /// Includes are globs; nothing else imports.
-    fn follow_import(&self, r: &Resolver, file: u32, import: u32, _depth: u32) -> Vec<Found> {
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, _depth: u32) -> Vec<Found> {
         let symbols = r.symbols(file);
         match self.resolve(r, file, symbols.text(symbols.imports[import as usize].module)) {
             Some(m) => vec![module_found(m)],
@@ -218,7 +218,7 @@ impl Tables for Includes {
     }
 
     /// `this` in a method; otherwise a name in scope, else in the namespaces around.
-    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
         if name == "this" {
             return enclosing_class(r, file, pos).map(|(f, d)| Value::Instance(f, d));
         }
@@ -232,7 +232,7 @@ impl Tables for Includes {
     /// A bare name nothing in scope binds: a member of the namespaces and classes around it.
     fn bare_ref(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         pos: Pos,
         name: &str,
@@ -246,7 +246,7 @@ impl Tables for Includes {
         (!around.is_empty()).then_some(Ok(around))
     }
 
-    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
         match value {
             Value::Module(file, _) => self.file_member(r, file, name, depth),
             Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),

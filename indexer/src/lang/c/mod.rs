@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Rules};
-use crate::index::FileEntry;
-use crate::names::{Pos, RawImport, ScopeKind, node_text};
-use crate::resolve::{Entry, Tables};
+use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use crate::meaning::{Entry, Tables};
+use crate::names::{Pos, ScopeKind};
+use crate::snapshot::FileEntry;
 use crate::symbols::{Def, DefKind, FileSymbols};
 
 pub(super) mod includes;
@@ -263,10 +263,10 @@ impl Language for CFamily {
         }
         let chosen = super::last_local_else_items(entries, symbols, pos);
         if let [one] = chosen.as_slice()
-            && matches!(one.bound, crate::resolve::Bound::Binding(_))
+            && matches!(one.bound, crate::meaning::Bound::Binding(_))
             && let Some(def) = entries
                 .iter()
-                .find(|e| matches!(e.bound, crate::resolve::Bound::Def(_)) && e.pos.line == one.pos.line)
+                .find(|e| matches!(e.bound, crate::meaning::Bound::Def(_)) && e.pos.line == one.pos.line)
         {
             return vec![*def];
         }

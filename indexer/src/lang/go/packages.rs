@@ -7,10 +7,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::index::FileEntry;
-use crate::lang::Lang;
+use crate::meaning::{Binder, Bound, Found, MAX_DEPTH, Tables, Target, Value, module_found};
 use crate::names::{NONE, Pos};
-use crate::resolve::{Bound, Found, MAX_DEPTH, Resolver, Tables, Target, Value, module_found};
+use crate::snapshot::FileEntry;
+use crate::snapshot::Lang;
 use crate::symbols::DefKind;
 
 /// Go's tables: every package directory with its files.
@@ -82,7 +82,7 @@ impl Packages {
     }
 
     /// The file that stands for a package: its first file that is not a test.
-    fn representative(&self, r: &Resolver, files: &[u32]) -> Option<u32> {
+    fn representative(&self, r: &dyn Binder, files: &[u32]) -> Option<u32> {
         files.iter().copied().find(|&f| !r.path(f).ends_with("_test.go")).or(files.first().copied())
     }
 
@@ -98,14 +98,14 @@ impl Packages {
         self.by_dir.get(dir).map(Vec::as_slice)
     }
 
-    fn resolve_import(&self, r: &Resolver, path: &str) -> Option<u32> {
+    fn resolve_import(&self, r: &dyn Binder, path: &str) -> Option<u32> {
         self.representative(r, self.package_at(path)?)
     }
 
     /// The package-level definitions named `name` in `files` (imports are each file's own).
     fn package_member(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         files: &[u32],
         skip: Option<u32>,
         name: &str,
@@ -115,8 +115,7 @@ impl Packages {
         for &f in files.iter().filter(|&&f| Some(f) != skip) {
             let Some(id) = r.name_id(f, name) else { continue };
             found.extend(
-                r.ctx(f)
-                    .entries_of(0, id)
+                r.entries_of(f, 0, id)
                     .iter()
                     .filter(|e| matches!(e.bound, Bound::Def(_)))
                     .flat_map(|e| r.entry_found(f, *e, depth)),
@@ -127,7 +126,7 @@ impl Packages {
 
     /// A type's methods named `name`: an interface's own, else those whose receiver is the
     /// type, in its package.
-    fn type_member(&self, r: &Resolver, file: u32, def: u32, name: &str) -> Vec<Found> {
+    fn type_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str) -> Vec<Found> {
         let ty = r.def(file, def);
         if ty.kind == DefKind::Interface {
             return r.children_named(file, def, name);
@@ -171,7 +170,7 @@ impl Tables for Packages {
     }
 
     /// `pkg.Name`, `pkg.Type.Method`: from each package whose directory ends in `pkg`.
-    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target> {
+    fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target> {
         let parts: Vec<&str> = query.split('.').collect();
         if parts.len() < 2 {
             return Vec::new();
@@ -195,17 +194,17 @@ impl Tables for Packages {
     }
 
     /// `import . "path"`.
-    fn glob_base(&self, r: &Resolver, _file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
+    fn glob_base(&self, r: &dyn Binder, _file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
         self.resolve_import(r, module).map(|m| Value::Module(m, NONE))
     }
 
     /// A name the file does not bind: the package's other files.
-    fn unbound(&self, r: &Resolver, file: u32, name: &str, depth: u32) -> Vec<Found> {
+    fn unbound(&self, r: &dyn Binder, file: u32, name: &str, depth: u32) -> Vec<Found> {
         self.package_member(r, self.package_of(file), Some(file), name, depth + 1)
     }
 
     /// A package of the repository, or the import itself when the package is outside it.
-    fn follow_import(&self, r: &Resolver, file: u32, import: u32, _depth: u32) -> Vec<Found> {
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, _depth: u32) -> Vec<Found> {
         let symbols = r.symbols(file);
         let path = symbols.text(symbols.imports[import as usize].module);
         match self.resolve_import(r, path) {
@@ -216,11 +215,11 @@ impl Tables for Packages {
         }
     }
 
-    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
         r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
     }
 
-    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }

@@ -8,10 +8,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::index::FileEntry;
-use crate::lang::Lang;
+use crate::meaning::{Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value};
 use crate::names::{NONE, Pos, ScopeKind};
-use crate::resolve::{Bound, Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value};
+use crate::snapshot::FileEntry;
+use crate::snapshot::Lang;
 use crate::symbols::{RefKind, innermost_scope};
 
 /// Java's tables: each file's package and each package's files.
@@ -49,13 +49,12 @@ impl Packages {
     }
 
     /// The top-level types of a package named `name`.
-    fn package_member(&self, r: &Resolver, files: &[u32], name: &str, depth: u32) -> Vec<Found> {
+    fn package_member(&self, r: &dyn Binder, files: &[u32], name: &str, depth: u32) -> Vec<Found> {
         let mut found = Vec::new();
         for &f in files {
             let Some(id) = r.name_id(f, name) else { continue };
             found.extend(
-                r.ctx(f)
-                    .entries_of(0, id)
+                r.entries_of(f, 0, id)
                     .iter()
                     .filter(|e| matches!(e.bound, Bound::Def(_)))
                     .flat_map(|e| r.entry_found(f, *e, depth)),
@@ -67,7 +66,7 @@ impl Packages {
     /// A type's own member (method, nested type, constant, field), else its bases' in order.
     fn type_member(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         def: u32,
         name: &str,
@@ -79,13 +78,12 @@ impl Packages {
             if !own.is_empty() {
                 return own;
             }
-            let scope = r.ctx(file).own_scope[def as usize];
+            let scope = r.own_scope(file, def);
             if scope != NONE
                 && let Some(id) = r.name_id(file, name)
             {
                 let fields: Vec<Found> = r
-                    .ctx(file)
-                    .entries_of(scope, id)
+                    .entries_of(file, scope, id)
                     .iter()
                     .filter(|e| matches!(e.bound, Bound::Binding(_)))
                     .flat_map(|e| r.entry_found(file, *e, depth + 1))
@@ -99,7 +97,7 @@ impl Packages {
     }
 
     /// What a dotted path names: the longest package it starts with, then types and members.
-    fn resolve_path(&self, r: &Resolver, path: &str, depth: u32) -> Option<Value> {
+    fn resolve_path(&self, r: &dyn Binder, path: &str, depth: u32) -> Option<Value> {
         let parts: Vec<&str> = path.split('.').collect();
         for k in (0..=parts.len()).rev() {
             let package = parts[..k].join(".");
@@ -116,7 +114,7 @@ impl Packages {
 }
 
 /// The innermost type whose body holds `pos`, and the ones around it, innermost first.
-fn enclosing_types(r: &Resolver, file: u32, pos: Pos) -> Vec<u32> {
+fn enclosing_types(r: &dyn Binder, file: u32, pos: Pos) -> Vec<u32> {
     let symbols = r.symbols(file);
     let mut out = Vec::new();
     let mut scope = innermost_scope(&symbols.scopes, pos);
@@ -149,7 +147,7 @@ impl Tables for Packages {
     }
 
     /// `org.shop.Cart.total`: a package, then types and members.
-    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target> {
+    fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target> {
         let parts: Vec<&str> = query.split('.').collect();
         for k in (1..parts.len()).rev() {
             let Some(files) = self.by_package.get(&parts[..k].join(".")) else { continue };
@@ -162,7 +160,7 @@ impl Tables for Packages {
     /// The names of `import a.b.C;` and `import static a.b.C.m;` are members of the path.
     fn import_base(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         _file: u32,
         qualifier: &str,
         name: &str,
@@ -182,7 +180,7 @@ impl Tables for Packages {
     /// the enclosing types' bases (an inherited method).
     fn bare_ref(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         pos: Pos,
         name: &str,
@@ -203,12 +201,12 @@ impl Tables for Packages {
     }
 
     /// `import a.b.*;` (a package's types), `import static a.b.C.*;` (a type's members).
-    fn glob_base(&self, r: &Resolver, _file: u32, _scope: u32, module: &str, depth: u32) -> Option<Value> {
+    fn glob_base(&self, r: &dyn Binder, _file: u32, _scope: u32, module: &str, depth: u32) -> Option<Value> {
         self.resolve_path(r, module, depth)
     }
 
     /// A type or member of the repository, or the import itself when its path is outside it.
-    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found> {
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found> {
         let symbols = r.symbols(file);
         let i = symbols.imports[import as usize];
         let itself = Found { target: Target::Import { file, import }, value: Some(Value::External(file)) };
@@ -218,7 +216,7 @@ impl Tables for Packages {
     }
 
     /// `this` and `super` in a type; otherwise a name in scope.
-    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
         if matches!(name, "this" | "super")
             && let Some(&class) = enclosing_types(r, file, pos).first()
         {
@@ -231,7 +229,7 @@ impl Tables for Packages {
         r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
     }
 
-    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Rules};
-use crate::index::FileEntry;
-use crate::names::{Pos, RawImport, ScopeKind, node_text};
-use crate::resolve::{Entry, Tables};
+use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use crate::meaning::{Entry, Tables};
+use crate::names::{Pos, ScopeKind};
+use crate::snapshot::FileEntry;
 use crate::symbols::{Def, FileSymbols};
 
 mod java_packages;

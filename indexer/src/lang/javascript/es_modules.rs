@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::index::FileEntry;
+use crate::meaning::{Binder, Found, Lookup, Tables, Target, Value, module_found};
 use crate::names::{NONE, Pos, ScopeKind};
-use crate::resolve::{Found, Lookup, Resolver, Tables, Target, Value, module_found};
+use crate::snapshot::FileEntry;
 use crate::symbols::{RefKind, innermost_scope};
 
 /// The folders of the repository by their last name, for package imports.
@@ -63,7 +63,7 @@ impl EsModules {
     /// a folder `name`, as `src/sub` or `sub` (`index` when there is no subpath). Unscoped
     /// names stay outside: `next` is the framework even where the repository has a
     /// `packages/next` of its own (trpc's `@trpc/next`).
-    fn resolve_package(&self, r: &Resolver, spec: &str) -> Option<u32> {
+    fn resolve_package(&self, r: &dyn Binder, spec: &str) -> Option<u32> {
         let mut parts = spec.splitn(3, '/');
         if !parts.next()?.starts_with('@') {
             return None;
@@ -86,7 +86,7 @@ impl EsModules {
     }
 
     /// The file a module specifier names from `file`, when it is in the repository.
-    fn resolve(&self, r: &Resolver, file: u32, spec: &str) -> Option<u32> {
+    fn resolve(&self, r: &dyn Binder, file: u32, spec: &str) -> Option<u32> {
         if !spec.starts_with('.') {
             return self.resolve_package(r, spec);
         }
@@ -112,14 +112,14 @@ impl EsModules {
     }
 
     /// A module's top-level names (definitions, bindings, imports), then its `export * from`.
-    fn module_member(&self, r: &Resolver, file: u32, name: &str, depth: u32) -> Vec<Found> {
+    fn module_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32) -> Vec<Found> {
         r.top_level_then_globs(file, name, depth, &|from, spec| self.resolve(r, from, spec))
     }
 
     /// A class's own method, else the first base's (`extends`, `implements`) that has it.
     fn class_member(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         class: u32,
         name: &str,
@@ -133,7 +133,7 @@ impl EsModules {
 }
 
 /// The class whose body (a method, or a function inside one) holds `pos`.
-fn enclosing_class(r: &Resolver, file: u32, pos: Pos) -> Option<u32> {
+fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<u32> {
     let symbols = r.symbols(file);
     let mut scope = innermost_scope(&symbols.scopes, pos);
     while scope != NONE {
@@ -166,14 +166,14 @@ impl Tables for EsModules {
 
     /// `Cart.add` is a definition's own qualified name, which `lookup_symbol` matches first;
     /// there is no module path to start from.
-    fn lookup_path(&self, _r: &Resolver, _query: &str) -> Vec<Target> {
+    fn lookup_path(&self, _r: &dyn Binder, _query: &str) -> Vec<Target> {
         Vec::new()
     }
 
     /// The names of `import { a } from './m'` are the module's.
     fn import_base(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         qualifier: &str,
         name: &str,
@@ -189,13 +189,13 @@ impl Tables for EsModules {
         )
     }
 
-    fn glob_base(&self, r: &Resolver, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
+    fn glob_base(&self, r: &dyn Binder, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
         self.resolve(r, file, module).map(|m| Value::Module(m, NONE))
     }
 
     /// The module, or the name it exports; the import itself when the module is outside the
     /// repository or the name is not found in it (a default export under another name).
-    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found> {
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found> {
         let symbols = r.symbols(file);
         let i = symbols.imports[import as usize];
         let itself = Found { target: Target::Import { file, import }, value: Some(Value::External(file)) };
@@ -210,7 +210,7 @@ impl Tables for EsModules {
     }
 
     /// `this` and `super` in a class; otherwise a name in scope.
-    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
         if matches!(name, "this" | "super")
             && let Some(class) = enclosing_class(r, file, pos)
         {
@@ -223,7 +223,7 @@ impl Tables for EsModules {
         r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
     }
 
-    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
         match value {
             Value::Module(file, _) => self.module_member(r, file, name, depth),
             Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),

@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Rules};
-use crate::index::FileEntry;
-use crate::names::{BindKind, Pos, RawImport, ScopeKind, node_text, simple_chain, squash};
-use crate::resolve::{Bound, Entry, Tables};
+use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text, simple_chain, squash};
+use crate::meaning::{Bound, Entry, Tables};
+use crate::names::{BindKind, Pos, ScopeKind};
+use crate::snapshot::FileEntry;
 use crate::symbols::{Def, DefKind, FileSymbols};
 
 mod modules;

@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::index::FileEntry;
-use crate::lang::Lang;
-use crate::names::{BindKind, NONE, Pos, ScopeKind};
-use crate::resolve::{
-    Bound, Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value, is_marker, module_found,
+use crate::meaning::{
+    Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value, is_marker, module_found,
 };
+use crate::names::{BindKind, NONE, Pos, ScopeKind};
+use crate::snapshot::FileEntry;
+use crate::snapshot::Lang;
 use crate::symbols::{RefKind, innermost_scope};
 
 /// Python's tables: every module by its dotted name.
@@ -73,7 +73,7 @@ impl Modules {
 
     /// The file of an absolute module name; with several (`a/x.py` and `b/x.py` both top
     /// level), the one nearest the importing file.
-    fn absolute(&self, r: &Resolver, from: u32, name: &str) -> Option<u32> {
+    fn absolute(&self, r: &dyn Binder, from: u32, name: &str) -> Option<u32> {
         let files = self.by_name.get(name)?;
         let from_path = r.path(from);
         files.iter().copied().max_by_key(|&f| {
@@ -86,7 +86,7 @@ impl Modules {
 
     /// A module as an import names it: absolute (`a.b`) or relative to the importing file
     /// (`.`, `..pkg.mod`).
-    fn resolve_module(&self, r: &Resolver, file: u32, text: &str) -> Option<u32> {
+    fn resolve_module(&self, r: &dyn Binder, file: u32, text: &str) -> Option<u32> {
         let dots = text.len() - text.trim_start_matches('.').len();
         if dots == 0 {
             return self.absolute(r, file, text).or_else(|| self.module_through_attributes(r, file, text));
@@ -112,7 +112,7 @@ impl Modules {
 
     /// A dotted module name that is no file: a module another module binds (`os.path` is
     /// `posixpath`, bound by `import posixpath as path` in `os`).
-    fn module_through_attributes(&self, r: &Resolver, file: u32, name: &str) -> Option<u32> {
+    fn module_through_attributes(&self, r: &dyn Binder, file: u32, name: &str) -> Option<u32> {
         let (head, last) = name.rsplit_once('.')?;
         let base = self.absolute(r, file, head).or_else(|| self.module_through_attributes(r, file, head))?;
         self.module_member(r, base, last, 1, false).iter().find_map(|f| match f.value {
@@ -123,7 +123,7 @@ impl Modules {
 
     /// A name a module defines, binds or imports; a submodule of a package. `public`: as a
     /// `from m import *` sees it (`__all__`, else names without a leading underscore).
-    fn module_member(&self, r: &Resolver, file: u32, name: &str, depth: u32, public: bool) -> Vec<Found> {
+    fn module_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32, public: bool) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -138,7 +138,7 @@ impl Modules {
             }
         }
         if let Some(id) = r.name_id(file, name) {
-            let entries = r.ctx(file).entries_of(0, id);
+            let entries = r.entries_of(file, 0, id);
             let found: Vec<Found> = entries
                 .iter()
                 .filter(
@@ -173,7 +173,7 @@ impl Modules {
     /// first) that has it. `skip_own`: for `super()`, start at the bases.
     fn class_member(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         class: u32,
         name: &str,
@@ -186,9 +186,9 @@ impl Modules {
             if !own.is_empty() {
                 return own;
             }
-            let scope = r.ctx(file).own_scope[class as usize];
+            let scope = r.own_scope(file, class);
             if let (Some(id), true) = (r.name_id(file, name), scope != NONE) {
-                let entries = r.ctx(file).entries_of(scope, id);
+                let entries = r.entries_of(file, scope, id);
                 // `self.x = …` in the methods says what instances hold; a class-level `x = …`
                 // counts only when no method sets it.
                 let set_by_methods = entries.iter().any(|e| {
@@ -231,7 +231,7 @@ impl Tables for Modules {
     }
 
     /// A dotted path from a module name: `shop.cart.Cart.add`.
-    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target> {
+    fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target> {
         let parts: Vec<&str> = query.split('.').collect();
         for k in (1..parts.len()).rev() {
             let module = parts[..k].join(".");
@@ -248,7 +248,7 @@ impl Tables for Modules {
     /// `import a.b`: the module itself.
     fn bare_ref(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         _pos: Pos,
         name: &str,
@@ -266,7 +266,7 @@ impl Tables for Modules {
     /// `from m import x`: the module `m`.
     fn import_base(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         qualifier: &str,
         name: &str,
@@ -282,13 +282,13 @@ impl Tables for Modules {
         )
     }
 
-    fn glob_base(&self, r: &Resolver, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
+    fn glob_base(&self, r: &dyn Binder, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
         self.resolve_module(r, file, module).map(|m| Value::Module(m, NONE))
     }
 
     /// Where an import leads; when that is outside the repository (a C module, a package not
     /// in it), the import itself is where the name is bound.
-    fn follow_import(&self, r: &Resolver, file: u32, index: u32, depth: u32) -> Vec<Found> {
+    fn follow_import(&self, r: &dyn Binder, file: u32, index: u32, depth: u32) -> Vec<Found> {
         let symbols = r.symbols(file);
         let import = symbols.imports[index as usize];
         let module = symbols.text(import.module);
@@ -312,7 +312,7 @@ impl Tables for Modules {
     }
 
     /// The first name of a chain: `self`, `cls`, `super`, or a name in scope.
-    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
         match name {
             "self" | "cls" | "super" => {
                 if let Some(class) = enclosing_class(r, file, pos) {
@@ -328,7 +328,7 @@ impl Tables for Modules {
         r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
     }
 
-    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found> {
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found> {
         match value {
             Value::Module(file, _) => self.module_member(r, file, name, depth, public),
             Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),
@@ -339,7 +339,7 @@ impl Tables for Modules {
 }
 
 /// The class whose method (or lambda or comprehension inside one) contains `pos`.
-fn enclosing_class(r: &Resolver, file: u32, pos: Pos) -> Option<u32> {
+fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<u32> {
     let symbols = r.symbols(file);
     let mut scope = innermost_scope(&symbols.scopes, pos);
     while scope != NONE {

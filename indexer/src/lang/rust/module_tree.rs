@@ -6,10 +6,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
-use crate::index::FileEntry;
-use crate::lang::Lang;
+use crate::meaning::{Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value};
 use crate::names::{NONE, Pos, ScopeKind};
-use crate::resolve::{Bound, Found, Lookup, MAX_DEPTH, Resolver, Tables, Target, Value};
+use crate::snapshot::FileEntry;
+use crate::snapshot::Lang;
 use crate::symbols::{DefKind, FileSymbols, RefKind, innermost_scope};
 
 /// Glob imports are followed only this deep, so `use super::*` chains stay cheap.
@@ -44,7 +44,7 @@ impl Modules {
     /// paths, and a path can pass through an associated item, which asks for the impl map
     /// again: on the thread building it, that nested lookup sees no impls (waiting for the map
     /// there would wait for itself).
-    fn impls(&self, r: &Resolver) -> &ImplMap {
+    fn impls(&self, r: &dyn Binder) -> &ImplMap {
         static EMPTY: std::sync::LazyLock<ImplMap> =
             std::sync::LazyLock::new(|| ImplMap { by_type: HashMap::new() });
         thread_local! {
@@ -184,15 +184,15 @@ impl Modules {
     }
 
     /// The module a `mod` definition stands for: an inline module, or the file it declares.
-    fn module_of_decl(&self, r: &Resolver, file: u32, def: u32) -> Option<Value> {
-        if r.ctx(file).own_scope[def as usize] != NONE {
+    fn module_of_decl(&self, r: &dyn Binder, file: u32, def: u32) -> Option<Value> {
+        if r.own_scope(file, def) != NONE {
             return Some(Value::Module(file, def));
         }
         self.tree.decl_child.get(&(file, def)).map(|&child| Value::Module(child, NONE))
     }
 
     /// The module whose scope holds `scope`.
-    fn module_at(&self, r: &Resolver, file: u32, mut scope: u32) -> Value {
+    fn module_at(&self, r: &dyn Binder, file: u32, mut scope: u32) -> Value {
         let symbols = r.symbols(file);
         while scope != NONE && scope != 0 {
             let s = symbols.scopes[scope as usize];
@@ -204,15 +204,13 @@ impl Modules {
         Value::Module(file, NONE)
     }
 
-    fn parent_module(&self, r: &Resolver, module: Value) -> Option<Value> {
+    fn parent_module(&self, r: &dyn Binder, module: Value) -> Option<Value> {
         let Value::Module(file, def) = module else { return None };
         if def != NONE {
             let symbols = r.symbols(file);
             let mut p = symbols.defs[def as usize].parent;
             while let Some(x) = p {
-                if r.ctx(file).own_scope[x as usize] != NONE
-                    && symbols.defs[x as usize].kind == DefKind::Module
-                {
+                if r.own_scope(file, x) != NONE && symbols.defs[x as usize].kind == DefKind::Module {
                     return Some(Value::Module(file, x));
                 }
                 p = symbols.defs[x as usize].parent;
@@ -222,12 +220,12 @@ impl Modules {
         self.tree.parent.get(&file).map(|&(up, around)| Value::Module(up, around))
     }
 
-    fn module_scope(&self, r: &Resolver, file: u32, def: u32) -> u32 {
-        if def == NONE { 0 } else { r.ctx(file).own_scope[def as usize] }
+    fn module_scope(&self, r: &dyn Binder, file: u32, def: u32) -> u32 {
+        if def == NONE { 0 } else { r.own_scope(file, def) }
     }
 
     /// The items, `use` names and glob-imported names of a module.
-    fn module_member(&self, r: &Resolver, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
+    fn module_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -237,8 +235,7 @@ impl Modules {
         }
         if let Some(id) = r.name_id(file, name) {
             let found: Vec<Found> = r
-                .ctx(file)
-                .entries_of(scope, id)
+                .entries_of(file, scope, id)
                 .iter()
                 .filter(|e| !matches!(e.bound, Bound::Binding(_)))
                 .flat_map(|e| r.entry_found(file, *e, depth))
@@ -271,7 +268,7 @@ impl Modules {
     /// A path's value as seen from a scope (glob imports).
     fn resolve_path_value(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         scope: u32,
         path: &str,
@@ -285,7 +282,7 @@ impl Modules {
     }
 
     /// What a path (`crate::geo::Point`, `super::Shape`, `Self::new`, `geo`) means at a position.
-    fn resolve_path_at(&self, r: &Resolver, file: u32, pos: Pos, path: &str, depth: u32) -> Vec<Found> {
+    fn resolve_path_at(&self, r: &dyn Binder, file: u32, pos: Pos, path: &str, depth: u32) -> Vec<Found> {
         if depth > MAX_DEPTH || path.is_empty() {
             return Vec::new();
         }
@@ -334,14 +331,14 @@ impl Modules {
     }
 
     /// The type of the impl block a method is defined in.
-    fn impl_type_of_def(&self, r: &Resolver, file: u32, def: u32, depth: u32) -> Option<(u32, u32)> {
+    fn impl_type_of_def(&self, r: &dyn Binder, file: u32, def: u32, depth: u32) -> Option<(u32, u32)> {
         let d = &r.symbols(file).defs[def as usize];
         self.self_type(r, file, Pos::new(d.line, u32::MAX / 2), depth)
     }
 
     /// An associated item of a type: from its inherent impls, then its trait impls, then the
     /// default methods of those traits; for a trait, its own items.
-    fn type_member(&self, r: &Resolver, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
+    fn type_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -380,7 +377,7 @@ impl Tables for Modules {
     }
 
     /// A path from a crate root: `shapes::Circle::new`, `crate::geo::Point`.
-    fn lookup_path(&self, r: &Resolver, query: &str) -> Vec<Target> {
+    fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target> {
         let query = query.strip_prefix("crate::").unwrap_or(query);
         let segments: Vec<&str> = query.split("::").collect();
         let mut roots: Vec<u32> = self
@@ -411,7 +408,7 @@ impl Tables for Modules {
     /// `Self` alone is the impl's type (or the trait around a default method).
     fn bare_ref(
         &self,
-        r: &Resolver,
+        r: &dyn Binder,
         file: u32,
         pos: Pos,
         name: &str,
@@ -420,12 +417,12 @@ impl Tables for Modules {
         (name == "Self").then(|| Ok(self.resolve_path_at(r, file, pos, name, 0)))
     }
 
-    fn glob_base(&self, r: &Resolver, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value> {
+    fn glob_base(&self, r: &dyn Binder, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value> {
         self.resolve_path_value(r, file, scope, module, depth)
     }
 
     /// A crate of the repository by its name.
-    fn unbound(&self, _r: &Resolver, _file: u32, name: &str, _depth: u32) -> Vec<Found> {
+    fn unbound(&self, _r: &dyn Binder, _file: u32, name: &str, _depth: u32) -> Vec<Found> {
         match self.crate_named(name) {
             Some(root) => {
                 vec![Found { target: Target::Module { file: root }, value: Some(Value::Module(root, NONE)) }]
@@ -434,11 +431,11 @@ impl Tables for Modules {
         }
     }
 
-    fn module_of_def(&self, r: &Resolver, file: u32, def: u32) -> Option<Value> {
+    fn module_of_def(&self, r: &dyn Binder, file: u32, def: u32) -> Option<Value> {
         self.module_of_decl(r, file, def)
     }
 
-    fn follow_import(&self, r: &Resolver, file: u32, import: u32, depth: u32) -> Vec<Found> {
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found> {
         let symbols = r.symbols(file);
         let import = symbols.imports[import as usize];
         let module = symbols.text(import.module);
@@ -456,8 +453,7 @@ impl Tables for Modules {
             let scope = innermost_scope(&symbols.scopes, at);
             return match r.name_id(file, item) {
                 Some(id) => r
-                    .ctx(file)
-                    .entries_of(scope, id)
+                    .entries_of(file, scope, id)
                     .iter()
                     .filter(|e| !matches!(e.bound, Bound::Import(_) | Bound::Binding(_)))
                     .flat_map(|e| r.entry_found(file, *e, depth))
@@ -473,7 +469,7 @@ impl Tables for Modules {
     }
 
     /// The first part of a chain: a path or a name in scope.
-    fn eval_first(&self, r: &Resolver, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
         let found = self.resolve_path_at(r, file, pos, name, depth);
         if found.is_empty()
             && let Some((first, _)) = name.split_once("::")
@@ -488,7 +484,7 @@ impl Tables for Modules {
 
     /// The type `Self` means at a position: the impl's type, or the trait around a default
     /// method.
-    fn self_type(&self, r: &Resolver, file: u32, pos: Pos, depth: u32) -> Option<(u32, u32)> {
+    fn self_type(&self, r: &dyn Binder, file: u32, pos: Pos, depth: u32) -> Option<(u32, u32)> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -515,12 +511,19 @@ impl Tables for Modules {
     }
 
     /// `-> Self` returns the impl's type.
-    fn call_result(&self, r: &Resolver, file: u32, def: u32, ret: &str, depth: u32) -> Option<Option<Value>> {
+    fn call_result(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        ret: &str,
+        depth: u32,
+    ) -> Option<Option<Value>> {
         (ret == "Self")
             .then(|| self.impl_type_of_def(r, file, def, depth).map(|(f, d)| Value::Instance(f, d)))
     }
 
-    fn member(&self, r: &Resolver, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
         match value {
             Value::Module(file, def) => self.module_member(r, file, def, name, depth),
             Value::Class(f, d) | Value::Instance(f, d) => self.type_member(r, f, d, name, depth),
@@ -538,7 +541,7 @@ struct ImplMap {
 type ImplOf = (u32, u32, Option<(u32, u32)>);
 
 impl ImplMap {
-    fn build(modules: &Modules, r: &Resolver) -> ImplMap {
+    fn build(modules: &Modules, r: &dyn Binder) -> ImplMap {
         let mut by_type: HashMap<(u32, u32), Vec<ImplOf>> = HashMap::new();
         for file in 0..r.n_files() as u32 {
             if r.lang(file) != Lang::Rust {
@@ -567,7 +570,7 @@ impl ImplMap {
 }
 
 /// The items named `name` directly inside impl block `imp` of `file`.
-fn impl_items<'a>(r: &'a Resolver, file: u32, imp: u32, name: &'a str) -> impl Iterator<Item = u32> + 'a {
+fn impl_items<'a>(r: &'a dyn Binder, file: u32, imp: u32, name: &'a str) -> impl Iterator<Item = u32> + 'a {
     let symbols = r.symbols(file);
     let block = symbols.impls[imp as usize];
     let inside = move |d: &crate::symbols::Def| block.start.line <= d.line && d.end_line <= block.end.line;

@@ -1,0 +1,262 @@
+//! The seam between the languages and the resolver: what a name can mean ([`Target`], and the
+//! [`Value`] it holds), a scope's entries, the [`Tables`] each language builds for name
+//! resolution, and [`Binder`], what the resolver offers those tables back. Languages and the
+//! resolver both import this; neither imports the other's insides.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::names::{BindKind, Import, NONE, Pos};
+use crate::snapshot::{FileEntry, Lang};
+use crate::symbols::{Def, FileSymbols, RefKind};
+
+/// How deep one resolution may chase imports, aliases and base classes.
+pub(crate) const MAX_DEPTH: u32 = 12;
+
+/// What a name can mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// A definition from the tags query (function, class, method, module declaration, …).
+    Def { file: u32, def: u32 },
+    /// A whole file as a module (Python modules, Rust crate roots).
+    Module { file: u32 },
+    /// A variable: a parameter, an assignment, a loop variable, an attribute set through `self`.
+    Binding { file: u32, binding: u32 },
+    /// A name an import binds when what it imports is outside the repository (a C module).
+    Import { file: u32, import: u32 },
+}
+
+impl Target {
+    pub fn file(self) -> u32 {
+        match self {
+            Target::Def { file, .. }
+            | Target::Module { file }
+            | Target::Binding { file, .. }
+            | Target::Import { file, .. } => file,
+        }
+    }
+}
+
+/// A value an expression evaluates to, as far as the index can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Value {
+    /// A Python module file or a Rust module: the file and the inline `mod` definition
+    /// (or [`NONE`] for the file itself).
+    Module(u32, u32),
+    /// A class or Rust type (struct, enum, trait, alias).
+    Class(u32, u32),
+    /// An instance of a class or type.
+    Instance(u32, u32),
+    /// Python `super()` inside a class: lookups start at its bases.
+    Super(u32, u32),
+    Function(u32, u32),
+    /// Something from outside the repository (a C module, a crate not in it), named in this
+    /// file: its members are outside too, so they are neither resolved nor candidates.
+    External(u32),
+}
+
+/// A name's meaning with the value it holds, when known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub(crate) target: Target,
+    pub(crate) value: Option<Value>,
+}
+
+/// What name resolution asks of one language over one snapshot: its module tables, and how its
+/// imports, paths, first names and members resolve. Each language builds its own
+/// (`Language::tables`); the resolver holds one per language and asks the one of
+/// the file (or the value) at hand. `r` is the resolver the tables belong to, seen as a
+/// [`Binder`].
+pub(crate) trait Tables: Send + Sync {
+    /// The tables after the files `changed` (indices into `files`, the same files as before)
+    /// changed: shared where they still hold.
+    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables>;
+
+    /// A file's module path (`shop.cart`, `shapes::circle`; empty for a Rust crate root).
+    fn module_path(&self, file: u32) -> Option<String>;
+
+    /// The files a module name (or path) names.
+    fn module_named(&self, _name: &str) -> Vec<u32> {
+        Vec::new()
+    }
+
+    /// A qualified path from a module or crate root: `shop.cart.Cart.add`,
+    /// `shapes::Circle::new`.
+    fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target>;
+
+    /// Where an import takes its name from, as a note names it.
+    fn import_source(&self, symbols: &FileSymbols, import: &Import) -> String {
+        symbols.text(import.module).to_string()
+    }
+
+    /// A bare reference the language resolves its own way (a Python module in an `import`,
+    /// Rust's `Self`): what it means, or why nothing is found. `None`: a lexical lookup.
+    fn bare_ref(
+        &self,
+        _r: &dyn Binder,
+        _file: u32,
+        _pos: Pos,
+        _name: &str,
+        _kind: RefKind,
+    ) -> Option<Lookup<Vec<Found>>> {
+        None
+    }
+
+    /// The value a qualified reference's qualifier names when the language reads it its own
+    /// way (the module of a Python `from m import x`). `None`: evaluate the qualifier.
+    fn import_base(
+        &self,
+        _r: &dyn Binder,
+        _file: u32,
+        _qualifier: &str,
+        _name: &str,
+        _kind: RefKind,
+    ) -> Option<Lookup<Value>> {
+        None
+    }
+
+    /// What a glob import's module is, seen from `scope`.
+    fn glob_base(&self, r: &dyn Binder, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value>;
+
+    /// What a bare name means when nothing in the file binds it: a Rust crate, a name of
+    /// another file of the Go package.
+    fn unbound(&self, _r: &dyn Binder, _file: u32, _name: &str, _depth: u32) -> Vec<Found> {
+        Vec::new()
+    }
+
+    /// The module a module definition stands for.
+    fn module_of_def(&self, _r: &dyn Binder, _file: u32, _def: u32) -> Option<Value> {
+        None
+    }
+
+    /// Where an import leads.
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found>;
+
+    /// The value of the first name of a chain (`self`, a path, a name in scope).
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value>;
+
+    /// The type a method's receiver has at a position (Rust's `self`).
+    fn self_type(&self, _r: &dyn Binder, _file: u32, _pos: Pos, _depth: u32) -> Option<(u32, u32)> {
+        None
+    }
+
+    /// What calling a function whose return type the language names itself yields (Rust's
+    /// `-> Self`): `Some` when the language decides, `None` to read `ret` as a type.
+    fn call_result(
+        &self,
+        _r: &dyn Binder,
+        _file: u32,
+        _def: u32,
+        _ret: &str,
+        _depth: u32,
+    ) -> Option<Option<Value>> {
+        None
+    }
+
+    /// A member of a value of this language: a module's name, a class's or type's member.
+    /// `public`: as a glob import sees a module.
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found>;
+}
+
+/// What a language's own lookup found, or why nothing is found (a module outside the
+/// repository).
+pub(crate) type Lookup<T> = Result<T, String>;
+
+/// One name bound in a scope.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    pub(crate) scope: u32,
+    pub(crate) name: u32,
+    pub(crate) pos: Pos,
+    pub(crate) bound: Bound,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bound {
+    Def(u32),
+    Binding(u32),
+    Import(u32),
+}
+
+/// What the resolver offers a language's [`Tables`] while they answer it: the snapshot's files,
+/// each file's scope entries, and lookups that lead back into name resolution (a lexical
+/// lookup, a value's member, an import followed). Implemented by `resolve::Resolver`.
+pub(crate) trait Binder {
+    /// How many files the snapshot has; files are numbered `0..n_files()` in path order.
+    fn n_files(&self) -> usize;
+
+    fn path(&self, file: u32) -> &str;
+
+    fn file_index(&self, path: &str) -> Option<u32>;
+
+    fn symbols(&self, file: u32) -> &FileSymbols;
+
+    fn lang(&self, file: u32) -> Lang;
+
+    fn def(&self, file: u32, def: u32) -> &Def;
+
+    /// The name's id in `file`, if the file has it at all.
+    fn name_id(&self, file: u32, name: &str) -> Option<u32>;
+
+    /// The entries of scope `scope` of `file` for name id `name`, by position.
+    fn entries_of(&self, file: u32, scope: u32, name: u32) -> &[Entry];
+
+    /// The scope that is definition `def`'s body ([`NONE`] when it has none).
+    fn own_scope(&self, file: u32, def: u32) -> u32;
+
+    /// Every definition named `name`, in any file, as (file, definition).
+    fn defs_named(&self, name: &str) -> Cow<'_, [(u32, u32)]>;
+
+    /// A bare name at a position: the innermost binding that is visible there.
+    fn lookup_lexical(&self, file: u32, pos: Pos, name: &str, depth: u32) -> Vec<Found>;
+
+    /// What one scope entry means, imports followed.
+    fn entry_found(&self, file: u32, entry: Entry, depth: u32) -> Vec<Found>;
+
+    /// A definition as found: its target and the value it holds.
+    fn def_found(&self, file: u32, def: u32) -> Found;
+
+    /// A member of a value: a module's name, a class's method or attribute (through its bases),
+    /// a Rust type's associated item.
+    fn member(&self, value: Value, name: &str, depth: u32) -> Vec<Found>;
+
+    /// What a chain of member names reaches from a value (`cart.Cart.add` from a package);
+    /// empty when a link of the chain has no value.
+    fn member_path(&self, value: Value, parts: &[&str]) -> Vec<Target>;
+
+    /// A class's member: what `own(file, class, depth)` finds in the class itself (unless
+    /// `skip_own`, for `super`), else in the first of its bases, walked the same way, that has
+    /// one (left to right, depth first).
+    fn member_through_bases(
+        &self,
+        file: u32,
+        class: u32,
+        depth: u32,
+        skip_own: bool,
+        own: &dyn Fn(u32, u32, u32) -> Vec<Found>,
+    ) -> Vec<Found>;
+
+    /// The definitions directly inside definition `def` (a class's methods, a trait's items)
+    /// named `name`.
+    fn children_named(&self, file: u32, def: u32, name: &str) -> Vec<Found>;
+
+    /// A module's top-level names (definitions, bindings, imports), then those of the modules its
+    /// top-level glob imports name, in order, as `resolve` finds them (JavaScript's `export *`,
+    /// C's `#include`).
+    fn top_level_then_globs(
+        &self,
+        file: u32,
+        name: &str,
+        depth: u32,
+        resolve: &dyn Fn(u32, &str) -> Option<u32>,
+    ) -> Vec<Found>;
+}
+
+/// Whether a binding only says where a name lives (Python's `global x`, `nonlocal x`).
+pub(crate) fn is_marker(kind: BindKind) -> bool {
+    matches!(kind, BindKind::Global | BindKind::Nonlocal)
+}
+
+pub(crate) fn module_found(file: u32) -> Found {
+    Found { target: Target::Module { file }, value: Some(Value::Module(file, NONE)) }
+}

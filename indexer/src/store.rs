@@ -1,0 +1,130 @@
+//! Where an index is saved and how: `index.bin` (a header naming the format, the queries and
+//! the root, then every entry) and `graph.bin` beside it, in the user's cache, written to a
+//! temporary file and renamed so a crash never leaves half of either.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::graph::SymbolGraph;
+use crate::snapshot::{FileEntry, Snapshot};
+
+/// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
+/// version is rebuilt. Query files need no bump: their hash is part of the saved header.
+pub(crate) const FORMAT_VERSION: u32 = 3;
+const MAGIC: &[u8; 8] = b"TACKIDX\0";
+/// The default place for a root's index: the user's cache directory, keyed by the root's path,
+/// so opening a repository never writes into it.
+pub fn default_store(root: &Path) -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("root");
+    let key = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+    Some(base.join("tack").join(format!("{name}-{}", &key[..16])))
+}
+
+/// A hash of every language's queries: extraction output changes when they do.
+fn queries_fingerprint() -> [u8; 8] {
+    let mut hasher = blake3::Hasher::new();
+    for spec in crate::lang::specs() {
+        hasher.update(spec.name.as_bytes());
+        hasher.update(spec.source().as_bytes());
+    }
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&hasher.finalize().as_bytes()[..8]);
+    out
+}
+
+pub(crate) fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+    let root_bytes = root.as_os_str().as_encoded_bytes();
+    let tmp = dir.join(format!("index.bin.tmp{}", std::process::id()));
+    {
+        // Serialized straight into the file: no second copy of the index in memory.
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+        file.write_all(MAGIC)?;
+        file.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        file.write_all(&queries_fingerprint())?;
+        file.write_all(&(root_bytes.len() as u32).to_le_bytes())?;
+        file.write_all(root_bytes)?;
+        let file = postcard::to_io(&entries, file).map_err(std::io::Error::other)?;
+        file.into_inner().map_err(|err| err.into_error())?.sync_all()?;
+    }
+    std::fs::rename(&tmp, dir.join("index.bin"))
+}
+
+/// Where the graph's resolved references are saved, beside `index.bin`.
+pub(crate) const GRAPH_FILE: &str = "graph.bin";
+
+/// Writes the snapshot's graph (its resolved references) beside the index, atomically.
+pub(crate) fn save_graph(dir: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
+    let Some(graph) = snapshot.derived.get::<SymbolGraph>() else { return Ok(()) };
+    let tmp = dir.join(format!("{GRAPH_FILE}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, graph.to_bytes(snapshot))?;
+    std::fs::rename(&tmp, dir.join(GRAPH_FILE))
+}
+
+/// Removes the temporary files of saves whose process is gone (killed mid-save); a save of a
+/// live process (another server on this root) keeps its file.
+pub(crate) fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| {
+            n.strip_prefix("index.bin.tmp").or_else(|| n.strip_prefix(&format!("{GRAPH_FILE}.tmp")))
+        }) else {
+            continue;
+        };
+        let alive = pid.parse::<u32>().is_ok_and(|pid| Path::new("/proc").join(pid.to_string()).exists());
+        if !alive {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The root a saved index at `path` was made for, read from its header alone.
+pub(crate) fn saved_root(path: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut header = Vec::new();
+    std::fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut header).ok()?;
+    if header.get(..8)? != MAGIC {
+        return None;
+    }
+    let len = u32::from_le_bytes(header.get(20..24)?.try_into().ok()?) as usize;
+    let bytes = header.get(24..24 + len)?;
+    Some(PathBuf::from(std::str::from_utf8(bytes).ok()?))
+}
+
+/// The saved entries, `None` when there is no saved index, or why it cannot be used.
+pub(crate) fn load(path: &Path, root: &Path) -> Result<Option<Vec<FileEntry>>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+    };
+    let header = bytes.get(..12).ok_or("the saved index is truncated")?;
+    if &header[..8] != MAGIC {
+        return Err("the saved index is not a tack index".into());
+    }
+    let version = u32::from_le_bytes(header[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(format!("the saved index has format {version}, this tack writes {FORMAT_VERSION}"));
+    }
+    let rest = &bytes[12..];
+    let fingerprint = rest.get(..8).ok_or("the saved index is truncated")?;
+    if fingerprint != queries_fingerprint() {
+        return Err("the saved index was made with other tags queries".into());
+    }
+    let rest = &rest[8..];
+    let len_bytes = rest.get(..4).ok_or("the saved index is truncated")?;
+    let root_len = u32::from_le_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
+    let saved_root = rest.get(4..4 + root_len).ok_or("the saved index is truncated")?;
+    if saved_root != root.as_os_str().as_encoded_bytes() {
+        return Err("the saved index belongs to another root".into());
+    }
+    postcard::from_bytes(&rest[4 + root_len..])
+        .map(Some)
+        .map_err(|err| format!("the saved index is corrupt: {err}"))
+}
