@@ -221,7 +221,7 @@ fn collect_matches<'t>(lang: Lang, tree: &'t Tree, bytes: &[u8]) -> (Matches<'t>
                 Role::HintAlias => {
                     hint = lang.language().type_hint(node_text(capture.node, bytes)).map(|h| format!("={h}"))
                 }
-                Role::Receiver => receiver_ok = matches!(node_text(capture.node, bytes), "self" | "cls"),
+                Role::Receiver => receiver_ok = lang.language().is_receiver(node_text(capture.node, bytes)),
                 Role::Import => m.imports.push(capture.node),
                 Role::Impl => m.impls.push(capture.node),
                 Role::Exports => m.exports.push(capture.node),
@@ -469,9 +469,10 @@ fn make_bindings<'a>(
     bind_idents.sort_by_key(|(node, _, hint)| (node.start_byte(), node.id(), hint.is_none()));
     bind_idents.dedup_by_key(|(node, _, _)| node.id());
     let mut bindings: Vec<Binding> = Vec::with_capacity(bind_idents.len());
+    let (self_name, self_type) = lang.language().self_parameter();
     for (ident, kind, hint) in &bind_idents {
         let hint = match (kind, hint) {
-            (BindKind::SelfParam, _) => interner.id("Self"),
+            (BindKind::SelfParam, _) => interner.id(self_type),
             (_, Some(h)) => interner.id(h),
             _ => NONE,
         };
@@ -489,7 +490,7 @@ fn make_bindings<'a>(
             scope = class;
         }
         let name = if *kind == BindKind::SelfParam {
-            interner.source("self")
+            interner.source(self_name)
         } else {
             interner.source(node_text(*ident, bytes))
         };

@@ -1,6 +1,7 @@
 //! Repository hygiene that review would otherwise catch late: every Rust file says what it is
-//! for, ARCHITECTURE.md stays short enough to be read, file names say one thing each, and the
-//! tools crate stays layered (no import cycles, tool names only in the catalogue's entries).
+//! for, ARCHITECTURE.md stays short enough to be read, file names say one thing each, the tools
+//! crate stays layered (no import cycles, tool names only in the catalogue's entries), and the
+//! indexer stays in floors (no import cycles, language knowledge only in `lang/`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -213,27 +214,149 @@ fn tool_names_are_spelled_only_in_their_specs() {
     assert!(problems.is_empty(), "{problems:#?}");
 }
 
-/// What differs between languages lives in `indexer/src/lang/<name>/`: no other non-test code
-/// branches on a language.
-#[test]
-fn only_language_modules_branch_on_a_language() {
+/// Non-test code of `crate_src` outside `indexer/src/lang/`, by path from the workspace.
+fn code_outside_lang(crate_src: &str) -> Vec<(String, String)> {
     let mut files = Vec::new();
-    for crate_dir in ["indexer/src", "tools/src", "server/src"] {
-        rust_files(&workspace().join(crate_dir), &mut files);
-    }
-    let mut branching = Vec::new();
-    for file in &files {
-        let rel = file.strip_prefix(workspace()).unwrap().display().to_string();
-        if rel.starts_with("indexer/src/lang/") {
+    rust_files(&workspace().join(crate_src), &mut files);
+    files
+        .iter()
+        .filter(|f| !f.ends_with("tests.rs"))
+        .map(|f| (f.strip_prefix(workspace()).unwrap().display().to_string(), f))
+        .filter(|(rel, _)| !rel.starts_with("indexer/src/lang/"))
+        .map(|(rel, f)| {
+            let text = std::fs::read_to_string(f).unwrap();
+            (rel, text.split("#[cfg(test)]").next().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+/// The string literals of a file's code lines (comments left out), with their 1-based lines.
+fn string_literals(code: &str) -> Vec<(usize, String)> {
+    let literal = regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).unwrap();
+    let mut out = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        let line = line.trim_start();
+        if line.starts_with("//") {
             continue;
         }
-        let text = std::fs::read_to_string(file).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        for (i, line) in code.lines().enumerate() {
-            if line.contains("Lang::Python") || line.contains("Lang::Rust") {
-                branching.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+        out.extend(literal.captures_iter(line).map(|cap| (i + 1, cap[1].to_string())));
+    }
+    out
+}
+
+/// What differs between languages lives in `indexer/src/lang/<name>/`: no other non-test code
+/// branches on a language (names a variant such as `Lang::Python`).
+#[test]
+fn only_language_modules_branch_on_a_language() {
+    let variant = regex::Regex::new(r"\bLang::[A-Z]\w*").unwrap();
+    let mut branching = Vec::new();
+    for crate_src in ["indexer/src", "tools/src", "server/src"] {
+        for (rel, code) in code_outside_lang(crate_src) {
+            for (i, line) in code.lines().enumerate() {
+                if variant.is_match(line) {
+                    branching.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+                }
             }
         }
     }
     assert!(branching.is_empty(), "language branches outside indexer/src/lang/: {branching:#?}");
+}
+
+/// The indexer's core knows no language's files: no string literal outside `lang/` names a
+/// module file (`__init__.py`, `mod.rs`, `index.ts`) or its stem; `LangSpec` and
+/// `lang::module_name` say which files are special.
+#[test]
+fn the_indexer_names_module_files_only_in_language_modules() {
+    let fragments = [
+        "__init__",
+        "__main__",
+        "mod.rs",
+        "lib.rs",
+        "main.rs",
+        "tests.rs",
+        "conftest.py",
+        "index.js",
+        "index.ts",
+        "index.mjs",
+        "index.mts",
+        "index.jsx",
+        "package.json",
+        "go.mod",
+        "Cargo.toml",
+        "pom.xml",
+    ];
+    let stems = ["mod", "lib", "main", "index"];
+    let mut named = Vec::new();
+    for (rel, code) in code_outside_lang("indexer/src") {
+        for (line, text) in string_literals(&code) {
+            if fragments.iter().any(|f| text.contains(f)) || stems.contains(&text.as_str()) {
+                named.push(format!("{rel}:{line}: {text:?}"));
+            }
+        }
+    }
+    assert!(named.is_empty(), "module file names outside indexer/src/lang/: {named:#?}");
+}
+
+/// Grammars are known only in `indexer/src/lang/`: indexer code outside it that reads a tree
+/// (that names `tree_sitter`) spells no node kind or field name of any grammar tack parses
+/// with, taken from the grammars themselves. Capture names of the query files (`name`,
+/// `scope`, `import`) are the contract between the queries and the core, the same in every
+/// language, and may be spelled; code that reads no tree uses such words as tack's own (the
+/// kind `function` it prints).
+#[test]
+fn the_indexer_spells_grammar_names_only_in_language_modules() {
+    let extensions = ["py", "rs", "go", "js", "ts", "tsx", "java", "c", "cpp"];
+    let langs: BTreeSet<tack_indexer::Lang> = extensions
+        .iter()
+        .filter_map(|ext| tack_indexer::Lang::from_path(Path::new(&format!("x.{ext}"))))
+        .collect();
+    assert_eq!(langs.len(), extensions.len(), "one language per extension: {langs:?}");
+    let mut grammar_names: BTreeSet<String> = BTreeSet::new();
+    for lang in &langs {
+        let grammar = lang.grammar();
+        for id in 0..grammar.node_kind_count() as u16 {
+            if grammar.node_kind_is_named(id) && grammar.node_kind_is_visible(id) {
+                grammar_names.extend(grammar.node_kind_for_id(id).map(str::to_string));
+            }
+        }
+        for id in 1..=grammar.field_count() as u16 {
+            grammar_names.extend(grammar.field_name_for_id(id).map(str::to_string));
+        }
+    }
+    assert!(grammar_names.contains("identifier") && grammar_names.contains("body"), "{grammar_names:?}");
+    let mut queries = Vec::new();
+    let capture = regex::Regex::new(r"@([A-Za-z_][\w.]*)").unwrap();
+    let mut captures: BTreeSet<String> = BTreeSet::new();
+    scm_files(&workspace().join("indexer/queries"), &mut queries);
+    for file in &queries {
+        let text = std::fs::read_to_string(file).unwrap();
+        captures.extend(capture.captures_iter(&text).map(|cap| cap[1].to_string()));
+    }
+    assert!(captures.contains("name") && captures.contains("definition.function"), "{captures:?}");
+    let mut spelled = Vec::new();
+    let mut readers = 0;
+    for (rel, code) in code_outside_lang("indexer/src") {
+        if !code.contains("tree_sitter") {
+            continue;
+        }
+        readers += 1;
+        for (line, text) in string_literals(&code) {
+            if grammar_names.contains(&text) && !captures.contains(&text) {
+                spelled.push(format!("{rel}:{line}: {text:?}"));
+            }
+        }
+    }
+    assert!(readers >= 3, "found only {readers} files outside lang/ that read trees");
+    assert!(spelled.is_empty(), "grammar names outside indexer/src/lang/: {spelled:#?}");
+}
+
+fn scm_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            scm_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "scm") {
+            out.push(path);
+        }
+    }
 }

@@ -164,6 +164,24 @@ pub(crate) trait Language: Sync {
         false
     }
 
+    /// Whether the object of a `@local.receiver` capture is a method's receiver, so that what
+    /// a method sets on it is an attribute of the class (Python's `self.x = …`).
+    fn is_receiver(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// The name a `@local.self` parameter binds and the type path it holds (Rust's `&self`
+    /// binds `self`, an instance of `Self`).
+    fn self_parameter(&self) -> (&'static str, &'static str) {
+        ("self", "Self")
+    }
+
+    /// The method a call of a class runs, whose parameters the call's keyword arguments name
+    /// (Python's `__init__`).
+    fn constructor(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether an identifier in a binding pattern binds a name.
     fn pattern_binds(&self, _identifier: &str) -> bool {
         true
@@ -222,6 +240,19 @@ pub(crate) struct RawImport<'t> {
     pub alias: bool,
     pub glob: bool,
     pub at: Node<'t>,
+}
+
+/// The name a module file goes by: its stem, or its folder's name for a file that stands for
+/// its folder (`shop/__init__.py` is `shop`, `geo/mod.rs` is `geo`, as are `src/lib.rs` and
+/// `cmd/main.go` their folders').
+pub(crate) fn module_name(path: &str) -> &str {
+    let stem = path.rsplit('/').next().unwrap_or(path);
+    let stem = stem.split('.').next().unwrap_or(stem);
+    if matches!(stem, "__init__" | "mod" | "lib" | "main") {
+        path.rsplit('/').nth(1).unwrap_or(stem)
+    } else {
+        stem
+    }
 }
 
 /// Where a local must come before its use (the last one before it shadows the others) and

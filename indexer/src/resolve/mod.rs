@@ -581,17 +581,7 @@ impl Resolver {
     pub fn target_name(&self, target: Target) -> String {
         match target {
             Target::Def { file, def } => self.def(file, def).name.clone(),
-            Target::Module { file } => {
-                let path = self.path(file);
-                let stem = path.rsplit('/').next().unwrap_or(path);
-                let stem = stem.split('.').next().unwrap_or(stem);
-                if matches!(stem, "__init__" | "mod" | "lib" | "main") {
-                    let dir = path.rsplit('/').nth(1).unwrap_or(stem);
-                    dir.to_string()
-                } else {
-                    stem.to_string()
-                }
-            }
+            Target::Module { file } => crate::lang::module_name(self.path(file)).to_string(),
             Target::Binding { file, binding } => {
                 let symbols = self.symbols(file);
                 symbols.text(symbols.bindings[binding as usize].name).to_string()
@@ -817,12 +807,12 @@ impl Resolver {
     fn parameter_of(&self, file: u32, pos: Pos, callee: &str, name: &str) -> Vec<Target> {
         let function = match self.eval_chain(file, pos, callee, 0) {
             Some(Value::Function(f, d)) => Some((f, d)),
-            Some(Value::Class(f, d)) => {
-                self.member(Value::Class(f, d), "__init__", 1).iter().find_map(|found| match found.value {
+            Some(Value::Class(f, d)) => self.lang(f).language().constructor().and_then(|constructor| {
+                self.member(Value::Class(f, d), constructor, 1).iter().find_map(|found| match found.value {
                     Some(Value::Function(f, d)) => Some((f, d)),
                     _ => None,
                 })
-            }
+            }),
             _ => None,
         };
         let Some((f, d)) = function else { return Vec::new() };

@@ -54,6 +54,14 @@ impl Language for Python {
         def.name.starts_with('_') && !def.name.ends_with("__")
     }
 
+    fn is_receiver(&self, name: &str) -> bool {
+        matches!(name, "self" | "cls")
+    }
+
+    fn constructor(&self) -> Option<&'static str> {
+        Some("__init__")
+    }
+
     fn is_protocol_method(&self, name: &str) -> bool {
         name.len() > 4 && name.starts_with("__") && name.ends_with("__")
     }
