@@ -25,6 +25,7 @@ mod extract;
 mod resolve;
 mod syntax;
 // What reads the resolved snapshot: the graph, the map, search.
+mod fuzzy;
 mod graph;
 mod map;
 mod rank;
@@ -60,6 +61,7 @@ pub use meaning::Target;
 pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver};
 
 // The repository map, the search index and ranked search.
+pub use fuzzy::{NameMatch, find_definitions};
 pub use map::{MapFile, MapSymbol, RepoMap, repo_map, repo_map_cached};
 pub use rank::{
     Candidate, HitLine, TermWeights, Weights, best_lines, candidates, enclosing_symbol, keep_strong_hits,

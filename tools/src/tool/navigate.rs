@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::{Def, Hit, Lang, Pos, Resolver, Snapshot, Target};
+use tack_indexer::{Def, Hit, Lang, NameMatch, Pos, Resolver, Snapshot, Target, find_definitions};
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -813,29 +813,6 @@ fn symbol_out(path: &str, def: &Def) -> SymbolOut {
 
 // ----- symbols -----
 
-/// How a name matched a query; earlier is better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Match {
-    Exact,
-    ExactIgnoringCase,
-    Prefix,
-    CamelHumps,
-    Substring,
-    Fuzzy,
-}
-
-impl Match {
-    fn as_str(self) -> &'static str {
-        match self {
-            Match::Exact | Match::ExactIgnoringCase => "exact",
-            Match::Prefix => "prefix",
-            Match::CamelHumps => "camel humps",
-            Match::Substring => "substring",
-            Match::Fuzzy => "fuzzy",
-        }
-    }
-}
-
 pub(crate) struct Symbols;
 
 impl Tool for Symbols {
@@ -865,15 +842,15 @@ fn symbols(ws: &Workspace, params: SymbolsParams) -> Observation {
     let snapshot = ws.index().snapshot();
     let found = find_definitions(&snapshot, query);
     let total = found.len();
-    let mut counts: Vec<(Match, usize)> = Vec::new();
+    let mut counts: Vec<(NameMatch, usize)> = Vec::new();
     for (how, ..) in &found {
-        let how = if *how == Match::ExactIgnoringCase { Match::Exact } else { *how };
+        let how = if *how == NameMatch::ExactIgnoringCase { NameMatch::Exact } else { *how };
         match counts.last_mut() {
             Some((m, n)) if *m == how => *n += 1,
             _ => counts.push((how, 1)),
         }
     }
-    let mut merged: Vec<(Match, usize)> = Vec::new();
+    let mut merged: Vec<(NameMatch, usize)> = Vec::new();
     for (m, n) in counts {
         match merged.iter_mut().find(|(x, _)| *x == m) {
             Some((_, total)) => *total += n,
@@ -905,182 +882,4 @@ fn symbols(ws: &Workspace, params: SymbolsParams) -> Observation {
         ));
     }
     Observation::ok(text, json!(SymbolsOutput { total: total as u64, symbols: shown }))
-}
-
-/// Every definition whose name matches `query` (exact, prefix, camel humps, substring, letters in
-/// order; a qualified query matches qualified names), best first: match quality, then kinds people
-/// look for (types before methods), shorter names, then path and line for a stable order.
-pub(crate) fn find_definitions<'a>(
-    snapshot: &'a tack_indexer::Snapshot,
-    query: &str,
-) -> Vec<(Match, u32, &'a str, &'a Def)> {
-    let qualified_query = query.contains('.') || query.contains("::");
-    let mut found: Vec<(Match, u32, &str, &Def)> = Vec::new();
-    for (path, entry) in &snapshot.files {
-        for def in &entry.symbols.defs {
-            let haystack = if qualified_query { def.qualified.as_str() } else { def.name.as_str() };
-            if let Some((how, spread)) = match_name(query, haystack, qualified_query) {
-                found.push((how, spread, path.as_str(), def));
-            }
-        }
-    }
-    found.sort_by(|a, b| {
-        (a.0, a.1, kind_rank(a.3), a.3.name.len(), a.2, a.3.line).cmp(&(
-            b.0,
-            b.1,
-            kind_rank(b.3),
-            b.3.name.len(),
-            b.2,
-            b.3.line,
-        ))
-    });
-    found
-}
-
-fn kind_rank(def: &Def) -> u8 {
-    use tack_indexer::DefKind as K;
-    match def.kind {
-        K::Class | K::Interface | K::Enum | K::Type => 0,
-        K::Function | K::Macro => 1,
-        K::Method => 2,
-        K::Module => 3,
-        K::Constant => 4,
-    }
-}
-
-/// How `name` matches `query`, with a spread (lower is tighter) for ordering fuzzy matches.
-fn match_name(query: &str, name: &str, qualified: bool) -> Option<(Match, u32)> {
-    if name == query {
-        return Some((Match::Exact, 0));
-    }
-    if qualified {
-        // `Cart.add` matches `shop.Cart.add` at a separator.
-        if name.ends_with(query) && name[..name.len() - query.len()].ends_with(['.', ':']) {
-            return Some((Match::Exact, 0));
-        }
-    }
-    let lower_name = name.to_lowercase();
-    let lower_query = query.to_lowercase();
-    if lower_name == lower_query {
-        return Some((Match::ExactIgnoringCase, 0));
-    }
-    if lower_name.starts_with(&lower_query) {
-        return Some((Match::Prefix, 0));
-    }
-    if camel_humps(query, name) {
-        return Some((Match::CamelHumps, 0));
-    }
-    if lower_query.len() >= 3 && lower_name.contains(&lower_query) {
-        return Some((Match::Substring, 0));
-    }
-    if lower_query.chars().count() >= 2 {
-        return fuzzy(&lower_query, &lower_name).map(|spread| (Match::Fuzzy, spread));
-    }
-    None
-}
-
-/// The words of an identifier: `CartAdapter` → Cart, Adapter; `apply_discount` → apply, discount.
-fn words(name: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' || c == ':' || c == '.' {
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            out.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.push(c);
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
-}
-
-/// Camel humps: the query's chunks (split at capitals and underscores) start successive words
-/// of the name (`CA` and `CarAd` find `CartAdapter`, `ap_d` finds `apply_discount`), or the
-/// query is the start of the name's initials (`ad` finds `apply_discount`).
-fn camel_humps(query: &str, name: &str) -> bool {
-    let words: Vec<String> = words(name).iter().map(|w| w.to_lowercase()).collect();
-    if words.len() < 2 {
-        return false;
-    }
-    let initials: String = words.iter().filter_map(|w| w.chars().next()).collect();
-    let lower = query.to_lowercase();
-    if lower.chars().count() >= 2 && initials.starts_with(&lower) {
-        return true;
-    }
-    let chunks: Vec<String> = words_of_query(query);
-    if chunks.len() < 2 {
-        return false;
-    }
-    let mut at = 0;
-    for chunk in &chunks {
-        match (at..words.len()).find(|&i| words[i].starts_with(chunk.as_str())) {
-            Some(i) => at = i + 1,
-            None => return false,
-        }
-    }
-    true
-}
-
-fn words_of_query(query: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for c in query.chars() {
-        if c == '_' {
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        if c.is_uppercase() && !current.is_empty() {
-            out.push(std::mem::take(&mut current));
-        }
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
-}
-
-/// The query's letters in order in the name; the spread is how far apart they lie.
-fn fuzzy(query: &str, name: &str) -> Option<u32> {
-    let name: Vec<char> = name.chars().collect();
-    let mut at = 0;
-    let mut first = None;
-    for q in query.chars() {
-        let i = (at..name.len()).find(|&i| name[i] == q)?;
-        first.get_or_insert(i);
-        at = i + 1;
-    }
-    Some((at - first.unwrap_or(0)) as u32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_match_exactly_by_prefix_humps_and_fuzzily() {
-        assert_eq!(match_name("Cart", "Cart", false), Some((Match::Exact, 0)));
-        assert_eq!(match_name("cart", "Cart", false), Some((Match::ExactIgnoringCase, 0)));
-        assert_eq!(match_name("app", "apply_discount", false), Some((Match::Prefix, 0)));
-        assert_eq!(match_name("CA", "CartAdapter", false), Some((Match::Prefix, 0)));
-        assert_eq!(match_name("CAd", "CartAdapter", false), Some((Match::CamelHumps, 0)));
-        assert_eq!(match_name("ad", "apply_discount", false), Some((Match::CamelHumps, 0)));
-        assert_eq!(match_name("a_d", "apply_discount", false), Some((Match::CamelHumps, 0)));
-        assert_eq!(match_name("disc", "apply_discount", false), Some((Match::Substring, 0)));
-        assert_eq!(match_name("apdc", "apply_discount", false).map(|m| m.0), Some(Match::Fuzzy));
-        assert_eq!(match_name("xyz", "apply_discount", false), None);
-        assert_eq!(match_name("Cart.add", "shop.Cart.add", true), Some((Match::Exact, 0)));
-    }
 }

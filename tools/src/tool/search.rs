@@ -243,10 +243,8 @@ fn ranked(
 /// The `symbol` mode: definitions whose names match, grouped by file in the order of each file's
 /// best match; each hit is a definition's line, naming the definition.
 fn by_symbol(snapshot: &Snapshot, scope: &Scope, query: &str, limit: usize) -> Observation {
-    let found: Vec<_> = crate::tool::navigate::find_definitions(snapshot, query)
-        .into_iter()
-        .filter(|f| scope.admits(f.2))
-        .collect();
+    let found: Vec<_> =
+        tack_indexer::find_definitions(snapshot, query).into_iter().filter(|f| scope.admits(f.2)).collect();
     let total_matches = found.len() as u64;
     let mut order: Vec<&str> = Vec::new();
     let mut by_file: std::collections::HashMap<&str, Vec<Hit>> = std::collections::HashMap::new();
