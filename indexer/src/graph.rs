@@ -104,7 +104,7 @@ fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, Local)> {
 fn resolve_parts(resolver: &Resolver, file: u32, i: u32, out: &mut Vec<Part>) {
     let r = &resolver.entry(file).symbols.refs[i as usize];
     let src = r.enclosing.map_or(0, |d| 1 + d);
-    let resolution = resolver.resolve_ref(file, r);
+    let resolution = resolver.resolve_ref_within(file, r, MAX_CANDIDATES);
     let (targets, share) = if !resolution.resolved.is_empty() {
         (resolution.resolved, 1.0)
     } else if resolution.candidates.len() <= MAX_CANDIDATES {

@@ -51,6 +51,13 @@ impl Resolver {
 
     /// What one reference means.
     pub fn resolve_ref(&self, file: u32, r: &Ref) -> Resolution {
+        self.resolve_ref_within(file, r, usize::MAX)
+    }
+
+    /// What one reference means, with at most `most + 1` candidates: enough to tell that there
+    /// are more than `most` without listing every definer of a name such as `new` (on a large
+    /// workspace, thousands, for each of its references).
+    pub fn resolve_ref_within(&self, file: u32, r: &Ref, most: usize) -> Resolution {
         let symbols = self.symbols(file);
         let name = symbols.ref_name(r);
         let pos = Pos::new(r.line, r.column);
@@ -66,7 +73,7 @@ impl Resolver {
                 && lang.spec().rules.external_globs_give_candidates
                 && self.has_external_glob(file)
             {
-                return Resolution { candidates: self.candidates(file, r), ..Default::default() };
+                return Resolution { candidates: self.candidates(file, r, most), ..Default::default() };
             }
             return Resolution { resolved, ..Default::default() };
         }
@@ -85,7 +92,7 @@ impl Resolver {
             None => self.eval_chain(file, pos, qualifier, 0),
         };
         let Some(base) = base else {
-            return Resolution { candidates: self.candidates(file, r), ..Default::default() };
+            return Resolution { candidates: self.candidates(file, r, most), ..Default::default() };
         };
         if let Value::External(_) = base {
             return Resolution {
@@ -100,7 +107,7 @@ impl Resolver {
         match base {
             // A module's missing name is outside what the index can see, not a guess.
             Value::Module(..) => Resolution::default(),
-            _ => Resolution { candidates: self.candidates(file, r), ..Default::default() },
+            _ => Resolution { candidates: self.candidates(file, r, most), ..Default::default() },
         }
     }
 
@@ -129,28 +136,26 @@ impl Resolver {
             .collect()
     }
 
-    /// Definitions (and Python class attributes) with the reference's name that its kind can mean.
-    fn candidates(&self, file: u32, r: &Ref) -> Vec<Target> {
+    /// Definitions (and Python class attributes) with the reference's name that its kind can mean,
+    /// the first `most + 1` of them.
+    fn candidates(&self, file: u32, r: &Ref, most: usize) -> Vec<Target> {
         let lang = self.lang(file);
         let name = self.symbols(file).ref_name(r);
-        let mut out: Vec<Target> = self
-            .defs_by_name
-            .get(name)
+        let defs = self.defs_by_name.get(name);
+        let members = lang.spec().rules.attribute_names_members
+            && matches!(r.kind, RefKind::Attribute | RefKind::MethodCall);
+        let attrs = if members { self.attrs_by_name.get(name) } else { std::borrow::Cow::Borrowed(&[][..]) };
+        let mut seen = std::collections::HashSet::new();
+        let mut out: Vec<Target> = defs
             .iter()
             .filter(|&&(f, d)| {
                 self.lang(f).spec().family == lang.spec().family && r.kind.can_mean(lang, self.def(f, d).kind)
             })
             .map(|&(f, d)| self.canonical(Target::Def { file: f, def: d }))
+            .chain(attrs.iter().map(|&(f, b)| Target::Binding { file: f, binding: b }))
+            .filter(|t| seen.insert(self.key(*t)))
+            .take(most.saturating_add(1))
             .collect();
-        if lang.spec().rules.attribute_names_members
-            && matches!(r.kind, RefKind::Attribute | RefKind::MethodCall)
-        {
-            out.extend(
-                self.attrs_by_name.get(name).iter().map(|&(f, b)| Target::Binding { file: f, binding: b }),
-            );
-        }
-        let mut seen = std::collections::HashSet::new();
-        out.retain(|t| seen.insert(self.key(*t)));
         out.sort();
         out
     }

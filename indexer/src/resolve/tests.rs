@@ -1689,3 +1689,28 @@ fn headers_that_include_each_others_includes_are_each_looked_into_once() {
     fixture.push_str("//- main.c\n#include \"l0_0.h\"\nint main(void) { return miss$0ing(); }\n");
     check_in_time(Box::leak(fixture.into_boxed_str()), expect!["missing\n"]);
 }
+
+/// The graph asks for a reference's candidates only up to a few more than it uses: it gets
+/// the first `most + 1` of what the whole list holds (so it can tell there are too many), and
+/// the whole list when that is no longer.
+#[test]
+fn a_capped_candidate_list_is_the_head_of_the_whole_one() {
+    let mut fixture = String::new();
+    for k in 0..6 {
+        fixture.push_str(&format!("//- m{k}.py\nclass C{k}:\n    def run(self):\n        pass\n"));
+    }
+    fixture.push_str("//- main.py\ndef go(x):\n    x.r$0un()\n");
+    let (snapshot, path, _) = snapshot(&fixture);
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let symbols = &resolver.entry(file).symbols;
+    let r = symbols.refs.iter().find(|r| symbols.ref_name(r) == "run").expect("the call of run");
+    let whole = resolver.resolve_ref(file, r).candidates;
+    assert_eq!(whole.len(), 6, "{}", render(&resolver, &whole));
+    for most in [0, 2, 4] {
+        let head = resolver.resolve_ref_within(file, r, most).candidates;
+        assert_eq!(head.len(), most + 1);
+        assert!(head.iter().all(|t| whole.contains(t)), "{}", render(&resolver, &head));
+    }
+    assert_eq!(resolver.resolve_ref_within(file, r, 6).candidates, whole);
+}
