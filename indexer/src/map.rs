@@ -262,6 +262,12 @@ fn order_defs(
             scores[parent as usize] += node_rank[node] * tables.care[node] as f64;
         }
     }
+    // A definition's later signatures count as the first.
+    for (node, &first) in tables.first_twin.iter().enumerate() {
+        if first != u32::MAX {
+            scores[first as usize] += node_rank[node] * tables.care[node] as f64;
+        }
+    }
     let score = |node: u32| scores[node as usize];
     let mut ranked: Vec<u32> = (0..graph.n_nodes() as u32).collect();
     // Entries first, then the rest; each best first, ties in node order (files by path).
@@ -469,6 +475,10 @@ pub(crate) struct Tables {
     entry: Vec<bool>,
     /// Per node: the node of the definition enclosing it (`u32::MAX` for none).
     parent: Vec<u32>,
+    /// Per node: the first of a run of definitions of one name, kind and parent next to each
+    /// other, when this one is a later signature of it (an overload, a property's setter), which
+    /// then holds its rank; `u32::MAX` for none.
+    first_twin: Vec<u32>,
     /// Node `i` is referenced by `users[user_start[i]..user_start[i + 1]]`, in node order.
     user_start: Vec<u32>,
     user_list: Vec<u32>,
@@ -489,6 +499,7 @@ impl Tables {
         let mut care = vec![1.0f32; n];
         let mut parent = vec![u32::MAX; n];
         let mut entry = vec![true; n];
+        let mut first_twin = vec![u32::MAX; n];
         let mut max_per_line = 1;
         let mut lines: Vec<u32> = Vec::new();
         for (f, file) in entries.iter().enumerate() {
@@ -505,6 +516,15 @@ impl Tables {
             let protocol = protocol_methods(file, &interfaces);
             for (d, def) in file.symbols.defs.iter().enumerate() {
                 let node = base + 1 + d;
+                if let Some(before) = d.checked_sub(1).map(|b| &file.symbols.defs[b])
+                    && (before.name.as_str(), before.kind, before.parent)
+                        == (def.name.as_str(), def.kind, def.parent)
+                {
+                    let previous = node - 1;
+                    first_twin[node] =
+                        if first_twin[previous] == u32::MAX { previous as u32 } else { first_twin[previous] };
+                    entry[node] = false;
+                }
                 if let Some(p) = def.parent {
                     parent[node] = (base + 1 + p as usize) as u32;
                 }
@@ -543,7 +563,8 @@ impl Tables {
         for node in surface_nodes(snapshot, graph) {
             care[node as usize] *= SURFACE_CARE;
         }
-        let mut tables = Self { care, entry, parent, user_start: counts, user_list, max_per_line };
+        let mut tables =
+            Self { care, entry, parent, first_twin, user_start: counts, user_list, max_per_line };
         tables.mark_test_support(graph, &entries);
         tables
     }
@@ -592,9 +613,27 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
     let mut out = Vec::new();
     // Surface files, then the modules their globs bring in, each once.
     let mut todo: Vec<(u32, u32)> = Vec::new();
-    for (f, file) in entries.iter().enumerate() {
+    let is_surface_file = |file: &FileEntry| {
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
-        if file.lang.spec().surface_files.contains(&name) || file.symbols.exports.is_some() {
+        file.lang.spec().surface_files.contains(&name)
+    };
+    // A surface file under a folder that has one of its own is an inner module's, not the
+    // package's (`server/index.ts` below `node/index.ts`): only the outermost count.
+    let surface_dirs: HashSet<&str> =
+        entries.iter().filter(|file| is_surface_file(file)).map(|file| folder(&file.path)).collect();
+    let outermost = |file: &FileEntry| {
+        let own = folder(&file.path);
+        let mut dir = own;
+        while let Some((up, _)) = dir.rsplit_once('/') {
+            if surface_dirs.contains(up) {
+                return false;
+            }
+            dir = up;
+        }
+        own.is_empty() || !surface_dirs.contains("")
+    };
+    for (f, file) in entries.iter().enumerate() {
+        if (is_surface_file(file) && outermost(file)) || file.symbols.exports.is_some() {
             todo.push((f as u32, 0));
         }
     }
@@ -635,6 +674,11 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The folder of a path relative to the root (`""` at the root).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
 /// The definitions enclosing definition `d` of `file`, innermost first.

@@ -168,3 +168,77 @@ fn pagerank_over_rows_is_pagerank_over_edges() {
         }
     }
 }
+
+/// An index of files written to a fresh folder.
+fn index_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let root = dir.path().canonicalize().unwrap();
+    let index = Index::open(&root, Filter::new(&root, &[]).unwrap(), None).0;
+    (dir, index)
+}
+
+/// The order an unfocused map takes definitions in: each `name:line` as it first appears while
+/// the budget grows one word at a time.
+fn map_order(index: &Index) -> Vec<String> {
+    let snapshot = index.snapshot();
+    let mut order: Vec<String> = Vec::new();
+    for budget in 1..400 {
+        for file in repo_map(&snapshot, &[], budget, &words).files {
+            for symbol in file.symbols {
+                let key = format!("{}:{}", symbol.name, symbol.line);
+                if !order.contains(&key) {
+                    order.push(key);
+                }
+            }
+        }
+    }
+    order
+}
+
+fn position(order: &[String], key: &str) -> usize {
+    order.iter().position(|k| k == key).unwrap_or_else(|| panic!("{key} is not in {order:?}"))
+}
+
+/// What the package's own `index.ts` offers is its surface; an inner folder's `index.ts` is
+/// how that folder is imported inside the package, not what the package offers.
+#[test]
+fn only_the_outermost_index_file_makes_a_surface() {
+    let (_dir, index) = index_of(&[
+        ("pkg/index.ts", "export { open } from './open'\n"),
+        ("pkg/open.ts", "export function open(): number {\n  return 1\n}\n"),
+        ("pkg/inner/index.ts", "export { helper } from './helper'\n"),
+        ("pkg/inner/helper.ts", "export function helper(): number {\n  return 2\n}\n"),
+        (
+            "pkg/work.ts",
+            "import { helper } from './inner'\nexport function work(): number {\n  return helper()\n}\n",
+        ),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "open:1") < position(&order, "helper:1"), "{order:?}");
+}
+
+/// An overload's signatures are one definition: the map shows the first with the rank of all
+/// of them before it spends lines on the others.
+#[test]
+fn an_overloads_later_signatures_come_after_every_other_definition() {
+    let (_dir, index) = index_of(&[
+        (
+            "src/parse.ts",
+            "export function parse(s: string): number\nexport function parse(s: number): number\nexport function parse(s: any): number {\n  return 0\n}\n",
+        ),
+        ("src/size.ts", "export function size(): number {\n  return 1\n}\n"),
+        (
+            "src/main.ts",
+            "import { parse } from './parse'\nimport { size } from './size'\nexport function main(): number {\n  return parse('1') + parse(2) + size()\n}\n",
+        ),
+    ]);
+    let order = map_order(&index);
+    let later = position(&order, "parse:2").min(position(&order, "parse:3"));
+    assert!(position(&order, "parse:1") < later, "{order:?}");
+    assert!(position(&order, "size:1") < later && position(&order, "main:3") < later, "{order:?}");
+}
