@@ -60,6 +60,17 @@ struct FileOut {
 }
 
 impl FileOut {
+    /// These parts with their target files numbered by `new_of` (old number → new), those
+    /// into a file that is gone dropped.
+    fn renumbered(&self, new_of: &[Option<u32>]) -> FileOut {
+        let parts = self
+            .parts
+            .iter()
+            .filter_map(|p| new_of[p.dst_file as usize].map(|dst_file| Part { dst_file, ..*p }))
+            .collect();
+        FileOut::new(parts)
+    }
+
     fn new(parts: Vec<Part>) -> FileOut {
         let mut keyed: Vec<((Local, u32, Local), f32)> =
             parts.iter().map(|p| ((p.src, p.dst_file, p.dst), p.weight)).collect();
@@ -154,6 +165,61 @@ fn touches(
             .text(r.qualifier)
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .any(|part| !part.is_empty() && names.contains(part))
+}
+
+/// What changed between two snapshots, by file number.
+struct FileChange {
+    /// Files of the new snapshot that are new or differ, in order.
+    changed: Vec<u32>,
+    /// Files of the old snapshot that are gone.
+    removed: Vec<u32>,
+    /// Per file of the new snapshot: its number in the old one, if it was there.
+    old_of: Vec<Option<u32>>,
+    /// Per file of the old snapshot: its number in the new one; `None` when every file kept
+    /// its number.
+    new_of: Option<Vec<Option<u32>>>,
+}
+
+impl FileChange {
+    fn between(before: &Snapshot, after: &Snapshot) -> Self {
+        let mut change =
+            FileChange { changed: Vec::new(), removed: Vec::new(), old_of: Vec::new(), new_of: None };
+        let mut new_of = Vec::with_capacity(before.files.len());
+        let mut old = before.files.iter().enumerate().peekable();
+        for (f, (path, entry)) in after.files.iter().enumerate() {
+            while let Some((o, _)) = old.next_if(|(_, (p, _))| *p < path) {
+                change.removed.push(o as u32);
+                new_of.push(None);
+            }
+            match old.next_if(|(_, (p, _))| *p == path) {
+                Some((o, (_, previous))) => {
+                    change.old_of.push(Some(o as u32));
+                    new_of.push(Some(f as u32));
+                    if !Arc::ptr_eq(previous, entry) {
+                        change.changed.push(f as u32);
+                    }
+                }
+                None => {
+                    change.old_of.push(None);
+                    change.changed.push(f as u32);
+                }
+            }
+        }
+        for (o, _) in old {
+            change.removed.push(o as u32);
+            new_of.push(None);
+        }
+        if new_of.iter().enumerate().any(|(o, n)| *n != Some(o as u32)) || new_of.len() != after.files.len() {
+            change.new_of = Some(new_of);
+        }
+        change
+    }
+}
+
+/// The words of a path (`pkg/http_util.py` gives `pkg`, `http_util`, `py`): what an import of
+/// a file added or removed may name, and so what references may bind differently.
+fn path_words(path: &str, out: &mut FxHashSet<String>) {
+    out.extend(path.split(['/', '.', '-']).filter(|w| !w.is_empty()).map(str::to_string));
 }
 
 /// `previous` with the references that touch `names` resolved again, the others kept.
@@ -364,39 +430,53 @@ impl SymbolGraph {
         Self::assemble(snapshot, out, false)
     }
 
-    /// The graph of `snapshot` made from `previous` (the graph of `before`): the changed files'
-    /// references resolved again, and in the other files those that name what a changed file
-    /// defines, binds or imports, before or after the change. `None` when a full build is due
-    /// (files added or removed, or too many changes).
+    /// The graph of `snapshot` made from `previous` (the graph of `before`): the changed and new
+    /// files' references resolved again, and in the other files those that name what a changed,
+    /// new or removed file defines, binds or imports, before or after the change, or a word of
+    /// a new or removed file's path (what an import of it names); the rest kept, renumbered
+    /// when files came or went. `None` when a full build is due (too many changes).
     pub fn update(previous: &SymbolGraph, before: &Snapshot, snapshot: &Snapshot) -> Option<Self> {
-        let changed = crate::snapshot::changed_between(before, snapshot)?;
-        if changed.len() > MAX_UPDATED_FILES {
+        let change = FileChange::between(before, snapshot);
+        if change.changed.len() + change.removed.len() > MAX_UPDATED_FILES {
             return None;
         }
         let resolver = snapshot.resolver();
         let old: Vec<&Arc<FileEntry>> = before.files.values().collect();
         let mut names: FxHashSet<String> = FxHashSet::default();
-        for &f in &changed {
-            given_names(old[f as usize], &mut names);
+        for &f in &change.changed {
+            if let Some(o) = change.old_of[f as usize] {
+                given_names(old[o as usize], &mut names);
+            } else {
+                path_words(&resolver.entry(f).path, &mut names);
+            }
             given_names(resolver.entry(f), &mut names);
+        }
+        for &o in &change.removed {
+            given_names(old[o as usize], &mut names);
+            path_words(&old[o as usize].path, &mut names);
         }
         names.remove("");
         let mut affected: FxHashSet<u32> = FxHashSet::default();
         for name in &names {
             affected.extend(resolver.files_referencing(name).iter().copied());
         }
-        let changed: FxHashSet<u32> = changed.into_iter().collect();
+        let changed: FxHashSet<u32> = change.changed.iter().copied().collect();
         let out: Vec<Arc<FileOut>> = (0..resolver.n_files() as u32)
             .into_par_iter()
-            .map(|f| {
-                let old = &previous.out[f as usize];
-                if changed.contains(&f) {
-                    Arc::new(file_out(&resolver, f))
-                } else if affected.contains(&f) {
-                    Arc::new(file_out_updated(&resolver, f, old, &names))
-                } else {
-                    old.clone()
+            .map(|f| match change.old_of[f as usize] {
+                Some(o) if !changed.contains(&f) => {
+                    let old = &previous.out[o as usize];
+                    let old = match &change.new_of {
+                        None => old.clone(),
+                        Some(new_of) => Arc::new(old.renumbered(new_of)),
+                    };
+                    if affected.contains(&f) {
+                        Arc::new(file_out_updated(&resolver, f, &old, &names))
+                    } else {
+                        old
+                    }
                 }
+                _ => Arc::new(file_out(&resolver, f)),
             })
             .collect();
         let mut graph = Self::assemble(snapshot, out, true);

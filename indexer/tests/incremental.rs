@@ -42,8 +42,11 @@ fn copy(from: &Path, to: &Path) {
     }
 }
 
-/// A file and what to make of its text.
+/// A file and what to make of its text (empty for a file not there yet); [`REMOVE`] removes it.
 type Edit<'a> = (&'a str, &'a dyn Fn(&str) -> String);
+
+/// What an edit returns to remove its file.
+const REMOVE: &str = "\0remove";
 
 /// Applies each edit in turn through `apply_changes` and checks the updated graph against a
 /// full build of the same snapshot.
@@ -60,7 +63,12 @@ fn check(fixture: &str, edits: &[Edit]) {
     let (mut warm_iterations, mut cold_iterations) = (0, 0);
     for (n, (rel, edit)) in edits.iter().enumerate() {
         let path = root.join(rel);
-        fs::write(&path, edit(&fs::read_to_string(&path).unwrap())).unwrap();
+        let text = edit(&fs::read_to_string(&path).unwrap_or_default());
+        if text == REMOVE {
+            fs::remove_file(&path).unwrap()
+        } else {
+            fs::write(&path, text).unwrap()
+        }
         let after = index.apply_changes(&[rel.to_string()]);
         assert!(after.generation > before.generation, "edit {n} of {rel} made a new snapshot");
         let updated = after.graph();
@@ -141,6 +149,20 @@ fn python_edits_update_the_graph_and_resolver_as_full_builds_would() {
             ("shop/item.py", &|s| format!("{s}\n\ndef apply_discount(amount, code):\n    return amount\n")),
             // A file empties.
             ("shop/cart.py", &|_| String::new()),
+            // A new file uses what others define; another file imports it; it goes away.
+            ("shop/coupons.py", &|_| {
+                "from .pricing import with_tax\n\n\ndef coupon(amount):\n    return with_tax(amount)\n".into()
+            }),
+            ("shop/checkout.py", &|s| {
+                format!("from .coupons import coupon\n{s}\n\ndef redeem(a):\n    return coupon(a)\n")
+            }),
+            ("shop/coupons.py", &|_| REMOVE.into()),
+            // An import of a module not there yet, then the module (sorted before the others,
+            // so every file after it changes number).
+            ("shop/receipts.py", &|s| {
+                format!("from .aaa import first\n{s}\n\ndef opening():\n    return first()\n")
+            }),
+            ("shop/aaa.py", &|_| "def first():\n    return 1\n".into()),
         ],
     );
 }
@@ -155,6 +177,10 @@ fn rust_edits_update_the_graph_and_resolver_as_full_builds_would() {
                 format!("{s}\npub fn midpoint(a: f64, b: f64) -> f64 {{ distance(a, b) / 2.0 }}\n")
             }),
             ("src/geo.rs", &|s| s.replace("midpoint", "middle")),
+            // A module declared before its file exists, then the file, then the file removed.
+            ("src/lib.rs", &|s| format!("{s}\npub mod extra;\npub fn e() -> f64 {{ extra::twice(1.0) }}\n")),
+            ("src/extra.rs", &|_| "pub fn twice(x: f64) -> f64 { crate::geo::middle(x, x) }\n".into()),
+            ("src/extra.rs", &|_| REMOVE.into()),
         ],
     );
 }
