@@ -209,17 +209,20 @@ impl FileChange {
             change.removed.push(o as u32);
             new_of.push(None);
         }
-        if new_of.iter().enumerate().any(|(o, n)| *n != Some(o as u32)) || new_of.len() != after.files.len() {
+        // Files only added after every old one leave the old numbers as they were.
+        if new_of.iter().enumerate().any(|(o, n)| *n != Some(o as u32)) {
             change.new_of = Some(new_of);
         }
         change
     }
 }
 
-/// The words of a path (`pkg/http_util.py` gives `pkg`, `http_util`, `py`): what an import of
-/// a file added or removed may name, and so what references may bind differently.
+/// The words of a path without its extension (`pkg/http_util.py` gives `pkg`, `http_util`):
+/// what an import of a file added or removed may name, and so what references may bind
+/// differently.
 fn path_words(path: &str, out: &mut FxHashSet<String>) {
-    out.extend(path.split(['/', '.', '-']).filter(|w| !w.is_empty()).map(str::to_string));
+    let stem = path.rsplit_once('.').filter(|(_, ext)| !ext.contains('/')).map_or(path, |(stem, _)| stem);
+    out.extend(stem.split(['/', '.', '-']).filter(|w| !w.is_empty()).map(str::to_string));
 }
 
 /// `previous` with the references that touch `names` resolved again, the others kept.
