@@ -341,7 +341,12 @@ struct OutputFlags {
     /// they may write only inside the root and their TMPDIR, where the kernel has Landlock.
     #[arg(long, value_name = "PATH")]
     writable: Vec<PathBuf>,
-    /// Let the writing tools change tack.toml and .git/ (refused by default).
+    /// Let commands (run, verify) read this credential store after all (repeatable): by
+    /// default ~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.npmrc and the like read empty.
+    #[arg(long, value_name = "PATH")]
+    readable: Vec<PathBuf>,
+    /// Let the writing tools and commands change tack.toml, git's hooks and config,
+    /// .cargo/config.toml, .pre-commit-config.yaml and .vscode/ (refused by default).
     #[arg(long)]
     allow_protected_writes: bool,
     /// Replace secrets in every result with `[redacted: KIND]`: known credential shapes,
@@ -373,6 +378,7 @@ fn open_with(
     config.run.pass_env.extend(flags.pass_env);
     config.run.network |= flags.allow_network;
     config.run.writable.extend(flags.writable);
+    config.run.readable.extend(flags.readable);
     config.allow_protected_writes |= flags.allow_protected_writes;
     config.output.redact_secrets |= flags.redact_secrets;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;

@@ -32,6 +32,8 @@ const USER_ONLY: &[(&str, &str, &str)] = &[
     ("run", "pass_env", "--pass-env NAME"),
     ("run", "network", "--allow-network"),
     ("run", "writable", "--writable PATH"),
+    ("run", "readable", "--readable PATH"),
+    ("run", "unreadable", "[run] unreadable in the user's config"),
     ("", "allow_protected_writes", "--allow-protected-writes"),
 ];
 
@@ -48,6 +50,8 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
     let pass_env = take(&mut user_table, "run", "pass_env");
     let network = take(&mut user_table, "run", "network");
     let writable = take(&mut user_table, "run", "writable");
+    let readable = take(&mut user_table, "run", "readable");
+    let unreadable = take(&mut user_table, "run", "unreadable");
     let protected = take(&mut user_table, "", "allow_protected_writes");
     let mut refused = Vec::new();
     for (section, key, flag) in USER_ONLY {
@@ -115,6 +119,16 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
         .with_context(|| format!("{}: [run] writable must be a list of folders", user_path.display()))?
         .unwrap_or_default();
     config.run.writable = writable.iter().map(|path| home_relative(path)).collect();
+    let paths = |value: Option<toml::Value>, key: &str| -> anyhow::Result<Vec<PathBuf>> {
+        let paths: Vec<String> = value
+            .map(|v| v.try_into())
+            .transpose()
+            .with_context(|| format!("{}: [run] {key} must be a list of paths", user_path.display()))?
+            .unwrap_or_default();
+        Ok(paths.iter().map(|path| home_relative(path)).collect())
+    };
+    config.run.readable = paths(readable, "readable")?;
+    config.run.unreadable = paths(unreadable, "unreadable")?;
     config.allow_protected_writes = matches!(protected, Some(toml::Value::Boolean(true)));
     config.output.redact_secrets |= user_redacts;
     config.refused = refused;
@@ -220,7 +234,8 @@ mod tests {
         std::fs::write(
             &user_file,
             "allow_protected_writes = true\n[run]\ndeny = []\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\n\
-             writable = [\"~/.cache/pip\", \"/opt/shared\"]\n[output]\nmax_tokens = 4000\n",
+             writable = [\"~/.cache/pip\", \"/opt/shared\"]\nreadable = [\"~/.npmrc\"]\nunreadable = [\"/srv/keys\"]\n\
+             [output]\nmax_tokens = 4000\n",
         )
         .unwrap();
         let config = load_with(repo.path(), Some(&user_file)).unwrap();
@@ -229,6 +244,8 @@ mod tests {
         assert!(config.run.network && config.allow_protected_writes);
         let home = PathBuf::from(std::env::var_os("HOME").unwrap());
         assert_eq!(config.run.writable, [home.join(".cache/pip"), PathBuf::from("/opt/shared")]);
+        assert_eq!(config.run.readable, [home.join(".npmrc")]);
+        assert_eq!(config.run.unreadable, [PathBuf::from("/srv/keys")]);
         assert_eq!(config.output.max_tokens, 4_000, "the user's other settings apply");
 
         std::fs::write(repo.path().join("tack.toml"), "[output]\nmax_tokens = 2000\n").unwrap();
@@ -247,7 +264,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("tack.toml"),
-            "[run]\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\nwritable = [\"/\"]\ntimeout_s = 30\n",
+            "[run]\npass_env = [\"GITHUB_TOKEN\"]\nnetwork = true\nwritable = [\"/\"]\nreadable = [\"/\"]\ntimeout_s = 30\n",
         )
         .unwrap();
         let config = load_with(dir.path(), None).unwrap();
@@ -263,7 +280,8 @@ mod tests {
             load_with(dir.path(), Some(&user)).unwrap().output.redact_secrets,
             "and not take the user's away"
         );
-        assert_eq!(config.refused, ["[run] pass_env", "[run] network", "[run] writable"]);
+        assert!(config.run.readable.is_empty(), "a repository cannot open the user's credentials");
+        assert_eq!(config.refused, ["[run] pass_env", "[run] network", "[run] writable", "[run] readable"]);
         assert_eq!(config.run.timeout_s, 30, "the rest still applies");
     }
 

@@ -693,8 +693,7 @@ fn tack_toml_and_git_are_not_written_unless_the_user_allows_it() {
             obs.text
         );
     }
-    expect![[r#"
-        cannot edit tack.toml: tack.toml and .git/ are not changed through tack's tools (they decide what tack and git run); a person can edit them, or allow it with allow_protected_writes in their own tack config"#]]
+    expect!["cannot edit tack.toml: tack.toml, .git/, git's hooks folder, .cargo/config.toml, .pre-commit-config.yaml and .vscode/ are not changed through tack's tools (they decide what tack, git, cargo and editors run later); a person can edit them, or allow it with allow_protected_writes in their own tack config"]
     .assert_eq(&call(&tb, &session, attempts[0].0, attempts[0].1.clone()).text);
     assert_eq!(read(&dir, "tack.toml"), "[run]\ntimeout_s = 30\n");
     assert_eq!(read(&dir, ".git/config"), "[core]\n");

@@ -93,10 +93,32 @@ impl Redactor {
 const CREDENTIAL_MARKS: &[&str] =
     &["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE"];
 
+/// Short marks that count only as a whole part of a name (`MYSQL_PWD`, `SENTRY_DSN`,
+/// `CI_JOB_JWT`, `GH_PAT`), since inside a word they are something else (`PATH`, `OLDPWD`).
+const CREDENTIAL_PARTS: &[&str] = &["PWD", "PASS", "DSN", "JWT", "PAT"];
+
+/// Names with a credential part that are the shell's own.
+const SHELL_NAMES: &[&str] = &["PWD"];
+
 /// Whether an environment variable's name looks like it holds a credential.
 pub(crate) fn is_credential_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     CREDENTIAL_MARKS.iter().any(|mark| upper.contains(mark))
+        || (!SHELL_NAMES.contains(&upper.as_str())
+            && upper.split(['_', '-', '.']).any(|part| CREDENTIAL_PARTS.contains(&part)))
+}
+
+/// Whether an environment variable's value carries a credential whatever its name: a URL with
+/// a password in it (`postgres://user:secret@host/db`).
+pub(crate) fn is_credential_value(value: &str) -> bool {
+    let Some((scheme, rest)) = value.split_once("://") else { return false };
+    let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    scheme_ok
+        && authority.rsplit_once('@').is_some_and(|(userinfo, _)| {
+            userinfo.split_once(':').is_some_and(|(_, password)| !password.is_empty())
+        })
 }
 
 #[cfg(test)]

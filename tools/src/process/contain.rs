@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use crate::process::mounts;
 use landlock::{
     ABI, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, path_beneath_rules,
 };
@@ -29,9 +30,11 @@ use landlock::{
 /// How commands are contained on this machine, probed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Containment {
-    /// New namespaces: PID, network when `network` (no way out but loopback), and a user
-    /// namespace mapping tack's own ids when `user` (tack lacks the privilege without one).
-    Namespaces { user: bool, network: bool },
+    /// New namespaces: PID, network when `network` (no way out but loopback), a user
+    /// namespace mapping tack's own ids when `user` (even as root: its capabilities then reach
+    /// nothing outside), and with `mounts` mount, UTS and IPC namespaces: a private `/dev`,
+    /// `/dev/shm` and `/proc`, git's hooks and config read-only, the user's credentials hidden.
+    Namespaces { user: bool, network: bool, mounts: bool },
     /// No namespace is allowed: a process group only, which `setsid` escapes.
     ProcessGroup,
 }
@@ -40,8 +43,11 @@ impl Containment {
     /// One line for the log and the instructions.
     pub fn describe(self) -> &'static str {
         match self {
-            Containment::Namespaces { network: true, .. } => {
-                "each command runs in its own PID and network namespaces: nothing it starts outlives it, and it reaches no network but its own loopback"
+            Containment::Namespaces { network: true, mounts: true, .. } => {
+                "each command runs in its own PID, network, mount, UTS and IPC namespaces without capabilities: nothing it starts outlives it, it reaches no network but its own loopback, it sees its own /dev, /dev/shm and /proc, git's hooks and config read-only and no credential store"
+            }
+            Containment::Namespaces { network: true, mounts: false, .. } => {
+                "each command runs in its own PID and network namespaces (the kernel refused a mount namespace, so commands see the host's /dev and /proc, the user's credential stores, and may change git's hooks and config)"
             }
             Containment::Namespaces { network: false, .. } => {
                 "each command runs in its own PID namespace (the kernel refused a network namespace, so commands reach the network)"
@@ -62,9 +68,7 @@ impl Containment {
 pub fn containment() -> Containment {
     static FOUND: OnceLock<Containment> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        let modes = [(false, true), (true, true), (false, false), (true, false)]
-            .map(|(user, network)| Containment::Namespaces { user, network });
-        let found = modes.into_iter().find(|&mode| works(mode)).unwrap_or(Containment::ProcessGroup);
+        let found = MODES.into_iter().find(|&mode| works(mode)).unwrap_or(Containment::ProcessGroup);
         if found.isolates_network() {
             tracing::debug!(?found, "{}", found.describe());
         } else {
@@ -74,11 +78,24 @@ pub fn containment() -> Containment {
     })
 }
 
-/// Whether a command contained by `mode` runs here.
+/// The ways of containing a command, best first: a user namespace even as root, so that what
+/// a command's capabilities reach is its own namespaces only.
+const MODES: [Containment; 8] = {
+    let mut modes = [Containment::ProcessGroup; 8];
+    let mut i = 0;
+    while i < 8 {
+        modes[i] = Containment::Namespaces { mounts: i < 4, network: i % 4 < 2, user: i % 2 == 0 };
+        i += 1;
+    }
+    modes
+};
+
+/// Whether a command contained by `mode` runs here, with a read-only bind and a hidden store.
 fn works(mode: Containment) -> bool {
     let mut probe = Command::new("/bin/sh");
     probe.args(["-c", "exit 0"]);
-    apply(&mut probe, mode, None);
+    let scratch = [scratch_dir()];
+    apply(&mut probe, mode, None, mounts::Plan::new(&scratch, &scratch, &[] as &[&Path]));
     probe.status().is_ok_and(|s| s.success())
 }
 
@@ -91,6 +108,9 @@ pub fn caveats(containment: Containment, confines_writes: bool) -> String {
     }
     if !containment.isolates_network() {
         gaps.push("commands reach the network");
+    }
+    if !matches!(containment, Containment::Namespaces { mounts: true, .. }) {
+        gaps.push("commands see the host's /proc and /dev, can read the user's credential stores and can change git's hooks and config");
     }
     if !confines_writes {
         gaps.push("commands can write outside the repository");
@@ -106,18 +126,38 @@ pub(crate) enum ContainError {
     Writes(RulesetError),
 }
 
+/// What a command may touch beyond the machine-wide rules: where it may write, what it sees
+/// read-only (or pinned, so it cannot be swapped) and what it cannot read at all.
+#[derive(Debug, Default)]
+pub(crate) struct Reach<'a> {
+    /// Folders it may write beneath (Landlock).
+    pub writable: &'a [PathBuf],
+    /// Folders bound over themselves, so they cannot be renamed or removed.
+    pub pinned: &'a [PathBuf],
+    /// Files and folders it sees read-only.
+    pub read_only: &'a [PathBuf],
+    /// Files and folders it sees empty.
+    pub hidden: &'a [PathBuf],
+}
+
 /// Makes `cmd` run contained the way this machine allows; with `network`, in the host's
-/// network namespace. Where Landlock works, it may write only beneath `writable`.
+/// network namespace. Where Landlock works, it may write only beneath `reach.writable`; where
+/// mount namespaces work, it sees `reach.read_only` read-only and `reach.hidden` empty.
 /// Fails, so the command does not start, when this machine confines writes and this command's
 /// rules cannot be made: it never runs with less than the log and the instructions promise.
-pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) -> Result<(), ContainError> {
+pub(crate) fn contain(cmd: &mut Command, network: bool, reach: &Reach<'_>) -> Result<(), ContainError> {
     let mode = match containment() {
-        Containment::Namespaces { user, .. } if network => Containment::Namespaces { user, network: false },
+        Containment::Namespaces { user, mounts, .. } if network => {
+            Containment::Namespaces { user, network: false, mounts }
+        }
         mode => mode,
     };
-    let ruleset =
-        if confines_writes() { Some(write_ruleset(writable).map_err(ContainError::Writes)?) } else { None };
-    apply(cmd, mode, ruleset);
+    let ruleset = if confines_writes() {
+        Some(write_ruleset(reach.writable).map_err(ContainError::Writes)?)
+    } else {
+        None
+    };
+    apply(cmd, mode, ruleset, mounts::Plan::new(reach.pinned, reach.read_only, reach.hidden));
     Ok(())
 }
 
@@ -125,6 +165,30 @@ pub(crate) fn contain(cmd: &mut Command, network: bool, writable: &[PathBuf]) ->
 /// and truncating anything (Landlock ABI 4; an older kernel enforces what it knows). Device
 /// ioctls stay allowed, since terminals need them.
 const WRITE_ABI: ABI = ABI::V4;
+
+/// The rights a command has where it may write: all of [`WRITE_ABI`]'s but making devices,
+/// which no command may do anywhere (a device node is a way to every disk).
+fn write_rights(abi: ABI) -> landlock::BitFlags<AccessFs> {
+    AccessFs::from_write(abi) & !(AccessFs::MakeChar | AccessFs::MakeBlock)
+}
+
+/// The Landlock ABI this kernel has, capped at [`WRITE_ABI`]: the rights a rule added in the
+/// child may name.
+fn kernel_abi() -> ABI {
+    static FOUND: OnceLock<ABI> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        // SAFETY: landlock_create_ruleset with LANDLOCK_CREATE_RULESET_VERSION reads no memory.
+        let version =
+            unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32) };
+        match version {
+            ..=0 => ABI::Unsupported,
+            1 => ABI::V1,
+            2 => ABI::V2,
+            3 => ABI::V3,
+            _ => WRITE_ABI,
+        }
+    })
+}
 
 /// Devices every command may write to, besides its folders.
 const DEVICES: &[&str] =
@@ -137,8 +201,8 @@ fn write_ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, RulesetError> {
     Ruleset::default()
         .handle_access(access)?
         .create()?
-        .add_rules(path_beneath_rules(writable, access))?
-        .add_rules(path_beneath_rules(DEVICES, access))
+        .add_rules(path_beneath_rules(writable, write_rights(WRITE_ABI)))?
+        .add_rules(path_beneath_rules(DEVICES, write_rights(WRITE_ABI)))
 }
 
 /// Whether commands are confined by Landlock on this machine: the kernel accepts a ruleset and
@@ -154,7 +218,7 @@ pub fn confines_writes() -> bool {
             }
             let mut probe = Command::new("/bin/sh");
             probe.args(["-c", "exit 0"]);
-            apply(&mut probe, Containment::ProcessGroup, Some(ruleset));
+            apply(&mut probe, Containment::ProcessGroup, Some(ruleset), mounts::Plan::default());
             probe.status().is_ok_and(|s| s.success())
         });
         if works {
@@ -208,29 +272,89 @@ pub fn scratch_dir() -> &'static Path {
     })
 }
 
-fn apply(cmd: &mut Command, mode: Containment, ruleset: Option<RulesetCreated>) {
+fn apply(cmd: &mut Command, mode: Containment, ruleset: Option<RulesetCreated>, plan: mounts::Plan) {
     // Formatted here, before the fork: the child may not allocate.
     // SAFETY: getuid and getgid cannot fail and touch no memory.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     let uid_map = format!("{uid} {uid} 1\n").into_bytes();
     let gid_map = format!("{gid} {gid} 1\n").into_bytes();
-    let mut ruleset = ruleset;
+    // The kernel makes a ruleset's descriptor close-on-exec; the child confines itself with it.
+    let ruleset: Option<std::os::fd::OwnedFd> = ruleset.and_then(Option::from);
+    let rights = write_rights(kernel_abi()).bits();
     // SAFETY: the hook runs between fork and exec and makes only async-signal-safe calls
-    // (prctl, unshare, open, write, close, fork, waitpid, signal, kill, _exit, and Landlock's
-    // restrict_self, which is prctl plus one syscall) on memory prepared before the fork.
+    // (prctl, unshare, open, write, close, mount, mkdir, symlink, statfs, fork, waitpid,
+    // signal, kill, _exit and the Landlock and capset system calls) on memory prepared
+    // before the fork.
     unsafe {
-        cmd.pre_exec(move || enter(mode, &uid_map, &gid_map, ruleset.take()));
+        cmd.pre_exec(move || {
+            let fd = ruleset.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
+            enter(mode, &uid_map, &gid_map, fd, rights, &plan)
+        });
     }
 }
 
-/// Confines this process and its children to the ruleset's folders (and `no_new_privs`).
-fn restrict(ruleset: Option<RulesetCreated>) -> io::Result<()> {
-    match ruleset {
-        // The error is not formatted: the child may not allocate.
-        Some(ruleset) => {
-            ruleset.restrict_self().map(drop).map_err(|_| io::Error::from_raw_os_error(libc::EPERM))
+/// Confines this process and all it starts: its own rule for the private `/dev/shm` and
+/// `/dev/pts` when it has them, then `no_new_privs` (setuid programs raise nothing), the
+/// Landlock ruleset, and no capability at all (bounding, ambient, permitted, effective and
+/// inheritable sets emptied), so even root can make no device and change no hostname.
+///
+/// # Safety
+/// Only between fork and exec.
+unsafe fn confine(ruleset: Option<i32>, rights: u64, private_dev: bool) -> io::Result<()> {
+    // SAFETY (whole body): prctl and raw system calls on stack memory that outlives them.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
         }
-        None => Ok(()),
+        if let Some(fd) = ruleset {
+            if private_dev {
+                for folder in [c"/dev/shm", c"/dev/pts"] {
+                    allow_beneath(fd, folder, rights)?;
+                }
+            }
+            if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        // Capabilities beyond the last one this kernel knows answer EINVAL; that is the end.
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0);
+        }
+        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong, 0, 0, 0);
+        // _LINUX_CAPABILITY_VERSION_3: two 32-bit halves of effective, permitted, inheritable.
+        let header: [u32; 2] = [0x2008_0522, 0];
+        let data = [0u32; 6];
+        if libc::syscall(libc::SYS_capset, header.as_ptr(), data.as_ptr()) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+/// Adds a Landlock rule letting the process write beneath `folder`.
+///
+/// # Safety
+/// Only between fork and exec.
+unsafe fn allow_beneath(ruleset: i32, folder: &std::ffi::CStr, rights: u64) -> io::Result<()> {
+    /// `struct landlock_path_beneath_attr`, packed as the kernel declares it.
+    #[repr(C, packed)]
+    struct PathBeneath {
+        allowed_access: u64,
+        parent_fd: i32,
+    }
+    // SAFETY: open, a Landlock system call on a stack struct, and close.
+    unsafe {
+        let fd = libc::open(folder.as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let rule = PathBeneath { allowed_access: rights, parent_fd: fd };
+        // LANDLOCK_RULE_PATH_BENEATH is 1.
+        let added =
+            libc::syscall(libc::SYS_landlock_add_rule, ruleset, 1u32, &rule as *const PathBeneath, 0u32);
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if added == 0 { Ok(()) } else { Err(error) }
     }
 }
 
@@ -242,19 +366,26 @@ unsafe fn enter(
     mode: Containment,
     uid_map: &[u8],
     gid_map: &[u8],
-    ruleset: Option<RulesetCreated>,
+    ruleset: Option<i32>,
+    rights: u64,
+    plan: &mounts::Plan,
 ) -> io::Result<()> {
     // SAFETY (whole body): async-signal-safe calls on memory this process owns; see `apply`.
     unsafe {
         // Die with the tack thread that started this command.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-        let Containment::Namespaces { user, network } = mode else { return restrict(ruleset) };
+        let Containment::Namespaces { user, network, mounts } = mode else {
+            return confine(ruleset, rights, false);
+        };
         let mut flags = libc::CLONE_NEWPID;
         if user {
             flags |= libc::CLONE_NEWUSER;
         }
         if network {
             flags |= libc::CLONE_NEWNET;
+        }
+        if mounts {
+            flags |= libc::CLONE_NEWNS | libc::CLONE_NEWUTS | libc::CLONE_NEWIPC;
         }
         if libc::unshare(flags) != 0 {
             return Err(io::Error::last_os_error());
@@ -268,18 +399,22 @@ unsafe fn enter(
         if network {
             loopback_up()?;
         }
-        // After the id maps are written (Landlock would refuse those writes), before the fork,
-        // so the namespace's process 1 and all it starts are confined.
-        restrict(ruleset)?;
+        if mounts {
+            mounts::make(plan)?;
+        }
         let pid = libc::fork();
         if pid < 0 {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
             // Process 1 of the namespace: dies when the process waiting for it dies, and
-            // takes the whole namespace with it.
+            // takes the whole namespace with it. Its /proc shows its own namespace, and it is
+            // confined before the command starts (Landlock forbids mounting after).
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-            return Ok(());
+            if mounts {
+                mounts::fresh_proc()?;
+            }
+            return confine(ruleset, rights, mounts);
         }
         // The waiting process holds nothing open (not the pipe std uses to report a failed
         // exec, nor the output pipe), then leaves as the command did.
@@ -361,15 +496,16 @@ mod tests {
 
     #[test]
     fn the_run_description_names_each_boundary_this_kernel_lacks_and_nothing_when_all_hold() {
-        let full = Containment::Namespaces { user: false, network: true };
+        let full = Containment::Namespaces { user: false, network: true, mounts: true };
         assert_eq!(caveats(full, true), "");
         assert_eq!(
             caveats(Containment::ProcessGroup, false),
             " On this machine a process that calls setsid can outlive its command, commands reach the network, \
-             commands can write outside the repository."
+             commands see the host's /proc and /dev, can read the user's credential stores and can change git's \
+             hooks and config, commands can write outside the repository."
         );
         assert_eq!(
-            caveats(Containment::Namespaces { user: true, network: false }, true),
+            caveats(Containment::Namespaces { user: true, network: false, mounts: true }, true),
             " On this machine commands reach the network."
         );
     }
@@ -378,7 +514,7 @@ mod tests {
     fn output(mode: Containment, script: &str) -> String {
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", script]);
-        apply(&mut cmd, mode, None);
+        apply(&mut cmd, mode, None, mounts::Plan::default());
         let out = cmd.output().expect("the contained shell runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
@@ -388,9 +524,7 @@ mod tests {
         // SAFETY: getuid and getgid cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let ids = format!("{uid} {gid}\n");
-        let modes = [(false, true), (true, true), (false, false), (true, false)]
-            .map(|(user, network)| Containment::Namespaces { user, network });
-        for mode in modes {
+        for mode in MODES {
             // Where this machine refuses the mode, `containment()` does not pick it.
             if !works(mode) {
                 continue;
@@ -399,7 +533,7 @@ mod tests {
             assert_eq!(output(mode, "echo $(id -u) $(id -g)"), ids, "{mode:?}");
             let mut cmd = Command::new("/bin/sh");
             cmd.args(["-c", "exit 7"]);
-            apply(&mut cmd, mode, None);
+            apply(&mut cmd, mode, None, mounts::Plan::default());
             assert_eq!(cmd.status().unwrap().code(), Some(7), "{mode:?}: the exit code passes through");
         }
         assert_ne!(output(Containment::ProcessGroup, "echo $$"), "1\n");

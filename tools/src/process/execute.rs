@@ -9,8 +9,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::call_context::CallContext;
-use crate::observe::redact::is_credential_name;
+use crate::observe::redact::{is_credential_name, is_credential_value};
+use crate::process::contain::Reach;
+use crate::workspace::Workspace;
 use crate::workspace::config::RunConfig;
+use crate::workspace::protected::{self, Protection};
 
 /// Output kept in memory per command: the first and the last this many bytes.
 const KEEP_HEAD: usize = 16 * 1024 * 1024;
@@ -42,6 +45,8 @@ pub(crate) enum End {
 pub(crate) struct Execution {
     pub end: End,
     pub output: String,
+    /// Protected paths the command made, which tack removed (relative to the root).
+    pub removed: Vec<String>,
 }
 
 impl Execution {
@@ -68,12 +73,13 @@ impl Execution {
 /// timeout, on cancellation, and after the shell exits (so nothing it started lingers).
 /// Reports progress every 5 s. Fails only when the command cannot be started.
 pub(crate) fn execute(
-    dir: &std::path::Path,
+    ws: &Workspace,
     command: &str,
     timeout_s: u64,
-    policy: &RunConfig,
     ctx: &CallContext,
 ) -> Result<Execution, StartError> {
+    let dir = ws.root().path();
+    let policy: &RunConfig = &ws.config().run;
     let (reader, writer) = std::io::pipe().map_err(StartError::Pipe)?;
     let writer_err = writer.try_clone().map_err(StartError::Pipe)?;
     let mut cmd = Command::new("/bin/sh");
@@ -88,7 +94,7 @@ pub(crate) fn execute(
         .env("TERM", "dumb")
         .env("NO_COLOR", "1")
         .process_group(0);
-    for name in scrubbed(std::env::vars_os().map(|(name, _)| name), &policy.pass_env) {
+    for name in scrubbed(std::env::vars_os(), &policy.pass_env) {
         cmd.env_remove(name);
     }
     let scratch = crate::process::contain::scratch_dir();
@@ -101,7 +107,18 @@ pub(crate) fn execute(
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         writable.push(dir.join(target));
     }
-    crate::process::contain::contain(&mut cmd, policy.network, &writable).map_err(StartError::Contain)?;
+    let protection =
+        if ws.config().allow_protected_writes { Protection::default() } else { protected::protection(dir) };
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    // tack's own state (the HTTP token among it) is no command's business either.
+    let own_state: Vec<_> = ws.state_dir().map(std::path::Path::to_path_buf).into_iter().collect();
+    let extra: Vec<_> = policy.unreadable.iter().chain(&own_state).cloned().collect();
+    let hidden = protected::unreadable(home.as_deref(), &extra, &policy.readable);
+    let linked = ws.linked_outside();
+    let read_only: Vec<_> = protection.read_only.iter().chain(linked.iter()).cloned().collect();
+    let reach =
+        Reach { writable: &writable, pinned: &protection.pinned, read_only: &read_only, hidden: &hidden };
+    crate::process::contain::contain(&mut cmd, policy.network, &reach).map_err(StartError::Contain)?;
     let mut child = cmd.spawn().map_err(StartError::Spawn)?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
     drop(cmd);
@@ -162,20 +179,23 @@ pub(crate) fn execute(
             Err(_) => break,
         }
     }
-    Ok(Execution { end, output: capture.into_text() })
+    let removed = protected::remove_new(dir, &protection.absent);
+    ws.refresh_linked();
+    Ok(Execution { end, output: capture.into_text(), removed })
 }
 
-/// The names among `names` that look like credentials and are not passed on by name.
+/// The names among `vars` whose name or value looks like a credential and that are not passed
+/// on by name.
 pub(crate) fn scrubbed(
-    names: impl Iterator<Item = std::ffi::OsString>,
+    vars: impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
     pass_env: &[String],
 ) -> Vec<std::ffi::OsString> {
-    names
-        .filter(|name| {
-            is_credential_name(&name.to_string_lossy())
-                && !pass_env.iter().any(|pass| pass.as_str() == name.to_string_lossy())
-        })
-        .collect()
+    vars.filter(|(name, value)| {
+        (is_credential_name(&name.to_string_lossy()) || is_credential_value(&value.to_string_lossy()))
+            && !pass_env.iter().any(|pass| pass.as_str() == name.to_string_lossy())
+    })
+    .map(|(name, _)| name)
+    .collect()
 }
 
 fn kill_group(pgid: i32) {
@@ -232,6 +252,14 @@ mod tests {
         let names = [
             ("PATH", false),
             ("HOME", false),
+            ("PWD", false),
+            ("OLDPWD", false),
+            ("MYSQL_PWD", true),
+            ("SENTRY_DSN", true),
+            ("CI_JOB_JWT", true),
+            ("GH_PAT", true),
+            ("PATHEXT", false),
+            ("SSH_PASS", true),
             ("OPENAI_API_KEY", true),
             ("GITHUB_TOKEN", true),
             ("AWS_SECRET_ACCESS_KEY", true),
@@ -243,7 +271,7 @@ mod tests {
             ("LANG", false),
         ];
         let scrub = |pass: &[String]| -> Vec<String> {
-            scrubbed(names.iter().map(|(n, _)| std::ffi::OsString::from(n)), pass)
+            scrubbed(names.iter().map(|(n, _)| (std::ffi::OsString::from(n), "v".into())), pass)
                 .into_iter()
                 .map(|n| n.to_string_lossy().into_owned())
                 .collect()
@@ -253,5 +281,23 @@ mod tests {
         let passed = scrub(&["GITHUB_TOKEN".to_string()]);
         assert_eq!(passed.len(), expected.len() - 1);
         assert!(!passed.contains(&"GITHUB_TOKEN".to_string()));
+    }
+
+    #[test]
+    fn a_url_carrying_a_password_is_scrubbed_whatever_its_name() {
+        let vars = [
+            ("DATABASE_URL", "postgres://app:hunter2@db:5432/app", true),
+            ("REDIS", "redis://:hunter2@cache:6379", true),
+            ("MIRROR", "https://user@example.com/simple", false),
+            ("HOMEPAGE", "https://example.com/a:b@c", false),
+            ("PROXY", "http://proxy:3128", false),
+            ("NOTE", "a:b@c", false),
+        ];
+        let found = scrubbed(
+            vars.iter().map(|(n, v, _)| (std::ffi::OsString::from(n), std::ffi::OsString::from(v))),
+            &[],
+        );
+        let expected: Vec<std::ffi::OsString> = vars.iter().filter(|v| v.2).map(|v| v.0.into()).collect();
+        assert_eq!(found, expected);
     }
 }

@@ -2,3 +2,4 @@
 
 pub(crate) mod contain;
 pub(crate) mod execute;
+pub(crate) mod mounts;

@@ -103,16 +103,16 @@ fn run(ws: &Workspace, params: RunParams, ctx: &CallContext) -> Observation {
         ));
     }
     let timeout_s = params.timeout_s.unwrap_or(ws.config().run.timeout_s).clamp(1, MAX_TIMEOUT_S);
-    let execution =
-        match crate::process::execute::execute(ws.root().path(), command, timeout_s, &ws.config().run, ctx) {
-            Ok(execution) => execution,
-            Err(err) => return Observation::error(err.to_string()),
-        };
+    let execution = match crate::process::execute::execute(ws, command, timeout_s, ctx) {
+        Ok(execution) => execution,
+        Err(err) => return Observation::error(err.to_string()),
+    };
     let exit_code = execution.exit_code();
     let timed_out = matches!(execution.end, crate::process::execute::End::TimedOut(_));
     let cancelled = matches!(execution.end, crate::process::execute::End::Cancelled);
     let mut text = execution.status_line();
     let body = execution.output;
+    let removed = execution.removed;
     let output_lines = body.lines().count() as u64;
     text.push('\n');
     if body.is_empty() {
@@ -122,6 +122,12 @@ fn run(ws: &Workspace, params: RunParams, ctx: &CallContext) -> Observation {
         if !body.ends_with('\n') {
             text.push('\n');
         }
+    }
+    for rel in &removed {
+        text.push_str(&format!(
+            "tack removed {rel}, which the command made: git, cargo or an editor would run it later without asking \
+             (a person can allow it with allow_protected_writes in their own tack config)\n"
+        ));
     }
     let out = RunOutput { exit_code, timed_out, cancelled, output_lines };
     Observation::ok(text, json!(out))

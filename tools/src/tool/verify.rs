@@ -267,9 +267,7 @@ fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallCon
             continue;
         }
         ctx.progress(i as f64, Some(total as f64), &format!("running {}", check.name));
-        let policy = &ws.config().run;
-        let execution = match execute::execute(ws.root().path(), &check.command, check.timeout_s, policy, ctx)
-        {
+        let execution = match execute::execute(ws, &check.command, check.timeout_s, ctx) {
             Ok(execution) => execution,
             Err(err) => return Observation::error(format!("cannot run the check {}: {err}", check.name)),
         };

@@ -88,6 +88,15 @@ pub struct RunConfig {
     /// `tack serve --writable PATH`, or `[run] writable` in the user's config.
     #[serde(skip)]
     pub writable: Vec<std::path::PathBuf>,
+    /// Files and folders commands see empty, besides the usual credential stores. Not read from
+    /// a repository's `tack.toml`: `[run] unreadable` in the user's config.
+    #[serde(skip)]
+    pub unreadable: Vec<std::path::PathBuf>,
+    /// Credential stores (and what is beneath a folder) commands may read after all. Not read
+    /// from a repository's `tack.toml`: `tack serve --readable PATH`, or `[run] readable` in the
+    /// user's config.
+    #[serde(skip)]
+    pub readable: Vec<std::path::PathBuf>,
 }
 
 /// Commands refused unless `tack.toml` says otherwise: destroying the filesystem, raising
@@ -107,6 +116,8 @@ impl Default for RunConfig {
             pass_env: Vec::new(),
             network: false,
             writable: Vec::new(),
+            unreadable: Vec::new(),
+            readable: Vec::new(),
         }
     }
 }

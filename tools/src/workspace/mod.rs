@@ -14,6 +14,7 @@ use crate::write::files::VersionCache;
 
 pub(crate) mod config;
 pub(crate) mod path_guard;
+pub(crate) mod protected;
 pub(crate) mod state_store;
 
 use config::Config;
@@ -44,6 +45,16 @@ pub struct Workspace {
     versions: VersionCache,
     /// The plan and the handoff note (per repository), and where session traces go.
     state: StateStore,
+    /// Files under the root hard-linked to something outside it, found before the first
+    /// command and again after each (in the background).
+    linked: Arc<LinkedFiles>,
+}
+
+/// The last list of files hard-linked outside the root, and whether a walk is under way.
+#[derive(Default)]
+struct LinkedFiles {
+    found: std::sync::Mutex<Option<Arc<Vec<PathBuf>>>>,
+    walking: std::sync::atomic::AtomicBool,
 }
 
 impl Workspace {
@@ -85,6 +96,7 @@ impl Workspace {
             text: OnceLock::new(),
             versions: VersionCache::default(),
             state: StateStore::default(),
+            linked: Arc::default(),
         })
     }
 
@@ -107,6 +119,29 @@ impl Workspace {
     pub fn with_state_dir(mut self, dir: &Path) -> Self {
         self.state = StateStore::new(Some(dir.to_path_buf()));
         self
+    }
+
+    /// Files under the root that share their data with one outside it: commands see them
+    /// read-only. Found on the first call; [`Workspace::refresh_linked`] finds them again.
+    pub(crate) fn linked_outside(&self) -> Arc<Vec<PathBuf>> {
+        let mut found = self.linked.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.get_or_insert_with(|| Arc::new(walk_linked(self.root.path()))).clone()
+    }
+
+    /// Finds the hard-linked files again in the background (a command may have installed
+    /// packages); the next command after the walk sees the new list.
+    pub(crate) fn refresh_linked(&self) {
+        use std::sync::atomic::Ordering;
+        if self.linked.walking.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let linked = self.linked.clone();
+        let root = self.root.path().to_path_buf();
+        std::thread::spawn(move || {
+            let found = Arc::new(walk_linked(&root));
+            *linked.found.lock().unwrap_or_else(|e| e.into_inner()) = Some(found);
+            linked.walking.store(false, Ordering::Release);
+        });
     }
 
     /// Where the plan and the note are saved; `None` when they live in memory.
@@ -183,4 +218,17 @@ impl Workspace {
     pub fn denied(&self, command: &str) -> Option<&str> {
         self.deny.iter().find(|(_, re)| re.is_match(command)).map(|(rule, _)| rule.as_str())
     }
+}
+
+/// [`protected::linked_outside`], saying in the log when there are more than are bound.
+fn walk_linked(root: &Path) -> Vec<PathBuf> {
+    let (found, total) = protected::linked_outside(root);
+    if total > found.len() {
+        tracing::warn!(
+            "{total} files under {} are hard links to files outside it; commands see the first {} read-only, and may change the others' outside twins",
+            root.display(),
+            found.len()
+        );
+    }
+    found
 }

@@ -37,14 +37,14 @@ pub fn resolve_for_write(ws: &Workspace, path: &str, verb: &str) -> Result<Resol
     }
     // Where a link leads counts, not only its name.
     let target = resolved.abs.strip_prefix(ws.root().path()).map(|p| p.to_string_lossy().into_owned());
-    let protected = |rel: &str| rel == "tack.toml" || rel == ".git" || rel.starts_with(".git/");
+    let protected = |rel: &str| crate::workspace::protected::refuses(ws.root().path(), rel);
     if !ws.config().allow_protected_writes
         && (protected(&resolved.rel) || target.is_ok_and(|t| protected(&t)))
     {
         return Err(Observation::error(format!(
-            "cannot {verb} {}: tack.toml and .git/ are not changed through tack's tools (they decide what tack and git \
-             run); a person can edit them, or allow it with allow_protected_writes in their own tack config",
-            resolved.rel
+            "cannot {verb} {}: {}",
+            resolved.rel,
+            crate::workspace::protected::REFUSAL
         )));
     }
     Ok(resolved)
