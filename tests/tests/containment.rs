@@ -153,7 +153,10 @@ async fn nothing_a_command_leaves_behind_runs_later_and_git_commit_inside_run_st
     .await;
     assert!(plant.contains("Read-only file system"), "{plant}");
     assert!(
-        plant.contains("tack removed .cargo/config.toml, which the command made"),
+        plant.ends_with(
+            "\ntack removed .cargo/config.toml, which the command made: git, cargo or an editor would run it later \
+             without asking (a person can allow it with allow_protected_writes in their own tack config)\n"
+        ),
         "the model is told: {plant}"
     );
     assert!(!root.join(".git/hooks/pre-commit").exists());
@@ -190,6 +193,10 @@ async fn credential_stores_read_empty_unless_the_user_makes_them_readable() {
     std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
     std::fs::write(home.path().join(".ssh/id_ed25519"), "TEST-PRIVATE-KEY-BODY\n").unwrap();
     std::fs::write(home.path().join(".netrc"), "machine example.com password NETRC-SECRET\n").unwrap();
+    // A store a dotfile manager keeps elsewhere and links in.
+    std::fs::create_dir_all(home.path().join("dotfiles/aws")).unwrap();
+    std::fs::write(home.path().join("dotfiles/aws/credentials"), "AWS-LINKED-SECRET\n").unwrap();
+    std::os::unix::fs::symlink(home.path().join("dotfiles/aws"), home.path().join(".aws")).unwrap();
     let ssh = home.path().join(".ssh").display().to_string();
     let probe =
         "cat ~/.ssh/id_ed25519 ~/.netrc; ls -A ~/.ssh; echo x > ~/.ssh/new 2>&1; cat /etc/shadow | wc -c";
@@ -199,6 +206,7 @@ async fn credential_stores_read_empty_unless_the_user_makes_them_readable() {
         let out = run(&client, probe).await;
         assert_eq!(out.contains("TEST-PRIVATE-KEY-BODY"), readable, "{out}");
         assert!(!out.contains("NETRC-SECRET"), "only the store named is opened: {out}");
+        assert!(!out.contains("AWS-LINKED-SECRET"), "a linked store is hidden where it lives: {out}");
         assert!(out.ends_with("\n0\n"), "as root or not, /etc/shadow reads empty: {out}");
         client.cancel().await.unwrap();
     }

@@ -46,11 +46,12 @@ impl Plan {
         for p in hidden {
             let p = p.as_ref();
             let Some(c) = path(p) else { continue };
-            // Links are not followed: what a link names is hidden only when it is listed itself.
-            match p.symlink_metadata() {
+            // A store kept elsewhere and linked in (dotfile managers do this) is hidden where
+            // it lives, since the mount would land on the link's target anyway.
+            match std::fs::metadata(p) {
                 Ok(meta) if meta.is_dir() => steps.push(Step::EmptyFolder(c)),
-                Ok(meta) if !meta.file_type().is_symlink() => steps.push(Step::EmptyFile(c)),
-                _ => {}
+                Ok(_) => steps.push(Step::EmptyFile(c)),
+                Err(_) => {}
             }
         }
         Plan { steps }
@@ -78,13 +79,12 @@ pub(crate) unsafe fn make(plan: &Plan) -> io::Result<()> {
             let done = match step {
                 Step::Pin(path) => bind(path, path),
                 Step::ReadOnly(path) => bind(path, path).and_then(|()| read_only(path)),
-                Step::EmptyFolder(path) => check(libc::mount(
-                    c"tmpfs".as_ptr(),
-                    path.as_ptr(),
-                    c"tmpfs".as_ptr(),
+                Step::EmptyFolder(path) => new_fs(
+                    c"tmpfs",
+                    path,
                     libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                    c"size=4k,mode=0755".as_ptr().cast(),
-                )),
+                    Some(c"size=4k,mode=0755"),
+                ),
                 Step::EmptyFile(path) => bind(c"/dev/null", path).and_then(|()| read_only(path)),
             };
             match done {
@@ -102,15 +102,7 @@ pub(crate) unsafe fn make(plan: &Plan) -> io::Result<()> {
 /// Only between fork and exec, as process 1 of a new PID namespace in a new mount namespace.
 pub(crate) unsafe fn fresh_proc() -> io::Result<()> {
     // SAFETY: mount on static NUL-terminated strings.
-    unsafe {
-        check(libc::mount(
-            c"proc".as_ptr(),
-            c"/proc".as_ptr(),
-            c"proc".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            std::ptr::null(),
-        ))
-    }
+    unsafe { new_fs(c"proc", c"/proc", libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC, None) }
 }
 
 /// A tmpfs over `/dev` holding the host's usual character devices, `pts` and `shm` of its own,
@@ -124,13 +116,7 @@ unsafe fn private_dev() -> io::Result<()> {
             *fd = libc::open(device.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
         }
         let made = (|| {
-            check(libc::mount(
-                c"tmpfs".as_ptr(),
-                c"/dev".as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NOEXEC,
-                c"mode=0755,size=64k".as_ptr().cast(),
-            ))?;
+            new_fs(c"tmpfs", c"/dev", libc::MS_NOSUID | libc::MS_NOEXEC, Some(c"mode=0755,size=64k"))?;
             for (&fd, device) in held.iter().zip(DEVICES) {
                 if fd < 0 {
                     continue;
@@ -147,20 +133,13 @@ unsafe fn private_dev() -> io::Result<()> {
             for folder in [c"/dev/pts", c"/dev/shm"] {
                 check(libc::mkdir(folder.as_ptr(), 0o755))?;
             }
-            check(libc::mount(
-                c"devpts".as_ptr(),
-                c"/dev/pts".as_ptr(),
-                c"devpts".as_ptr(),
+            new_fs(
+                c"devpts",
+                c"/dev/pts",
                 libc::MS_NOSUID | libc::MS_NOEXEC,
-                c"newinstance,ptmxmode=0666,mode=0620".as_ptr().cast(),
-            ))?;
-            check(libc::mount(
-                c"tmpfs".as_ptr(),
-                c"/dev/shm".as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                c"mode=1777".as_ptr().cast(),
-            ))?;
+                Some(c"newinstance,ptmxmode=0666,mode=0620"),
+            )?;
+            new_fs(c"tmpfs", c"/dev/shm", libc::MS_NOSUID | libc::MS_NODEV, Some(c"mode=1777"))?;
             for (target, link) in [
                 (c"pts/ptmx", c"/dev/ptmx"),
                 (c"/proc/self/fd", c"/dev/fd"),
@@ -201,6 +180,13 @@ fn fd_path(fd: i32, buffer: &mut [u8; 32]) -> &CStr {
     }
     buffer[prefix.len() + len] = 0;
     CStr::from_bytes_until_nul(&buffer[..]).unwrap_or(c"/dev/null")
+}
+
+/// Mounts a new filesystem of type `kind` (named after its type) at `target`.
+unsafe fn new_fs(kind: &CStr, target: &CStr, flags: libc::c_ulong, options: Option<&CStr>) -> io::Result<()> {
+    let options = options.map_or(std::ptr::null(), |o| o.as_ptr().cast());
+    // SAFETY: mount on NUL-terminated strings (or a null options pointer).
+    unsafe { check(libc::mount(kind.as_ptr(), target.as_ptr(), kind.as_ptr(), flags, options)) }
 }
 
 /// Binds `source` over `target`, with what is mounted beneath it.
