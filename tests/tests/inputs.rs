@@ -1,0 +1,161 @@
+//! No repository file can exhaust or hang the real server: `tack.toml` and ignore files linked
+//! to `/dev/zero` or made FIFOs. Each test reads
+//! the server's peak memory (`VmHWM`) from `/proc`, so a regression shows as a figure.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tack_tests::stdio_server;
+
+/// How long a test waits for one answer before calling the server hung. Not a timing
+/// assertion: the calls take well under a second; a blocked server never answers.
+const HUNG: Duration = Duration::from_secs(120);
+
+/// A `tack serve` over stdio, its log lines, and its answers by line.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    answers: Receiver<String>,
+    log: Receiver<String>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(root: &Path) -> Self {
+        Self::start_with(root, &[])
+    }
+
+    fn start_with(root: &Path, env: &[(&str, &Path)]) -> Self {
+        let mut command = stdio_server(root);
+        command.env("TACK_LOG", "warn").stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let lines = |from: Box<dyn std::io::Read + Send>| {
+            let (tx, rx) = channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(from).lines().map_while(Result::ok) {
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            rx
+        };
+        let answers = lines(Box::new(child.stdout.take().unwrap()));
+        let log = lines(Box::new(child.stderr.take().unwrap()));
+        let mut server = Server { child, stdin, answers, log, next_id: 0 };
+        server.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "inputs", "version": "0"}}),
+        );
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).unwrap();
+        line.push(b'\n');
+        self.stdin.write_all(&line).and_then(|()| self.stdin.flush()).expect("the server reads its input");
+    }
+
+    /// Sends a request and waits for its answer's `result`.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self.answers.recv_timeout(HUNG).unwrap_or_else(|_| {
+                let log: Vec<String> = self.log.try_iter().collect();
+                panic!("no answer to {method} (the server hung or died); its log:\n{}", log.join("\n"))
+            });
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer["id"] == json!(id) {
+                return answer["result"].clone();
+            }
+        }
+    }
+
+    /// A tool call's text and whether it is an error.
+    fn call(&mut self, name: &str, arguments: Value) -> (String, bool) {
+        let result = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        let text = result["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        (text, result["isError"] == json!(true))
+    }
+
+    /// The most memory the server has held so far, in MB.
+    fn peak_mb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc/PID/status");
+        line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+    }
+
+    /// The log lines so far.
+    fn log(&self) -> String {
+        self.log.try_iter().collect::<Vec<_>>().join("\n")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn config_and_ignore_files_linked_to_dev_zero_or_fifos_neither_hang_nor_exhaust_the_server() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::create_dir_all(root.join("deep")).unwrap();
+    std::fs::write(root.join("a.py"), "def needle():\n    return 1\n").unwrap();
+    std::fs::write(root.join("sub/b.py"), "from a import needle\nneedle()\n").unwrap();
+    std::fs::write(root.join("deep/c.py"), "needle = 2\n").unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join("tack.toml")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join(".gitignore")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join("deep/.ignore")).unwrap();
+    let fifo =
+        std::ffi::CString::new(root.join("sub/.gitignore").into_os_string().into_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
+
+    let mut server = Server::start(root);
+    for mode in ["auto", "text"] {
+        let (text, is_error) = server.call("search", json!({"query": "needle", "mode": mode}));
+        assert!(!is_error, "{mode}: {text}");
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.ends_with(" matches in 3 files"), "{mode}: {text}");
+        for path in ["a.py", "sub/b.py", "deep/c.py"] {
+            assert!(text.contains(path), "{mode}: {path} missing from\n{text}");
+        }
+    }
+    let peak = server.peak_mb();
+    println!("server peak memory with hostile tack.toml and ignore files: {peak} MB");
+    assert!(peak < 150, "the server took {peak} MB");
+
+    // Each refused file is named once in the log with the reason; the server goes on.
+    let log = server.log();
+    let real = root.canonicalize().unwrap();
+    for (file, reason) in [
+        ("tack.toml", "it is a symbolic link leading outside the root (to /dev/zero)"),
+        (".gitignore", "it is a symbolic link leading outside the root (to /dev/zero)"),
+        ("deep/.ignore", "it is a symbolic link leading outside the root (to /dev/zero)"),
+        ("sub/.gitignore", "it is a FIFO (named pipe); tack reads regular files only"),
+    ] {
+        let named: Vec<&str> = log
+            .lines()
+            .filter(|l| {
+                l.contains(&format!("{}/{file}: not read", real.display()))
+                    || l.contains(&format!("{}/{file}: not read", root.display()))
+            })
+            .collect();
+        assert_eq!(named.len(), 1, "{file} is reported once:\n{log}");
+        assert!(named[0].contains(reason), "{file}: {}", named[0]);
+    }
+}
