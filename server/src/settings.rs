@@ -28,11 +28,13 @@ pub fn load(root: &Path) -> anyhow::Result<Config> {
 
 /// Settings that loosen safety: only the user's configuration (or the command line) sets them.
 /// A repository's `[run] deny` adds rules; the user's replaces the defaults.
-const USER_ONLY: &[(&str, &str, &str)] = &[
-    ("run", "pass_env", "--pass-env NAME"),
-    ("run", "network", "--allow-network"),
-    ("run", "writable", "--writable PATH"),
-    ("", "allow_protected_writes", "--allow-protected-writes"),
+const USER_ONLY: &[(&str, &str, Option<&str>)] = &[
+    ("run", "pass_env", Some("--pass-env NAME")),
+    ("run", "network", Some("--allow-network")),
+    ("run", "writable", Some("--writable PATH")),
+    ("", "allow_protected_writes", Some("--allow-protected-writes")),
+    // A repository raising it could have the writing tools fill the disk and the memory.
+    ("edit", "max_file_bytes", None),
 ];
 
 /// [`load`] with the user's configuration at `user` (`None`: there is none).
@@ -55,9 +57,10 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
             let name = if section.is_empty() { key.to_string() } else { format!("[{section}] {key}") };
             refused.push(name.clone());
             tracing::warn!(
-                "{}: {name} is ignored: a repository may not loosen what tack's tools may do; set it in {} or pass tack serve {flag}",
+                "{}: {name} is ignored: a repository may not loosen what tack's tools may do; set it in {}{}",
                 repo_path.display(),
-                user.map_or("the user's config".into(), |p| p.display().to_string())
+                user.map_or("the user's config".into(), |p| p.display().to_string()),
+                flag.map(|flag| format!(" or pass tack serve {flag}")).unwrap_or_default()
             );
         }
     }

@@ -1,5 +1,5 @@
 //! No repository file can exhaust or hang the real server: `tack.toml` and ignore files linked
-//! to `/dev/zero` or made FIFOs. Each test reads
+//! to `/dev/zero` or made FIFOs, and an edit whose result would be a gigabyte. Each test reads
 //! the server's peak memory (`VmHWM`) from `/proc`, so a regression shows as a figure.
 
 use std::io::{BufRead, BufReader, Write};
@@ -158,4 +158,71 @@ fn config_and_ignore_files_linked_to_dev_zero_or_fifos_neither_hang_nor_exhaust_
         assert_eq!(named.len(), 1, "{file} is reported once:\n{log}");
         assert!(named[0].contains(reason), "{file}: {}", named[0]);
     }
+}
+
+#[test]
+fn a_replace_all_that_would_write_a_gigabyte_is_refused_before_it_is_built() {
+    let repo = tempfile::tempdir().unwrap();
+    let file = repo.path().join("f.txt");
+    let before = format!("{}\n", "a".repeat(99));
+    std::fs::write(&file, &before).unwrap();
+    let mut server = Server::start(repo.path());
+    let new = "b".repeat(10_000_000);
+    let (text, is_error) =
+        server.call("edit_file", json!({"path": "f.txt", "old": "a", "new": new, "replace_all": true}));
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        "refused: replacing the 99 occurrences of old with new (10000000 bytes each) would make f.txt \
+         990000001 bytes (944.1 MiB), over the 16777216 bytes (16.0 MiB) tack writes to one file; nothing was \
+         changed. Replace fewer occurrences (add surrounding lines to old so it matches once, without \
+         replace_all) or shorten new. Write less into one file (split it), or generate a file this large \
+         with a command through run; the user can raise the bound with [edit] max_file_bytes in their own \
+         tack config."
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before, "the file is unchanged");
+    let peak = server.peak_mb();
+    println!("server peak memory for the refused 10 MB replace_all: {peak} MB");
+    assert!(peak < 150, "the server took {peak} MB");
+}
+
+#[test]
+fn the_users_config_sets_the_bound_for_every_writing_tool_and_a_repositorys_cannot_raise_it() {
+    let repo = tempfile::tempdir().unwrap();
+    let config_home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config_home.path().join("tack")).unwrap();
+    std::fs::write(config_home.path().join("tack/config.toml"), "[edit]\nmax_file_bytes = 1000\n").unwrap();
+    std::fs::write(repo.path().join("tack.toml"), "[edit]\nmax_file_bytes = 1000000000\n").unwrap();
+    std::fs::write(repo.path().join("f.txt"), "x\n").unwrap();
+    let mut server = Server::start_with(repo.path(), &[("XDG_CONFIG_HOME", config_home.path())]);
+    let bound = "over the 1000 bytes (0.0 MiB) tack writes to one file; nothing was changed.";
+    let write = json!({"name": "write_file", "arguments": {"path": "g.txt", "content": "c".repeat(1001)}});
+    let (text, is_error) = server.call("call_tool", write);
+    assert!(
+        is_error && text.starts_with("refused: this would make g.txt 1001 bytes") && text.contains(bound),
+        "{text}"
+    );
+    assert!(!repo.path().join("g.txt").exists());
+    let patch = format!("*** Begin Patch\n*** Add File: h.txt\n+{}\n*** End Patch\n", "d".repeat(1200));
+    let (text, is_error) =
+        server.call("call_tool", json!({"name": "apply_patch", "arguments": {"patch": patch}}));
+    assert!(
+        is_error && text.starts_with("refused: this would make h.txt 1201 bytes") && text.contains(bound),
+        "{text}"
+    );
+    assert!(!repo.path().join("h.txt").exists());
+    let (text, is_error) =
+        server.call("edit_file", json!({"path": "f.txt", "old": "x", "new": "y".repeat(1000)}));
+    assert!(
+        is_error
+            && text.starts_with("refused: replacing old with new (1000 bytes) would make f.txt 1001 bytes")
+            && text.contains(bound),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(repo.path().join("f.txt")).unwrap(), "x\n");
+    // Under the bound, each writes.
+    let (text, is_error) =
+        server.call("edit_file", json!({"path": "f.txt", "old": "x", "new": "y".repeat(900)}));
+    assert!(!is_error, "{text}");
+    assert!(server.log().contains("[edit] max_file_bytes is ignored: a repository may not loosen"));
 }
