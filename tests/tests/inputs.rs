@@ -1,6 +1,7 @@
 //! No repository file can exhaust or hang the real server: `tack.toml` and ignore files linked
-//! to `/dev/zero` or made FIFOs, and an edit whose result would be a gigabyte. Each test reads
-//! the server's peak memory (`VmHWM`) from `/proc`, so a regression shows as a figure.
+//! to `/dev/zero` or made FIFOs, an edit whose result would be a gigabyte, a file of one endless
+//! line. Tests read the server's peak memory (`VmHWM`) from `/proc`, so a regression shows as a
+//! figure.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -225,4 +226,22 @@ fn the_users_config_sets_the_bound_for_every_writing_tool_and_a_repositorys_cann
         server.call("edit_file", json!({"path": "f.txt", "old": "x", "new": "y".repeat(900)}));
     assert!(!is_error, "{text}");
     assert!(server.log().contains("[edit] max_file_bytes is ignored: a repository may not loosen"));
+}
+
+#[test]
+fn search_reads_no_line_past_its_bound_and_says_which_file_it_left_out() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("a.py"), "needle = 1\n").unwrap();
+    // 4 MiB on one line: a minified bundle or a data dump.
+    std::fs::write(repo.path().join("long.txt"), "needle hay ".repeat(400_000)).unwrap();
+    let mut server = Server::start(repo.path());
+    let (text, is_error) = server.call("search", json!({"query": "needle", "mode": "text"}));
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("1 matches in 1 files\na.py"), "{text}");
+    assert!(
+        text.ends_with(
+            "1 file was not searched: a line longer than 1024 KiB (long.txt); grep one with run if it matters\n"
+        ),
+        "{text}"
+    );
 }
