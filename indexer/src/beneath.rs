@@ -152,6 +152,84 @@ pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// Reads a small file that decides how tack behaves (an ignore file, `tack.toml`, the user's
+/// config) without ever blocking or reading without end: `Ok(None)` when there is no such file;
+/// an error whose message says why when it is not a regular file, is a link leading out of
+/// `within` (when given), or holds more than `max_bytes`. The open does not wait (a FIFO would
+/// block otherwise) and the type and size are checked on the opened descriptor, so a link
+/// swapped in after the check cannot lead to `/dev/zero`.
+pub fn read_bounded(path: &Path, max_bytes: u64, within: Option<&Path>) -> io::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let refused = |reason: String| io::Error::new(io::ErrorKind::InvalidData, reason);
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let target = if meta.file_type().is_symlink() {
+        // A link is followed while it stays beneath `within`; where it leads is resolved
+        // without opening anything, so a link to a FIFO cannot block here.
+        let target = match std::fs::canonicalize(path) {
+            Ok(target) => target,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        if let Some(within) = within
+            && !target.starts_with(within)
+        {
+            return Err(refused(format!(
+                "it is a symbolic link leading outside the root (to {})",
+                target.display()
+            )));
+        }
+        target
+    } else {
+        path.to_path_buf()
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc_flags::NONBLOCK | libc_flags::NOFOLLOW | libc_flags::NOCTTY)
+        .open(&target);
+    let file = match file {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // A link that appeared since the check above.
+        Err(err) if err.raw_os_error() == Some(Errno::LOOP.raw_os_error()) => {
+            return Err(refused("it became a symbolic link while tack opened it".to_string()));
+        }
+        Err(err) if err.raw_os_error() == Some(Errno::NXIO.raw_os_error()) => {
+            return Err(refused("it is a socket; tack reads regular files only".to_string()));
+        }
+        Err(err) => return Err(err),
+    };
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() {
+        return Err(refused(special_kind(&meta.file_type()).to_string()));
+    }
+    let too_big = |size: u64| {
+        refused(format!("it holds {size} bytes, over the {max_bytes} bytes tack reads of such a file"))
+    };
+    if meta.len() > max_bytes {
+        return Err(too_big(meta.len()));
+    }
+    // The file may grow after the check: read one byte past the bound to know.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(Some(bytes))
+}
+
+/// The open flags [`read_bounded`] passes to `open(2)`.
+mod libc_flags {
+    use rustix::fs::OFlags;
+    pub(super) const NONBLOCK: i32 = OFlags::NONBLOCK.bits() as i32;
+    pub(super) const NOFOLLOW: i32 = OFlags::NOFOLLOW.bits() as i32;
+    pub(super) const NOCTTY: i32 = OFlags::NOCTTY.bits() as i32;
+}
+
 /// The error for a failed open: a link met on the way is named as such.
 fn explain(rel: &str, errno: Errno) -> io::Error {
     match errno {

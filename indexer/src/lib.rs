@@ -38,7 +38,7 @@ mod worktree;
 pub use error::Error;
 
 // Files: which ones belong to the repository, and opening them beneath the root.
-pub use beneath::{RootDir, special_kind};
+pub use beneath::{RootDir, read_bounded, special_kind};
 pub use snapshot::Lang;
 pub use walk::Filter;
 

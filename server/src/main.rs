@@ -49,11 +49,16 @@ enum Command {
         read_only: bool,
         #[command(flatten)]
         overrides: OutputFlags,
-        /// Require `Authorization: Bearer TOKEN` on every HTTP request. Beyond loopback a token
-        /// is always required: without this flag one is made and saved (mode 0600) beside the
-        /// index, and its path logged.
-        #[arg(long, value_name = "TOKEN")]
+        /// The token every HTTP request must carry as `Authorization: Bearer TOKEN`. Without
+        /// it, tack makes one and saves it (mode 0600) as `<index dir>/state/http-token`, reused
+        /// at the next start, and logs that path; clients pass it as a header (Claude Code:
+        /// `claude mcp add --transport http tack URL --header "Authorization: Bearer $(cat PATH)"`).
+        #[arg(long, value_name = "TOKEN", conflicts_with = "no_auth")]
         token: Option<String>,
+        /// Serve HTTP on a loopback address without a token, as before tack asked for one there:
+        /// then any local user or process can call run as you. Refused beyond loopback.
+        #[arg(long)]
+        no_auth: bool,
         /// Close an HTTP session idle this many seconds, freeing its state; its id then answers
         /// 404 and the client starts a new session.
         #[arg(long, value_name = "SECS", default_value_t = 300)]
@@ -154,9 +159,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             read_only,
             overrides,
             token,
+            no_auth,
             session_timeout,
             max_sessions,
         } => {
+            if no_auth && let Some(addr) = http.filter(|addr| !addr.ip().is_loopback()) {
+                eprintln!(
+                    "tack: --no-auth is refused beyond loopback ({addr}): anyone who reaches it could run commands in the root; drop --no-auth and pass the saved token, or bind 127.0.0.1"
+                );
+                return Ok(ExitCode::from(2));
+            }
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
@@ -186,7 +198,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let session_timeout = std::time::Duration::from_secs(session_timeout.max(1));
             let limits = SessionLimits { idle: session_timeout, max: max_sessions.max(1) };
-            runtime.block_on(serve(toolbox, http, token, limits))?;
+            runtime.block_on(serve(toolbox, http, Token { given: token, no_auth }, limits))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Map { root, focus, tokens } => {
@@ -447,22 +459,35 @@ struct SessionLimits {
     max: usize,
 }
 
+/// How HTTP requests are authenticated: the `--token` given, else the saved one, or none with
+/// `--no-auth` (loopback only, checked before the workspace opens).
+struct Token {
+    given: Option<String>,
+    no_auth: bool,
+}
+
 async fn serve(
     toolbox: Toolbox,
     http: Option<SocketAddr>,
-    token: Option<String>,
+    token: Token,
     limits: SessionLimits,
 ) -> anyhow::Result<()> {
     let state_dir = toolbox.workspace().state_dir().map(std::path::Path::to_path_buf);
     let shared = mcp::Shared::new(toolbox, limits.idle, limits.max);
     match http {
         Some(addr) => {
-            let token = match token {
-                Some(token) => Some(token),
-                None if !addr.ip().is_loopback() => Some(http::made_token(state_dir.as_deref())?),
-                None => None,
+            let auth = match token {
+                Token { no_auth: true, .. } => {
+                    tracing::warn!(
+                        %addr,
+                        "--no-auth: HTTP requests need no token, so any local user or process can call run as this user"
+                    );
+                    None
+                }
+                Token { given: Some(token), .. } => Some(http::Auth { token, file: None }),
+                Token { given: None, .. } => Some(http::saved_token(state_dir.as_deref())?),
             };
-            http::serve(shared, addr, token, limits.idle, limits.max).await
+            http::serve(shared, addr, auth, limits.idle, limits.max).await
         }
         None => stdio::serve(mcp::TackServer::stdio(shared)).await,
     }

@@ -28,23 +28,25 @@ pub fn load(root: &Path) -> anyhow::Result<Config> {
 
 /// Settings that loosen safety: only the user's configuration (or the command line) sets them.
 /// A repository's `[run] deny` adds rules; the user's replaces the defaults.
-const USER_ONLY: &[(&str, &str, &str)] = &[
-    ("run", "pass_env", "--pass-env NAME"),
-    ("run", "network", "--allow-network"),
-    ("run", "writable", "--writable PATH"),
-    ("run", "readable", "--readable PATH"),
-    ("run", "unreadable", "[run] unreadable in the user's config"),
-    ("", "allow_protected_writes", "--allow-protected-writes"),
+const USER_ONLY: &[(&str, &str, Option<&str>)] = &[
+    ("run", "pass_env", Some("--pass-env NAME")),
+    ("run", "network", Some("--allow-network")),
+    ("run", "writable", Some("--writable PATH")),
+    ("run", "readable", Some("--readable PATH")),
+    ("run", "unreadable", None),
+    ("", "allow_protected_writes", Some("--allow-protected-writes")),
+    // A repository raising it could have the writing tools fill the disk and the memory.
+    ("edit", "max_file_bytes", None),
 ];
 
 /// [`load`] with the user's configuration at `user` (`None`: there is none).
 pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
     let mut user_table = match user {
-        Some(path) => read_table(path)?.unwrap_or_default(),
+        Some(path) => read_table(path, Owner::User)?.unwrap_or_default(),
         None => toml::Table::new(),
     };
     let repo_path = root.join("tack.toml");
-    let mut repo_table = read_table(&repo_path)?.unwrap_or_default();
+    let mut repo_table = read_table(&repo_path, Owner::Repository { root })?.unwrap_or_default();
 
     let user_deny = take(&mut user_table, "run", "deny");
     let pass_env = take(&mut user_table, "run", "pass_env");
@@ -59,9 +61,10 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
             let name = if section.is_empty() { key.to_string() } else { format!("[{section}] {key}") };
             refused.push(name.clone());
             tracing::warn!(
-                "{}: {name} is ignored: a repository may not loosen what tack's tools may do; set it in {} or pass tack serve {flag}",
+                "{}: {name} is ignored: a repository may not loosen what tack's tools may do; set it in {}{}",
                 repo_path.display(),
-                user.map_or("the user's config".into(), |p| p.display().to_string())
+                user.map_or("the user's config".into(), |p| p.display().to_string()),
+                flag.map(|flag| format!(" or pass tack serve {flag}")).unwrap_or_default()
             );
         }
     }
@@ -143,13 +146,40 @@ fn home_relative(path: &str) -> PathBuf {
     }
 }
 
-/// The table in `path`, `None` when there is no such file.
-fn read_table(path: &Path) -> anyhow::Result<Option<toml::Table>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+/// The most tack reads of a configuration file; the largest real ones are a few kilobytes.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Whose configuration file is read: the user's own, or the repository's (which may be
+/// anything a commit can hold).
+#[derive(Clone, Copy)]
+enum Owner<'a> {
+    User,
+    Repository { root: &'a Path },
+}
+
+/// The table in `path`, `None` when there is no such file. Only a regular file up to
+/// [`MAX_CONFIG_BYTES`] is read, never blocking: a repository's `tack.toml` that is a FIFO, a
+/// device, a link leading out of the root or too big is left out with a warning (as if
+/// absent); the user's own config in such a state is an error, as its settings may be ones
+/// the user relies on.
+fn read_table(path: &Path, owner: Owner<'_>) -> anyhow::Result<Option<toml::Table>> {
+    let within = match owner {
+        Owner::User => None,
+        Owner::Repository { root } => Some(root.canonicalize().unwrap_or_else(|_| root.to_path_buf())),
+    };
+    let bytes = match tack_indexer::read_bounded(path, MAX_CONFIG_BYTES, within.as_deref()) {
+        Ok(None) => return Ok(None),
+        Ok(Some(bytes)) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::InvalidData => match owner {
+            Owner::Repository { .. } => {
+                tracing::warn!("{}: not read, so its settings do not apply: {err}", path.display());
+                return Ok(None);
+            }
+            Owner::User => anyhow::bail!("cannot read {}: {err}", path.display()),
+        },
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
+    let text = String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", path.display()))?;
     toml::from_str(&text)
         .map(Some)
         .with_context(|| format!("{} is not a valid tack configuration", path.display()))
@@ -192,6 +222,26 @@ mod tests {
         assert_eq!(config.output.max_tokens, 2000);
         assert_eq!(config.run.timeout_s, 30);
         assert_eq!(config.run.deny, Config::default().run.deny, "unset keys keep their defaults");
+    }
+
+    #[test]
+    fn a_repository_config_that_is_no_small_regular_file_is_left_out_and_the_users_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo_file = dir.path().join("tack.toml");
+        // Valid settings past the bound: read whole before, they would apply.
+        let big = format!("[output]\nmax_tokens = 2000\n{}", "# padding\n".repeat(120_000));
+        std::fs::write(&repo_file, big).unwrap();
+        assert_eq!(load_with(dir.path(), None).unwrap(), Config::default());
+        // A link to an endless device: before, reading it took gigabytes and aborted.
+        std::fs::remove_file(&repo_file).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &repo_file).unwrap();
+        assert_eq!(load_with(dir.path(), None).unwrap(), Config::default());
+        // The user's own config as a FIFO is an error that says what it is, without blocking.
+        std::fs::remove_file(&repo_file).unwrap();
+        let user = dir.path().join("config.toml");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &user, rustix::fs::Mode::from(0o600)).unwrap();
+        let err = format!("{:#}", load_with(dir.path(), Some(&user)).unwrap_err());
+        assert!(err.contains("config.toml: it is a FIFO (named pipe)"), "{err}");
     }
 
     #[test]

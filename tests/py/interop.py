@@ -135,7 +135,8 @@ async def main():
         stdio = StdioServerParameters(command=tack, args=["serve", "--root", repo, *extra], env=env)
         for mode in ("legacy", "auto"):
             dumps[f"stdio-{mode}{suffix}"] = await exercise(f"stdio-{mode}{suffix}", stdio, mode, structured)
-        server = subprocess.Popen([tack, "serve", "--root", repo, "--http", "127.0.0.1:0", *extra],
+        # --no-auth: this test is about the protocol; authentication has its own tests in e2e.rs.
+        server = subprocess.Popen([tack, "serve", "--root", repo, "--http", "127.0.0.1:0", "--no-auth", *extra],
                                   stderr=subprocess.PIPE, text=True)
         try:
             url = None

@@ -48,8 +48,9 @@ pub fn clients_dir() -> PathBuf {
 pub enum Transport {
     /// `tack serve --root ROOT` over stdio, with these extra arguments.
     Stdio { root: PathBuf, args: Vec<String> },
-    /// A running `tack serve --http` at this URL.
-    Http { url: String },
+    /// A running `tack serve --http` at this URL, and the bearer token it asks for (`None`
+    /// under `--no-auth`).
+    Http { url: String, token: Option<String> },
 }
 
 /// What a client run printed, and how it ended.
@@ -92,7 +93,11 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
             all.extend(args.iter().cloned());
             json!({"type": "stdio", "command": tack_binary(), "args": all, "env": tack_env()})
         }
-        Transport::Http { url } => json!({"type": "http", "url": url}),
+        // As a user's configuration passes it (`claude mcp add --header` writes the same).
+        Transport::Http { url, token: Some(token) } => {
+            json!({"type": "http", "url": url, "headers": {"Authorization": format!("Bearer {token}")}})
+        }
+        Transport::Http { url, token: None } => json!({"type": "http", "url": url}),
     };
     let config = home.path().join("mcp.json");
     std::fs::write(&config, json!({"mcpServers": {"tack": server}}).to_string()).expect("mcp config");
@@ -140,7 +145,13 @@ pub async fn codex(model: &ScriptedModel, transport: &Transport, cwd: &Path) -> 
                 env.join("\n")
             )
         }
-        Transport::Http { url } => format!("url = {}\n{COMMON}", json!(url)),
+        Transport::Http { url, token } => {
+            let headers = token
+                .as_ref()
+                .map(|t| format!("http_headers = {{ Authorization = {} }}\n", json!(format!("Bearer {t}"))))
+                .unwrap_or_default();
+            format!("url = {}\n{headers}{COMMON}", json!(url))
+        }
     };
     let config = format!(
         "model = \"gpt-5-codex\"\nmodel_provider = \"standin\"\napproval_policy = \"never\"\n\

@@ -153,10 +153,41 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// A `tack serve --http 127.0.0.1:0` process and the URL it serves.
+/// A `tack serve --http 127.0.0.1:0` process, the URL it serves and the token its requests
+/// need (`None` under `--no-auth`).
 pub struct HttpServer {
     pub child: Child,
     pub url: String,
+    pub token: Option<String>,
+}
+
+impl HttpServer {
+    /// An rmcp client transport to this server that sends the token, as a configured client does.
+    pub fn transport(&self) -> impl rmcp::transport::Transport<rmcp::RoleClient> + 'static {
+        let mut config =
+            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                self.url.clone(),
+            );
+        if let Some(token) = &self.token {
+            config = config.auth_header(token.clone());
+        }
+        rmcp::transport::StreamableHttpClientTransport::from_config(config)
+    }
+
+    /// The `Authorization` header line for a raw request (empty under `--no-auth`).
+    pub fn auth_header(&self) -> String {
+        self.token.as_ref().map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default()
+    }
+}
+
+/// The token a server's log line before `serving MCP at` names: the file it was saved in, or the
+/// token itself when there is no state folder.
+pub fn token_from_log(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("tack: requests need Authorization: Bearer ")?;
+    match rest.strip_prefix("<the token in ").and_then(|r| r.strip_suffix('>')) {
+        Some(path) => Some(std::fs::read_to_string(path).expect("the saved token is readable")),
+        None => Some(rest.trim().to_string()),
+    }
 }
 
 /// Starts `tack serve --http` on a free loopback port and waits until it listens.
@@ -174,11 +205,15 @@ pub async fn start_http(root: &Path, extra: &[&str]) -> HttpServer {
         .expect("tack starts");
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = BufReader::new(stderr).lines();
-    let url = tokio::time::timeout(Duration::from_secs(30), async {
+    let given =
+        extra.iter().position(|a| *a == "--token").and_then(|i| extra.get(i + 1)).map(|t| t.to_string());
+    let (url, token) = tokio::time::timeout(Duration::from_secs(30), async {
+        let mut token = given;
         while let Ok(Some(line)) = lines.next_line().await {
             if let Some(url) = line.strip_prefix("tack: serving MCP at ") {
-                return url.trim().to_string();
+                return (url.trim().to_string(), token);
             }
+            token = token.or_else(|| token_from_log(&line));
         }
         panic!("tack exited before serving");
     })
@@ -186,7 +221,7 @@ pub async fn start_http(root: &Path, extra: &[&str]) -> HttpServer {
     .expect("tack serves within 30 s");
     // Keep draining stderr so the server never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    HttpServer { child, url }
+    HttpServer { child, url, token }
 }
 
 /// Live processes whose command line is exactly `argv` (zombies count as dead). Commands run in

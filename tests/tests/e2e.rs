@@ -272,10 +272,8 @@ async fn http_serves_two_sessions_at_once_with_separate_state() {
     let server = start_http(repo.path(), &[]).await;
     let a = Recorder::default();
     let b = Recorder::default();
-    let client_a =
-        a.clone().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.unwrap();
-    let client_b =
-        b.clone().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.unwrap();
+    let client_a = a.clone().serve(server.transport()).await.unwrap();
+    let client_b = b.clone().serve(server.transport()).await.unwrap();
 
     // Both at once: slow commands in A, more of them than the server has workers for quick
     // tools, all run at once and do not hold up B.
@@ -332,7 +330,7 @@ async fn http_2026_agents_keep_their_own_state_and_never_reach_anothers() {
     let discover = || async {
         Recorder::default()
             .serve_with_lifecycle(
-                StreamableHttpClientTransport::from_uri(server.url.clone()),
+                server.transport(),
                 ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
             )
             .await
@@ -621,9 +619,114 @@ async fn http_beyond_loopback_needs_a_bearer_token() {
     assert!(post_status(&url, Some(&format!("Bearer {token}"))).await.contains("200"));
 }
 
-/// A raw POST of `body` to `url` with extra header lines: the status line and the
-/// `mcp-session-id` header, if any.
-async fn post_raw(url: &str, headers: &str, body: &str) -> (String, Option<String>) {
+#[tokio::test]
+async fn http_on_loopback_needs_the_saved_token_which_survives_a_restart_unless_no_auth() {
+    let repo = sample_repo();
+    let index = tempfile::tempdir().unwrap();
+    let index_dir = index.path().to_str().unwrap();
+    let path = index.path().join("state/http-token");
+    let logged = format!("tack: requests need Authorization: Bearer <the token in {}>", path.display());
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let start = |extra: &'static [&'static str]| {
+        let mut args = vec!["--index-dir", index_dir];
+        args.extend_from_slice(extra);
+        let root = repo.path().to_path_buf();
+        async move { start_http_logged(&root, "127.0.0.1:0", &args).await }
+    };
+
+    // No flag on loopback: a token is made, saved 0600, its path logged, and asked for.
+    let (mut first, url, before) = start(&[]).await;
+    assert!(before.contains(&logged), "{before:?}");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    let token = std::fs::read_to_string(&path).unwrap();
+    let refused = post_text(&url, "", init).await;
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    for says in [
+        format!(
+            "tack needs Authorization: Bearer TOKEN on every request; the token is in {}",
+            path.display()
+        ),
+        format!("--header \"Authorization: Bearer $(cat {})\"", path.display()),
+    ] {
+        assert!(refused.contains(&says), "the 401 says how to get the token: {says}\n{refused}");
+    }
+    assert!(post_status(&url, Some(&format!("Bearer {token}"))).await.contains("200"));
+
+    // Another Unix user on this machine gets 401, and cannot read the saved token.
+    let as_nobody = |program: &str, args: &[&str]| {
+        std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", program])
+            .args(args)
+            .output()
+    };
+    let root = unsafe { libc::geteuid() } == 0;
+    if root && as_nobody("true", &[]).is_ok_and(|o| o.status.success()) {
+        let curl = as_nobody(
+            "curl",
+            &[
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "-H",
+                "Content-Type: application/json",
+                "-H",
+                "Accept: application/json, text/event-stream",
+                "--data",
+                init,
+                &url,
+            ],
+        )
+        .expect("curl runs");
+        assert_eq!(String::from_utf8_lossy(&curl.stdout), "401", "another user's request without the token");
+        let read = as_nobody("cat", &[path.to_str().unwrap()]).unwrap();
+        assert!(!read.status.success() && read.stdout.is_empty(), "another user read the token");
+    } else {
+        println!("skipped the other-user request: it needs root and setpriv to switch to uid 65534");
+    }
+
+    // A restart on the same index dir keeps the token, so a client's configuration still works.
+    first.kill().await.unwrap();
+    let (mut second, url, before) = start(&[]).await;
+    assert!(before.contains(&logged), "{before:?}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), token);
+    assert!(post_status(&url, Some(&format!("Bearer {token}"))).await.contains("200"));
+    second.kill().await.unwrap();
+
+    // A token file others could read is not reused: a new one replaces it, 0600 again.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (mut third, url, before) = start(&[]).await;
+    assert!(
+        before
+            .iter()
+            .any(|l| l.contains("http-token: not reused (its mode is 644, readable or writable by others)")),
+        "{before:?}"
+    );
+    let fresh = std::fs::read_to_string(&path).unwrap();
+    assert_ne!(fresh, token);
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(post_status(&url, Some(&format!("Bearer {token}"))).await.contains("401"));
+    assert!(post_status(&url, Some(&format!("Bearer {fresh}"))).await.contains("200"));
+    third.kill().await.unwrap();
+
+    // --no-auth restores the open loopback port, with a warning; beyond loopback it is refused.
+    let (_open, url, before) = start(&["--no-auth"]).await;
+    assert!(before.iter().any(|l| l.contains("--no-auth: HTTP requests need no token")), "{before:?}");
+    assert!(post_status(&url, None).await.contains("200"));
+    let refused = std::process::Command::new(tack_binary())
+        .args(["serve", "--no-auth", "--http", "0.0.0.0:0", "--root"])
+        .arg(repo.path())
+        .env("XDG_CACHE_HOME", test_cache_home())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--no-auth is refused beyond loopback"));
+}
+
+/// The whole response to a raw POST of `body` to `url` with extra header lines.
+async fn post_text(url: &str, headers: &str, body: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").unwrap();
     let (host, path) = rest.split_once('/').unwrap();
@@ -635,7 +738,13 @@ async fn post_raw(url: &str, headers: &str, body: &str) -> (String, Option<Strin
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut response)).await;
-    let text = String::from_utf8_lossy(&response).into_owned();
+    String::from_utf8_lossy(&response).into_owned()
+}
+
+/// A raw POST of `body` to `url` with extra header lines: the status line and the
+/// `mcp-session-id` header, if any.
+async fn post_raw(url: &str, headers: &str, body: &str) -> (String, Option<String>) {
+    let text = post_text(url, headers, body).await;
     let status = text.lines().next().unwrap_or("").to_string();
     let id = text.lines().find_map(|l| {
         l.to_ascii_lowercase().starts_with("mcp-session-id:").then(|| l[15..].trim().to_string())
@@ -647,18 +756,13 @@ async fn post_raw(url: &str, headers: &str, body: &str) -> (String, Option<Strin
 async fn an_http_session_keeps_its_state_among_hundreds_and_an_idle_one_answers_404() {
     let repo = sample_repo();
     let server = start_http(repo.path(), &[]).await;
-    let first = Recorder::default()
-        .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
-        .await
-        .expect("first session");
+    let first = Recorder::default().serve(server.transport()).await.expect("first session");
     let cut = call(&first, "run", json!({"command": "seq 1 200000"})).await;
     let handle = handle_in(text(&cut));
     // More sessions than the old table held (256): none may push the first one's state out.
     let mut others = Vec::new();
     for _ in 0..300 {
-        others.push(
-            ().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.expect("session"),
-        );
+        others.push(().serve(server.transport()).await.expect("session"));
     }
     let page = call(&first, "read_output", json!({"handle": handle, "start": 100000, "lines": 1})).await;
     assert!(text(&page).contains("100000\t99999"), "{}", text(&page));
@@ -670,11 +774,12 @@ async fn an_http_session_keeps_its_state_among_hundreds_and_an_idle_one_answers_
     // A session idle past --session-timeout is gone: its id answers 404, never 200 with empty state.
     let server = start_http(repo.path(), &["--session-timeout", "2"]).await;
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
-    let (status, id) = post_raw(&server.url, "", init).await;
+    let (status, id) = post_raw(&server.url, &server.auth_header(), init).await;
     assert!(status.contains("200"), "{status}");
     let id = id.expect("a session id");
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-    let session = format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n");
+    let session =
+        format!("{}Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n", server.auth_header());
     assert!(post_raw(&server.url, &session, ping).await.0.contains("200"));
     tokio::time::sleep(Duration::from_secs(4)).await;
     let (status, _) = post_raw(&server.url, &session, ping).await;
@@ -697,14 +802,15 @@ async fn ten_thousand_http_sessions_leave_memory_bounded_and_a_busy_session_aliv
     let pid = server.child.id().unwrap();
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-    let header = |id: &str| format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n");
-    let open = |url: String| async move {
-        let (status, id) = post_raw(&url, "", init).await;
+    let auth = server.auth_header();
+    let header = |id: &str| format!("{auth}Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n");
+    let open = |url: String, auth: String| async move {
+        let (status, id) = post_raw(&url, &auth, init).await;
         assert!(status.contains("200"), "{status}");
         id.expect("a session id")
     };
-    let first = open(server.url.clone()).await;
-    let busy = open(server.url.clone()).await;
+    let first = open(server.url.clone(), auth.clone()).await;
+    let busy = open(server.url.clone(), auth.clone()).await;
     let base = rss_mb(pid);
     let mut warm = 0;
     let mut opened = 2;
@@ -712,7 +818,7 @@ async fn ten_thousand_http_sessions_leave_memory_bounded_and_a_busy_session_aliv
         // Eight at a time, with the busy session used between batches.
         let mut batch = tokio::task::JoinSet::new();
         for _ in 0..8 {
-            batch.spawn(open(server.url.clone()));
+            batch.spawn(open(server.url.clone(), auth.clone()));
         }
         batch.join_all().await;
         opened += 8;

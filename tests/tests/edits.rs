@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rmcp::service::RunningService;
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
 use tack_indexer::{Lang, syntax_issues};
@@ -56,8 +56,8 @@ fn assert_all_edits_present(root: &Path) {
 async fn two_http_sessions_editing_one_file_lose_no_edit() {
     let repo = vars_repo();
     let server = start_http(repo.path(), &[]).await;
-    let a: Client = ().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.unwrap();
-    let b: Client = ().serve(StreamableHttpClientTransport::from_uri(server.url.clone())).await.unwrap();
+    let a: Client = ().serve(server.transport()).await.unwrap();
+    let b: Client = ().serve(server.transport()).await.unwrap();
     tokio::join!(agent(&a, 0..EDITS), agent(&b, EDITS..2 * EDITS));
     assert_all_edits_present(repo.path());
     a.cancel().await.unwrap();

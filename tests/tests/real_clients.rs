@@ -188,7 +188,12 @@ async fn claude_code_over_http_hands_its_model_tacks_text() {
     let repo = shop();
     let server = start_http(repo.path(), &[]).await;
     let model = ScriptedModel::start(Api::Anthropic, "tack", paging_script()).await;
-    let run = clients::claude(&model, &Transport::Http { url: server.url.clone() }, repo.path()).await;
+    let run = clients::claude(
+        &model,
+        &Transport::Http { url: server.url.clone(), token: server.token.clone() },
+        repo.path(),
+    )
+    .await;
     assert_ran("claude over http", &run);
     let results = model.results();
     assert_eq!(results.len(), 3, "{results:#?}");

@@ -112,13 +112,15 @@ fn run(ws: &Workspace, session: &Session, params: EditFileParams) -> Result<Obse
     locked.check_version(&rel, params.version.as_deref(), "edit")?;
 
     let replace_all = params.replace_all.unwrap_or(false);
+    let max = ws.config().edit.max_file_bytes;
     let (after, tolerance, reindented, at_lines, spans) =
-        match text_match::plan_edit(content, &params.old, &params.new, replace_all) {
+        match text_match::plan_edit_within(content, &params.old, &params.new, replace_all, max) {
             EditPlan::Applied { text, tolerance, reindented, at_lines, spans } => {
                 (text, tolerance, reindented, at_lines, spans)
             }
             EditPlan::Ambiguous { tolerance, lines } => return Err(ambiguous(&rel, tolerance, &lines)),
             EditPlan::NotFound { closest } => return Err(not_found(&rel, content, closest)),
+            EditPlan::TooLarge { size, count } => return Err(too_large(&rel, size, count, &params.new, max)),
         };
     let retry = format!(
         "{}Fix new (balance brackets, quotes and indentation) and call edit_file again; old still matches.",
@@ -163,6 +165,22 @@ fn ambiguous(rel: &str, tolerance: Tolerance, lines: &[usize]) -> Observation {
         lines.len(),
         join_lines(lines, MAX_LISTED),
         lines.len()
+    ))
+}
+
+fn too_large(rel: &str, size: u64, count: usize, new: &str, max: u64) -> Observation {
+    let what = if count == 1 {
+        format!("replacing old with new ({} bytes)", new.len())
+    } else {
+        format!("replacing the {count} occurrences of old with new ({} bytes each)", new.len())
+    };
+    Observation::error(format!(
+        "refused: {what} would make {rel} {}, over the {} tack writes to one file; nothing was changed. \
+         Replace fewer occurrences (add surrounding lines to old so it matches once, without replace_all) \
+         or shorten new. {}",
+        writer::size_text(size),
+        writer::size_text(max),
+        writer::TOO_LARGE_NEXT
     ))
 }
 

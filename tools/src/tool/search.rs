@@ -29,6 +29,10 @@ pub const MAX_LIMIT: u64 = 50;
 const HITS_PER_FILE: usize = 3;
 /// A hit line is cut to this many characters.
 const HIT_CHARS: usize = 160;
+/// The most memory one file's scan may take for its buffer, and so the longest line it reads:
+/// a file with a longer line (minified, generated, a data dump) is not searched and the result
+/// says so. Unbounded, a 500 MB file of one line took 1.3 GB.
+const MAX_LINE_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -149,7 +153,7 @@ fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observati
         Ok(matcher) => matcher,
         Err(msg) => return Observation::error(msg),
     };
-    let mut found = scan(ws, &scope, &matcher);
+    let (mut found, mut too_long) = scan(ws, &scope, &matcher);
     // Best first: more matching lines; the path breaks ties so the order is stable.
     found.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.path.cmp(&b.path)));
     let total_files = found.len() as u64;
@@ -171,7 +175,21 @@ fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observati
             FileResult { path: f.path, score: f.matches as f64, hits }
         })
         .collect();
-    render(query, mode, params.path.as_deref(), SearchOutput { total_matches, total_files, results })
+    let mut obs =
+        render(query, mode, params.path.as_deref(), SearchOutput { total_matches, total_files, results });
+    if !too_long.is_empty() {
+        too_long.sort();
+        let n = too_long.len();
+        let shown: Vec<&str> = too_long.iter().take(5).map(String::as_str).collect();
+        let more = if n > 5 { format!(" and {} more", n - 5) } else { String::new() };
+        obs.text.push_str(&format!(
+            "{n} {} not searched: a line longer than {} KiB ({}{more}); grep one with run if it matters\n",
+            if n == 1 { "file was" } else { "files were" },
+            MAX_LINE_BYTES >> 10,
+            shown.join(", ")
+        ));
+    }
+    obs
 }
 
 /// The `auto` mode: every candidate file scored, the best `limit` with their best lines.
@@ -341,13 +359,20 @@ struct FileMatches {
     hits: Vec<(u64, String)>,
 }
 
-fn scan(ws: &Workspace, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMatches> {
+/// Each file's matches, and the files not searched because a line was over [`MAX_LINE_BYTES`].
+fn scan(ws: &Workspace, scope: &Scope, matcher: &RegexMatcher) -> (Vec<FileMatches>, Vec<String>) {
     let results: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
+    let too_long: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let walker = ws.walk_builder(&scope.dir).threads(2).build_parallel();
     walker.run(|| {
         let results = &results;
-        let mut searcher =
-            SearcherBuilder::new().binary_detection(BinaryDetection::quit(0)).line_number(true).build();
+        let too_long = &too_long;
+        // The buffer holds at least one whole line; the heap limit keeps a file's memory to it.
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .heap_limit(Some(MAX_LINE_BYTES))
+            .build();
         Box::new(move |entry| {
             let Ok(entry) = entry else { return WalkState::Continue };
             if !entry.file_type().is_some_and(|t| t.is_file()) {
@@ -369,13 +394,22 @@ fn scan(ws: &Workspace, scope: &Scope, matcher: &RegexMatcher) -> Vec<FileMatche
             // Opened beneath the root's descriptor: a folder swapped for a link during the walk
             // cannot bring an outside file's lines in.
             let Ok(file) = ws.root().dir().open_file(&rel) else { return WalkState::Continue };
-            if searcher.search_file(matcher, &file, sink).is_ok() && matches > 0 {
-                results.lock().expect("results lock").push(FileMatches { path: rel, matches, hits });
+            match searcher.search_file(matcher, &file, sink) {
+                Ok(()) if matches > 0 => {
+                    results.lock().expect("results lock").push(FileMatches { path: rel, matches, hits })
+                }
+                Ok(()) => {}
+                // The line buffer would have to grow past the heap limit. Anything else (a file
+                // that vanished or cannot be read) leaves the file out, as before.
+                Err(err) if err.to_string().contains("allocation limit") => {
+                    too_long.lock().expect("too-long lock").push(rel)
+                }
+                Err(_) => {}
             }
             WalkState::Continue
         })
     });
-    results.into_inner().expect("results lock")
+    (results.into_inner().expect("results lock"), too_long.into_inner().expect("too-long lock"))
 }
 
 fn hit_text(line: &str) -> String {

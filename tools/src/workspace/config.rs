@@ -12,6 +12,7 @@ pub struct Config {
     pub run: RunConfig,
     pub verify: VerifyConfig,
     pub stall: StallConfig,
+    pub edit: EditConfig,
     /// Extra ignore globs (gitignore syntax), on top of `.gitignore` files.
     pub ignore: Vec<String>,
     /// Let the writing tools change `tack.toml` and `.git/`. Only the user's configuration
@@ -154,6 +155,26 @@ pub struct CheckConfig {
     /// This check's timeout, in seconds.
     #[serde(default)]
     pub timeout_s: Option<u64>,
+}
+
+/// `[edit]`: what the writing tools (`edit_file`, `apply_patch`, `write_file`,
+/// `replace_symbol`) may write.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct EditConfig {
+    /// The largest file a write may leave, in bytes, unless the file was already larger (a
+    /// write that does not grow it still works). Only the user's configuration raises it.
+    pub max_file_bytes: u64,
+}
+
+/// 16 MiB: far above any source file, and small enough that the server's memory for one
+/// write (the result, its copy on disk, the syntax check) stays in the tens of megabytes.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 << 20;
+
+impl Default for EditConfig {
+    fn default() -> Self {
+        Self { max_file_bytes: DEFAULT_MAX_FILE_BYTES }
+    }
 }
 
 /// `[stall]`: when the stall detector nudges a session.

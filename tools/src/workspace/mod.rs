@@ -69,7 +69,8 @@ impl Workspace {
         }
         // The error names the glob and what is wrong with it.
         let filter = tack_indexer::Filter::new(root.path(), &config.ignore)
-            .map_err(|err| anyhow::anyhow!("tack.toml: {err}"))?;
+            .map_err(|err| anyhow::anyhow!("tack.toml: {err}"))?
+            .with_refusals_to(|refusal| tracing::warn!("{refusal}"));
         if config.output.max_tokens < limits::MIN_TOKENS {
             anyhow::bail!(
                 "[output] max_tokens must be at least {}, got {}",

@@ -199,6 +199,7 @@ fn check_edit(content: &str, old: &str, new: &str, replace_all: bool) -> Result<
             echo_spans(&text, &spans);
         }
         EditPlan::Ambiguous { lines, .. } => prop_assert!(lines.len() > 1 && !replace_all),
+        EditPlan::TooLarge { .. } => prop_assert!(false, "no bound was given"),
         EditPlan::NotFound { closest } => {
             if !content.contains('\r') && !old.contains('\r') {
                 prop_assert!(!content.contains(old));

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// How strictly a match was made; each level is tried only when the one before found nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -81,11 +82,23 @@ pub enum EditPlan {
     Ambiguous { tolerance: Tolerance, lines: Vec<usize> },
     /// `old` matched nowhere, at any level.
     NotFound { closest: Option<Closest> },
+    /// The result would be `size` bytes, over the bound and larger than the file was;
+    /// `count` occurrences matched. Found before the result is built.
+    TooLarge { size: u64, count: usize },
 }
 
 /// Plans replacing `old` with `new` in `content`: exactly once, or every occurrence with
 /// `replace_all`. `old` must not be empty (the caller refuses that first).
+#[cfg(test)]
 pub fn plan_edit(content: &str, old: &str, new: &str, replace_all: bool) -> EditPlan {
+    plan_edit_within(content, old, new, replace_all, u64::MAX)
+}
+
+/// [`plan_edit`], refusing (as [`EditPlan::TooLarge`]) a result over `max_bytes` that is
+/// larger than `content`. The size is computed from the matches before any text is built, and
+/// every replacement shares one copy of `new`, so a short `old` matched thousands of times
+/// with a long `new` costs the matches' offsets, not the result.
+pub fn plan_edit_within(content: &str, old: &str, new: &str, replace_all: bool, max_bytes: u64) -> EditPlan {
     let lines = LineIndex::new(content);
     // Speak the file's line endings: a CRLF file edited with LF text, or an LF file edited with
     // CRLF text (when the file does not hold that text as sent).
@@ -106,16 +119,18 @@ pub fn plan_edit(content: &str, old: &str, new: &str, replace_all: bool) -> Edit
 
     let exact: Vec<Range<usize>> = content.match_indices(old).map(|(i, m)| i..i + m.len()).collect();
     if !exact.is_empty() {
-        let replacements = exact.into_iter().map(|r| (r, new.to_string())).collect();
-        return finish(content, &lines, replacements, Tolerance::Exact, false, replace_all);
+        let new: Rc<str> = Rc::from(new);
+        let replacements = exact.into_iter().map(|r| (r, new.clone())).collect();
+        return finish(content, &lines, replacements, Tolerance::Exact, false, replace_all, max_bytes);
     }
     // A file with mixed line endings may hold the text with plain `\n` after all.
     if crlf {
         let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
         let exact: Vec<Range<usize>> = content.match_indices(&old).map(|(i, m)| i..i + m.len()).collect();
         if !exact.is_empty() {
+            let new: Rc<str> = Rc::from(new);
             let replacements = exact.into_iter().map(|r| (r, new.clone())).collect();
-            return finish(content, &lines, replacements, Tolerance::Exact, false, replace_all);
+            return finish(content, &lines, replacements, Tolerance::Exact, false, replace_all, max_bytes);
         }
     }
 
@@ -128,7 +143,7 @@ pub fn plan_edit(content: &str, old: &str, new: &str, replace_all: bool) -> Edit
     if let Some(first_text) = first_text {
         for tolerance in Tolerance::FUZZY {
             if tolerance == Tolerance::Unicode
-                && let Some(plan) = unicode_substring(content, &lines, old, new, replace_all)
+                && let Some(plan) = unicode_substring(content, &lines, old, new, replace_all, max_bytes)
             {
                 return plan;
             }
@@ -137,6 +152,9 @@ pub fn plan_edit(content: &str, old: &str, new: &str, replace_all: bool) -> Edit
                 continue;
             }
             let mut reindented = false;
+            // One copy of `new` per indentation it is given, whatever the number of matches.
+            let shared: Rc<str> = Rc::from(new);
+            let mut by_indent: HashMap<&str, Rc<str>> = HashMap::new();
             let replacements = starts
                 .into_iter()
                 .map(|start| {
@@ -144,39 +162,51 @@ pub fn plan_edit(content: &str, old: &str, new: &str, replace_all: bool) -> Edit
                     let begin = lines.spans[start].start;
                     let end =
                         if ends_with_newline { lines.spans[last].end } else { lines.spans[last].text_end };
-                    let mut text = new.to_string();
+                    let mut text = shared.clone();
                     if tolerance >= Tolerance::Whitespace {
                         let want = indent_of(lines.text(content, start + first_text));
                         let had = indent_of(old_lines[first_text]);
                         if want != had {
-                            text = reindent(new, had, want);
+                            text = by_indent
+                                .entry(want)
+                                .or_insert_with(|| Rc::from(reindent(new, had, want)))
+                                .clone();
                             reindented = true;
                         }
                     }
                     (begin..end, text)
                 })
                 .collect();
-            return finish(content, &lines, replacements, tolerance, reindented, replace_all);
+            return finish(content, &lines, replacements, tolerance, reindented, replace_all, max_bytes);
         }
     }
     let content_lines: Vec<&str> = (0..lines.spans.len()).map(|i| lines.text(content, i)).collect();
     EditPlan::NotFound { closest: closest_region(&content_lines, &old_lines) }
 }
 
-/// Applies the replacements (sorted, non-overlapping) or reports the ambiguity.
+/// Applies the replacements (sorted, non-overlapping) or reports the ambiguity or a result
+/// over `max_bytes`.
 fn finish(
     content: &str,
     lines: &LineIndex,
-    replacements: Vec<(Range<usize>, String)>,
+    replacements: Vec<(Range<usize>, Rc<str>)>,
     tolerance: Tolerance,
     reindented: bool,
     replace_all: bool,
+    max_bytes: u64,
 ) -> EditPlan {
-    let at_lines: Vec<usize> = replacements.iter().map(|(r, _)| lines.line_of(r.start)).collect();
     if replacements.len() > 1 && !replace_all {
+        let at_lines: Vec<usize> = replacements.iter().map(|(r, _)| lines.line_of(r.start)).collect();
         return EditPlan::Ambiguous { tolerance, lines: at_lines };
     }
-    let mut text = String::with_capacity(content.len());
+    let removed: u64 = replacements.iter().map(|(r, _)| r.len() as u64).sum();
+    let added: u64 = replacements.iter().map(|(_, text)| text.len() as u64).sum();
+    let size = content.len() as u64 - removed + added;
+    if size > max_bytes && size > content.len() as u64 {
+        return EditPlan::TooLarge { size, count: replacements.len() };
+    }
+    let at_lines: Vec<usize> = replacements.iter().map(|(r, _)| lines.line_of(r.start)).collect();
+    let mut text = String::with_capacity(size as usize);
     let mut spans = Vec::with_capacity(replacements.len());
     let mut cursor = 0;
     for (range, replacement) in &replacements {
@@ -197,6 +227,7 @@ fn unicode_substring(
     old: &str,
     new: &str,
     replace_all: bool,
+    max_bytes: u64,
 ) -> Option<EditPlan> {
     let has_lookalike = |s: &str| s.chars().any(|c| ascii_lookalike(c) != c);
     if !has_lookalike(content) && !has_lookalike(old) {
@@ -214,14 +245,15 @@ fn unicode_substring(
     }
     origin.push(content.len());
     let needle: String = old.chars().map(ascii_lookalike).collect();
-    let found: Vec<(Range<usize>, String)> = normalized
+    let new: Rc<str> = Rc::from(new);
+    let found: Vec<(Range<usize>, Rc<str>)> = normalized
         .match_indices(&needle)
-        .map(|(i, m)| (origin[i]..origin[i + m.len()], new.to_string()))
+        .map(|(i, m)| (origin[i]..origin[i + m.len()], new.clone()))
         .collect();
     if found.is_empty() {
         return None;
     }
-    Some(finish(content, lines, found, Tolerance::Unicode, false, replace_all))
+    Some(finish(content, lines, found, Tolerance::Unicode, false, replace_all, max_bytes))
 }
 
 /// The leading whitespace of a line.

@@ -57,6 +57,15 @@ pub struct Target {
     pub current: Current,
 }
 
+/// What to do about a write over `[edit] max_file_bytes`.
+pub const TOO_LARGE_NEXT: &str = "Write less into one file (split it), or generate a file this large with a \
+     command through run; the user can raise the bound with [edit] max_file_bytes in their own tack config.";
+
+/// `1048576 bytes (1.0 MiB)`.
+pub fn size_text(bytes: u64) -> String {
+    format!("{bytes} bytes ({:.1} MiB)", bytes as f64 / (1u64 << 20) as f64)
+}
+
 /// Paths locked for one write. Locks are taken in path order, so two writers that need the
 /// same files never wait on each other in a circle.
 pub struct Locked<'a> {
@@ -173,12 +182,39 @@ impl Locked<'_> {
         undoable: bool,
         retry: &str,
     ) -> Result<Vec<Written>, Observation> {
+        // Undo restores what was there before, so only new content is bounded.
+        if undoable {
+            self.bound(&changes)?;
+        }
         if guard {
             self.guard(&changes, retry)?;
         }
         let written = self.write_all(&changes)?;
         self.record(session, &written, &changes, undoable);
         Ok(written)
+    }
+
+    /// Refuses the whole change when it would leave a file over `[edit] max_file_bytes` that is
+    /// larger than it was.
+    fn bound(&self, changes: &[Change]) -> Result<(), Observation> {
+        let max = self.ws.config().edit.max_file_bytes;
+        for change in changes {
+            let Some(after) = &change.after else { continue };
+            let before = match &self.target(&change.rel).current {
+                Current::File { bytes, .. } => bytes.len(),
+                Current::Absent => 0,
+            };
+            if after.len() as u64 > max && after.len() > before {
+                return Err(Observation::error(format!(
+                    "refused: this would make {} {}, over the {} tack writes to one file; nothing was changed. {}",
+                    change.rel,
+                    size_text(after.len() as u64),
+                    size_text(max),
+                    TOO_LARGE_NEXT
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Refuses the whole change when it would add a syntax error to any file, naming each.
