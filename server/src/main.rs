@@ -8,6 +8,7 @@ mod memory;
 mod pool;
 mod sessions;
 mod settings;
+mod setup;
 mod stdio;
 mod to_mcp;
 mod watch;
@@ -103,6 +104,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Add tack to Claude Code's or Codex's configuration (a second run changes nothing).
+    Setup {
+        /// `claude` (through `claude mcp add` when it is on PATH, else ~/.claude.json) or
+        /// `codex` (its config.toml, comments and order kept).
+        #[arg(value_enum)]
+        client: ClientArg,
+        /// Point the client at `tack serve --http` running at this URL (such as
+        /// http://127.0.0.1:8765/mcp), with the token that server asks for as a header;
+        /// by default the client starts `tack serve` itself over stdio.
+        #[arg(long, value_name = "URL")]
+        http: Option<String>,
+        /// Write the repository's own configuration (`.mcp.json`, `.codex/config.toml`)
+        /// instead of the user's; over HTTP it then names the token by the variable
+        /// TACK_HTTP_TOKEN instead of holding it.
+        #[arg(long)]
+        project: bool,
+        /// Print what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Start `tack serve --context-window N`, for a model with a small window.
+        #[arg(long, value_name = "TOKENS")]
+        context_window: Option<usize>,
+        #[command(flatten)]
+        root: RootArg,
+    },
     /// Summarize a session's trace: calls per tool, tokens sent, time, edits, verifies, failures.
     Trace {
         /// The session id (the trace file's name without `.jsonl`), or a path to a trace file;
@@ -122,6 +148,12 @@ struct RootArg {
     /// Where the index is saved (default: the user cache directory, keyed by the root).
     #[arg(long, value_name = "DIR")]
     index_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ClientArg {
+    Claude,
+    Codex,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -265,6 +297,54 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // Everything is saved: let the process exit free the index, not a walk over it.
             std::mem::forget(snapshot);
             std::mem::forget(toolbox);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Setup { client, http, project, dry_run, context_window, root: args } => {
+            let root = match &args.root {
+                Some(dir) => dir.clone(),
+                None => settings::default_root()?,
+            };
+            let root =
+                root.canonicalize().with_context(|| format!("cannot open the root {}", root.display()))?;
+            // The token the server at that URL asks for, if it serves this root: saved where
+            // `tack serve --http` finds it, so starting the server later keeps it.
+            let auth = match &http {
+                Some(_) => {
+                    let state = store_dir(&args, &root).map(|store| store.join("state"));
+                    Some(http::saved_token(state.as_deref())?)
+                }
+                None => None,
+            };
+            let home = std::env::var_os("HOME").map(PathBuf::from).context("HOME is not set")?;
+            let codex_home = std::env::var_os("CODEX_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".codex"));
+            let request = setup::Request {
+                client: match client {
+                    ClientArg::Claude => setup::Client::Claude,
+                    ClientArg::Codex => setup::Client::Codex,
+                },
+                root,
+                http,
+                token: auth.as_ref().filter(|_| !project).map(|auth| auth.token.clone()),
+                project,
+                dry_run,
+                context_window,
+                binary: std::env::current_exe().context("cannot find the tack binary's path")?,
+                home,
+                codex_home,
+                claude: setup::on_path("claude"),
+            };
+            let outcome = setup::run(&request)?;
+            println!("{}", outcome.message());
+            if let Some(auth) = auth.filter(|_| project) {
+                let file = auth.file.map_or("<the token tack printed>".into(), |f| f.display().to_string());
+                println!(
+                    "the client reads the token from ${var}: export {var}=\"$(cat {file})\"",
+                    var = setup::TOKEN_VAR
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Trace { session, root } => {

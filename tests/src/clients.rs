@@ -101,20 +101,24 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
     };
     let config = home.path().join("mcp.json");
     std::fs::write(&config, json!({"mcpServers": {"tack": server}}).to_string()).expect("mcp config");
+    let mut command = claude_command(model, home.path());
+    command.arg("--strict-mcp-config").arg("--mcp-config").arg(&config);
+    finish(command, cwd).await
+}
+
+/// Runs `claude -p` headless in `cwd` with `home` as its HOME and only the MCP servers that
+/// home's configuration names (as `tack setup claude` left it).
+pub async fn claude_in_home(model: &ScriptedModel, home: &Path, cwd: &Path) -> ClientRun {
+    finish(claude_command(model, home), cwd).await
+}
+
+fn claude_command(model: &ScriptedModel, home: &Path) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/claude"));
     command
-        .args([
-            "-p",
-            "Work on this repository with the tack tools.",
-            "--output-format",
-            "json",
-            "--strict-mcp-config",
-        ])
-        .arg("--mcp-config")
-        .arg(&config)
+        .args(["-p", "Work on this repository with the tack tools.", "--output-format", "json"])
         // Every tool of the server named tack, without a permission prompt.
         .args(["--allowedTools", "mcp__tack"])
-        .env("HOME", home.path())
+        .env("HOME", home)
         .env("ANTHROPIC_BASE_URL", &model.url)
         .env("ANTHROPIC_API_KEY", "sk-ant-test")
         .env("DISABLE_TELEMETRY", "1")
@@ -123,7 +127,7 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
         .env("MCP_TIMEOUT", "60000")
         .env("MCP_TOOL_TIMEOUT", "120000")
         .env_remove("MAX_MCP_OUTPUT_TOKENS");
-    finish(command, cwd).await
+    command
 }
 
 /// Runs `codex exec` headless in `cwd` with tack as its only MCP server and `model` as its API.
@@ -153,19 +157,29 @@ pub async fn codex(model: &ScriptedModel, transport: &Transport, cwd: &Path) -> 
             format!("url = {}\n{headers}{COMMON}", json!(url))
         }
     };
-    let config = format!(
+    let config = format!("{}\n[mcp_servers.tack]\n{server}", codex_provider(model));
+    std::fs::write(home.path().join("config.toml"), config).expect("codex config");
+    codex_in_home(home.path(), cwd).await
+}
+
+/// The top of a Codex `config.toml` that makes `model` its model's API, without approvals.
+pub fn codex_provider(model: &ScriptedModel) -> String {
+    format!(
         "model = \"gpt-5-codex\"\nmodel_provider = \"standin\"\napproval_policy = \"never\"\n\
          sandbox_mode = \"danger-full-access\"\n\n[model_providers.standin]\nname = \"standin\"\n\
-         base_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"TACK_STANDIN_KEY\"\n\n\
-         [mcp_servers.tack]\n{server}",
+         base_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"TACK_STANDIN_KEY\"\n",
         model.url
-    );
-    std::fs::write(home.path().join("config.toml"), config).expect("codex config");
+    )
+}
+
+/// Runs `codex exec` headless in `cwd` with `home` as its HOME and CODEX_HOME, whose
+/// `config.toml` names the model (see [`codex_provider`]) and the MCP servers.
+pub async fn codex_in_home(home: &Path, cwd: &Path) -> ClientRun {
     let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/codex"));
     command
         .args(["exec", "--skip-git-repo-check", "Work on this repository with the tack tools."])
-        .env("HOME", home.path())
-        .env("CODEX_HOME", home.path())
+        .env("HOME", home)
+        .env("CODEX_HOME", home)
         .env("TACK_STANDIN_KEY", "sk-test");
     finish(command, cwd).await
 }

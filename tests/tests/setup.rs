@@ -1,0 +1,131 @@
+//! `tack setup`: it adds tack to the real clients' configuration once, leaves the rest of the
+//! user's file as it was, and the client then calls tack through what it wrote (Claude Code over
+//! HTTP with the saved token as its header, Codex over stdio).
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+use tack_tests::clients::{self, ClientRun};
+use tack_tests::model::{Api, ScriptedModel, call};
+use tack_tests::{sample_repo, start_http, tack_binary, test_cache_home};
+
+/// `tack setup ARGS` in `repo` with `home` as HOME (and CODEX_HOME), the real clients first on
+/// PATH; its stdout, after asserting it succeeded.
+fn setup(repo: &Path, home: &Path, args: &[&str]) -> String {
+    let bin = clients::clients_dir().join("node_modules/.bin");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new(tack_binary())
+        .arg("setup")
+        .args(args)
+        .current_dir(repo)
+        .env("HOME", home)
+        .env("CODEX_HOME", home)
+        .env("XDG_CACHE_HOME", test_cache_home())
+        .env("PATH", path)
+        .output()
+        .expect("tack setup runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "tack setup {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn assert_ran(client: &str, run: &ClientRun) {
+    assert!(run.success, "{client} failed\n{}", run.dump());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_set_up_for_http_sends_the_saved_token_and_reads_tacks_text() {
+    let repo = sample_repo();
+    let home = tempfile::tempdir().unwrap();
+    let server = start_http(repo.path(), &[]).await;
+    let url = server.url.clone();
+
+    let first = setup(repo.path(), home.path(), &["claude", "--http", &url]);
+    let config = home.path().join(".claude.json");
+    assert_eq!(
+        first.trim(),
+        format!(
+            "added tack in Claude Code's user config ({}): {url} (HTTP, with the token as a header)",
+            config.display()
+        )
+    );
+    let written = std::fs::read_to_string(&config).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(&written).unwrap();
+    let token = server.token.clone().expect("the server asks for a token");
+    assert_eq!(entry["mcpServers"]["tack"]["headers"]["Authorization"], json!(format!("Bearer {token}")));
+
+    let second = setup(repo.path(), home.path(), &["claude", "--http", &url]);
+    assert!(second.ends_with("nothing changed\n"), "{second}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written, "a second setup leaves the file alone");
+
+    let model =
+        ScriptedModel::start(Api::Anthropic, "tack", vec![call("read_file", json!({"path": "src/lib.rs"}))])
+            .await;
+    let run = clients::claude_in_home(&model, home.path(), repo.path()).await;
+    assert_ran("claude", &run);
+    let results = model.results();
+    assert_eq!(results.len(), 1, "{results:#?}\n{}", run.dump());
+    assert!(results[0].contains("pub fn area(r: f64) -> f64 {"), "{}", results[0]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codex_set_up_keeps_the_users_config_byte_for_byte_and_calls_tack() {
+    let repo = sample_repo();
+    let home = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(
+        Api::OpenAiResponses,
+        "tack",
+        vec![call("read_file", json!({"path": "src/lib.rs"}))],
+    )
+    .await;
+    let mine = format!(
+        "# my Codex settings\n{}\n[profiles.quick]   # kept as I wrote it\nmodel = \"o4-mini\"\n",
+        clients::codex_provider(&model)
+    );
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, &mine).unwrap();
+
+    let first = setup(repo.path(), home.path(), &["codex"]);
+    assert_eq!(
+        first.trim(),
+        format!(
+            "added tack in Codex's user config ({}): {} serve (stdio)",
+            config.display(),
+            tack_binary().display()
+        )
+    );
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(
+        written,
+        format!("{mine}\n[mcp_servers.tack]\ncommand = {}\nargs = [\"serve\"]\n", json!(tack_binary())),
+        "the user's file is kept byte for byte, tack's table added after it"
+    );
+    // Keys the user adds to tack's table stay; then a second setup changes nothing.
+    let tuned = format!("{written}required = true\ntool_timeout_sec = 120\n");
+    std::fs::write(&config, &tuned).unwrap();
+    let second = setup(repo.path(), home.path(), &["codex"]);
+    assert!(second.ends_with("nothing changed\n"), "{second}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), tuned);
+
+    let run = clients::codex_in_home(home.path(), repo.path()).await;
+    assert_ran("codex", &run);
+    let results = model.results();
+    assert_eq!(results.len(), 1, "{results:#?}\n{}", run.dump());
+    assert!(results[0].contains("pub fn area(r: f64) -> f64 {"), "{}", results[0]);
+
+    // A small model's window, asked for later, replaces the entry in place.
+    let third = setup(repo.path(), home.path(), &["codex", "--context-window", "32000"]);
+    assert!(third.starts_with("replaced tack in Codex's user config"), "{third}");
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        format!(
+            "{mine}\n[mcp_servers.tack]\ncommand = {}\nargs = [\"serve\", \"--context-window\", \"32000\"]\nrequired = true\ntool_timeout_sec = 120\n",
+            json!(tack_binary())
+        )
+    );
+}
