@@ -8,15 +8,15 @@ import time
 
 
 class Tack:
-    def __init__(self, binary, root, index_dir, extra_args=()):
+    def __init__(self, binary, root, index_dir, extra_args=(), stderr=subprocess.DEVNULL, log="warn"):
         self.proc = subprocess.Popen(
             # Structured: the benchmarks parse the data, not the text a model reads.
             [binary, "serve", "--structured", "--root", root, "--index-dir", index_dir, *extra_args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
             text=True,
-            env={**os.environ, "TACK_LOG": "warn"},
+            env={**os.environ, "TACK_LOG": log},
         )
         self.next_id = 0
         self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})

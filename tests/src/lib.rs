@@ -27,10 +27,14 @@ pub async fn call(
 }
 
 /// The `tack` binary of this workspace, built once per test process with the same profile as
-/// the tests (so `cargo test` alone is enough).
+/// the tests (so `cargo test` alone is enough). `TACK_TEST_BINARY` names another one instead,
+/// to show that a test fails against an older build.
 pub fn tack_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
+        if let Some(given) = std::env::var_os("TACK_TEST_BINARY").filter(|v| !v.is_empty()) {
+            return PathBuf::from(given);
+        }
         let status = std::process::Command::new(env!("CARGO"))
             .args(["build", "--quiet", "-p", "tack", "--bin", "tack"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))

@@ -183,19 +183,39 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// At most this many hard-linked files are bound read-only for each command; past it the rest
-/// are named in the log (each bind costs the command's start a few microseconds).
+/// At most this many paths are bound read-only for each command against hard links; past it
+/// the rest are named in the log. Each bind costs a command's start about 18 µs (4,096 of them
+/// took `run true` from 12 ms to 87 ms in a debug build, BENCHMARKS.md), which is why folders
+/// are bound whole where they can be.
 pub(crate) const MAX_LINKED: usize = 4096;
+
+/// What [`linked_outside`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Linked {
+    /// What to bind read-only (at most [`MAX_LINKED`]): folders all of whose files are linked
+    /// outside, and the linked files in folders that also hold others.
+    pub binds: Vec<PathBuf>,
+    /// How many paths there were to bind before the cut.
+    pub wanted: usize,
+    /// How many files are linked outside.
+    pub files: usize,
+}
 
 /// Files under `root` (outside `.git`, ignored folders such as `.venv` and `node_modules`
 /// included) that share their data with a file outside it: a hard link whose other names are
 /// not all beneath the root. uv and pnpm link their shared caches this way, so a command that
-/// appends to one would change the cache. Links are not followed. Returns the files (at most
-/// [`MAX_LINKED`]) and how many were found in all.
-pub(crate) fn linked_outside(root: &Path) -> (Vec<PathBuf>, usize) {
-    use std::collections::HashMap;
+/// appends to one would change the cache. Links are not followed.
+///
+/// A folder (below the root) every regular file beneath which is such a link is bound whole:
+/// a package pnpm or uv installed is one bind, not one per file. New files cannot be made
+/// there during a command then, which is how a package from a shared cache is meant to be
+/// used; files under `__pycache__` do not count against it, since Python only skips writing
+/// bytecode to a read-only folder.
+pub(crate) fn linked_outside(root: &Path) -> Linked {
+    use std::collections::{HashMap, HashSet};
     use std::os::unix::fs::MetadataExt;
     let mut seen: HashMap<(u64, u64), (u64, Vec<PathBuf>)> = HashMap::new();
+    let mut unlinked: Vec<PathBuf> = Vec::new();
     let walk = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(false)
@@ -211,17 +231,47 @@ pub(crate) fn linked_outside(root: &Path) -> (Vec<PathBuf>, usize) {
             let (links, paths) = seen.entry((meta.dev(), meta.ino())).or_insert((meta.nlink(), Vec::new()));
             *links = meta.nlink();
             paths.push(entry.into_path());
+        } else {
+            unlinked.push(entry.into_path());
         }
     }
-    let mut found: Vec<PathBuf> = seen
-        .into_values()
-        .filter(|(links, paths)| (paths.len() as u64) < *links)
-        .flat_map(|(_, paths)| paths)
+    let mut files: Vec<PathBuf> = Vec::new();
+    for (links, paths) in seen.into_values() {
+        if (paths.len() as u64) < links {
+            files.extend(paths);
+        } else {
+            unlinked.extend(paths);
+        }
+    }
+    // Folders holding a file that is not linked outside (beyond bytecode caches), and so every
+    // folder above them: those cannot be bound whole.
+    let mut mixed: HashSet<&Path> = HashSet::new();
+    for path in &unlinked {
+        if path.strip_prefix(root).is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "__pycache__")) {
+            continue;
+        }
+        for dir in path.ancestors().skip(1) {
+            if dir == root || !dir.starts_with(root) || !mixed.insert(dir) {
+                break;
+            }
+        }
+    }
+    let mut binds: Vec<PathBuf> = files
+        .iter()
+        .map(|file| {
+            let whole = file
+                .ancestors()
+                .skip(1)
+                .take_while(|dir| *dir != root && dir.starts_with(root) && !mixed.contains(dir))
+                .last();
+            whole.unwrap_or(file).to_path_buf()
+        })
         .collect();
-    found.sort();
-    let total = found.len();
-    found.truncate(MAX_LINKED);
-    (found, total)
+    binds.sort();
+    binds.dedup();
+    let (files, wanted) = (files.len(), binds.len());
+    binds.truncate(MAX_LINKED);
+    Linked { binds, wanted, files }
 }
 
 /// Where users keep credentials, relative to their home folder: commands see each as empty.
@@ -356,9 +406,50 @@ mod tests {
         std::fs::write(outside.path().join("obj"), "o\n").unwrap();
         std::fs::hard_link(outside.path().join("obj"), root.join(".git/objects/obj")).unwrap();
         std::fs::write(root.join("plain.txt"), "p\n").unwrap();
-        let (found, total) = linked_outside(root);
-        assert_eq!(found, [root.join(".venv/lib/cache.py")]);
-        assert_eq!(total, 1);
+        // A file of the root's own beside the linked one: the link is bound alone.
+        std::fs::write(root.join(".venv/pyvenv.cfg"), "home = /usr\n").unwrap();
+        let found = linked_outside(root);
+        assert_eq!(found, Linked { binds: vec![root.join(".venv/lib")], wanted: 1, files: 1 });
+        std::fs::write(root.join(".venv/lib/own.py"), "y = 2\n").unwrap();
+        let found = linked_outside(root);
+        assert_eq!(found, Linked { binds: vec![root.join(".venv/lib/cache.py")], wanted: 1, files: 1 });
+    }
+
+    #[test]
+    fn a_folder_of_linked_files_is_bound_whole_and_bytecode_caches_do_not_count() {
+        let outside = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        let root = repo.path();
+        let link = |name: &str| {
+            let twin = outside.path().join(name.replace('/', "_"));
+            std::fs::write(&twin, name).unwrap();
+            std::fs::create_dir_all(root.join(name).parent().unwrap()).unwrap();
+            std::fs::hard_link(&twin, root.join(name)).unwrap();
+        };
+        // As pnpm lays out a package: every file of it linked from the store.
+        link("node_modules/.pnpm/a@1/node_modules/a/index.js");
+        link("node_modules/.pnpm/a@1/node_modules/a/lib/util.js");
+        link("node_modules/.pnpm/b@2/node_modules/b/index.js");
+        std::fs::write(root.join("node_modules/.pnpm/lock.yaml"), "lock\n").unwrap();
+        // As uv lays out one, after Python ran it once.
+        link(".venv/lib/site-packages/pkg/__init__.py");
+        std::fs::create_dir_all(root.join(".venv/lib/site-packages/pkg/__pycache__")).unwrap();
+        std::fs::write(root.join(".venv/lib/site-packages/pkg/__pycache__/x.pyc"), "pyc").unwrap();
+        std::fs::write(root.join(".venv/lib/site-packages/INSTALLER"), "uv\n").unwrap();
+        std::fs::write(root.join("main.py"), "import pkg\n").unwrap();
+        let found = linked_outside(root);
+        assert_eq!(
+            found,
+            Linked {
+                binds: vec![
+                    root.join(".venv/lib/site-packages/pkg"),
+                    root.join("node_modules/.pnpm/a@1"),
+                    root.join("node_modules/.pnpm/b@2"),
+                ],
+                wanted: 3,
+                files: 4,
+            }
+        );
     }
 
     #[test]
