@@ -119,6 +119,13 @@ impl RootDir {
         Ok(bytes)
     }
 
+    /// The first `max` bytes of the regular file `rel` (all of it when shorter).
+    pub fn read_prefix(&self, rel: &str, max: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        io::Read::read_to_end(&mut io::Read::take(self.open_file(rel)?, max), &mut bytes)?;
+        Ok(bytes)
+    }
+
     /// Opens the folder `rel` (`.` for the root).
     pub fn open_dir(&self, rel: &str) -> io::Result<OwnedFd> {
         self.open_at(rel, OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty())
@@ -129,11 +136,6 @@ impl RootDir {
 fn is_link(dir: BorrowedFd<'_>, name: &str) -> bool {
     rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
         .is_ok_and(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::Symlink)
-}
-
-/// Reads the regular file `rel` beneath the folder `root`.
-pub(crate) fn read(root: &Path, rel: &str) -> io::Result<Vec<u8>> {
-    RootDir::open(root)?.read(rel)
 }
 
 /// What a path that is not a regular file is, for a refusal.

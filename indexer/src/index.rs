@@ -42,8 +42,10 @@ fn entry_for(
     {
         return Some((old.clone(), false));
     }
-    let bytes = dir.read(&rel).ok()?;
-    let hash = content_hash(&bytes);
+    let (hash, content) = match read_content(dir, &rel).ok()? {
+        Content::Whole(bytes) => (content_hash(&bytes), Content::Whole(bytes)),
+        Content::Large { hash, lines } => (hash, Content::Large { hash, lines }),
+    };
     match old {
         Some(old) if old.hash == hash && old.lang == lang && old.size == size && old.mtime_ns == mtime_ns => {
             Some((old.clone(), false))
@@ -54,8 +56,62 @@ fn entry_for(
             same.mtime_ns = mtime_ns;
             Some((Arc::new(same), false))
         }
-        _ => Some((Arc::new(parse_entry(rel, lang, size, mtime_ns, hash, &bytes)), true)),
+        _ => {
+            let entry = match content {
+                Content::Whole(bytes) => parse_entry(rel, lang, size, mtime_ns, hash, &bytes),
+                Content::Large { lines, .. } => FileEntry {
+                    path: rel,
+                    lang,
+                    size,
+                    mtime_ns,
+                    hash,
+                    lines,
+                    symbols: FileSymbols::default(),
+                },
+            };
+            Some((Arc::new(entry), true))
+        }
     }
+}
+
+/// A file as the index takes it in.
+enum Content {
+    /// At most [`MAX_PARSE_BYTES`]: parsed.
+    Whole(Vec<u8>),
+    /// Larger (whatever its size said when it was listed): hashed and its lines counted as it
+    /// streams past, never held whole. A 500 MB file cost 508 MB when it was read whole.
+    Large { hash: [u8; 16], lines: u32 },
+}
+
+fn read_content(dir: &crate::beneath::RootDir, rel: &str) -> std::io::Result<Content> {
+    use std::io::Read as _;
+    let mut file = dir.open_file(rel)?;
+    let mut head = Vec::new();
+    (&mut file).take(MAX_PARSE_BYTES + 1).read_to_end(&mut head)?;
+    if head.len() as u64 <= MAX_PARSE_BYTES {
+        return Ok(Content::Whole(head));
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&head);
+    let mut newlines = memchr::memchr_iter(b'\n', &head).count();
+    let mut last = head.last().copied();
+    drop(head);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        hasher.update(&buf[..n]);
+        newlines += memchr::memchr_iter(b'\n', &buf[..n]).count();
+        last = Some(buf[n - 1]);
+    }
+    let mut hash = [0u8; 16];
+    hash.copy_from_slice(&hasher.finalize().as_bytes()[..16]);
+    let lines = newlines + usize::from(last.is_some_and(|b| b != b'\n'));
+    Ok(Content::Large { hash, lines: lines as u32 })
 }
 
 /// A file's modification time in nanoseconds (0 when the system has none).
@@ -422,6 +478,25 @@ fn parse_entry(
         PARSER.with(|parser| crate::extract::extract_with(&mut parser.borrow_mut(), lang, &source))
     };
     FileEntry { path, lang, size, mtime_ns, hash, lines, symbols }
+}
+
+#[cfg(test)]
+#[test]
+fn a_file_past_the_parse_bound_streams_to_the_hash_and_line_count_of_reading_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = "x = 1\n".repeat((MAX_PARSE_BYTES as usize) / 6 + 100);
+    text.push_str("tail");
+    std::fs::write(dir.path().join("big.py"), &text).unwrap();
+    let root = crate::beneath::RootDir::open(dir.path()).unwrap();
+    match read_content(&root, "big.py").unwrap() {
+        Content::Large { hash, lines } => {
+            assert_eq!(hash, content_hash(text.as_bytes()));
+            assert_eq!(lines, count_lines(text.as_bytes()));
+        }
+        Content::Whole(_) => panic!("{} bytes were read whole", text.len()),
+    }
+    std::fs::write(dir.path().join("small.py"), "y = 2\n").unwrap();
+    assert!(matches!(read_content(&root, "small.py").unwrap(), Content::Whole(b) if b == b"y = 2\n"));
 }
 
 /// How many lines `str::lines` finds in `bytes` (a last line without its newline counts), with

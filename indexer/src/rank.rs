@@ -387,7 +387,11 @@ struct Matched<'s> {
 /// definition's own line double); when fewer definitions match than `n`, the best
 /// definitions' next lines fill the rest.
 pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: usize) -> Vec<HitLine> {
-    let Ok(bytes) = crate::beneath::read(root, &entry.path) else { return Vec::new() };
+    // The lines of a file past the parse bound are looked for in its first part only: a
+    // whole 500 MB file would be read for the ten lines shown.
+    let read = crate::beneath::RootDir::open(root)
+        .and_then(|dir| dir.read_prefix(&entry.path, crate::snapshot::MAX_PARSE_BYTES));
+    let Ok(bytes) = read else { return Vec::new() };
     let Some(finder) = &weights.finder else { return Vec::new() };
     let source = crate::snapshot::utf8_lossy(&bytes);
     let defs = &entry.symbols.defs;

@@ -416,7 +416,7 @@ impl TextIndex {
             let bytes = if entry.size > MAX_PARSE_BYTES {
                 None
             } else {
-                dir.as_ref().and_then(|dir| dir.read(path).ok())
+                dir.as_ref().and_then(|dir| dir.read_prefix(path, MAX_PARSE_BYTES).ok())
             };
             // A path new to the index has no document to delete: a delete term costs a term
             // lookup in every segment when the segments are written.

@@ -245,3 +245,20 @@ fn search_reads_no_line_past_its_bound_and_says_which_file_it_left_out() {
         "{text}"
     );
 }
+
+#[test]
+fn a_source_file_of_hundreds_of_megabytes_is_indexed_and_searched_without_holding_it() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("small.py"), "def needle():\n    return 1\n").unwrap();
+    // 300 MB of zeros (sparse, so the disk holds none of it) named as source: generated code,
+    // a dump, or a planted file.
+    std::fs::File::create(repo.path().join("needle_dump.py")).unwrap().set_len(300_000_000).unwrap();
+    let mut server = Server::start(repo.path());
+    let (text, is_error) = server.call("search", json!({"query": "needle dump"}));
+    assert!(!is_error, "{text}");
+    assert!(text.contains("needle_dump.py"), "the large file is still found by its path: {text}");
+    assert!(text.contains("small.py"), "{text}");
+    let peak = server.peak_mb();
+    println!("server peak memory with a 300 MB source file: {peak} MB");
+    assert!(peak < 150, "the server took {peak} MB");
+}
