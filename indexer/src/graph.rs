@@ -398,14 +398,13 @@ impl SymbolGraph {
 
     /// The graph of `snapshot` from saved parts, when they were saved for exactly its files by
     /// this version; `None` otherwise (then it is built).
-    pub(crate) fn from_bytes(snapshot: &Snapshot, bytes: &[u8]) -> Option<Self> {
-        let saved: Saved = postcard::from_bytes(bytes).ok()?;
-        if saved.version != SAVED_VERSION
-            || saved.tack != env!("CARGO_PKG_VERSION")
-            || saved.files != files_fingerprint(snapshot)
-            || saved.parts.len() != snapshot.files.len()
-        {
-            return None;
+    pub(crate) fn from_bytes(snapshot: &Snapshot, bytes: &[u8]) -> Result<Self, &'static str> {
+        let saved: Saved = postcard::from_bytes(bytes).map_err(|_| "it does not decode")?;
+        if saved.version != SAVED_VERSION || saved.tack != env!("CARGO_PKG_VERSION") {
+            return Err("another version of tack saved it");
+        }
+        if saved.files != files_fingerprint(snapshot) || saved.parts.len() != snapshot.files.len() {
+            return Err("it belongs to other files or contents than the saved index");
         }
         // Parts that point past what their target file defines are from another snapshot.
         let n_defs: Vec<u32> = snapshot.files.values().map(|e| e.symbols.defs.len() as u32).collect();
@@ -417,10 +416,10 @@ impl SymbolGraph {
             })
         });
         if !fits {
-            return None;
+            return Err("its references point past the saved definitions");
         }
         let out = saved.parts.into_iter().map(|parts| Arc::new(FileOut::new(parts))).collect();
-        Some(Self { loaded: true, ..Self::assemble(snapshot, out, false) })
+        Ok(Self { loaded: true, ..Self::assemble(snapshot, out, false) })
     }
 
     /// The graph of `snapshot`, built whole: every reference of every file resolved.

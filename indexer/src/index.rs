@@ -193,9 +193,15 @@ impl Index {
         if let Some(dir) = &store
             && !snapshot.files.is_empty()
             && let Ok(bytes) = std::fs::read(dir.join(GRAPH_FILE))
-            && let Some(graph) = SymbolGraph::from_bytes(&snapshot, &bytes)
         {
-            snapshot.derived.set(Arc::new(graph));
+            match SymbolGraph::from_bytes(&snapshot, &bytes) {
+                Ok(graph) => snapshot.derived.set(Arc::new(graph)),
+                // Said, since what follows (every reference resolved again) takes a while.
+                Err(why) => tracing::info!(
+                    "{} not used ({why}): the first map resolves every reference",
+                    dir.join(GRAPH_FILE).display()
+                ),
+            }
         }
         let index = Self {
             root: root.to_path_buf(),
@@ -335,8 +341,9 @@ impl Index {
         // that fail, a reopen resolves every reference again; nothing else depends on it.
         if self.saved.load(Ordering::SeqCst) == generation + 1
             && let Some(dir) = &self.store
+            && let Err(err) = save_graph(dir, &snapshot)
         {
-            let _ = save_graph(dir, &snapshot);
+            tracing::warn!("cannot save the resolved references in {}: {err}", dir.display());
         }
         *self.current.write().expect("index lock") = Arc::new(snapshot);
         // `beside` may have saved it already.
