@@ -184,6 +184,20 @@ pub async fn codex_in_home(home: &Path, cwd: &Path) -> ClientRun {
     finish(command, cwd).await
 }
 
+/// Runs `codex exec --oss --local-provider ollama` headless in `cwd`, as a user of a local model
+/// does, with `model` standing in for the Ollama server (`CODEX_OSS_BASE_URL`) and `home` as its
+/// HOME and CODEX_HOME.
+pub async fn codex_oss_in_home(model: &ScriptedModel, home: &Path, cwd: &Path) -> ClientRun {
+    let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/codex"));
+    command
+        .args(["exec", "--oss", "--local-provider", "ollama", "-m", crate::model::LOCAL_MODEL])
+        .args(["--skip-git-repo-check", "Work on this repository with the tack tools."])
+        .env("HOME", home)
+        .env("CODEX_HOME", home)
+        .env("CODEX_OSS_BASE_URL", format!("{}/v1", model.url));
+    finish(command, cwd).await
+}
+
 /// The environment tack runs with under a client: quiet, its index in the test cache.
 fn tack_env() -> serde_json::Value {
     json!({"TACK_LOG": "warn", "XDG_CACHE_HOME": test_cache_home()})

@@ -57,6 +57,9 @@ struct State {
     requests: Mutex<Vec<Recorded>>,
 }
 
+/// The model a stand-in for a local Ollama server says it has.
+pub const LOCAL_MODEL: &str = "gpt-oss:20b";
+
 /// One request as the stand-in received it.
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -130,6 +133,17 @@ impl State {
             Api::Anthropic if path.ends_with("/messages") => self.anthropic_turn(&body),
             Api::Anthropic if path.ends_with("/count_tokens") => json_response(json!({"input_tokens": 1000})),
             Api::OpenAiResponses if path.ends_with("/responses") => self.responses_turn(&body),
+            // What `codex exec --oss --local-provider ollama` asks before its first turn: that
+            // a server answers, that it is new enough, and that it has the model.
+            Api::OpenAiResponses if path.ends_with("/v1/models") => json_response(
+                json!({"object": "list", "data": [{"id": LOCAL_MODEL, "object": "model", "owned_by": "stand-in"}]}),
+            ),
+            Api::OpenAiResponses if path.ends_with("/api/version") => {
+                json_response(json!({"version": "0.13.5"}))
+            }
+            Api::OpenAiResponses if path.ends_with("/api/tags") => {
+                json_response(json!({"models": [{"name": LOCAL_MODEL, "model": LOCAL_MODEL}]}))
+            }
             _ => (StatusCode::NOT_FOUND, "the stand-in serves only the model's turns").into_response(),
         }
     }

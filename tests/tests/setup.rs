@@ -9,6 +9,7 @@ use serde_json::json;
 use tack_tests::clients::{self, ClientRun};
 use tack_tests::model::{Api, ScriptedModel, call};
 use tack_tests::{sample_repo, start_http, tack_binary, test_cache_home};
+use tack_tools::count_tokens;
 
 /// `tack setup ARGS` in `repo` with `home` as HOME (and CODEX_HOME), the real clients first on
 /// PATH; its stdout, after asserting it succeeded.
@@ -128,4 +129,37 @@ async fn codex_set_up_keeps_the_users_config_byte_for_byte_and_calls_tack() {
             json!(tack_binary())
         )
     );
+}
+
+/// A small local model through Codex's own path for one (`codex exec --oss`, Ollama's API
+/// stood in for): `tack setup codex --context-window` is all the setup, and every result the
+/// model receives fits an eighth of its window.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_local_model_through_codex_oss_gets_every_result_within_an_eighth_of_its_window() {
+    let repo = sample_repo();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n",
+    )
+    .unwrap();
+    let added = setup(repo.path(), home.path(), &["codex", "--context-window", "16000"]);
+    assert!(added.starts_with("added tack in Codex's user config"), "{added}");
+    let script = vec![
+        call("repo_map", json!({})),
+        call("search", json!({"query": "area of a circle"})),
+        call("read_file", json!({"path": "notes/big.txt"})),
+        call("run", json!({"command": "seq 1 40000"})),
+    ];
+    let model = ScriptedModel::start(Api::OpenAiResponses, "tack", script.clone()).await;
+    let run = clients::codex_oss_in_home(&model, home.path(), repo.path()).await;
+    assert_ran("codex --oss", &run);
+    let results = model.results();
+    assert_eq!(results.len(), script.len(), "{results:#?}\n{}", run.dump());
+    assert!(results[1].contains("src/lib.rs"), "search answers from tack: {}", results[1]);
+    for (call, result) in script.iter().zip(&results) {
+        let tokens = count_tokens(result);
+        println!("codex --oss: {} took {tokens} tokens", call.name);
+        assert!(tokens <= 2_000, "{} took {tokens} tokens of a 16,000-token window:\n{result}", call.name);
+    }
 }
