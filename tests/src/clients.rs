@@ -101,7 +101,7 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
     };
     let config = home.path().join("mcp.json");
     std::fs::write(&config, json!({"mcpServers": {"tack": server}}).to_string()).expect("mcp config");
-    let mut command = claude_command(model, home.path());
+    let mut command = claude_command(model, home.path(), "mcp__tack");
     command.arg("--strict-mcp-config").arg("--mcp-config").arg(&config);
     finish(command, cwd).await
 }
@@ -109,15 +109,17 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
 /// Runs `claude -p` headless in `cwd` with `home` as its HOME and only the MCP servers that
 /// home's configuration names (as `tack setup claude` left it).
 pub async fn claude_in_home(model: &ScriptedModel, home: &Path, cwd: &Path) -> ClientRun {
-    finish(claude_command(model, home), cwd).await
+    finish(claude_command(model, home, "mcp__tack"), cwd).await
 }
 
-fn claude_command(model: &ScriptedModel, home: &Path) -> tokio::process::Command {
+/// `claude -p` with `home` as its HOME and `model` as its API, the tools in `allowed` (a comma
+/// list of tools or servers, such as `mcp__tack`) called without a permission prompt; run it
+/// with [`finish`].
+pub fn claude_command(model: &ScriptedModel, home: &Path, allowed: &str) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/claude"));
     command
         .args(["-p", "Work on this repository with the tack tools.", "--output-format", "json"])
-        // Every tool of the server named tack, without a permission prompt.
-        .args(["--allowedTools", "mcp__tack"])
+        .args(["--allowedTools", allowed])
         .env("HOME", home)
         .env("ANTHROPIC_BASE_URL", &model.url)
         .env("ANTHROPIC_API_KEY", "sk-ant-test")
@@ -175,13 +177,18 @@ pub fn codex_provider(model: &ScriptedModel) -> String {
 /// Runs `codex exec` headless in `cwd` with `home` as its HOME and CODEX_HOME, whose
 /// `config.toml` names the model (see [`codex_provider`]) and the MCP servers.
 pub async fn codex_in_home(home: &Path, cwd: &Path) -> ClientRun {
+    finish(codex_command(home), cwd).await
+}
+
+/// `codex exec` with `home` as its HOME and CODEX_HOME; run it with [`finish`].
+pub fn codex_command(home: &Path) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(clients_dir().join("node_modules/.bin/codex"));
     command
         .args(["exec", "--skip-git-repo-check", "Work on this repository with the tack tools."])
         .env("HOME", home)
         .env("CODEX_HOME", home)
         .env("TACK_STANDIN_KEY", "sk-test");
-    finish(command, cwd).await
+    command
 }
 
 /// Runs `codex exec --oss --local-provider ollama` headless in `cwd`, as a user of a local model
@@ -203,7 +210,8 @@ fn tack_env() -> serde_json::Value {
     json!({"TACK_LOG": "warn", "XDG_CACHE_HOME": test_cache_home()})
 }
 
-async fn finish(mut command: tokio::process::Command, cwd: &Path) -> ClientRun {
+/// Runs a client's `command` in `cwd` to its end (within the run timeout) and keeps its output.
+pub async fn finish(mut command: tokio::process::Command, cwd: &Path) -> ClientRun {
     command
         .current_dir(cwd)
         .stdin(Stdio::null())

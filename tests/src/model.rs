@@ -14,12 +14,14 @@ use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-/// One scripted tool call: a tack tool's name (without the client's `mcp__tack__` prefix) and
-/// its arguments.
+/// One scripted tool call: a tack tool's name (without the client's `mcp__tack__` prefix), or
+/// one of the client's own tools (`Bash`, `Skill`, `exec_command`), and its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     pub name: String,
     pub arguments: Value,
+    /// The client's own tool, named as the client names it, rather than tack's.
+    pub client_tool: bool,
 }
 
 /// A string argument the stand-in replaces with the agent handle an earlier result of the
@@ -27,9 +29,14 @@ pub struct ToolCall {
 /// without a session (2026-07-28 over HTTP) such a handle.
 pub const AGENT: &str = "{agent}";
 
-/// A scripted tool call.
+/// A scripted call of tack's tool `name`.
 pub fn call(name: &str, arguments: Value) -> ToolCall {
-    ToolCall { name: name.to_string(), arguments }
+    ToolCall { name: name.to_string(), arguments, client_tool: false }
+}
+
+/// A scripted call of the client's own tool `name` (`Bash`, `Skill` in Claude Code).
+pub fn client_call(name: &str, arguments: Value) -> ToolCall {
+    ToolCall { name: name.to_string(), arguments, client_tool: true }
 }
 
 /// Which API a stand-in speaks.
@@ -51,7 +58,8 @@ pub struct ScriptedModel {
 
 struct State {
     api: Api,
-    /// The MCP server's name in the client's configuration (`tack`).
+    /// The MCP server's name as the client prefixes its tools: `tack`, or `plugin_tack_tack` for
+    /// Claude Code's plugin server.
     server: String,
     script: Vec<ToolCall>,
     requests: Mutex<Vec<Recorded>>,
@@ -229,6 +237,11 @@ impl State {
         arguments
     }
 
+    /// The name Claude Code gives `call`'s tool: tack's carry the server's prefix.
+    fn tool_name(&self, call: &ToolCall) -> String {
+        if call.client_tool { call.name.clone() } else { format!("mcp__{}__{}", self.server, call.name) }
+    }
+
     fn anthropic_turn(&self, body: &Value) -> Response {
         // Side requests (titles, summaries) offer no tools: a short text ends them.
         let i = self.calls_made(body);
@@ -236,7 +249,7 @@ impl State {
         let arguments = next.map(|_| self.arguments(body, i));
         let (block, delta, stop) = match next {
             Some(call) => (
-                json!({"type": "tool_use", "id": call_id(Api::Anthropic, i), "name": format!("mcp__{}__{}", self.server, call.name), "input": {}}),
+                json!({"type": "tool_use", "id": call_id(Api::Anthropic, i), "name": self.tool_name(call), "input": {}}),
                 json!({"type": "input_json_delta", "partial_json": arguments.as_ref().map(Value::to_string)}),
                 "tool_use",
             ),
@@ -283,11 +296,16 @@ impl State {
         let i = self.calls_made(body);
         let next = if self.offers_tools(body) { self.script.get(i) } else { None };
         let item = match next {
-            Some(call) => json!({
-                "type": "function_call", "id": format!("fc_{i}"), "call_id": call_id(Api::OpenAiResponses, i),
-                "name": call.name, "namespace": format!("mcp__{}", self.server),
-                "arguments": self.arguments(body, i).to_string(), "status": "completed",
-            }),
+            Some(call) => {
+                let mut item = json!({
+                    "type": "function_call", "id": format!("fc_{i}"), "call_id": call_id(Api::OpenAiResponses, i),
+                    "name": call.name, "arguments": self.arguments(body, i).to_string(), "status": "completed",
+                });
+                if !call.client_tool {
+                    item["namespace"] = json!(format!("mcp__{}", self.server));
+                }
+                item
+            }
             None => json!({
                 "type": "message", "id": format!("msg_{i}"), "role": "assistant", "status": "completed",
                 "content": [{"type": "output_text", "text": "done", "annotations": []}],

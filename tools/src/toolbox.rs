@@ -118,12 +118,20 @@ impl Toolbox {
             .collect()
     }
 
+    /// The sentence the instructions open with.
+    pub const PURPOSE: &'static str =
+        "tack serves one repository to coding agents, with results shaped to be read at a glance.";
+
+    /// What the instructions say about the offered tool `name`, if anything: the plugin's skill
+    /// quotes these sentences word for word.
+    pub fn guide(&self, name: &str) -> Option<String> {
+        self.entry(name).and_then(|e| (e.guide)(&self.ws))
+    }
+
     /// The server's instructions: what tack is for, and what each offered tool that has
     /// something to say is for, in catalogue order.
     pub fn instructions(&self) -> String {
-        let mut text = String::from(
-            "tack serves one repository to coding agents, with results shaped to be read at a glance. ",
-        );
+        let mut text = format!("{} ", Self::PURPOSE);
         for entry in self.offered() {
             if let Some(guide) = (entry.guide)(&self.ws) {
                 text.push_str(&guide);

@@ -55,7 +55,12 @@ impl Tool for FindTools {
     }
 
     fn guide(_ws: &crate::workspace::Workspace) -> Option<String> {
-        Some("find_tools reveals specialised tools (navigation, patches, plans) and call_tool calls any tool by name. ".into())
+        Some(
+            "For a definition, its references or its callers, definition, references and callers answer from \
+             tack's name resolution; find_tools reveals them and the other specialised tools (patches, plans), \
+             and call_tool calls any tool by name. "
+                .into(),
+        )
     }
 }
 

@@ -113,7 +113,11 @@ impl Tool for Search {
     }
 
     fn guide(_ws: &Workspace) -> Option<String> {
-        Some("search finds code (text, regex, or words from a bug report). ".into())
+        Some(
+            "Give search a bug report, an error or a phrase: it ranks the files they are about, each with its \
+             best lines; mode=text or mode=regex lists matching lines, like rg. "
+                .into(),
+        )
     }
 }
 

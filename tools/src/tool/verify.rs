@@ -233,7 +233,11 @@ impl Tool for Verify {
     }
 
     fn guide(_ws: &Workspace) -> Option<String> {
-        Some("verify runs the repository's checks and reads their results; done() needs a pass after the last edit. ".into())
+        Some(
+            "Before calling the work done, call verify to run the repository's checks and read their results; \
+             done answers whether a verify passed after the last edit and the plan has no open step. "
+                .into(),
+        )
     }
 
     /// The outcome and each check's counts.
