@@ -551,3 +551,83 @@ async fn codex_installs_the_plugin_by_path_and_hands_its_model_tacks_text() {
         run.dump()
     );
 }
+
+/// The plugin's eval suite (`plugins/tack/evals`: localize a bug report, who calls a function,
+/// a rename across files, fix a failing test, each on the py_shop fixture) under `claude plugin
+/// eval`, both arms, against the scripted model: the suite loads, each case's scaffold makes
+/// its repository, the plugin's real server starts in the with arm and answers, every grader
+/// runs, and the report is written. With a real model the same command gives tack's effect
+/// (README: "Measure it").
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_plugin_eval_runs_the_suite_with_and_without_tack() {
+    let home = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let script = vec![call("search", json!({"query": "discount code takes off the total"}))];
+    let model = ScriptedModel::start(Api::Anthropic, "plugin_tack_tack", script).await;
+    let (_bin, path) = tack_on_path();
+    let report = out.path().join("result.json");
+    let output = Command::new(clients::clients_dir().join("node_modules/.bin/claude"))
+        .args(["plugin", "eval"])
+        .arg(plugin_dir())
+        .args(["--trust-plugin", "--scaffold", "--mocks", "off", "--runs", "1", "--threshold", "0"])
+        .args(["--ablation", "with-without", "--no-publish", "--allow-tools", "mcp__plugin_tack_tack__*"])
+        .arg("--output-dir")
+        .arg(out.path().join("aggregate"))
+        .arg("--json")
+        .arg(&report)
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env("PATH", path)
+        .env("ANTHROPIC_BASE_URL", &model.url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("XDG_CACHE_HOME", test_cache_home())
+        .env("TACK_LOG", "warn")
+        .env_remove("TACK_BINARY")
+        .output()
+        .expect("claude plugin eval runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let dump = format!("{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "claude plugin eval failed:\n{dump}");
+    assert!(out.path().join("aggregate/report.html").is_file(), "the report is written:\n{dump}");
+    let result = read_json(&report);
+    assert_eq!(result["suite"]["ablation"], "with-without", "{result}");
+    let cases = result["cases"].as_array().expect("cases");
+    let mut names: Vec<&str> = cases.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["fix-a-failing-test", "localize-a-bug-report", "rename-across-files", "who-calls-a-function"]
+    );
+    for case in cases {
+        for arm in ["with", "without"] {
+            let runs = case["arms"][arm].as_array().expect("runs");
+            assert_eq!(runs.len(), 1, "{case}");
+            let run = &runs[0];
+            // No scaffold, server or grader failed: every grader gave a verdict.
+            assert!(run["error"].is_null(), "{} [{arm}] errored: {run}", case["name"]);
+            let graders = run["graders"].as_array().expect("graders");
+            assert_eq!(graders.len(), case["graders"].as_array().unwrap().len(), "{run}");
+            assert!(graders.iter().all(|g| g["passed"].is_boolean()), "{run}");
+            if case["name"] == "fix-a-failing-test" {
+                // The scaffold planted the bug and left the test alone; nothing fixed it.
+                let verdict =
+                    |name: &str| graders.iter().find(|g| g["name"] == name).unwrap()["passed"].clone();
+                assert_eq!(
+                    (verdict("discount-restored"), verdict("test-unchanged")),
+                    (json!(false), json!(true))
+                );
+            }
+        }
+    }
+    // tack, started by the plugin in each with-arm run's repository, answered the search.
+    let answers: Vec<String> = model
+        .requests()
+        .iter()
+        .flat_map(|r| texts(&r.body))
+        .filter(|t| t.contains("shop/pricing.py"))
+        .collect();
+    assert!(!answers.is_empty(), "no request carried tack's search answer:\n{dump}");
+}
