@@ -1,6 +1,6 @@
 //! The packages that install tack without a Rust toolchain, built by `packaging/build.sh` from
 //! this checkout's debug build and installed from the local files: the wheel into a fresh
-//! virtualenv and through `uv tool run --from WHEEL`, the MCP bundle unpacked and started as a
+//! virtualenv, through `uv tool run --from WHEEL` and through `pipx install WHEEL`, the MCP bundle unpacked and started as a
 //! host starts it from its manifest, the MCP Registry's `server.json` checked against the
 //! registry's schema, and `cargo install --path server`. Nothing is published.
 //!
@@ -16,6 +16,7 @@ use tack_tests::{fixture_copy, python_with, tack_binary};
 
 const MATURIN: (&str, &str) = ("maturin", "maturin==1.16.0");
 const UV: (&str, &str) = ("uv", "uv==0.13.9");
+const PIPX: (&str, &str) = ("pipx", "pipx==1.18.4");
 /// A linter that carries the MCP Registry's released `server.json` schemas.
 const SKILLSAW: (&str, &str) = ("skillsaw", "skillsaw==0.22.0");
 const MCPB: &str = "@anthropic-ai/mcpb@2.1.2";
@@ -84,7 +85,7 @@ fn version() -> String {
 
 #[test]
 fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_files() {
-    let python = python_with(&[MATURIN, UV, SKILLSAW]);
+    let python = python_with(&[MATURIN, UV, PIPX, SKILLSAW]);
     let out = tempfile::tempdir().unwrap();
     let repo = fixture_copy("py_shop");
     run(Command::new(workspace().join("packaging/build.sh"))
@@ -131,6 +132,15 @@ fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_file
         .env("UV_CACHE_DIR", out.path().join("uv-cache"))
         .env("UV_TOOL_DIR", out.path().join("uv-tools")));
     assert_eq!(uvx.trim(), version());
+
+    // `pipx install WHEEL`, into folders of its own.
+    run(Command::new(&python)
+        .args(["-m", "pipx", "install", "--quiet"])
+        .arg(&wheel)
+        .env("PIPX_HOME", out.path().join("pipx"))
+        .env("PIPX_BIN_DIR", out.path().join("pipx-bin"))
+        .env("PIPX_MAN_DIR", out.path().join("pipx-man")));
+    assert_eq!(run(Command::new(out.path().join("pipx-bin/tack")).arg("--version")).trim(), version());
 
     // The bundle, unpacked and started as its manifest says, with the folder a user picked.
     let bundle = out.path().join(format!("tack-{}.mcpb", env!("CARGO_PKG_VERSION")));
