@@ -441,6 +441,48 @@ mod tests {
     }
 
     #[test]
+    fn a_dry_run_says_what_it_would_do_and_writes_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        let config = home.path().join("config.toml");
+        std::fs::write(&config, "# mine\n").unwrap();
+        let request = Request {
+            client: Client::Codex,
+            root: home.path().to_path_buf(),
+            http: None,
+            token: None,
+            project: false,
+            dry_run: true,
+            context_window: None,
+            binary: PathBuf::from("/opt/tack"),
+            home: home.path().to_path_buf(),
+            codex_home: home.path().to_path_buf(),
+            claude: None,
+        };
+        let outcome = run(&request).unwrap();
+        assert_eq!(
+            outcome,
+            Outcome::Changed(format!(
+                "would have added tack in Codex's user config ({}): /opt/tack serve (stdio)",
+                config.display()
+            ))
+        );
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), "# mine\n");
+        // Claude Code without its CLI: the file is edited, and a dry run leaves none behind.
+        let claude = Request { client: Client::Claude, ..request };
+        assert!(
+            run(&claude).unwrap().message().starts_with("would have added tack in Claude Code's user config")
+        );
+        assert!(!home.path().join(".claude.json").exists());
+        let done = run(&Request { dry_run: false, ..claude }).unwrap();
+        assert!(done.message().starts_with("added tack in Claude Code's user config"), "{done:?}");
+        let written = std::fs::read_to_string(home.path().join(".claude.json")).unwrap();
+        assert_eq!(claude_entry(&written, Path::new("c.json")).unwrap(), Some(stdio()));
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(home.path().join(".claude.json")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "a new config holding a token is the user's alone");
+    }
+
+    #[test]
     fn a_codex_file_keeps_comments_order_and_the_users_own_keys() {
         let text = "# my settings\nmodel = \"o3\" # fast\n\n[mcp_servers.docs]\ncommand = \"docs\" # keep\n\n[mcp_servers.tack]\nenabled = true\nurl = \"http://old\"\n\n[profiles.x]\nmodel = \"y\"\n";
         let mut doc: toml_edit::DocumentMut = text.parse().unwrap();

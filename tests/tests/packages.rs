@@ -1,11 +1,12 @@
 //! The packages that install tack without a Rust toolchain, built by `packaging/build.sh` from
 //! this checkout's debug build and installed from the local files: the wheel into a fresh
-//! virtualenv, through `uv tool run --from WHEEL` and through `pipx install WHEEL`, the MCP bundle unpacked and started as a
-//! host starts it from its manifest, the MCP Registry's `server.json` checked against the
-//! registry's schema, and `cargo install --path server`. Nothing is published.
+//! virtualenv, through `uv tool run --from WHEEL` and through `pipx install WHEEL`; the MCP
+//! bundle unpacked and started as a host starts it from its manifest; the MCP Registry's
+//! `server.json` checked against the registry's schema; and `cargo install --path server`.
+//! Nothing is published.
 //!
-//! CI time: about 30 s once the tools are installed (maturin, uv and skillsaw from PyPI into the
-//! test venv, @anthropic-ai/mcpb from npm into target/npm-tools).
+//! CI time: about 20 s once the tools are installed (maturin, uv, pipx and skillsaw from PyPI
+//! into the test venv, @anthropic-ai/mcpb from npm into target/npm-tools).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
