@@ -672,3 +672,96 @@ fn every_catalogue_tool_is_listed_callable_found_and_described() {
         }
     }
 }
+
+/// The gate sees every change, not only this session's writes: after a passing verify, a `run
+/// sed -i`, another session's edit and a file a command adds each reopen it, naming the files; a
+/// verify narrowed by `scope` does not close it; a passing `done` and its trace carry the tree
+/// it verified and the checks that ran.
+#[test]
+fn the_gate_reopens_for_any_change_after_a_passing_verify_and_names_it() {
+    let dir = repo();
+    let state = tempfile::tempdir().unwrap();
+    let mut config = Config::default();
+    config.verify.checks = vec![tack_tools::CheckConfig {
+        name: "main returns".into(),
+        command: "grep -q return src/app.py {scope}".into(),
+        format: Some("plain".into()),
+        timeout_s: None,
+    }];
+    let tb = Toolbox::new(dir.path(), config, Profile::Full, false).unwrap().with_state_dir(state.path());
+    let (agent, other) = (Session::new(), Session::new());
+    let done = |session: &Session| {
+        let obs = call(&tb, session, "done", json!({}));
+        (obs.text, obs.structured.unwrap())
+    };
+    let verify = |session: &Session, args: Value| {
+        let obs = call(&tb, session, "verify", args);
+        assert_eq!(obs.structured.as_ref().unwrap()["ok"], true, "{}", obs.text);
+    };
+
+    verify(&agent, json!({}));
+    let (text, data) = done(&agent);
+    let tree = data["verified_tree"].as_str().expect("a passing done names its tree").to_string();
+    assert_eq!(tree.len(), 16);
+    assert_eq!(
+        text,
+        format!(
+            "done: a verify passed after the last edit and the plan has no open steps; the work is verified (tree {tree}, main returns)\n"
+        )
+    );
+    assert_eq!(data["checks_run"], json!(["main returns"]));
+
+    // A command changes a file behind the writing tools' back.
+    let run = call(&tb, &agent, "run", json!({"command": "sed -i 's/return 1/return 2/' src/app.py"}));
+    assert!(!run.is_error, "{}", run.text);
+    let (text, data) = done(&agent);
+    expect![[r#"
+        not done: 1 condition failed
+        - not verified since the last change: src/app.py changed after the last passing verify (by run, another session or an editor); call verify
+    "#]]
+    .assert_eq(&text);
+    assert_eq!(
+        (data["done"].clone(), data["changed_since_verify"].clone()),
+        (json!(false), json!(["src/app.py"]))
+    );
+    assert!(data["verified_tree"].is_null(), "{data}");
+
+    verify(&agent, json!({}));
+    let (_, data) = done(&agent);
+    assert_eq!(data["done"], true);
+    assert_ne!(data["verified_tree"].as_str().unwrap(), tree, "the tree verified is the new one");
+
+    // Another session's edit, and a new file, reopen this session's gate.
+    let edit =
+        call(&tb, &other, "edit_file", json!({"path": "src/app.py", "old": "return 2", "new": "return 3"}));
+    assert!(!edit.is_error, "{}", edit.text);
+    fs::write(dir.path().join("src/extra.py"), "X = 1\n").unwrap();
+    let (_, data) = done(&agent);
+    assert_eq!(data["changed_since_verify"], json!(["src/app.py", "src/extra.py"]), "{data}");
+
+    // A scoped verify does not verify the whole work.
+    verify(&agent, json!({"scope": "src/app.py"}));
+    let (text, data) = done(&agent);
+    assert_eq!(data["done"], false, "{text}");
+    assert!(
+        text.contains(
+            "the last verify ran only what scope \"src/app.py\" selects; call verify without scope"
+        ),
+        "{text}"
+    );
+    verify(&agent, json!({}));
+    let (_, data) = done(&agent);
+    assert_eq!(data["done"], true);
+
+    // The trace keeps the gate's verdict with its tree.
+    let trace = fs::read_dir(state.path().join("traces"))
+        .unwrap()
+        .flatten()
+        .map(|e| fs::read_to_string(e.path()).unwrap())
+        .find(|t| t.contains("\"verified_tree\":\""))
+        .expect("a trace with a passing gate");
+    assert!(
+        trace.contains(&format!("\"verified_tree\":\"{}\"", data["verified_tree"].as_str().unwrap())),
+        "{trace}"
+    );
+}

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::workspace::config::StallConfig;
 
 /// The last `verify` a session ran.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct VerifyRecord {
     /// The session's write count when the verify started: a write during or after it makes the
     /// result stale.
@@ -21,6 +21,38 @@ pub struct VerifyRecord {
     pub ok: bool,
     /// One line such as `3 passed, 1 failed in tests (tests/test_x.py::test_total)`.
     pub summary: String,
+    /// The tree it verified: each indexed file's content hash when its checks had run.
+    pub tree: std::sync::Arc<BTreeMap<String, [u8; 16]>>,
+    /// What `scope` narrowed it to, if anything: such a verify does not verify the whole work.
+    pub scope: Option<String>,
+    /// The checks that ran, by name.
+    pub checks: Vec<String>,
+}
+
+impl VerifyRecord {
+    /// A short name for [`VerifyRecord::tree`]: 16 hex digits of a hash over every path and
+    /// content hash, in path order.
+    pub fn tree_hash(&self) -> String {
+        let mut hasher = blake3::Hasher::new();
+        for (path, hash) in self.tree.iter() {
+            hasher.update(path.as_bytes());
+            hasher.update(&[0]);
+            hasher.update(hash);
+        }
+        hasher.finalize().to_hex()[..16].to_string()
+    }
+
+    /// The files of `now` that differ from the tree verified: changed, added or removed.
+    pub fn changed_in(&self, now: &BTreeMap<String, [u8; 16]>) -> Vec<String> {
+        let mut changed: Vec<String> = now
+            .iter()
+            .filter(|(path, hash)| self.tree.get(*path) != Some(*hash))
+            .map(|(path, _)| path.clone())
+            .collect();
+        changed.extend(self.tree.keys().filter(|path| !now.contains_key(*path)).cloned());
+        changed.sort();
+        changed
+    }
 }
 
 /// What one session has done that the gate, the stall detector and the trace need.
@@ -320,7 +352,7 @@ mod tests {
         h.record_write(&["a.py".into()]);
         h.observe("edit_file", false, "k1".into(), "d1".into(), &limits());
         assert_eq!(h.verification(), Verification::NeverVerified { wrote: true });
-        h.record_verify(VerifyRecord { writes_at_start: h.writes(), ok: true, summary: String::new() });
+        h.record_verify(VerifyRecord { writes_at_start: h.writes(), ok: true, ..VerifyRecord::default() });
         assert!(h.verified_since_last_edit());
         h.record_write(&["b.py".into()]);
         h.observe("write_file", false, "k2".into(), "d2".into(), &limits());
@@ -335,7 +367,7 @@ mod tests {
         let mut h = Harness::default();
         let at_start = h.writes();
         h.record_write(&["a.py".into()]);
-        h.record_verify(VerifyRecord { writes_at_start: at_start, ok: true, summary: String::new() });
+        h.record_verify(VerifyRecord { writes_at_start: at_start, ok: true, ..VerifyRecord::default() });
         assert!(!h.verified_since_last_edit());
     }
 

@@ -101,6 +101,13 @@ pub struct DoneOutput {
     /// True when a verify passed after the session's last write and the plan has no open step.
     pub done: bool,
     pub verified_since_last_edit: bool,
+    /// The tree the last passing verify checked (16 hex digits over every indexed file's path
+    /// and content), while nothing has changed since.
+    pub verified_tree: Option<String>,
+    /// The checks that passing verify ran.
+    pub checks_run: Vec<String>,
+    /// Files changed after the last passing verify, by any hand.
+    pub changed_since_verify: Vec<String>,
     /// The plan's steps that are not completed.
     pub open_steps: Vec<PlanStep>,
     /// Each condition that fails, with what to do.
@@ -222,10 +229,34 @@ fn todo(ws: &Workspace, params: TodoParams) -> Observation {
 
 /// The gate's reasons, empty when the session may call its work finished.
 fn verdict(ws: &Workspace, session: &Session) -> (DoneOutput, Option<String>) {
-    let verification = session.harness.lock().expect("harness lock").verification();
+    let (mut verification, record) = {
+        let harness = session.harness.lock().expect("harness lock");
+        (harness.verification(), harness.last_verify().cloned())
+    };
     let mut reasons = Vec::new();
+    // What this session's writes say is not all: the tree itself may have changed since.
+    let mut changed = Vec::new();
+    if verification == Verification::Verified
+        && let Some(record) = &record
+    {
+        changed = record.changed_in(&ws.tree());
+        if !changed.is_empty() {
+            verification = Verification::EditedSince { tool: String::new(), files: changed.clone() };
+        }
+    }
     match &verification {
         Verification::Verified => {}
+        Verification::EditedSince { tool, files } if tool.is_empty() => {
+            const SHOWN: usize = 8;
+            let mut named = files.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+            if files.len() > SHOWN {
+                named.push_str(&format!(" and {} more", files.len() - SHOWN));
+            }
+            reasons.push(format!(
+                "not verified since the last change: {named} changed after the last passing verify \
+                 (by run, another session or an editor); call verify"
+            ))
+        }
         Verification::NeverVerified { wrote: true } => reasons.push(
             "not verified since the last edit: no verify has run in this session; call verify".to_string(),
         ),
@@ -238,6 +269,11 @@ fn verdict(ws: &Workspace, session: &Session) -> (DoneOutput, Option<String>) {
             "not verified since the last edit ({tool} changed {}); call verify",
             if files.is_empty() { "files".to_string() } else { files.join(", ") }
         )),
+    }
+    if let Some(scope) = record.as_ref().filter(|r| r.ok).and_then(|r| r.scope.as_deref()) {
+        reasons.push(format!(
+            "the last verify ran only what scope {scope:?} selects; call verify without scope to check the whole work"
+        ));
     }
     let (open_steps, plan_error) = match ws.state().load::<Plan>(PLAN_FILE) {
         Ok(plan) => (plan.unwrap_or_default().open().into_iter().cloned().collect::<Vec<_>>(), None),
@@ -256,9 +292,17 @@ fn verdict(ws: &Workspace, session: &Session) -> (DoneOutput, Option<String>) {
             if open_steps.len() == 1 { "it" } else { "them" },
         ));
     }
+    let verified = verification == Verification::Verified;
     let out = DoneOutput {
         done: reasons.is_empty(),
-        verified_since_last_edit: verification == Verification::Verified,
+        verified_since_last_edit: verified,
+        verified_tree: record.as_ref().filter(|r| r.ok && verified).map(|r| r.tree_hash()),
+        checks_run: record
+            .as_ref()
+            .filter(|r| r.ok && verified)
+            .map(|r| r.checks.clone())
+            .unwrap_or_default(),
+        changed_since_verify: changed,
         open_steps,
         reasons,
     };
@@ -297,8 +341,11 @@ fn done(ws: &Workspace, session: &Session, _params: DoneParams) -> Observation {
         return Observation::error(err);
     }
     let text = if out.done {
-        "done: a verify passed after the last edit and the plan has no open steps; the work is verified\n"
-            .to_string()
+        format!(
+            "done: a verify passed after the last edit and the plan has no open steps; the work is verified (tree {}, {})\n",
+            out.verified_tree.as_deref().unwrap_or("?"),
+            out.checks_run.join(", ")
+        )
     } else {
         let mut text = format!(
             "not done: {} {} failed\n",

@@ -291,9 +291,18 @@ fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallCon
         && results.iter().any(|c| c.exit.is_some());
     let handle = session.outputs.lock().expect("outputs lock").put(raw.clone());
     let summary = summary_line(&results);
+    // The tree as the checks left it; only a passing verify's is compared later.
+    let tree = if ok { std::sync::Arc::new(ws.tree()) } else { Default::default() };
     let verified = {
         let mut harness = session.harness.lock().expect("harness lock");
-        harness.record_verify(VerifyRecord { writes_at_start, ok, summary: summary.clone() });
+        harness.record_verify(VerifyRecord {
+            writes_at_start,
+            ok,
+            summary: summary.clone(),
+            tree,
+            scope: params.scope.clone().filter(|s| !s.trim().is_empty()),
+            checks: results.iter().filter(|c| c.exit.is_some()).map(|c| c.name.clone()).collect(),
+        });
         harness.verified_since_last_edit()
     };
     let text = render(&results, ok, verified, &handle, raw.lines().count());
@@ -322,6 +331,12 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
             .map(|p| p.rel)
             .unwrap_or_else(|| scope.to_string());
         planned = planned.into_iter().map(|c| apply_scope(c, &scope, is_path)).collect();
+    } else {
+        // Unscoped, a configured check's placeholder stands for nothing (it ran as the literal
+        // `{scope}` before).
+        for check in &mut planned {
+            check.command = check.command.replace("{scope}", "").trim_end().to_string();
+        }
     }
     for check in &planned {
         if check.skip.is_none()

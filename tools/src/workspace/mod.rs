@@ -163,6 +163,14 @@ impl Workspace {
         });
     }
 
+    /// Every indexed file's content hash as the tree is now, the index first brought up to date
+    /// with the disk: what a passing verify verified, and what `done` compares with it, so a
+    /// change by `run`, another agent or an editor is seen as well as tack's own writes.
+    pub(crate) fn tree(&self) -> std::collections::BTreeMap<String, [u8; 16]> {
+        self.index.refresh(&|_, _| {});
+        self.index.snapshot().files.iter().map(|(path, entry)| (path.clone(), entry.hash)).collect()
+    }
+
     /// Where the plan and the note are saved; `None` when they live in memory.
     pub fn state_dir(&self) -> Option<&Path> {
         self.state.dir()
