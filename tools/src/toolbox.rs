@@ -169,7 +169,8 @@ impl Toolbox {
         let digest =
             blake3::hash(format!("{}\n{}", observation.is_error, observation.text).as_bytes()).to_hex();
         let digest = digest[..16].to_string();
-        let seen = self.observe(session, entry, &target, key, &digest);
+        let failure = entry.and_then(|e| (e.failure)(&observation));
+        let seen = self.observe(session, entry, &target, key, &digest, failure);
         add_gate(&mut observation, entry.map_or(Gate::Silent, |e| e.spec.gate), seen.verified);
         if let Some(nudge) = &seen.nudge {
             tracing::info!(session = session.id(), tool = target, "stall nudge: {nudge}");
@@ -208,6 +209,7 @@ impl Toolbox {
         target: &str,
         key: String,
         digest: &str,
+        failure: Option<String>,
     ) -> Seen {
         let reads = entry.is_some_and(|e| e.spec.reads);
         let mut harness = session.harness.lock().expect("harness lock");
@@ -216,9 +218,11 @@ impl Toolbox {
         {
             harness.set_trace_path(dir.join("traces").join(format!("{}.jsonl", session.id())));
         }
-        let nudge = harness.observe(target, reads, key, digest.to_string(), &self.ws.config().stall);
+        let nudge =
+            harness.observe(target, reads, key, digest.to_string(), failure.clone(), &self.ws.config().stall);
         Seen {
             nudge,
+            failure,
             verified: harness.verified_since_last_edit(),
             traced: harness.trace_path().is_some(),
             wrote: harness.last_wrote(),
@@ -296,6 +300,8 @@ impl Toolbox {
 /// What the harness made of a call.
 struct Seen {
     nudge: Option<String>,
+    /// The call's failure signature, if it failed (see [`failure_signature`]).
+    failure: Option<String>,
     verified: bool,
     traced: bool,
     /// Files the call wrote.
@@ -360,6 +366,9 @@ fn trace_record(
     }
     if let Some(nudge) = &seen.nudge {
         record["stall"] = Value::String(nudge.clone());
+    }
+    if let Some(failure) = &seen.failure {
+        record["failure"] = Value::String(failure.clone());
     }
     record
 }

@@ -765,3 +765,41 @@ fn the_gate_reopens_for_any_change_after_a_passing_verify_and_names_it() {
         "{trace}"
     );
 }
+
+/// One failure coming back through calls that differ (a verify, a command, a scoped verify)
+/// nudges at the third, saying what it saw; the trace keeps each call's failure and the nudge.
+#[test]
+fn one_failure_through_different_calls_nudges_and_the_trace_keeps_it() {
+    let dir = repo();
+    let state = tempfile::tempdir().unwrap();
+    let mut config = Config::default();
+    config.verify.checks = vec![tack_tools::CheckConfig {
+        name: "total".into(),
+        command: "sh -c 'echo \"AssertionError: total is 2, not 3\"; exit 1' {scope}".into(),
+        format: Some("plain".into()),
+        timeout_s: None,
+    }];
+    let tb = Toolbox::new(dir.path(), config, Profile::Full, false).unwrap().with_state_dir(state.path());
+    let agent = Session::new();
+    let first = call(&tb, &agent, "verify", json!({}));
+    assert!(!first.text.contains("[tack]"), "{}", first.text);
+    let run =
+        call(&tb, &agent, "run", json!({"command": "echo 'AssertionError: total is 2, not 3'; exit 1"}));
+    assert!(!run.text.contains("[tack]"), "{}", run.text);
+    let third = call(&tb, &agent, "verify", json!({"scope": "src/app.py"}));
+    let nudge = third.text.lines().last().unwrap();
+    assert_eq!(
+        nudge,
+        "[tack] the same failure came back 3 times across different calls (verify, run, verify): AssertionError: \
+         total is 2, not 3; what changed between them does not reach it: re-read the failing code and what it \
+         calls, or try another approach",
+        "{}",
+        third.text
+    );
+    let trace = fs::read_dir(state.path().join("traces")).unwrap().flatten().next().unwrap().path();
+    let records: Vec<Value> =
+        fs::read_to_string(trace).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let failures: Vec<&str> = records.iter().map(|r| r["failure"].as_str().unwrap_or("")).collect();
+    assert_eq!(failures, ["AssertionError: total is 2, not 3"; 3]);
+    assert!(records[2]["stall"].as_str().unwrap().contains("came back 3 times"), "{}", records[2]);
+}

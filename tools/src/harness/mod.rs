@@ -72,6 +72,8 @@ pub struct Harness {
     // The stall detector.
     last_call: Option<(String, String)>,
     repeats: u32,
+    /// Each failure signature seen, with the calls (tool, key) that produced it.
+    failures: BTreeMap<String, Vec<(String, String)>>,
     edits: BTreeMap<String, u32>,
     reads_since_write: u32,
     // The trace.
@@ -159,11 +161,31 @@ impl Harness {
         reads: bool,
         key: String,
         digest: String,
+        failure: Option<String>,
         limits: &StallConfig,
     ) -> Option<String> {
         let written = self.close_write(tool);
         self.last_wrote = written.len();
         let mut nudges = Vec::new();
+
+        // One failure coming back through calls that differ: the exact-repeat rule below does
+        // not see it, since the arguments (or the tool) change each time.
+        if let Some(signature) = failure {
+            let seen = self.failures.entry(signature.clone()).or_default();
+            seen.push((tool.to_string(), key.clone()));
+            let n = seen.len() as u32;
+            let differ = seen.iter().any(|(_, k)| *k != key);
+            if limits.failure_repeats > 1 && differ && n.is_multiple_of(limits.failure_repeats) {
+                let tools: Vec<&str> =
+                    seen.iter().rev().take(n as usize).rev().map(|(t, _)| t.as_str()).collect();
+                nudges.push(format!(
+                    "the same failure came back {n} times across different calls ({}): {signature}; what \
+                     changed between them does not reach it: re-read the failing code and what it calls, or \
+                     try another approach",
+                    tools.join(", ")
+                ));
+            }
+        }
 
         let same = self.last_call.as_ref().is_some_and(|(k, d)| *k == key && *d == digest);
         self.repeats = if same { self.repeats + 1 } else { 1 };
@@ -337,6 +359,18 @@ pub fn summarize_trace(jsonl: &str) -> String {
     text
 }
 
+/// The first line that reads as an error, else the last non-empty line, trimmed.
+pub(crate) fn first_error_line(text: &str) -> Option<String> {
+    const MARKS: &[&str] = &["error", "fail", "exception", "panic", "traceback", "assert"];
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let marked = lines.clone().find(|l| {
+        let lower = l.to_ascii_lowercase();
+        MARKS.iter().any(|m| lower.contains(m))
+    });
+    let line = marked.or_else(|| lines.next_back())?;
+    Some(line.chars().take(200).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,12 +384,12 @@ mod tests {
         let mut h = Harness::default();
         assert_eq!(h.verification(), Verification::NeverVerified { wrote: false });
         h.record_write(&["a.py".into()]);
-        h.observe("edit_file", false, "k1".into(), "d1".into(), &limits());
+        h.observe("edit_file", false, "k1".into(), "d1".into(), None, &limits());
         assert_eq!(h.verification(), Verification::NeverVerified { wrote: true });
         h.record_verify(VerifyRecord { writes_at_start: h.writes(), ok: true, ..VerifyRecord::default() });
         assert!(h.verified_since_last_edit());
         h.record_write(&["b.py".into()]);
-        h.observe("write_file", false, "k2".into(), "d2".into(), &limits());
+        h.observe("write_file", false, "k2".into(), "d2".into(), None, &limits());
         assert_eq!(
             h.verification(),
             Verification::EditedSince { tool: "write_file".into(), files: vec!["b.py".into()] }
@@ -372,16 +406,43 @@ mod tests {
     }
 
     #[test]
+    fn one_failure_from_calls_that_differ_nudges_at_the_third() {
+        let mut h = Harness::default();
+        let fail = |h: &mut Harness, tool: &str, key: &str, sig: &str| {
+            h.observe(tool, false, key.into(), format!("{key} digest"), Some(sig.into()), &limits())
+        };
+        assert_eq!(fail(&mut h, "verify", "verify {}", "t.py::test_total"), None);
+        assert_eq!(fail(&mut h, "run", "run pytest", "t.py::test_total"), None);
+        // Another failure in between counts on its own.
+        assert_eq!(fail(&mut h, "run", "run make", "make: *** [all] Error 2"), None);
+        let nudge = fail(&mut h, "verify", "verify {\"scope\":\"t.py\"}", "t.py::test_total").expect("fires");
+        assert_eq!(
+            nudge,
+            "[tack] the same failure came back 3 times across different calls (verify, run, verify): \
+             t.py::test_total; what changed between them does not reach it: re-read the failing code and \
+             what it calls, or try another approach"
+        );
+        // Three identical calls are the exact-repeat rule's, not this one's.
+        let mut h = Harness::default();
+        let nudges: Vec<Option<String>> = (0..3)
+            .map(|_| h.observe("verify", false, "k".into(), "d".into(), Some("x".into()), &limits()))
+            .collect();
+        assert!(
+            nudges[2].as_deref().is_some_and(|n| n.contains("this exact call") && !n.contains("came back"))
+        );
+    }
+
+    #[test]
     fn stall_nudges_fire_at_their_thresholds() {
         let mut h = Harness::default();
         let fired: Vec<bool> = (0..4)
-            .map(|_| h.observe("run", false, "same".into(), "same".into(), &limits()).is_some())
+            .map(|_| h.observe("run", false, "same".into(), "same".into(), None, &limits()).is_some())
             .collect();
         assert_eq!(fired, [false, false, true, true]);
 
         let mut h = Harness::default();
         let fired: Vec<bool> = (0..9)
-            .map(|i| h.observe("search", true, format!("q{i}"), "r".into(), &limits()).is_some())
+            .map(|i| h.observe("search", true, format!("q{i}"), "r".into(), None, &limits()).is_some())
             .collect();
         assert_eq!(fired.iter().filter(|f| **f).count(), 1);
         assert!(fired[7]);
@@ -390,7 +451,7 @@ mod tests {
         let mut last = None;
         for i in 0..5 {
             h.record_write(&["a.py".into()]);
-            last = h.observe("edit_file", false, format!("e{i}"), format!("d{i}"), &limits());
+            last = h.observe("edit_file", false, format!("e{i}"), format!("d{i}"), None, &limits());
         }
         expect_test::expect![[r#"
             Some(

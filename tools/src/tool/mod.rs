@@ -243,6 +243,12 @@ pub(crate) trait Tool {
     fn target(_args: &Value) -> Option<&str> {
         None
     }
+
+    /// What identifies this call's failure across calls that differ, for the stall detector
+    /// (failing test ids, a command's first error line); `None` when it did not fail.
+    fn failure(_observation: &Observation) -> Option<String> {
+        None
+    }
 }
 
 /// A catalogue entry: a tool's spec and schemas, and its code behind plain function pointers.
@@ -252,6 +258,7 @@ pub(crate) struct Entry {
     pub guide: fn(&Workspace) -> Option<String>,
     pub trace: fn(Option<&Value>) -> Option<(&'static str, Value)>,
     pub target: fn(&Value) -> Option<&str>,
+    pub failure: fn(&Observation) -> Option<String>,
 }
 
 impl Entry {
@@ -268,6 +275,7 @@ impl Entry {
             guide: T::guide,
             trace: T::trace,
             target: T::target,
+            failure: T::failure,
         }
     }
 

@@ -72,6 +72,17 @@ impl Tool for Run {
         })
     }
 
+    /// A command that exits non-zero: its first error line, else its exit code.
+    fn failure(observation: &Observation) -> Option<String> {
+        let exit = observation.structured.as_ref()?["exit_code"].as_i64();
+        if exit == Some(0) {
+            return None;
+        }
+        // The first line is tack's status line; the command's output follows.
+        let output = observation.text.split_once('\n').map_or("", |(_, rest)| rest);
+        crate::harness::first_error_line(output).or_else(|| exit.map(|code| format!("exit={code}")))
+    }
+
     fn guide(ws: &Workspace) -> Option<String> {
         let mut text = String::from(
             "run executes a shell command in the repository root with a timeout (tests, builds, git). ",

@@ -241,6 +241,33 @@ impl Tool for Verify {
     }
 
     /// The outcome and each check's counts.
+    /// The failing test ids, else the checks' first error line.
+    fn failure(observation: &Observation) -> Option<String> {
+        let data = observation.structured.as_ref()?;
+        if data["ok"] != false {
+            return None;
+        }
+        let mut tests: Vec<&str> = data["checks"]
+            .as_array()?
+            .iter()
+            .flat_map(|c| c["failures"].as_array().into_iter().flatten())
+            .filter_map(|f| f["test"].as_str())
+            .collect();
+        tests.sort_unstable();
+        tests.dedup();
+        if !tests.is_empty() {
+            return Some(tests.join(", "));
+        }
+        // The checks' own lines, without verify's headings and its closing verdict.
+        const HEADINGS: &[&str] = &["verify:", "FAIL ", "PASS ", "SKIP ", "raw output:", "not verified"];
+        let own: Vec<&str> = observation
+            .text
+            .lines()
+            .filter(|l| !HEADINGS.iter().any(|h| l.trim_start().starts_with(h)))
+            .collect();
+        crate::harness::first_error_line(&own.join("\n"))
+    }
+
     fn trace(structured: Option<&Value>) -> Option<(&'static str, Value)> {
         let summary = structured.map(|s| {
             let checks = s["checks"].as_array().map(|c| {

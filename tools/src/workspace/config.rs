@@ -187,10 +187,13 @@ pub struct StallConfig {
     pub edits_per_file: u32,
     /// This many reads and searches in a row with no write.
     pub reads_without_edit: u32,
+    /// The same failure (failing tests, or a command's first error line) from this many calls
+    /// that differ.
+    pub failure_repeats: u32,
 }
 
 impl Default for StallConfig {
     fn default() -> Self {
-        Self { repeats: 3, edits_per_file: 5, reads_without_edit: 8 }
+        Self { repeats: 3, edits_per_file: 5, reads_without_edit: 8, failure_repeats: 3 }
     }
 }
