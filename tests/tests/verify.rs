@@ -160,6 +160,56 @@ async fn pytest_fixture_verify_and_the_done_gate_around_an_edit() {
     client.cancel().await.unwrap();
 }
 
+/// A node project: its test script through npm, node's test runner asked for TAP, read into
+/// counts and the failing test with the file and line of its assertion; scope by file and by
+/// name; the gate closes once the bug is fixed through edit_file.
+#[tokio::test(flavor = "multi_thread")]
+async fn node_test_fixture_is_detected_read_from_tap_and_scoped() {
+    let repo = fixture_copy("verify_js");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL npm test: npm test --silent -- --test-reporter=tap
+          1 passed, 1 failed, 1 skipped, exit=1
+          test/calc.test.js:10 total sums prices
+            Expected values to be strictly equal: 2 !== 3
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
+    let check = &data(&result)["checks"][0];
+    assert_eq!(check["format"], "tap");
+    let failure = &check["failures"][0];
+    assert_eq!((failure["path"].as_str(), failure["line"].as_u64()), (Some("test/calc.test.js"), Some(10)));
+
+    let by_name = call(&client, "verify", json!({"scope": "add adds"})).await;
+    let check = &data(&by_name)["checks"][0];
+    assert_eq!(check["command"], "npm test --silent -- --test-reporter=tap --test-name-pattern='add adds'");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{}",
+        text(&by_name)
+    );
+    let by_file = call(&client, "verify", json!({"scope": "test/calc.test.js"})).await;
+    assert_eq!(
+        data(&by_file)["checks"][0]["command"],
+        "npm test --silent -- --test-reporter=tap test/calc.test.js"
+    );
+    assert_eq!(data(&by_file)["checks"][0]["failed"], 1, "{}", text(&by_file));
+
+    call(&client, "edit_file", json!({"path": "calc.js", "old": "0) - 1;", "new": "0);"})).await;
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    assert_eq!(data(&result)["checks"][0]["passed"], 2);
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn cargo_test_fixture_reports_the_failing_test_with_its_location() {
     let repo = fixture_copy("verify_rs");

@@ -48,6 +48,36 @@ pub(crate) struct LangSpec {
     /// Languages of one family see each other's definitions as candidates (a TypeScript file
     /// calls a function a `.tsx` or `.js` file defines; a C file, one a header declares).
     pub family: &'static str,
+    /// How a project in this language is checked: the tests and linters its files declare
+    /// (`package.json`'s test script), found in a folder. One language of a family says it.
+    pub checks: fn(&std::path::Path) -> Vec<ProjectCheck>,
+}
+
+/// A check a project declares: what `verify` runs, and how its output is read (a format name
+/// the verify tool knows: `tap`, `pytest`, `diagnostics`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectCheck {
+    pub name: String,
+    pub command: String,
+    pub format: &'static str,
+}
+
+/// No checks: the language's projects are not recognised yet.
+pub(crate) fn no_checks(_dir: &std::path::Path) -> Vec<ProjectCheck> {
+    Vec::new()
+}
+
+/// The checks every language recognises in the folder `dir`, in language order.
+pub fn project_checks(dir: &std::path::Path) -> Vec<ProjectCheck> {
+    let mut out: Vec<ProjectCheck> = Vec::new();
+    for spec in specs() {
+        for check in (spec.checks)(dir) {
+            if !out.contains(&check) {
+                out.push(check);
+            }
+        }
+    }
+    out
 }
 
 /// What kinds of definition a reference can mean, where languages differ.

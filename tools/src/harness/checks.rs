@@ -1,5 +1,6 @@
 //! Reading test and lint output into counts and failures: pytest, libtest (`cargo test`),
-//! cargo nextest, and `path:line:col` or rustc-style diagnostics (ruff, flake8, clippy).
+//! cargo nextest, TAP (node's test runner, Mocha's TAP reporter), and `path:line:col` or
+//! rustc-style diagnostics (ruff, flake8, clippy).
 //! Every parser is total: output it does not recognise yields what it could read, never a panic.
 
 use std::collections::BTreeMap;
@@ -16,6 +17,8 @@ pub enum Format {
     CargoTest,
     Nextest,
     Diagnostics,
+    /// The Test Anything Protocol, as node's test runner writes it (`--test-reporter=tap`).
+    Tap,
     Plain,
 }
 
@@ -26,12 +29,13 @@ impl Format {
             Format::CargoTest => "cargo-test",
             Format::Nextest => "nextest",
             Format::Diagnostics => "diagnostics",
+            Format::Tap => "tap",
             Format::Plain => "plain",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        [Format::Pytest, Format::CargoTest, Format::Nextest, Format::Diagnostics, Format::Plain]
+        [Format::Pytest, Format::CargoTest, Format::Nextest, Format::Diagnostics, Format::Tap, Format::Plain]
             .into_iter()
             .find(|f| f.name() == name)
     }
@@ -87,8 +91,127 @@ pub fn parse(format: Format, output: &str) -> Parsed {
         Format::CargoTest => libtest(output),
         Format::Nextest => nextest(output),
         Format::Diagnostics => diagnostics(output),
+        Format::Tap => tap(output),
         Format::Plain => Parsed::default(),
     }
+}
+
+/// TAP 13 as node's test runner writes it: `ok`/`not ok N - name` lines (nested subtests
+/// indented), each failure's YAML block (`location`, `error`, `stack`), and the closing
+/// `# pass N` / `# fail N` / `# skipped N` counts, which count tests rather than suites. A
+/// parent whose subtests failed (`failureType: 'subtestsFailed'`) is no failure of its own. The
+/// file and line are the first `stack` frame in a file of the repository (the assertion), else
+/// `location` (the test's declaration); paths are made relative to the current folder's
+/// repository by the caller's root-relative cut (`root`).
+fn tap(output: &str) -> Parsed {
+    static RESULT: OnceLock<Regex> = OnceLock::new();
+    static COUNT: OnceLock<Regex> = OnceLock::new();
+    static PLACE: OnceLock<Regex> = OnceLock::new();
+    let result = re(&RESULT, r"^(\s*)(not ok|ok)\s+\d+(?:\s+-)?\s*(.*?)\s*(#\s*(SKIP|TODO)\b.*)?$");
+    let count = re(&COUNT, r"^#\s+(pass|fail|skipped|todo|cancelled|tests)\s+(\d+)\s*$");
+    let place = re(&PLACE, r"\(?((?:file://)?[^\s()']+?\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?");
+    let output = strip_ansi(output);
+    let lines: Vec<&str> = output.lines().collect();
+    let mut parsed = Parsed::default();
+    let (mut counted, mut passed, mut failed, mut skipped) = (false, 0u64, 0u64, 0u64);
+    let (mut seen_ok, mut seen_fail, mut seen_skip) = (0u64, 0u64, 0u64);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if let Some(c) = count.captures(line) {
+            counted = true;
+            parsed.recognised = true;
+            let n: u64 = c[2].parse().unwrap_or(0);
+            match &c[1] {
+                "pass" => passed = n,
+                "fail" | "cancelled" => failed += n,
+                "skipped" | "todo" => skipped += n,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let Some(c) = result.captures(line) else {
+            i += 1;
+            continue;
+        };
+        parsed.recognised = true;
+        let name = c[3].to_string();
+        let directive = c.get(5).is_some();
+        // The YAML block below the result, if any: its lines until `...` at the same depth.
+        let mut block: Vec<&str> = Vec::new();
+        if lines.get(i + 1).is_some_and(|l| l.trim() == "---") {
+            let mut j = i + 2;
+            while j < lines.len() && lines[j].trim() != "..." {
+                block.push(lines[j]);
+                j += 1;
+            }
+            i = j;
+        }
+        i += 1;
+        if directive {
+            seen_skip += 1;
+            continue;
+        }
+        if &c[2] == "ok" {
+            seen_ok += 1;
+            continue;
+        }
+        let field = |key: &str| {
+            block.iter().position(|l| l.trim_start().starts_with(&format!("{key}:"))).map(|at| {
+                let first = block[at].trim_start()[key.len() + 1..].trim().to_string();
+                if first.starts_with('|') || first.is_empty() {
+                    // A block scalar: the more-indented lines after it.
+                    let depth = block[at].len() - block[at].trim_start().len();
+                    block[at + 1..]
+                        .iter()
+                        .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > depth)
+                        .map(|l| l.trim())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                        .trim()
+                        .to_string()
+                } else {
+                    first.trim_matches('\'').to_string()
+                }
+            })
+        };
+        if field("failureType").as_deref() == Some("subtestsFailed") {
+            continue;
+        }
+        seen_fail += 1;
+        let frames = field("stack").unwrap_or_default();
+        let location = field("location").unwrap_or_default();
+        let at = frames
+            .lines()
+            .filter(|f| !f.contains("node:") && !f.contains("node_modules"))
+            .find_map(|f| place.captures(f))
+            .or_else(|| place.captures(&location));
+        let (path, line_no) = match at {
+            Some(c) => (Some(c[1].trim_start_matches("file://").to_string()), c[2].parse().ok()),
+            None => (None, None),
+        };
+        let message = field("error")
+            .map(|e| e.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "));
+        parsed.failures.push(Failure {
+            test: Some(name),
+            path,
+            line: line_no,
+            message: clip(&message.unwrap_or_default(), 300),
+        });
+    }
+    if counted {
+        (parsed.passed, parsed.failed, parsed.skipped) = (passed, failed, skipped);
+    } else {
+        (parsed.passed, parsed.failed, parsed.skipped) = (seen_ok, seen_fail, seen_skip);
+    }
+    parsed
+}
+
+/// `text` without ANSI colour and cursor sequences.
+fn strip_ansi(text: &str) -> String {
+    static ANSI: OnceLock<Regex> = OnceLock::new();
+    re(&ANSI, r"\x1b\[[0-9;?]*[A-Za-z]").replace_all(text, "").into_owned()
 }
 
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
@@ -400,6 +523,113 @@ fn looks_like_code(word: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// node 20's `--test-reporter=tap`, captured from a project with a passing, a failing and a
+    /// skipped test, and a `describe` whose child failed.
+    const NODE_TAP: &str = "TAP version 13
+# Subtest: add adds
+ok 1 - add adds
+  ---
+  duration_ms: 1.157685
+  ...
+# Subtest: total sums prices
+not ok 2 - total sums prices
+  ---
+  duration_ms: 1.12949
+  location: '/repo/test/calc.test.js:9:1'
+  failureType: 'testCodeFailure'
+  error: |-
+    Expected values to be strictly equal:
+    
+    2 !== 3
+    
+  code: 'ERR_ASSERTION'
+  name: 'AssertionError'
+  expected: 3
+  actual: 2
+  operator: 'strictEqual'
+  stack: |-
+    TestContext.<anonymous> (/repo/test/calc.test.js:10:10)
+    Test.runInAsyncScope (node:async_hooks:206:9)
+    Test.run (node:internal/test_runner/test:796:25)
+  ...
+# Subtest: later
+ok 3 - later # SKIP
+  ---
+  duration_ms: 0.159846
+  ...
+# Subtest: cart
+    # Subtest: empties
+    not ok 1 - empties
+      ---
+      duration_ms: 0.5
+      location: '/repo/test/cart.test.js:4:3'
+      failureType: 'testCodeFailure'
+      error: 'cart is not empty'
+      stack: |-
+        TestContext.<anonymous> (/repo/test/cart.test.js:5:12)
+      ...
+    1..1
+not ok 4 - cart
+  ---
+  duration_ms: 1.2
+  type: 'suite'
+  location: '/repo/test/cart.test.js:3:1'
+  failureType: 'subtestsFailed'
+  error: '1 subtest failed'
+  ...
+1..4
+# tests 4
+# suites 1
+# pass 1
+# fail 2
+# cancelled 0
+# skipped 1
+# todo 0
+# duration_ms 210.727367
+";
+
+    #[test]
+    fn node_tap_counts_tests_and_names_each_failing_assertion() {
+        let parsed = parse(Format::Tap, NODE_TAP);
+        assert!(parsed.recognised);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 2, 1));
+        assert_eq!(
+            parsed.failures,
+            [
+                Failure {
+                    test: Some("total sums prices".into()),
+                    path: Some("/repo/test/calc.test.js".into()),
+                    line: Some(10),
+                    message: "Expected values to be strictly equal: 2 !== 3".into(),
+                },
+                Failure {
+                    test: Some("empties".into()),
+                    path: Some("/repo/test/cart.test.js".into()),
+                    line: Some(5),
+                    message: "cart is not empty".into(),
+                },
+            ]
+        );
+        // The same in colour reads the same.
+        let coloured =
+            NODE_TAP.replace("not ok", "\x1b[31mnot ok\x1b[39m").replace("# pass", "\x1b[32m# pass\x1b[39m");
+        assert_eq!(parse(Format::Tap, &coloured), parsed);
+    }
+
+    #[test]
+    fn tap_from_a_runner_that_crashed_before_any_result_is_not_recognised() {
+        // A syntax error in a test file: node prints the error and a failing file-level test.
+        let crashed = "node:internal/modules/cjs/loader:1143\n  throw err;\n  ^\n\nError: Cannot find module '../calc'\n";
+        let parsed = parse(Format::Tap, crashed);
+        assert!(!parsed.recognised, "{parsed:?}");
+        assert_eq!((parsed.passed, parsed.failed), (0, 0));
+        // Mocha's TAP reporter: no YAML blocks, no `# pass` lines with node's words.
+        let mocha = "1..2\nok 1 adds\nnot ok 2 totals\n  AssertionError: expected 2 to equal 3\n# tests 2\n# pass 1\n# fail 1\n";
+        let parsed = parse(Format::Tap, mocha);
+        assert_eq!((parsed.passed, parsed.failed), (1, 1));
+        assert_eq!(parsed.failures[0].test.as_deref(), Some("totals"));
+    }
     use super::*;
     use expect_test::{Expect, expect};
 

@@ -148,6 +148,10 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
     if exists("Cargo.toml") && (exists("clippy.toml") || exists(".clippy.toml")) {
         add("clippy", "cargo clippy --all-targets --color never -- -D warnings".into(), Format::Diagnostics);
     }
+    // What the languages behind the seam recognise (a package.json's test script).
+    for check in tack_indexer::project_checks(root) {
+        add(&check.name, check.command, Format::from_name(check.format).unwrap_or(Format::Plain));
+    }
     planned
 }
 
@@ -194,6 +198,9 @@ pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
                 None => check.command = format!("{} -- {quoted}", check.command),
             }
         }
+        // Node's test runner: files to run, or a name pattern.
+        Format::Tap if is_path => check.command = format!("{} {quoted}", check.command),
+        Format::Tap => check.command = format!("{} --test-name-pattern={quoted}", check.command),
         Format::Diagnostics if is_path => check.command = format!("{} {quoted}", check.command),
         Format::Diagnostics => {
             check.skip =
@@ -221,8 +228,8 @@ impl Tool for Verify {
             "verify",
             "Run the checks",
             Group::Core,
-            "Run the repository's checks ([verify] in tack.toml, else pytest or cargo test, and a \
-             configured linter) and read their results: counts, and each failure's test, file:line and \
+            "Run the repository's checks ([verify] in tack.toml, else pytest, cargo test or a \
+             package.json test script, and a configured linter) and read their results: counts, and each failure's test, file:line and \
              message. scope= a path or test name narrows it. Call it after editing; done() needs a pass.",
             Annotations { read_only: false, destructive: false, idempotent: true, open_world: true },
         )
@@ -308,7 +315,7 @@ fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallCon
             raw.push('\n');
         }
         let cancelled = matches!(execution.end, End::Cancelled);
-        results.push(read_check(check, &execution));
+        results.push(read_check(ws, check, &execution));
         if cancelled {
             break;
         }
@@ -343,8 +350,8 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
     let mut planned = detect(ws);
     if planned.is_empty() {
         return Err(Observation::error(
-            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py) \
-             and no Cargo.toml, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
+            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
+             no Cargo.toml and no package.json with a test script, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
              = \"tests\"\ncommand = \"make test\"",
         ));
     }
@@ -381,8 +388,15 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
 
 /// One finished check read: counts and failures from its output, or its last lines when the
 /// output is not one tack reads and the check failed.
-fn read_check(check: &Planned, execution: &execute::Execution) -> CheckResult {
-    let parsed = checks::parse(check.format, &execution.output);
+fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -> CheckResult {
+    let mut parsed = checks::parse(check.format, &execution.output);
+    // Runners that name files by their absolute path (node's): as the other tools name them.
+    let root = format!("{}/", ws.root().path().display());
+    for failure in &mut parsed.failures {
+        if let Some(rel) = failure.path.as_deref().and_then(|p| p.strip_prefix(&root)) {
+            failure.path = Some(rel.to_string());
+        }
+    }
     let stopped = match execution.end {
         End::TimedOut(s) => Some(format!("timeout after {s}s (the process group was killed)")),
         End::Cancelled => Some("cancelled (the process group was killed)".into()),

@@ -58,6 +58,7 @@ static SPEC: LangSpec = LangSpec {
     preamble: &["/*", "*", "//", "#define", "__attribute__"],
     rules: RULES,
     family: "c",
+    checks: super::no_checks,
 };
 
 /// Words that stand before a type in a declaration.

@@ -26,4 +26,5 @@ static SPEC: LangSpec = LangSpec {
     preamble: &["/*", "*", "//", "template", "[["],
     rules: RULES,
     family: "c",
+    checks: super::no_checks,
 };

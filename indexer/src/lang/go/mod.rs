@@ -69,6 +69,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "go",
+    checks: super::no_checks,
 };
 
 impl Language for Go {

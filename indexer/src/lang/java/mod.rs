@@ -117,6 +117,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "java",
+    checks: super::no_checks,
 };
 
 impl Language for Java {

@@ -99,7 +99,39 @@ static SPEC: LangSpec = LangSpec {
     preamble: &["@", "/**", "*", "//"],
     rules: RULES,
     family: "ecma",
+    checks: npm_checks,
 };
+
+/// A `package.json` with a test script: that script through the package manager its lockfile
+/// names. Node's own test runner (`node --test`) is asked for TAP, which the verify tool reads
+/// into counts and failures; another runner's output is read as plain text for now.
+fn npm_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    let Ok(Some(bytes)) = crate::beneath::read_bounded(&dir.join("package.json"), 1 << 20, Some(dir)) else {
+        return Vec::new();
+    };
+    let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return Vec::new() };
+    let Some(script) = manifest["scripts"]["test"].as_str() else { return Vec::new() };
+    // What `npm init` writes: there are no tests.
+    if script.contains("no test specified") {
+        return Vec::new();
+    }
+    let manager =
+        [("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lock", "bun"), ("bun.lockb", "bun")]
+            .into_iter()
+            .find(|(lock, _)| dir.join(lock).is_file())
+            .map_or("npm", |(_, manager)| manager);
+    let node_runner = script.split("&&").any(|part| {
+        let words: Vec<&str> = part.split_whitespace().collect();
+        words.first() == Some(&"node") && words.contains(&"--test")
+    });
+    let (command, format) = match (manager, node_runner) {
+        ("npm", true) => ("npm test --silent -- --test-reporter=tap".to_string(), "tap"),
+        (manager, true) => (format!("{manager} test --test-reporter=tap"), "tap"),
+        ("npm", false) => ("npm test --silent".to_string(), "plain"),
+        (manager, false) => (format!("{manager} test"), "plain"),
+    };
+    vec![super::ProjectCheck { name: format!("{manager} test"), command, format }]
+}
 
 impl Language for Ecma {
     fn spec(&self) -> &'static LangSpec {

@@ -43,6 +43,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "python",
+    checks: super::no_checks,
 };
 
 impl Language for Python {

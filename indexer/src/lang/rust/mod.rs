@@ -43,6 +43,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: true,
     },
     family: "rust",
+    checks: super::no_checks,
 };
 
 impl Language for Rust {

@@ -32,6 +32,7 @@ static SPEC: LangSpec = LangSpec {
     preamble: &["@", "/**", "*", "//"],
     rules: RULES,
     family: "ecma",
+    checks: super::no_checks,
 };
 
 static TSX_SPEC: LangSpec = LangSpec {
