@@ -160,6 +160,56 @@ async fn pytest_fixture_verify_and_the_done_gate_around_an_edit() {
     client.cancel().await.unwrap();
 }
 
+/// A Go module: `go test -json ./...` read event by event into counts and the failing test with
+/// its file and line, and `go vet` beside it; Go's build cache outside the root stays writable
+/// under the sandbox; scope by name (`-run`) and by package; the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn go_test_fixture_is_detected_read_from_its_events_and_scoped() {
+    let repo = fixture_copy("verify_go");
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let client =
+        serve(repo.path(), store.path(), &[("GOCACHE", cache.path().join("go-build").display().to_string())])
+            .await;
+
+    let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 2 checks failed
+        FAIL go test: go test -json ./...
+          1 passed, 1 failed, 1 skipped, exit=1
+          calc_test.go:13 example.com/calc.TestTotal
+            Total([1 2]) = 2, want 3
+        ok go vet: go vet ./...
+          exit=0 (output not parsed)
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
+    let failure = &data(&result)["checks"][0]["failures"][0];
+    assert_eq!((failure["path"].as_str(), failure["line"].as_u64()), (Some("calc_test.go"), Some(13)));
+    assert!(cache.path().join("go-build").is_dir(), "go wrote its build cache where GOCACHE says");
+
+    let by_name = call(&client, "verify", json!({"scope": "TestAdd"})).await;
+    let check = &data(&by_name)["checks"][0];
+    assert_eq!(check["command"], "go test -json ./... -run TestAdd");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{}",
+        text(&by_name)
+    );
+    let by_file = call(&client, "verify", json!({"scope": "calc_test.go"})).await;
+    assert_eq!(data(&by_file)["checks"][0]["command"], "go test -json ./...");
+
+    call(&client, "edit_file", json!({"path": "calc.go", "old": "return sum - 1", "new": "return sum"}))
+        .await;
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+    client.cancel().await.unwrap();
+}
+
 /// A node project: its test script through npm, node's test runner asked for TAP, read into
 /// counts and the failing test with the file and line of its assertion; scope by file and by
 /// name; the gate closes once the bug is fixed through edit_file.

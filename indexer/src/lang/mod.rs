@@ -60,6 +60,9 @@ pub struct ProjectCheck {
     pub name: String,
     pub command: String,
     pub format: &'static str,
+    /// Folders outside the root the toolchain writes its caches in (Go's build cache): commands
+    /// may write there too.
+    pub caches: Vec<std::path::PathBuf>,
 }
 
 /// No checks: the language's projects are not recognised yet.

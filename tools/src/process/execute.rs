@@ -103,6 +103,7 @@ pub(crate) fn execute(
     }
     let mut writable = vec![dir.to_path_buf(), scratch.to_path_buf()];
     writable.extend(policy.writable.iter().cloned());
+    writable.extend(ws.toolchain_caches().iter().cloned());
     // The folder the user told cargo to build in, wherever it is.
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         writable.push(dir.join(target));

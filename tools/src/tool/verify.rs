@@ -198,6 +198,16 @@ pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
                 None => check.command = format!("{} -- {quoted}", check.command),
             }
         }
+        // Go: the package of a path (a folder, or a file's folder), or -run for a name.
+        Format::GoTest if is_path => {
+            let dir =
+                if scope.ends_with(".go") { scope.rsplit_once('/').map_or("", |(d, _)| d) } else { scope };
+            let dir = dir.trim_end_matches('/');
+            let packages =
+                if dir.is_empty() || dir == "." { "./...".to_string() } else { format!("./{dir}/...") };
+            check.command = check.command.replace("./...", &shell_quote(&packages));
+        }
+        Format::GoTest => check.command = format!("{} -run {quoted}", check.command),
         // Node's test runner: files to run, or a name pattern.
         Format::Tap if is_path => check.command = format!("{} {quoted}", check.command),
         Format::Tap => check.command = format!("{} --test-name-pattern={quoted}", check.command),
@@ -228,8 +238,8 @@ impl Tool for Verify {
             "verify",
             "Run the checks",
             Group::Core,
-            "Run the repository's checks ([verify] in tack.toml, else pytest, cargo test or a \
-             package.json test script, and a configured linter) and read their results: counts, and each failure's test, file:line and \
+            "Run the repository's checks ([verify] in tack.toml, else pytest, cargo test, a \
+             package.json test script or go test, and a configured linter) and read their results: counts, and each failure's test, file:line and \
              message. scope= a path or test name narrows it. Call it after editing; done() needs a pass.",
             Annotations { read_only: false, destructive: false, idempotent: true, open_world: true },
         )
@@ -351,7 +361,7 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
     if planned.is_empty() {
         return Err(Observation::error(
             "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
-             no Cargo.toml and no package.json with a test script, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
+             no Cargo.toml, no package.json with a test script and no go.mod, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
              = \"tests\"\ncommand = \"make test\"",
         ));
     }
@@ -395,6 +405,17 @@ fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -
     for failure in &mut parsed.failures {
         if let Some(rel) = failure.path.as_deref().and_then(|p| p.strip_prefix(&root)) {
             failure.path = Some(rel.to_string());
+        }
+        // Go names a file by its package's import path: the longest tail of it that is a file
+        // under the root is the one (the module's own prefix is no folder).
+        if check.format == Format::GoTest
+            && let Some(path) = failure.path.clone()
+        {
+            let parts: Vec<&str> = path.split('/').collect();
+            failure.path = (0..parts.len())
+                .map(|i| parts[i..].join("/"))
+                .find(|tail| ws.root().path().join(tail).is_file())
+                .or(Some(path));
         }
     }
     let stopped = match execution.end {

@@ -48,6 +48,8 @@ pub struct Workspace {
     /// Files under the root hard-linked to something outside it, found before the first
     /// command and again after each (in the background).
     linked: Arc<LinkedFiles>,
+    /// See [`Workspace::toolchain_caches`].
+    caches: OnceLock<Vec<PathBuf>>,
 }
 
 /// The last list of files hard-linked outside the root, and whether a walk is under way.
@@ -100,6 +102,7 @@ impl Workspace {
             versions: VersionCache::default(),
             state: StateStore::default(),
             linked: Arc::default(),
+            caches: OnceLock::new(),
         })
     }
 
@@ -161,6 +164,20 @@ impl Workspace {
                 }
             }
         });
+    }
+
+    /// Folders outside the root that the toolchains of the root's projects keep caches in (Go's
+    /// build and module caches), made if missing: commands may write there, as the user's own
+    /// builds do. Found once.
+    pub(crate) fn toolchain_caches(&self) -> &[PathBuf] {
+        self.caches.get_or_init(|| {
+            let mut caches: Vec<PathBuf> =
+                tack_indexer::project_checks(self.root.path()).into_iter().flat_map(|c| c.caches).collect();
+            caches.sort();
+            caches.dedup();
+            caches.retain(|dir| std::fs::create_dir_all(dir).is_ok());
+            caches
+        })
     }
 
     /// Every indexed file's content hash as the tree is now, the index first brought up to date

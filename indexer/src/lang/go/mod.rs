@@ -69,7 +69,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "go",
-    checks: super::no_checks,
+    checks: go_checks,
 };
 
 impl Language for Go {
@@ -315,4 +315,35 @@ fn child_docs<'a>(parent: Node, bytes: &'a [u8], out: &mut rustc_hash::FxHashMap
             out.insert(child.id(), line);
         }
     }
+}
+
+/// A `go.mod`: `go test -json ./...` (read event by event) and `go vet ./...`, with Go's build
+/// and module caches (from `GOCACHE`, `GOMODCACHE`, `GOPATH`, else their defaults) writable.
+fn go_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    if !dir.join("go.mod").is_file() {
+        return Vec::new();
+    }
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let home = env("HOME");
+    let build = env("GOCACHE")
+        .or_else(|| env("XDG_CACHE_HOME").map(|c| c.join("go-build")))
+        .or_else(|| home.as_ref().map(|h| h.join(".cache/go-build")));
+    let modules = env("GOMODCACHE")
+        .or_else(|| env("GOPATH").map(|p| p.join("pkg/mod")))
+        .or_else(|| home.as_ref().map(|h| h.join("go/pkg/mod")));
+    let caches: Vec<std::path::PathBuf> = build.into_iter().chain(modules).collect();
+    vec![
+        super::ProjectCheck {
+            name: "go test".into(),
+            command: "go test -json ./...".into(),
+            format: "go-test",
+            caches: caches.clone(),
+        },
+        super::ProjectCheck {
+            name: "go vet".into(),
+            command: "go vet ./...".into(),
+            format: "diagnostics",
+            caches,
+        },
+    ]
 }

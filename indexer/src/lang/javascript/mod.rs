@@ -130,7 +130,7 @@ fn npm_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
         ("npm", false) => ("npm test --silent".to_string(), "plain"),
         (manager, false) => (format!("{manager} test"), "plain"),
     };
-    vec![super::ProjectCheck { name: format!("{manager} test"), command, format }]
+    vec![super::ProjectCheck { name: format!("{manager} test"), command, format, caches: Vec::new() }]
 }
 
 impl Language for Ecma {
