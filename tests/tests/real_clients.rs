@@ -227,3 +227,18 @@ async fn a_small_context_window_keeps_every_result_under_an_eighth_of_it() {
         }
     }
 }
+
+/// A failing Go verify through the real Claude Code: the model reads the failing test's
+/// `path:line` and message.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_hands_its_model_a_failing_go_tests_place_and_message() {
+    let repo = fixture_copy("verify_go");
+    let model = ScriptedModel::start(Api::Anthropic, "tack", vec![call("verify", json!({}))]).await;
+    let transport = Transport::Stdio { root: repo.path().to_path_buf(), args: vec![] };
+    let run = clients::claude(&model, &transport, repo.path()).await;
+    assert_ran("claude", &run);
+    let results = model.results();
+    assert_eq!(results.len(), 1, "{results:#?}\n{}", run.dump());
+    assert!(results[0].contains("calc_test.go:13 example.com/calc.TestTotal"), "{}", results[0]);
+    assert!(results[0].contains("Total([1 2]) = 2, want 3"), "{}", results[0]);
+}
