@@ -160,6 +160,55 @@ async fn pytest_fixture_verify_and_the_done_gate_around_an_edit() {
     client.cancel().await.unwrap();
 }
 
+/// A CMake project with a configured build folder: built, then ctest with its JUnit report,
+/// read into counts and the failing test with the file and line its output names; scope by
+/// test name (`ctest -R`); the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn ctest_fixture_is_built_read_from_its_junit_report_and_scoped() {
+    let repo = fixture_copy("verify_cpp");
+    let configured = std::process::Command::new("cmake")
+        .args(["-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug"])
+        .current_dir(repo.path())
+        .output()
+        .expect("cmake runs (apt-get install cmake g++)");
+    assert!(configured.status.success(), "{}", String::from_utf8_lossy(&configured.stderr));
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(
+        (check["name"].as_str(), check["format"].as_str()),
+        (Some("ctest"), Some("junit")),
+        "{}",
+        text(&result)
+    );
+    assert_eq!((check["passed"].as_u64(), check["failed"].as_u64()), (Some(1), Some(1)), "{}", text(&result));
+    let failure = &check["failures"][0];
+    assert_eq!(failure["test"], "total");
+    assert_eq!((failure["path"].as_str(), failure["line"].as_u64()), (Some("calc_test.cpp"), Some(16)));
+    assert!(text(&result).contains("calc_test.cpp:16 total\n"), "{}", text(&result));
+
+    let by_name = call(&client, "verify", json!({"scope": "add"})).await;
+    let check = &data(&by_name)["checks"][0];
+    assert!(check["command"].as_str().unwrap().contains("ctest -R add --test-dir build"), "{check}");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{}",
+        text(&by_name)
+    );
+
+    call(&client, "edit_file", json!({"path": "calc.cpp", "old": "return sum - 1;", "new": "return sum;"}))
+        .await;
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    assert_eq!(data(&result)["checks"][0]["passed"], 2);
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+    client.cancel().await.unwrap();
+}
+
 /// A Go module: `go test -json ./...` read event by event into counts and the failing test with
 /// its file and line, and `go vet` beside it; Go's build cache outside the root stays writable
 /// under the sandbox; scope by name (`-run`) and by package; the gate closes after the fix.

@@ -21,6 +21,9 @@ pub enum Format {
     Tap,
     /// `go test -json`'s events.
     GoTest,
+    /// JUnit XML reports printed into the output (CTest's `--output-junit`, Surefire's and
+    /// Gradle's report files), beside the runner's own lines.
+    Junit,
     Plain,
 }
 
@@ -33,6 +36,7 @@ impl Format {
             Format::Diagnostics => "diagnostics",
             Format::Tap => "tap",
             Format::GoTest => "go-test",
+            Format::Junit => "junit",
             Format::Plain => "plain",
         }
     }
@@ -45,6 +49,7 @@ impl Format {
             Format::Diagnostics,
             Format::Tap,
             Format::GoTest,
+            Format::Junit,
             Format::Plain,
         ]
         .into_iter()
@@ -104,6 +109,7 @@ pub fn parse(format: Format, output: &str) -> Parsed {
         Format::Diagnostics => diagnostics(output),
         Format::Tap => tap(output),
         Format::GoTest => go_test(output),
+        Format::Junit => junit(output),
         Format::Plain => Parsed::default(),
     }
 }
@@ -304,6 +310,69 @@ fn go_test(output: &str) -> Parsed {
                 300,
             ),
         });
+    }
+    parsed
+}
+
+/// JUnit XML: every `<testsuite>` document found in the output (CTest's, Surefire's, Gradle's),
+/// each `<testcase>` passed, skipped (`<skipped>`) or failed (`<failure>`, `<error>`). A failure
+/// is named `classname.name` (just `name` when they are the same, as in CTest), its message is
+/// the failure's `message` or first text line, and its file and line the first `path:line` in
+/// the failure's text or the test's captured output. Output with no report (the build failed
+/// before any test ran) is read as compiler diagnostics.
+fn junit(output: &str) -> Parsed {
+    static PLACE: OnceLock<Regex> = OnceLock::new();
+    let place = re(&PLACE, r"((?:/|\.\.?/)?[\w.\-/]+\.(?:c|cc|cpp|cxx|h|hpp|java|kt|go|py|rs|js|ts)):(\d+)");
+    let mut parsed = Parsed::default();
+    let mut rest = output;
+    while let Some(start) = rest.find("<testsuite") {
+        let close = if rest[start..].starts_with("<testsuites") { "</testsuites>" } else { "</testsuite>" };
+        let Some(end) = rest[start..].find(close).map(|at| start + at + close.len()) else { break };
+        let document = &rest[start..end];
+        rest = &rest[end..];
+        let Ok(doc) = roxmltree::Document::parse(document) else { continue };
+        parsed.recognised = true;
+        for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+            let child = |tag: &str| case.children().find(|c| c.has_tag_name(tag));
+            if child("skipped").is_some() || case.attribute("status") == Some("disabled") {
+                parsed.skipped += 1;
+                continue;
+            }
+            let Some(failure) = child("failure").or_else(|| child("error")) else {
+                parsed.passed += 1;
+                continue;
+            };
+            parsed.failed += 1;
+            let name = case.attribute("name").unwrap_or("?");
+            let test = match case.attribute("classname") {
+                Some(class) if !class.is_empty() && class != name => format!("{class}.{name}"),
+                _ => name.to_string(),
+            };
+            let text: String = failure.text().unwrap_or("").to_string();
+            let captured = child("system-out").and_then(|o| o.text()).unwrap_or("");
+            let at = place.captures(&text).or_else(|| place.captures(captured));
+            let message = failure
+                .attribute("message")
+                .filter(|m| !m.trim().is_empty())
+                .map(str::to_string)
+                .or_else(|| {
+                    text.lines()
+                        .chain(captured.lines())
+                        .map(str::trim)
+                        .find(|l| !l.is_empty())
+                        .map(str::to_string)
+                })
+                .unwrap_or_default();
+            parsed.failures.push(Failure {
+                test: Some(test),
+                path: at.as_ref().map(|c| c[1].to_string()),
+                line: at.as_ref().and_then(|c| c[2].parse().ok()),
+                message: clip(&message, 300),
+            });
+        }
+    }
+    if !parsed.recognised {
+        return diagnostics(output);
     }
     parsed
 }
@@ -769,6 +838,50 @@ not ok 4 - cart
         );
         // Nothing but a crash of the go command itself: not read.
         assert!(!parse(Format::GoTest, "go: cannot find main module\n").recognised);
+    }
+
+    #[test]
+    fn junit_reports_from_ctest_and_surefire_name_each_failure_and_its_place() {
+        // CTest 3.25 with --output-on-failure, then its --output-junit report.
+        let ctest = "Test project /repo/build\n    Start 1: add\n1/2 Test #1: add ..........   Passed    0.00 sec\n\
+            2/2 Test #2: total ........***Failed    0.00 sec\n/repo/calc_test.cpp:16: expected 3, got 2\n\n\
+            50% tests passed, 1 tests failed out of 2\n\
+            <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"(empty)\"\n\ttests=\"2\"\n\tfailures=\"1\"\n\t>\n\
+            \t<testcase name=\"add\" classname=\"add\" time=\"0.0017\" status=\"run\">\n\t\t<system-out></system-out>\n\t</testcase>\n\
+            \t<testcase name=\"total\" classname=\"total\" time=\"0.0016\" status=\"fail\">\n\t\t<failure message=\"\"/>\n\
+            \t\t<system-out>/repo/calc_test.cpp:16: expected 3, got 2\n</system-out>\n\t</testcase>\n</testsuite>\n";
+        let parsed = parse(Format::Junit, ctest);
+        assert!(parsed.recognised);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 0));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("total".into()),
+                path: Some("/repo/calc_test.cpp".into()),
+                line: Some(16),
+                message: "/repo/calc_test.cpp:16: expected 3, got 2".into(),
+            }]
+        );
+        // Surefire: a class of tests, one failing with a message and a stack, one skipped.
+        let surefire = "[ERROR] Tests run: 3, Failures: 1\n<testsuite name=\"shop.CartTest\" tests=\"3\">\
+            <testcase name=\"adds\" classname=\"shop.CartTest\"/>\
+            <testcase name=\"totals\" classname=\"shop.CartTest\"><failure message=\"expected: &lt;3&gt; but was: &lt;2&gt;\" \
+            type=\"org.opentest4j.AssertionFailedError\">org.opentest4j.AssertionFailedError: expected: &lt;3&gt; but was: &lt;2&gt;\n\
+            \tat shop.CartTest.totals(CartTest.java:21)\n</failure></testcase>\
+            <testcase name=\"later\" classname=\"shop.CartTest\"><skipped/></testcase></testsuite>\n";
+        let parsed = parse(Format::Junit, surefire);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
+        assert_eq!(parsed.failures[0].test.as_deref(), Some("shop.CartTest.totals"));
+        assert_eq!(
+            (parsed.failures[0].path.as_deref(), parsed.failures[0].line),
+            (Some("CartTest.java"), Some(21))
+        );
+        assert_eq!(parsed.failures[0].message, "expected: <3> but was: <2>");
+        // The build failed before any test ran: the compiler's diagnostics are the failures.
+        let broken =
+            "/repo/calc.cpp:8:12: error: 'summ' was not declared in this scope\ngmake: *** [all] Error 2\n";
+        let parsed = parse(Format::Junit, broken);
+        assert_eq!(parsed.failures.first().and_then(|f| f.line), Some(8), "{parsed:?}");
     }
 
     #[test]

@@ -208,6 +208,16 @@ pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
             check.command = check.command.replace("./...", &shell_quote(&packages));
         }
         Format::GoTest => check.command = format!("{} -run {quoted}", check.command),
+        // CTest: tests by a name pattern; a path names no test.
+        Format::Junit if !is_path && check.command.contains("ctest ") => {
+            check.command = check.command.replacen("ctest ", &format!("ctest -R {quoted} "), 1)
+        }
+        Format::Junit => {
+            check.skip = Some(format!(
+                "skipped: scope {scope:?} is a path, and {} narrows only to a test name",
+                check.name
+            ))
+        }
         // Node's test runner: files to run, or a name pattern.
         Format::Tap if is_path => check.command = format!("{} {quoted}", check.command),
         Format::Tap => check.command = format!("{} --test-name-pattern={quoted}", check.command),
@@ -239,7 +249,7 @@ impl Tool for Verify {
             "Run the checks",
             Group::Core,
             "Run the repository's checks ([verify] in tack.toml, else pytest, cargo test, a \
-             package.json test script or go test, and a configured linter) and read their results: counts, and each failure's test, file:line and \
+             package.json test script, go test or ctest, and a configured linter) and read their results: counts, and each failure's test, file:line and \
              message. scope= a path or test name narrows it. Call it after editing; done() needs a pass.",
             Annotations { read_only: false, destructive: false, idempotent: true, open_world: true },
         )
@@ -361,7 +371,7 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
     if planned.is_empty() {
         return Err(Observation::error(
             "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
-             no Cargo.toml, no package.json with a test script and no go.mod, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
+             no Cargo.toml, no package.json with a test script, no go.mod and no configured CMake build folder, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
              = \"tests\"\ncommand = \"make test\"",
         ));
     }

@@ -26,5 +26,30 @@ static SPEC: LangSpec = LangSpec {
     preamble: &["/*", "*", "//", "template", "[["],
     rules: RULES,
     family: "c",
-    checks: super::no_checks,
+    checks: cmake_checks,
 };
+
+/// A `CMakeLists.txt` that declares tests, with a build folder already configured (one holding
+/// `CTestTestfile.cmake`): build it, then `ctest` with its JUnit report printed after the run's
+/// own lines (the report of an earlier run removed first, so a failed build is not read as
+/// passing tests).
+fn cmake_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    let Ok(Some(bytes)) = crate::beneath::read_bounded(&dir.join("CMakeLists.txt"), 1 << 20, Some(dir))
+    else {
+        return Vec::new();
+    };
+    if !String::from_utf8_lossy(&bytes).contains("add_test") {
+        return Vec::new();
+    }
+    let Some(build) = ["build", "cmake-build-debug", "cmake-build-release", "out/build"]
+        .into_iter()
+        .find(|b| dir.join(b).join("CTestTestfile.cmake").is_file())
+    else {
+        return Vec::new();
+    };
+    let command = format!(
+        "rm -f {build}/junit.xml; cmake --build {build} && ctest --test-dir {build} --output-on-failure \
+         --output-junit junit.xml; status=$?; cat {build}/junit.xml 2>/dev/null; exit $status"
+    );
+    vec![super::ProjectCheck { name: "ctest".into(), command, format: "junit", caches: Vec::new() }]
+}
