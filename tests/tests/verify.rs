@@ -160,6 +160,47 @@ async fn pytest_fixture_verify_and_the_done_gate_around_an_edit() {
     client.cancel().await.unwrap();
 }
 
+/// A monorepo: a Go module in `api/` and a node project in `web/`, neither at the root. Each
+/// runs in its folder, its failures named from the root; a path scope runs only the project it
+/// is in, narrowed from that folder.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_monorepos_projects_each_run_in_their_folder_and_a_path_scope_picks_one() {
+    let repo = tempfile::tempdir().unwrap();
+    let copy = |fixture: &str, to: &str| {
+        let from = fixture_copy(fixture);
+        let status = std::process::Command::new("cp")
+            .arg("-R")
+            .arg(from.path())
+            .arg(repo.path().join(to))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    copy("verify_go", "api");
+    copy("verify_js", "web");
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[("GOCACHE", cache.path().display().to_string())]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let checks = data(&result)["checks"].as_array().unwrap().clone();
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["go test in api", "go vet in api", "npm test in web"], "{}", text(&result));
+    assert_eq!(checks[0]["command"], "cd api && go test -json ./...");
+    let place = |c: &Value| {
+        (c["failures"][0]["path"].as_str().map(str::to_string), c["failures"][0]["line"].as_u64())
+    };
+    assert_eq!(place(&checks[0]), (Some("api/calc_test.go".into()), Some(13)), "{}", text(&result));
+    assert_eq!(place(&checks[2]), (Some("web/test/calc.test.js".into()), Some(10)));
+
+    let scoped = call(&client, "verify", json!({"scope": "web/test/calc.test.js"})).await;
+    let checks = data(&scoped)["checks"].as_array().unwrap().clone();
+    assert_eq!(checks[2]["command"], "cd web && npm test --silent -- --test-reporter=tap test/calc.test.js");
+    assert_eq!(checks[2]["failed"], 1, "{}", text(&scoped));
+    assert!(text(&scoped).contains("SKIP go test in api"), "{}", text(&scoped));
+    client.cancel().await.unwrap();
+}
+
 /// A CMake project with a configured build folder: built, then ctest with its JUnit report,
 /// read into counts and the failing test with the file and line its output names; scope by
 /// test name (`ctest -R`); the gate closes after the fix.

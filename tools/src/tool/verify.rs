@@ -91,6 +91,9 @@ pub struct Planned {
     pub timeout_s: u64,
     /// Set when the scope does not apply to this check: why it is skipped.
     pub skip: Option<String>,
+    /// The folder (relative to the root) of the project it checks, when that is not the root:
+    /// it runs there, and the paths it reports are read from there.
+    pub dir: Option<String>,
 }
 
 /// The checks for this repository: the configured ones, else the detected ones.
@@ -111,6 +114,7 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
                     .unwrap_or_else(|| Format::guess(&c.command)),
                 timeout_s: c.timeout_s.unwrap_or(default_timeout).clamp(1, MAX_TIMEOUT_S),
                 skip: None,
+                dir: None,
             })
             .collect();
     }
@@ -121,7 +125,14 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
     };
     let mut planned = Vec::new();
     let mut add = |name: &str, command: String, format: Format| {
-        planned.push(Planned { name: name.into(), command, format, timeout_s: default_timeout, skip: None });
+        planned.push(Planned {
+            name: name.into(),
+            command,
+            format,
+            timeout_s: default_timeout,
+            skip: None,
+            dir: None,
+        });
     };
     let python = ["pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py"]
         .iter()
@@ -149,8 +160,26 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
         add("clippy", "cargo clippy --all-targets --color never -- -D warnings".into(), Format::Diagnostics);
     }
     // What the languages behind the seam recognise (a package.json's test script).
-    for check in tack_indexer::project_checks(root) {
-        add(&check.name, check.command, Format::from_name(check.format).unwrap_or(Format::Plain));
+    let at_root = tack_indexer::project_checks(root);
+    for check in &at_root {
+        add(&check.name, check.command.clone(), Format::from_name(check.format).unwrap_or(Format::Plain));
+    }
+    // A monorepo's projects one or two folders down, of kinds the root does not check itself:
+    // each runs in its folder.
+    for folder in crate::workspace::project_folders(root) {
+        for check in tack_indexer::project_checks(&root.join(&folder)) {
+            if at_root.iter().any(|c| c.name == check.name) {
+                continue;
+            }
+            planned.push(Planned {
+                name: format!("{} in {folder}", check.name),
+                command: format!("cd {} && {}", shell_quote(&folder), check.command),
+                format: Format::from_name(check.format).unwrap_or(Format::Plain),
+                timeout_s: default_timeout,
+                skip: None,
+                dir: Some(folder.clone()),
+            });
+        }
     }
     planned
 }
@@ -384,7 +413,20 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
             .filter(|_| is_path)
             .map(|p| p.rel)
             .unwrap_or_else(|| scope.to_string());
-        planned = planned.into_iter().map(|c| apply_scope(c, &scope, is_path)).collect();
+        planned = planned
+            .into_iter()
+            .map(|c| match c.dir.clone() {
+                // A folder's project: a path is taken relative to it, and one outside it skips it.
+                Some(dir) if is_path => match scope
+                    .strip_prefix(&format!("{dir}/"))
+                    .or((scope == dir).then_some("."))
+                {
+                    Some(inner) => apply_scope(c, inner, true),
+                    None => Planned { skip: Some(format!("skipped: scope {scope:?} is outside {dir}")), ..c },
+                },
+                _ => apply_scope(c, &scope, is_path),
+            })
+            .collect();
     } else {
         // Unscoped, a configured check's placeholder stands for nothing (it ran as the literal
         // `{scope}` before).
@@ -416,15 +458,29 @@ fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -
         if let Some(rel) = failure.path.as_deref().and_then(|p| p.strip_prefix(&root)) {
             failure.path = Some(rel.to_string());
         }
+        // A folder's project names its files from there.
+        if let (Some(dir), Some(path)) = (&check.dir, failure.path.clone())
+            && !path.starts_with('/')
+            && !ws.root().path().join(&path).is_file()
+            && ws.root().path().join(dir).join(&path).is_file()
+        {
+            failure.path = Some(format!("{dir}/{path}"));
+        }
         // Go names a file by its package's import path: the longest tail of it that is a file
         // under the root is the one (the module's own prefix is no folder).
         if check.format == Format::GoTest
             && let Some(path) = failure.path.clone()
         {
             let parts: Vec<&str> = path.split('/').collect();
+            let base =
+                check.dir.as_deref().map_or(ws.root().path().to_path_buf(), |d| ws.root().path().join(d));
             failure.path = (0..parts.len())
                 .map(|i| parts[i..].join("/"))
-                .find(|tail| ws.root().path().join(tail).is_file())
+                .find(|tail| base.join(tail).is_file())
+                .map(|tail| match &check.dir {
+                    Some(dir) => format!("{dir}/{tail}"),
+                    None => tail,
+                })
                 .or(Some(path));
         }
     }
@@ -564,6 +620,7 @@ mod tests {
             format: Format::guess(command),
             timeout_s: 10,
             skip: None,
+            dir: None,
         }
     }
 

@@ -171,8 +171,13 @@ impl Workspace {
     /// builds do. Found once.
     pub(crate) fn toolchain_caches(&self) -> &[PathBuf] {
         self.caches.get_or_init(|| {
-            let mut caches: Vec<PathBuf> =
-                tack_indexer::project_checks(self.root.path()).into_iter().flat_map(|c| c.caches).collect();
+            let root = self.root.path();
+            let folders = project_folders(root).into_iter().map(|f| root.join(f));
+            let mut caches: Vec<PathBuf> = std::iter::once(root.to_path_buf())
+                .chain(folders)
+                .flat_map(|dir| tack_indexer::project_checks(&dir))
+                .flat_map(|c| c.caches)
+                .collect();
             caches.sort();
             caches.dedup();
             caches.retain(|dir| std::fs::create_dir_all(dir).is_ok());
@@ -284,4 +289,22 @@ fn walk_linked(root: &Path) -> Vec<PathBuf> {
         );
     }
     found.binds
+}
+
+/// Folders one and two levels below the root that may hold a project of their own: not hidden,
+/// not ignored, and not a dependency or build folder.
+pub(crate) fn project_folders(root: &Path) -> Vec<String> {
+    const NOT_PROJECTS: &[&str] =
+        &["node_modules", "target", "build", "dist", "vendor", "venv", "__pycache__"];
+    let mut folders: Vec<String> = ignore::WalkBuilder::new(root)
+        .max_depth(Some(2))
+        .hidden(true)
+        .filter_entry(|e| !NOT_PROJECTS.contains(&e.file_name().to_string_lossy().as_ref()))
+        .build()
+        .flatten()
+        .filter(|e| e.depth() > 0 && e.file_type().is_some_and(|t| t.is_dir()))
+        .filter_map(|e| e.path().strip_prefix(root).ok().and_then(|p| p.to_str()).map(str::to_string))
+        .collect();
+    folders.sort();
+    folders
 }
