@@ -65,6 +65,14 @@ pub struct ProjectCheck {
     pub caches: Vec<std::path::PathBuf>,
 }
 
+/// The text of the small file `name` in `dir` (empty when there is none or it is refused).
+pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {
+    match crate::beneath::read_bounded(&dir.join(name), 1 << 20, Some(dir)) {
+        Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+        _ => String::new(),
+    }
+}
+
 /// No checks: the language's projects are not recognised yet.
 pub(crate) fn no_checks(_dir: &std::path::Path) -> Vec<ProjectCheck> {
     Vec::new()

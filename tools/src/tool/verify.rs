@@ -2,8 +2,6 @@
 //! test`, a configured linter) with the `run` machinery, and reads their output into counts and
 //! failures. Its verdict feeds the session's gate.
 
-use std::path::Path;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -119,10 +117,6 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
             .collect();
     }
     let root = ws.root().path();
-    let exists = |name: &str| root.join(name).exists();
-    let file_has = |name: &str, needle: &str| {
-        ws.root().dir().read(name).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
-    };
     let mut planned = Vec::new();
     let mut add = |name: &str, command: String, format: Format| {
         planned.push(Planned {
@@ -134,32 +128,9 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
             dir: None,
         });
     };
-    let python = ["pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py"]
-        .iter()
-        .any(|f| exists(f))
-        || root.join("tests").is_dir() && has_python(&root.join("tests"));
-    if python {
-        // A virtualenv in the repository wins over whatever pytest is on PATH.
-        let pytest = [".venv/bin/pytest", "venv/bin/pytest"]
-            .iter()
-            .find(|p| exists(p))
-            .map(|p| format!("./{p}"))
-            .unwrap_or_else(|| "pytest".into());
-        // -rfE lists failures and errors by node id; no cache folder is left in the repository.
-        add("pytest", format!("{pytest} -q -rfE --tb=short -p no:cacheprovider"), Format::Pytest);
-    }
-    if exists("Cargo.toml") {
-        add("cargo test", "cargo test --color never".into(), Format::CargoTest);
-    }
-    if exists("ruff.toml") || exists(".ruff.toml") || file_has("pyproject.toml", "[tool.ruff") {
-        add("ruff", "ruff check --output-format concise".into(), Format::Diagnostics);
-    } else if exists(".flake8") || file_has("setup.cfg", "[flake8]") || file_has("tox.ini", "[flake8]") {
-        add("flake8", "flake8".into(), Format::Diagnostics);
-    }
-    if exists("Cargo.toml") && (exists("clippy.toml") || exists(".clippy.toml")) {
-        add("clippy", "cargo clippy --all-targets --color never -- -D warnings".into(), Format::Diagnostics);
-    }
-    // What the languages behind the seam recognise (a package.json's test script).
+    // What the languages behind the seam recognise: pytest and a configured ruff or flake8 for
+    // a Python project, cargo test (and clippy) for a Cargo one, a package.json's test script,
+    // go test, ctest.
     let at_root = tack_indexer::project_checks(root);
     for check in &at_root {
         add(&check.name, check.command.clone(), Format::from_name(check.format).unwrap_or(Format::Plain));
@@ -182,12 +153,6 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
         }
     }
     planned
-}
-
-fn has_python(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "py")))
-        .unwrap_or(false)
 }
 
 /// A word for `sh -c`: single-quoted unless it is plainly safe.

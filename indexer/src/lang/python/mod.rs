@@ -43,7 +43,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "python",
-    checks: super::no_checks,
+    checks: python_checks,
 };
 
 impl Language for Python {
@@ -292,4 +292,40 @@ fn import_qualifier(node: Node, dotted: Node, bytes: &[u8]) -> Option<String> {
         None if joined.is_empty() => None,
         None => Some(joined),
     }
+}
+
+/// A Python project (its configuration files, or `tests/*.py`): pytest, from a virtualenv in
+/// the folder when there is one, listing failures by node id and leaving no cache folder; and
+/// ruff or flake8 when configured.
+fn python_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    let exists = |name: &str| dir.join(name).exists();
+    let check = |name: &str, command: String, format: &'static str| super::ProjectCheck {
+        name: name.into(),
+        command,
+        format,
+        caches: Vec::new(),
+    };
+    let has_tests = std::fs::read_dir(dir.join("tests"))
+        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "py")))
+        .unwrap_or(false);
+    let mut out = Vec::new();
+    if ["pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py"]
+        .iter()
+        .any(|f| exists(f))
+        || has_tests
+    {
+        let pytest = [".venv/bin/pytest", "venv/bin/pytest"]
+            .iter()
+            .find(|p| exists(p))
+            .map(|p| format!("./{p}"))
+            .unwrap_or_else(|| "pytest".into());
+        out.push(check("pytest", format!("{pytest} -q -rfE --tb=short -p no:cacheprovider"), "pytest"));
+    }
+    let has = |name: &str, needle: &str| super::small_text(dir, name).contains(needle);
+    if exists("ruff.toml") || exists(".ruff.toml") || has("pyproject.toml", "[tool.ruff") {
+        out.push(check("ruff", "ruff check --output-format concise".into(), "diagnostics"));
+    } else if exists(".flake8") || has("setup.cfg", "[flake8]") || has("tox.ini", "[flake8]") {
+        out.push(check("flake8", "flake8".into(), "diagnostics"));
+    }
+    out
 }

@@ -43,7 +43,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: true,
     },
     family: "rust",
-    checks: super::no_checks,
+    checks: cargo_checks,
 };
 
 impl Language for Rust {
@@ -365,4 +365,22 @@ fn use_tree<'t>(node: Node<'t>, prefix: &str, bytes: &[u8], out: &mut Vec<RawImp
         }
         _ => {}
     }
+}
+
+/// A `Cargo.toml`: `cargo test`, and clippy with warnings as errors when `clippy.toml` is there.
+fn cargo_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    if !dir.join("Cargo.toml").is_file() {
+        return Vec::new();
+    }
+    let check = |name: &str, command: &str, format: &'static str| super::ProjectCheck {
+        name: name.into(),
+        command: command.into(),
+        format,
+        caches: Vec::new(),
+    };
+    let mut out = vec![check("cargo test", "cargo test --color never", "cargo-test")];
+    if dir.join("clippy.toml").exists() || dir.join(".clippy.toml").exists() {
+        out.push(check("clippy", "cargo clippy --all-targets --color never -- -D warnings", "diagnostics"));
+    }
+    out
 }
