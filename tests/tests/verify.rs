@@ -180,7 +180,11 @@ async fn a_monorepos_projects_each_run_in_their_folder_and_a_path_scope_picks_on
     copy("verify_js", "web");
     let store = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let client = serve(repo.path(), store.path(), &[("GOCACHE", cache.path().display().to_string())]).await;
+    let env = [
+        ("GOCACHE", cache.path().join("go-build").display().to_string()),
+        ("GOMODCACHE", cache.path().join("mod").display().to_string()),
+    ];
+    let client = serve(repo.path(), store.path(), &env).await;
 
     let result = call(&client, "verify", json!({})).await;
     let checks = data(&result)["checks"].as_array().unwrap().clone();
@@ -258,9 +262,14 @@ async fn go_test_fixture_is_detected_read_from_its_events_and_scoped() {
     let repo = fixture_copy("verify_go");
     let store = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let client =
-        serve(repo.path(), store.path(), &[("GOCACHE", cache.path().join("go-build").display().to_string())])
-            .await;
+    let (build, modules) = (cache.path().join("go-build"), cache.path().join("mod"));
+    let env = [("GOCACHE", build.display().to_string()), ("GOMODCACHE", modules.display().to_string())];
+    let client = serve(repo.path(), store.path(), &env).await;
+    // The instructions say where Go may write besides the repository.
+    let instructions = client.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
+    let said =
+        format!("They may also write the toolchains' caches: {}, {}. ", build.display(), modules.display());
+    assert!(instructions.contains(&said), "{instructions}");
 
     let result = call(&client, "verify", json!({})).await;
     expect![[r#"

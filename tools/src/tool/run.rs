@@ -97,6 +97,18 @@ impl Tool for Run {
             } else {
                 "Commands may write only inside the repository, $TMPDIR and the folders the user allowed. "
             });
+            let caches = ws.toolchain_caches();
+            if !caches.is_empty() {
+                let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+                let shown: Vec<String> = caches
+                    .iter()
+                    .map(|dir| match home.as_deref().and_then(|h| dir.strip_prefix(h).ok()) {
+                        Some(rel) => format!("~/{}", rel.display()),
+                        None => dir.display().to_string(),
+                    })
+                    .collect();
+                text.push_str(&format!("They may also write the toolchains' caches: {}. ", shown.join(", ")));
+            }
         }
         Some(text)
     }
