@@ -291,15 +291,20 @@ fn walk_linked(root: &Path) -> Vec<PathBuf> {
     found.binds
 }
 
-/// Folders one and two levels below the root that may hold a project of their own: not hidden,
-/// not ignored, and not a dependency or build folder.
+/// Folders one and two levels below the root that may hold a project of their own: not hidden
+/// and not a dependency or build folder. Ignore files are not consulted: the walker would open
+/// them itself, and one that is a FIFO would hang the server (the indexer reads them bounded).
 pub(crate) fn project_folders(root: &Path) -> Vec<String> {
     const NOT_PROJECTS: &[&str] =
         &["node_modules", "target", "build", "dist", "vendor", "venv", "__pycache__"];
     let mut folders: Vec<String> = ignore::WalkBuilder::new(root)
         .max_depth(Some(2))
-        .hidden(true)
-        .filter_entry(|e| !NOT_PROJECTS.contains(&e.file_name().to_string_lossy().as_ref()))
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0 || (!name.starts_with('.') && !NOT_PROJECTS.contains(&name.as_ref()))
+        })
         .build()
         .flatten()
         .filter(|e| e.depth() > 0 && e.file_type().is_some_and(|t| t.is_dir()))
