@@ -58,7 +58,7 @@ static SPEC: LangSpec = LangSpec {
     preamble: &["/*", "*", "//", "#define", "__attribute__"],
     rules: RULES,
     family: "c",
-    checks: super::no_checks,
+    checks: make_checks,
 };
 
 /// Words that stand before a type in a declaration.
@@ -389,4 +389,61 @@ mod tests {
         assert_eq!(C.return_type("static double cart_total(const struct cart *c)"), Some("static double"));
         assert_eq!(C.return_type("Cart& Cart::add(const Item& item)"), Some("Cart"));
     }
+}
+
+/// A Makefile with a `check` or `test` target, in a folder of C or C++ sources (elsewhere a
+/// Makefile's test target usually wraps a runner another language already runs): that target,
+/// read as plain output. A CMake project is checked through ctest instead.
+fn make_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    if dir.join("CMakeLists.txt").exists() {
+        return Vec::new();
+    }
+    let Some(makefile) = ["GNUmakefile", "makefile", "Makefile"].into_iter().find(|m| dir.join(m).is_file())
+    else {
+        return Vec::new();
+    };
+    let sources = |folder: &std::path::Path| {
+        std::fs::read_dir(folder).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                e.path()
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| matches!(x, "c" | "h" | "cc" | "cpp" | "cxx" | "hpp"))
+            })
+        })
+    };
+    if !sources(dir) && !sources(&dir.join("src")) {
+        return Vec::new();
+    }
+    let text = super::small_text(dir, makefile);
+    let target = ["check", "test"].into_iter().find(|t| {
+        text.lines().any(|l| {
+            l.strip_prefix(t).is_some_and(|rest| {
+                rest.trim_start().starts_with(':') && !rest.trim_start().starts_with(":=")
+            })
+        })
+    });
+    target
+        .map(|t| super::ProjectCheck {
+            name: format!("make {t}"),
+            command: format!("make {t}"),
+            format: "plain",
+            caches: Vec::new(),
+        })
+        .into_iter()
+        .collect()
+}
+
+#[cfg(test)]
+#[test]
+fn a_makefile_check_target_beside_c_sources_is_a_check() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Makefile"), "CC := cc\nall: calc\ncheck: calc\n\t./calc_test\n").unwrap();
+    assert!(make_checks(dir.path()).is_empty(), "no C sources: a Makefile alone says nothing");
+    std::fs::write(dir.path().join("calc.c"), "int add(int a, int b) { return a + b; }\n").unwrap();
+    let found = make_checks(dir.path());
+    assert_eq!(found.iter().map(|c| c.command.as_str()).collect::<Vec<_>>(), ["make check"]);
+    // An assignment named like a target is none.
+    std::fs::write(dir.path().join("Makefile"), "test := yes\nall:\n").unwrap();
+    assert!(make_checks(dir.path()).is_empty());
 }
