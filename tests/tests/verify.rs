@@ -205,6 +205,63 @@ async fn a_monorepos_projects_each_run_in_their_folder_and_a_path_scope_picks_on
     client.cancel().await.unwrap();
 }
 
+/// A Maven project: `mvn test`, then Surefire's JUnit reports, read into counts and the failing
+/// test with the file and line of its stack frame (found in the index by its file name); scope
+/// by class or method (`-Dtest=`) and by test file; the gate closes after the fix. Offline, as
+/// here, Maven reads Debian's packaged plugins (`.mvn/maven.config`).
+#[tokio::test(flavor = "multi_thread")]
+async fn maven_fixture_is_read_from_surefire_reports_and_scoped() {
+    let repo = fixture_copy("verify_java");
+    std::fs::create_dir_all(repo.path().join(".mvn")).unwrap();
+    std::fs::write(repo.path().join(".mvn/maven.config"), "-o\n-Dmaven.repo.local=/usr/share/maven-repo\n")
+        .unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(
+        (check["name"].as_str(), check["format"].as_str()),
+        (Some("mvn test"), Some("junit")),
+        "{}",
+        text(&result)
+    );
+    assert_eq!((check["passed"].as_u64(), check["failed"].as_u64()), (Some(1), Some(1)), "{}", text(&result));
+    let failure = &check["failures"][0];
+    assert_eq!(failure["test"], "calc.CalcTest.totals");
+    assert_eq!(
+        (failure["path"].as_str(), failure["line"].as_u64()),
+        (Some("src/test/java/calc/CalcTest.java"), Some(15)),
+        "{}",
+        text(&result)
+    );
+    assert_eq!(failure["message"], "expected:<3> but was:<2>");
+
+    let by_name = call(&client, "verify", json!({"scope": "CalcTest#adds"})).await;
+    let check = &data(&by_name)["checks"][0];
+    assert!(check["command"].as_str().unwrap().contains("mvn -Dtest='CalcTest#adds' -q -B test"), "{check}");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{}",
+        text(&by_name)
+    );
+    let by_file = call(&client, "verify", json!({"scope": "src/test/java/calc/CalcTest.java"})).await;
+    assert!(data(&by_file)["checks"][0]["command"].as_str().unwrap().contains("mvn -Dtest=CalcTest -q"));
+
+    call(
+        &client,
+        "edit_file",
+        json!({"path": "src/main/java/calc/Calc.java", "old": "return sum - 1;", "new": "return sum;"}),
+    )
+    .await;
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+    client.cancel().await.unwrap();
+}
+
 /// A CMake project with a configured build folder: built, then ctest with its JUnit report,
 /// read into counts and the failing test with the file and line its output names; scope by
 /// test name (`ctest -R`); the gate closes after the fix.

@@ -206,6 +206,15 @@ pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
         Format::Junit if !is_path && check.command.contains("ctest ") => {
             check.command = check.command.replacen("ctest ", &format!("ctest -R {quoted} "), 1)
         }
+        // Maven: -Dtest= a class or Class#method, a test file by its class.
+        Format::Junit if check.command.contains("mvn ") && (!is_path || scope.ends_with(".java")) => {
+            let test = if is_path {
+                scope.rsplit('/').next().unwrap_or(scope).trim_end_matches(".java").to_string()
+            } else {
+                scope.to_string()
+            };
+            check.command = check.command.replacen("mvn ", &format!("mvn -Dtest={} ", shell_quote(&test)), 1)
+        }
         Format::Junit => {
             check.skip = Some(format!(
                 "skipped: scope {scope:?} is a path, and {} narrows only to a test name",
@@ -243,7 +252,7 @@ impl Tool for Verify {
             "Run the checks",
             Group::Core,
             "Run the repository's checks ([verify] in tack.toml, else pytest, cargo test, a \
-             package.json test script, go test or ctest, and a configured linter) and read their results: counts, and each failure's test, file:line and \
+             package.json test script, go test, ctest or mvn test, and a configured linter) and read their results: counts, and each failure's test, file:line and \
              message. scope= a path or test name narrows it. Call it after editing; done() needs a pass.",
             Annotations { read_only: false, destructive: false, idempotent: true, open_world: true },
         )
@@ -365,7 +374,7 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
     if planned.is_empty() {
         return Err(Observation::error(
             "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
-             no Cargo.toml, no package.json with a test script, no go.mod and no configured CMake build folder, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
+             no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake build folder, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
              = \"tests\"\ncommand = \"make test\"",
         ));
     }
@@ -430,6 +439,22 @@ fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -
             && ws.root().path().join(dir).join(&path).is_file()
         {
             failure.path = Some(format!("{dir}/{path}"));
+        }
+        // A bare file name (a Java stack frame's `CartTest.java`): the one indexed file of that
+        // name under the folder, if there is exactly one.
+        if let Some(path) = failure.path.clone()
+            && !path.contains('/')
+            && !ws.root().path().join(&path).is_file()
+        {
+            let prefix = check.dir.as_deref().map_or(String::new(), |d| format!("{d}/"));
+            let snapshot = ws.index().snapshot();
+            let mut found = snapshot
+                .files
+                .keys()
+                .filter(|p| p.starts_with(&prefix) && (p.ends_with(&format!("/{path}")) || **p == path));
+            if let (Some(only), None) = (found.next(), found.next()) {
+                failure.path = Some(only.clone());
+            }
         }
         // Go names a file by its package's import path: the longest tail of it that is a file
         // under the root is the one (the module's own prefix is no folder).
