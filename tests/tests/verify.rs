@@ -366,6 +366,40 @@ async fn go_test_fixture_is_detected_read_from_its_events_and_scoped() {
     client.cancel().await.unwrap();
 }
 
+/// TypeScript with its own compiler installed: `tsc --noEmit`, its diagnostics read into the
+/// error's code, file and line; the gate closes once the type error is fixed.
+#[tokio::test(flavor = "multi_thread")]
+async fn tsc_fixture_is_detected_and_its_type_errors_read() {
+    let repo = fixture_copy("verify_ts");
+    let installed = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(repo.path())
+        .output()
+        .expect("npm runs");
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(check["command"], "node_modules/.bin/tsc --noEmit --pretty false", "{}", text(&result));
+    let failure = &check["failures"][0];
+    assert_eq!(failure["test"], "TS2322");
+    assert_eq!((failure["path"].as_str(), failure["line"].as_u64()), (Some("src/calc.ts"), Some(5)));
+
+    call(
+        &client,
+        "edit_file",
+        json!({"path": "src/calc.ts", "old": "label: number", "new": "label: string"}),
+    )
+    .await;
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+    client.cancel().await.unwrap();
+}
+
 /// A node project: its test script through npm, node's test runner asked for TAP, read into
 /// counts and the failing test with the file and line of its assertion; scope by file and by
 /// name; the gate closes once the bug is fixed through edit_file.

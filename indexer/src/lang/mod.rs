@@ -73,11 +73,6 @@ pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {
     }
 }
 
-/// No checks: the language's projects are not recognised yet.
-pub(crate) fn no_checks(_dir: &std::path::Path) -> Vec<ProjectCheck> {
-    Vec::new()
-}
-
 /// The checks every language recognises in the folder `dir`, in language order.
 pub fn project_checks(dir: &std::path::Path) -> Vec<ProjectCheck> {
     let mut out: Vec<ProjectCheck> = Vec::new();

@@ -643,6 +643,9 @@ fn diagnostics(output: &str) -> Parsed {
     let flat = re(&FLAT, r"^([^\s:][^:]*):(\d+):(?:(\d+):)? (?:(error|warning|note): )?(.+)$");
     let head = re(&HEAD, r"^(error|warning)(?:\[([^\]]+)\])?: (.+)$");
     let arrow = re(&ARROW, r"^\s*--> ([^:]+):(\d+):\d+$");
+    // tsc (`--pretty false`) and MSBuild-style compilers: `src/a.ts(5,14): error TS2322: …`.
+    static PAREN: OnceLock<Regex> = OnceLock::new();
+    let paren = re(&PAREN, r"^([^\s(][^(]*)\((\d+),\d+\): (?:error|warning) ([A-Z]+\d+): (.+)$");
     let mut parsed = Parsed::default();
     let mut pending: Option<(Option<String>, String)> = None;
     for line in output.lines() {
@@ -659,6 +662,15 @@ fn diagnostics(output: &str) -> Parsed {
                     message: clip(&message, 600),
                 });
             }
+            continue;
+        }
+        if let Some(caps) = paren.captures(line) {
+            parsed.failures.push(Failure {
+                test: Some(caps[3].to_string()),
+                path: Some(caps[1].to_string()),
+                line: caps[2].parse().ok(),
+                message: clip(caps[4].trim(), 600),
+            });
             continue;
         }
         if let Some(caps) = flat.captures(line) {
@@ -882,6 +894,22 @@ not ok 4 - cart
             "/repo/calc.cpp:8:12: error: 'summ' was not declared in this scope\ngmake: *** [all] Error 2\n";
         let parsed = parse(Format::Junit, broken);
         assert_eq!(parsed.failures.first().and_then(|f| f.line), Some(8), "{parsed:?}");
+    }
+
+    #[test]
+    fn tsc_diagnostics_name_the_code_file_and_line() {
+        // tsc 5.6 with --pretty false.
+        let out = "src/calc.ts(5,14): error TS2322: Type 'string' is not assignable to type 'number'.\n";
+        let parsed = parse(Format::Diagnostics, out);
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("TS2322".into()),
+                path: Some("src/calc.ts".into()),
+                line: Some(5),
+                message: "Type 'string' is not assignable to type 'number'.".into(),
+            }]
+        );
     }
 
     #[test]

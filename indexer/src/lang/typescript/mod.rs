@@ -32,7 +32,7 @@ static SPEC: LangSpec = LangSpec {
     preamble: &["@", "/**", "*", "//"],
     rules: RULES,
     family: "ecma",
-    checks: super::no_checks,
+    checks: tsc_checks,
 };
 
 static TSX_SPEC: LangSpec = LangSpec {
@@ -43,3 +43,17 @@ static TSX_SPEC: LangSpec = LangSpec {
     test_file_suffixes: &[".test.tsx", ".spec.tsx"],
     ..SPEC
 };
+
+/// A `tsconfig.json` with the project's own TypeScript installed: `tsc --noEmit`, its
+/// diagnostics one a line.
+fn tsc_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    if !dir.join("tsconfig.json").is_file() || !dir.join("node_modules/.bin/tsc").is_file() {
+        return Vec::new();
+    }
+    vec![super::ProjectCheck {
+        name: "tsc".into(),
+        command: "node_modules/.bin/tsc --noEmit --pretty false".into(),
+        format: "diagnostics",
+        caches: Vec::new(),
+    }]
+}
