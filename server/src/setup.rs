@@ -378,35 +378,19 @@ fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
         .transpose()
 }
 
-/// Replaces `path` with `text` through a temporary file beside it, keeping the file's mode
-/// (`~/.claude.json` and Codex's config hold secrets: a new one is made 0600).
+/// Replaces `path` with `text` atomically (tack's own writer), keeping the file's mode and
+/// owner; a new one is made 0600, since `~/.claude.json` and Codex's config can hold a token.
 fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    use std::os::unix::fs::MetadataExt as _;
     // A config kept elsewhere and linked in (dotfile managers) is written where it lives.
     let path = &std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o600);
-    let dir = path.parent().context("a config file has a folder")?;
-    let tmp = dir.join(format!(
-        ".{}.tack-{}",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("config"),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let keep = match std::fs::metadata(path) {
+        Ok(meta) => (meta.mode() & 0o7777, meta.uid(), meta.gid()),
+        // SAFETY: geteuid and getegid have no preconditions and cannot fail.
+        Err(_) => (0o600, unsafe { libc::geteuid() }, unsafe { libc::getegid() }),
+    };
+    tack_tools::write_atomic(path, text.as_bytes(), Some(keep))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// `name` on PATH, if it is there.

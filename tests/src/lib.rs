@@ -50,6 +50,20 @@ pub fn tack_binary() -> &'static Path {
     })
 }
 
+/// Runs `command` to its end and returns its stdout, after asserting it succeeded (the failure
+/// shows the command, its status and both streams).
+pub fn stdout_of(command: &mut std::process::Command) -> String {
+    let out = command.output().unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{command:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// Where servers started by tests keep their indexes: a scratch cache directory, so tests never
 /// write into the user's cache.
 pub fn test_cache_home() -> PathBuf {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use tack_tests::{fixture_copy, python_with, tack_binary};
+use tack_tests::{fixture_copy, python_with, stdout_of, tack_binary};
 
 const MATURIN: (&str, &str) = ("maturin", "maturin==1.16.0");
 const UV: (&str, &str) = ("uv", "uv==0.13.9");
@@ -49,18 +49,6 @@ fn mcpb() -> PathBuf {
     bin
 }
 
-fn run(command: &mut Command) -> String {
-    let out = command.output().unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{command:?} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
 /// Starts `command` as an MCP server over stdio and returns its answer to `initialize`.
 fn handshake(command: &mut Command) -> Value {
     let mut child = command
@@ -89,11 +77,13 @@ fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_file
     let python = python_with(&[MATURIN, UV, PIPX, SKILLSAW]);
     let out = tempfile::tempdir().unwrap();
     let repo = fixture_copy("py_shop");
-    run(Command::new(workspace().join("packaging/build.sh"))
-        .arg("dev")
-        .arg(out.path())
-        .env("MATURIN", format!("{} -m maturin", python.display()))
-        .env("MCPB", mcpb()));
+    stdout_of(
+        Command::new(workspace().join("packaging/build.sh"))
+            .arg("dev")
+            .arg(out.path())
+            .env("MATURIN", format!("{} -m maturin", python.display()))
+            .env("MCPB", mcpb()),
+    );
     let files: Vec<String> = std::fs::read_dir(out.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -111,13 +101,14 @@ fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_file
 
     // The wheel, into a fresh virtualenv: its `tack` is the command, and it serves.
     let venv = out.path().join("venv");
-    run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
-    run(Command::new(venv.join("bin/python")).args(["-m", "pip", "install", "--quiet"]).arg(&wheel));
+    stdout_of(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+    stdout_of(Command::new(venv.join("bin/python")).args(["-m", "pip", "install", "--quiet"]).arg(&wheel));
     let tack = venv.join("bin/tack");
-    assert_eq!(run(Command::new(&tack).arg("--version")).trim(), version());
+    assert_eq!(stdout_of(Command::new(&tack).arg("--version")).trim(), version());
     let index = out.path().join("index");
-    let map =
-        run(Command::new(&tack).arg("map").arg("--root").arg(repo.path()).arg("--index-dir").arg(&index));
+    let map = stdout_of(
+        Command::new(&tack).arg("map").arg("--root").arg(repo.path()).arg("--index-dir").arg(&index),
+    );
     assert!(map.starts_with("repo map: "), "{map}");
     assert!(map.contains("class Cart"), "{map}");
     let answer = handshake(
@@ -126,27 +117,31 @@ fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_file
     assert_eq!(answer["result"]["serverInfo"]["name"], "tack", "{answer}");
 
     // `uvx --from WHEEL tack`, offline, with a cache of its own.
-    let uvx = run(Command::new(&python)
-        .args(["-m", "uv", "tool", "run", "--offline", "--from"])
-        .arg(&wheel)
-        .args(["tack", "--version"])
-        .env("UV_CACHE_DIR", out.path().join("uv-cache"))
-        .env("UV_TOOL_DIR", out.path().join("uv-tools")));
+    let uvx = stdout_of(
+        Command::new(&python)
+            .args(["-m", "uv", "tool", "run", "--offline", "--from"])
+            .arg(&wheel)
+            .args(["tack", "--version"])
+            .env("UV_CACHE_DIR", out.path().join("uv-cache"))
+            .env("UV_TOOL_DIR", out.path().join("uv-tools")),
+    );
     assert_eq!(uvx.trim(), version());
 
     // `pipx install WHEEL`, into folders of its own.
-    run(Command::new(&python)
-        .args(["-m", "pipx", "install", "--quiet"])
-        .arg(&wheel)
-        .env("PIPX_HOME", out.path().join("pipx"))
-        .env("PIPX_BIN_DIR", out.path().join("pipx-bin"))
-        .env("PIPX_MAN_DIR", out.path().join("pipx-man")));
-    assert_eq!(run(Command::new(out.path().join("pipx-bin/tack")).arg("--version")).trim(), version());
+    stdout_of(
+        Command::new(&python)
+            .args(["-m", "pipx", "install", "--quiet"])
+            .arg(&wheel)
+            .env("PIPX_HOME", out.path().join("pipx"))
+            .env("PIPX_BIN_DIR", out.path().join("pipx-bin"))
+            .env("PIPX_MAN_DIR", out.path().join("pipx-man")),
+    );
+    assert_eq!(stdout_of(Command::new(out.path().join("pipx-bin/tack")).arg("--version")).trim(), version());
 
     // The bundle, unpacked and started as its manifest says, with the folder a user picked.
     let bundle = out.path().join(format!("tack-{}.mcpb", env!("CARGO_PKG_VERSION")));
     let unpacked = out.path().join("unpacked");
-    run(Command::new(mcpb()).arg("unpack").arg(&bundle).arg(&unpacked));
+    stdout_of(Command::new(mcpb()).arg("unpack").arg(&bundle).arg(&unpacked));
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(unpacked.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
@@ -160,7 +155,7 @@ fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_file
     let command = fill(&config["command"]);
     let args: Vec<String> = config["args"].as_array().unwrap().iter().map(fill).collect();
     assert_eq!(args[0], "serve", "the bundle starts tack serve: {args:?}");
-    assert_eq!(run(Command::new(&command).arg("--version")).trim(), version());
+    assert_eq!(stdout_of(Command::new(&command).arg("--version")).trim(), version());
     let answer = handshake(Command::new(&command).args(&args).arg("--index-dir").arg(&index));
     assert_eq!(answer["result"]["serverInfo"]["name"], "tack", "{answer}");
 
@@ -169,14 +164,14 @@ fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_file
     let registry = out.path().join("registry");
     std::fs::create_dir_all(&registry).unwrap();
     std::fs::copy(out.path().join("server.json"), registry.join("server.json")).unwrap();
-    let lint = run(Command::new(&python).args(["-m", "skillsaw", "lint"]).arg(&registry));
+    let lint = stdout_of(Command::new(&python).args(["-m", "skillsaw", "lint"]).arg(&registry));
     assert!(lint.contains("All checks passed"), "{lint}");
     let server: Value =
         serde_json::from_slice(&std::fs::read(registry.join("server.json")).unwrap()).unwrap();
     let kinds: Vec<&str> =
         server["packages"].as_array().unwrap().iter().map(|p| p["registryType"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["cargo", "pypi", "mcpb"]);
-    let digest = run(Command::new("sha256sum").arg(&bundle));
+    let digest = stdout_of(Command::new("sha256sum").arg(&bundle));
     assert_eq!(server["packages"][2]["fileSha256"].as_str().unwrap(), digest.split(' ').next().unwrap());
     let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
     let name = server["name"].as_str().unwrap();
@@ -187,12 +182,14 @@ fn the_wheel_the_bundle_and_the_registry_entry_install_and_serve_from_local_file
 fn cargo_install_from_the_checkout_still_works() {
     let root = tempfile::tempdir().unwrap();
     // The debug profile and this build's target folder: the install reuses the test build.
-    run(Command::new(env!("CARGO"))
-        .args(["install", "--quiet", "--debug", "--locked", "--path"])
-        .arg(workspace().join("server"))
-        .arg("--root")
-        .arg(root.path())
-        .arg("--target-dir")
-        .arg(target()));
-    assert_eq!(run(Command::new(root.path().join("bin/tack")).arg("--version")).trim(), version());
+    stdout_of(
+        Command::new(env!("CARGO"))
+            .args(["install", "--quiet", "--debug", "--locked", "--path"])
+            .arg(workspace().join("server"))
+            .arg("--root")
+            .arg(root.path())
+            .arg("--target-dir")
+            .arg(target()),
+    );
+    assert_eq!(stdout_of(Command::new(root.path().join("bin/tack")).arg("--version")).trim(), version());
 }

@@ -14,7 +14,7 @@ use expect_test::expect_file;
 use serde_json::{Value, json};
 use tack_tests::clients::{self, ClientRun};
 use tack_tests::model::{Api, ScriptedModel, call, client_call};
-use tack_tests::{sample_repo, tack_binary, test_cache_home};
+use tack_tests::{sample_repo, stdout_of, tack_binary, test_cache_home};
 use tack_tools::{Config, Profile, Toolbox, count_tokens};
 
 /// The repository's top folder: the marketplace root for both clients.
@@ -52,41 +52,27 @@ fn tack_on_path() -> (tempfile::TempDir, String) {
 /// `claude ARGS` (the plugin commands) with `home` as HOME; its stdout, after asserting it
 /// succeeded.
 fn claude_cli(home: &Path, args: &[&str]) -> String {
-    let out = Command::new(clients::clients_dir().join("node_modules/.bin/claude"))
-        .args(args)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .output()
-        .expect("claude runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "claude {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    stdout_of(
+        Command::new(clients::clients_dir().join("node_modules/.bin/claude"))
+            .args(args)
+            .current_dir(home)
+            .env("HOME", home)
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    )
 }
 
 /// `codex ARGS` (the plugin commands) with `home` as HOME and CODEX_HOME; its stdout, after
 /// asserting it succeeded.
 fn codex_cli(home: &Path, args: &[&str]) -> String {
-    let out = Command::new(clients::clients_dir().join("node_modules/.bin/codex"))
-        .args(args)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("CODEX_HOME", home)
-        .output()
-        .expect("codex runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "codex {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    stdout_of(
+        Command::new(clients::clients_dir().join("node_modules/.bin/codex"))
+            .args(args)
+            .current_dir(home)
+            .env("HOME", home)
+            .env("CODEX_HOME", home),
+    )
 }
 
 fn assert_ran(client: &str, run: &ClientRun) {

@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::json;
 use tack_tests::clients::{self, ClientRun};
 use tack_tests::model::{Api, ScriptedModel, call};
-use tack_tests::{sample_repo, start_http, tack_binary, test_cache_home};
+use tack_tests::{sample_repo, start_http, stdout_of, tack_binary, test_cache_home};
 use tack_tools::count_tokens;
 
 /// `tack setup ARGS` in `repo` with `home` as HOME (and CODEX_HOME), the real clients first on
@@ -16,23 +16,16 @@ use tack_tools::count_tokens;
 fn setup(repo: &Path, home: &Path, args: &[&str]) -> String {
     let bin = clients::clients_dir().join("node_modules/.bin");
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new(tack_binary())
-        .arg("setup")
-        .args(args)
-        .current_dir(repo)
-        .env("HOME", home)
-        .env("CODEX_HOME", home)
-        .env("XDG_CACHE_HOME", test_cache_home())
-        .env("PATH", path)
-        .output()
-        .expect("tack setup runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "tack setup {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    stdout_of(
+        Command::new(tack_binary())
+            .arg("setup")
+            .args(args)
+            .current_dir(repo)
+            .env("HOME", home)
+            .env("CODEX_HOME", home)
+            .env("XDG_CACHE_HOME", test_cache_home())
+            .env("PATH", path),
+    )
 }
 
 fn assert_ran(client: &str, run: &ClientRun) {

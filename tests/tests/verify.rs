@@ -43,6 +43,20 @@ async fn serve(root: &Path, store: &Path, envs: &[(&str, String)]) -> Client {
     ().serve(transport).await.expect("handshake")
 }
 
+/// Fixes the fixture's bug through edit_file (`edit` is its arguments); then verify passes,
+/// with `passed` tests in its first check when given, and done closes the gate.
+async fn fix_then_done(client: &Client, edit: Value, passed: Option<u64>) {
+    let fixed = call(client, "edit_file", edit).await;
+    assert_eq!(fixed.is_error, Some(false), "{}", text(&fixed));
+    let result = call(client, "verify", json!({})).await;
+    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
+    if let Some(passed) = passed {
+        assert_eq!(data(&result)["checks"][0]["passed"], passed, "{}", text(&result));
+    }
+    let done = call(client, "call_tool", json!({"name": "done", "arguments": {}})).await;
+    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+}
+
 fn text(result: &CallToolResult) -> String {
     result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default()
 }
@@ -187,6 +201,22 @@ async fn a_monorepos_projects_each_run_in_their_folder_and_a_path_scope_picks_on
     let client = serve(repo.path(), store.path(), &env).await;
 
     let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 2 of 3 checks failed
+        FAIL go test in api: cd api && go test -json ./...
+          1 passed, 1 failed, 1 skipped, exit=1
+          api/calc_test.go:13 example.com/calc.TestTotal
+            Total([1 2]) = 2, want 3
+        ok go vet in api: cd api && go vet ./...
+          exit=0 (output not parsed)
+        FAIL npm test in web: cd web && npm test --silent -- --test-reporter=tap
+          1 passed, 1 failed, 1 skipped, exit=1
+          web/test/calc.test.js:10 total sums prices
+            Expected values to be strictly equal: 2 !== 3
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
     let checks = data(&result)["checks"].as_array().unwrap().clone();
     let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["go test in api", "go vet in api", "npm test in web"], "{}", text(&result));
@@ -219,6 +249,16 @@ async fn maven_fixture_is_read_from_surefire_reports_and_scoped() {
     let client = serve(repo.path(), store.path(), &[]).await;
 
     let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL mvn test: rm -rf target/surefire-reports; mvn -q -B test; status=$?; cat target/surefire-reports/TEST-*.xml 2>/dev/null; exit $status
+          1 passed, 1 failed, 0 skipped, exit=1
+          src/test/java/calc/CalcTest.java:15 calc.CalcTest.totals
+            expected:<3> but was:<2>
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
     let check = &data(&result)["checks"][0];
     assert_eq!(
         (check["name"].as_str(), check["format"].as_str()),
@@ -249,16 +289,12 @@ async fn maven_fixture_is_read_from_surefire_reports_and_scoped() {
     let by_file = call(&client, "verify", json!({"scope": "src/test/java/calc/CalcTest.java"})).await;
     assert!(data(&by_file)["checks"][0]["command"].as_str().unwrap().contains("mvn -Dtest=CalcTest -q"));
 
-    call(
+    fix_then_done(
         &client,
-        "edit_file",
         json!({"path": "src/main/java/calc/Calc.java", "old": "return sum - 1;", "new": "return sum;"}),
+        Some(2),
     )
     .await;
-    let result = call(&client, "verify", json!({})).await;
-    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
-    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
-    assert_eq!(data(&done)["done"], true, "{}", text(&done));
     client.cancel().await.unwrap();
 }
 
@@ -278,6 +314,16 @@ async fn ctest_fixture_is_built_read_from_its_junit_report_and_scoped() {
     let client = serve(repo.path(), store.path(), &[]).await;
 
     let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL ctest: rm -f build/junit.xml; cmake --build build && ctest --test-dir build --output-on-failure --output-junit junit.xml; status=$?; cat build/junit.xml 2>/dev/null; exit $status
+          1 passed, 1 failed, 0 skipped, exit=8
+          calc_test.cpp:16 total
+            calc_test.cpp:16: expected 3, got 2
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
     let check = &data(&result)["checks"][0];
     assert_eq!(
         (check["name"].as_str(), check["format"].as_str()),
@@ -301,13 +347,12 @@ async fn ctest_fixture_is_built_read_from_its_junit_report_and_scoped() {
         text(&by_name)
     );
 
-    call(&client, "edit_file", json!({"path": "calc.cpp", "old": "return sum - 1;", "new": "return sum;"}))
-        .await;
-    let result = call(&client, "verify", json!({})).await;
-    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
-    assert_eq!(data(&result)["checks"][0]["passed"], 2);
-    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
-    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+    fix_then_done(
+        &client,
+        json!({"path": "calc.cpp", "old": "return sum - 1;", "new": "return sum;"}),
+        Some(2),
+    )
+    .await;
     client.cancel().await.unwrap();
 }
 
@@ -357,12 +402,8 @@ async fn go_test_fixture_is_detected_read_from_its_events_and_scoped() {
     let by_file = call(&client, "verify", json!({"scope": "calc_test.go"})).await;
     assert_eq!(data(&by_file)["checks"][0]["command"], "go test -json ./...");
 
-    call(&client, "edit_file", json!({"path": "calc.go", "old": "return sum - 1", "new": "return sum"}))
+    fix_then_done(&client, json!({"path": "calc.go", "old": "return sum - 1", "new": "return sum"}), None)
         .await;
-    let result = call(&client, "verify", json!({})).await;
-    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
-    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
-    assert_eq!(data(&done)["done"], true, "{}", text(&done));
     client.cancel().await.unwrap();
 }
 
@@ -381,22 +422,28 @@ async fn tsc_fixture_is_detected_and_its_type_errors_read() {
     let client = serve(repo.path(), store.path(), &[]).await;
 
     let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL tsc: node_modules/.bin/tsc --noEmit --pretty false
+          1 diagnostics, exit=2
+          src/calc.ts:5 TS2322
+            Type 'string' is not assignable to type 'number'.
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
     let check = &data(&result)["checks"][0];
     assert_eq!(check["command"], "node_modules/.bin/tsc --noEmit --pretty false", "{}", text(&result));
     let failure = &check["failures"][0];
     assert_eq!(failure["test"], "TS2322");
     assert_eq!((failure["path"].as_str(), failure["line"].as_u64()), (Some("src/calc.ts"), Some(5)));
 
-    call(
+    fix_then_done(
         &client,
-        "edit_file",
         json!({"path": "src/calc.ts", "old": "label: number", "new": "label: string"}),
+        None,
     )
     .await;
-    let result = call(&client, "verify", json!({})).await;
-    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
-    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
-    assert_eq!(data(&done)["done"], true, "{}", text(&done));
     client.cancel().await.unwrap();
 }
 
@@ -441,12 +488,7 @@ async fn node_test_fixture_is_detected_read_from_tap_and_scoped() {
     );
     assert_eq!(data(&by_file)["checks"][0]["failed"], 1, "{}", text(&by_file));
 
-    call(&client, "edit_file", json!({"path": "calc.js", "old": "0) - 1;", "new": "0);"})).await;
-    let result = call(&client, "verify", json!({})).await;
-    assert_eq!(data(&result)["ok"], true, "{}", text(&result));
-    assert_eq!(data(&result)["checks"][0]["passed"], 2);
-    let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
-    assert_eq!(data(&done)["done"], true, "{}", text(&done));
+    fix_then_done(&client, json!({"path": "calc.js", "old": "0) - 1;", "new": "0);"}), Some(2)).await;
     client.cancel().await.unwrap();
 }
 

@@ -36,4 +36,4 @@ pub use workspace::config::{
 };
 pub use workspace::path_guard::{PathError, ResolvedPath, Root};
 pub use workspace::{SearchIndexError, Workspace};
-pub use write::files::{is_temp_name, version_of};
+pub use write::files::{is_temp_name, version_of, write_atomic};

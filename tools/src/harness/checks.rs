@@ -114,13 +114,14 @@ pub fn parse(format: Format, output: &str) -> Parsed {
     }
 }
 
-/// TAP 13 as node's test runner writes it: `ok`/`not ok N - name` lines (nested subtests
-/// indented), each failure's YAML block (`location`, `error`, `stack`), and the closing
-/// `# pass N` / `# fail N` / `# skipped N` counts, which count tests rather than suites. A
-/// parent whose subtests failed (`failureType: 'subtestsFailed'`) is no failure of its own. The
-/// file and line are the first `stack` frame in a file of the repository (the assertion), else
-/// `location` (the test's declaration); paths are made relative to the current folder's
-/// repository by the caller's root-relative cut (`root`).
+/// TAP 13 as node's test runner and Mocha's TAP reporter write it: `ok`/`not ok N - name` lines
+/// (nested subtests indented), the details under a failure (node's YAML block with `location`,
+/// `error` and `stack`; Mocha's indented message and stack lines), and the closing `# pass N` /
+/// `# fail N` / `# skipped N` counts, which count tests rather than suites. A parent whose
+/// subtests failed (`failureType: 'subtestsFailed'`) is no failure of its own. The file and
+/// line are the first stack frame in a file of the repository (the assertion), else
+/// `location` (the test's declaration). A file that crashed before its tests ran fails as a
+/// whole with node's `test failed`: the error it printed above, as `# ` comments, is its message.
 fn tap(output: &str) -> Parsed {
     static RESULT: OnceLock<Regex> = OnceLock::new();
     static COUNT: OnceLock<Regex> = OnceLock::new();
@@ -131,43 +132,61 @@ fn tap(output: &str) -> Parsed {
     let output = strip_ansi(output);
     let lines: Vec<&str> = output.lines().collect();
     let mut parsed = Parsed::default();
-    let (mut counted, mut passed, mut failed, mut skipped) = (false, 0u64, 0u64, 0u64);
+    let (mut passed, mut failed, mut skipped) = (None::<u64>, None::<u64>, None::<u64>);
     let (mut seen_ok, mut seen_fail, mut seen_skip) = (0u64, 0u64, 0u64);
+    // `# ` lines since the last result: what a crashing file printed.
+    let mut comments: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
         if let Some(c) = count.captures(line) {
-            counted = true;
             parsed.recognised = true;
             let n: u64 = c[2].parse().unwrap_or(0);
-            // TAP's words (`# todo N` counts tests marked TODO, which do not fail).
-            match &c[1] {
-                "pass" => passed = n,
-                "fail" | "cancelled" => failed += n,
-                "tests" => {}
-                _ => skipped += n,
-            }
+            let slot = match &c[1] {
+                "pass" => &mut passed,
+                "fail" | "cancelled" => &mut failed,
+                "tests" => {
+                    i += 1;
+                    continue;
+                }
+                _ => &mut skipped,
+            };
+            *slot = Some(slot.unwrap_or(0) + n);
             i += 1;
             continue;
         }
         let Some(c) = result.captures(line) else {
+            if let Some(comment) = line.trim_start().strip_prefix("# ") {
+                comments.push(comment);
+            }
             i += 1;
             continue;
         };
         parsed.recognised = true;
+        let depth = c[1].len();
         let name = c[3].to_string();
         let directive = c.get(5).is_some();
-        // The YAML block below the result, if any: its lines until `...` at the same depth.
+        // The details below the result: a YAML block, or lines indented deeper than it.
         let mut block: Vec<&str> = Vec::new();
-        if lines.get(i + 1).is_some_and(|l| l.trim() == "---") {
+        let yaml = lines.get(i + 1).is_some_and(|l| l.trim() == "---");
+        if yaml {
             let mut j = i + 2;
             while j < lines.len() && lines[j].trim() != "..." {
                 block.push(lines[j]);
                 j += 1;
             }
             i = j;
+        } else {
+            while let Some(next) = lines.get(i + 1)
+                && (next.trim().is_empty() || next.len() - next.trim_start().len() > depth)
+                && !result.is_match(next)
+            {
+                block.push(next);
+                i += 1;
+            }
         }
         i += 1;
+        let printed = std::mem::take(&mut comments);
         if directive {
             seen_skip += 1;
             continue;
@@ -195,12 +214,42 @@ fn tap(output: &str) -> Parsed {
                 }
             })
         };
-        if field("failureType").as_deref() == Some("subtestsFailed") {
+        if yaml && field("failureType").as_deref() == Some("subtestsFailed") {
             continue;
         }
         seen_fail += 1;
-        let frames = field("stack").unwrap_or_default();
-        let location = field("location").unwrap_or_default();
+        let (mut message, frames, location) = if yaml {
+            (
+                field("error").unwrap_or_default(),
+                field("stack").unwrap_or_default(),
+                field("location").unwrap_or_default(),
+            )
+        } else {
+            // Mocha: the message, then the error's name and its stack.
+            let text: Vec<&str> = block.iter().map(|l| l.trim()).collect();
+            let first_frame = text.iter().position(|l| l.starts_with("at ")).unwrap_or(text.len());
+            let message: Vec<&str> = text[..first_frame]
+                .iter()
+                .copied()
+                .take_while(|l| {
+                    !l.split(' ').next().is_some_and(|w| w.ends_with("Error") || w.ends_with("Error:"))
+                })
+                .collect();
+            (message.join("\n"), text[first_frame..].join("\n"), String::new())
+        };
+        let mut frames = frames;
+        if message.trim().is_empty() || message == "test failed" {
+            // The file crashed before any test: what it printed says why, and where.
+            if let Some(error) = printed.iter().find(|l| l.contains("Error")) {
+                message = error.trim().to_string();
+            }
+            frames = printed
+                .iter()
+                .map(|l| l.trim())
+                .filter(|l| l.starts_with("at "))
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
         let at = frames
             .lines()
             .filter(|f| !f.contains("node:") && !f.contains("node_modules"))
@@ -210,20 +259,12 @@ fn tap(output: &str) -> Parsed {
             Some(c) => (Some(c[1].trim_start_matches("file://").to_string()), c[2].parse().ok()),
             None => (None, None),
         };
-        let message = field("error")
-            .map(|e| e.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" "));
-        parsed.failures.push(Failure {
-            test: Some(name),
-            path,
-            line: line_no,
-            message: clip(&message.unwrap_or_default(), 300),
-        });
+        let message = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+        parsed.failures.push(Failure { test: Some(name), path, line: line_no, message: clip(&message, 300) });
     }
-    if counted {
-        (parsed.passed, parsed.failed, parsed.skipped) = (passed, failed, skipped);
-    } else {
-        (parsed.passed, parsed.failed, parsed.skipped) = (seen_ok, seen_fail, seen_skip);
-    }
+    parsed.passed = passed.unwrap_or(seen_ok);
+    parsed.failed = failed.unwrap_or(seen_fail);
+    parsed.skipped = skipped.unwrap_or(seen_skip);
     parsed
 }
 
@@ -310,6 +351,10 @@ fn go_test(output: &str) -> Parsed {
                 300,
             ),
         });
+    }
+    // No event at all: go stopped before testing (a compile error in go 1.19 prints no events).
+    if !parsed.recognised {
+        return diagnostics(output);
     }
     parsed
 }
@@ -833,20 +878,19 @@ not ok 4 - cart
                 message: "Total([1 2]) = 2, want 3".into(),
             }]
         );
-        // A compile error: no test ran, the package failed; its first error is the failure.
-        let broken = "# example.com/calc\n./calc.go:9:9: undefined: summ\n\
-            {\"Action\":\"output\",\"Package\":\"example.com/calc\",\"Output\":\"FAIL\\texample.com/calc [build failed]\\n\"}\n\
-            {\"Action\":\"fail\",\"Package\":\"example.com/calc\",\"Elapsed\":0}\n";
+        // go 1.19, a compile error, captured: no events at all, only the compiler's lines.
+        let broken = "# example.com/calc [example.com/calc.test]\n./calc.go:6:9: p declared but not used\n\
+            ./calc.go:7:10: undefined: q\nFAIL\texample.com/calc [build failed]\n";
         let parsed = parse(Format::GoTest, broken);
-        assert_eq!(parsed.failed, 1);
+        assert_eq!(parsed.failed, 2);
         assert_eq!(
-            parsed.failures,
-            [Failure {
-                test: Some("example.com/calc".into()),
-                path: Some("calc.go".into()),
-                line: Some(9),
-                message: "undefined: summ".into(),
-            }]
+            parsed.failures[1],
+            Failure {
+                test: None,
+                path: Some("./calc.go".into()),
+                line: Some(7),
+                message: "undefined: q".into()
+            }
         );
         // Nothing but a crash of the go command itself: not read.
         assert!(!parse(Format::GoTest, "go: cannot find main module\n").recognised);
@@ -874,21 +918,33 @@ not ok 4 - cart
                 message: "/repo/calc_test.cpp:16: expected 3, got 2".into(),
             }]
         );
-        // Surefire: a class of tests, one failing with a message and a stack, one skipped.
-        let surefire = "[ERROR] Tests run: 3, Failures: 1\n<testsuite name=\"shop.CartTest\" tests=\"3\">\
-            <testcase name=\"adds\" classname=\"shop.CartTest\"/>\
-            <testcase name=\"totals\" classname=\"shop.CartTest\"><failure message=\"expected: &lt;3&gt; but was: &lt;2&gt;\" \
-            type=\"org.opentest4j.AssertionFailedError\">org.opentest4j.AssertionFailedError: expected: &lt;3&gt; but was: &lt;2&gt;\n\
-            \tat shop.CartTest.totals(CartTest.java:21)\n</failure></testcase>\
-            <testcase name=\"later\" classname=\"shop.CartTest\"><skipped/></testcase></testsuite>\n";
+        // Surefire 2.22.3 (JUnit 4), the report captured (its properties left out), with a
+        // skipped test added as Surefire writes one.
+        let surefire = r#"[ERROR] Tests run: 3, Failures: 1
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="https://maven.apache.org/surefire/maven-surefire-plugin/xsd/surefire-test-report.xsd" name="calc.CalcTest" time="0.046" tests="3" errors="0" skipped="1" failures="1">
+  <properties>
+  </properties>
+  <testcase name="totals" classname="calc.CalcTest" time="0.004">
+    <failure message="expected:&lt;3&gt; but was:&lt;2&gt;" type="java.lang.AssertionError"><![CDATA[java.lang.AssertionError: expected:<3> but was:<2>
+	at calc.CalcTest.totals(CalcTest.java:15)
+]]></failure>
+  </testcase>
+  <testcase name="adds" classname="calc.CalcTest" time="0.001"/>
+  <testcase name="later" classname="calc.CalcTest" time="0"><skipped/></testcase>
+</testsuite>
+"#;
         let parsed = parse(Format::Junit, surefire);
         assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
-        assert_eq!(parsed.failures[0].test.as_deref(), Some("shop.CartTest.totals"));
         assert_eq!(
-            (parsed.failures[0].path.as_deref(), parsed.failures[0].line),
-            (Some("CartTest.java"), Some(21))
+            parsed.failures,
+            [Failure {
+                test: Some("calc.CalcTest.totals".into()),
+                path: Some("CalcTest.java".into()),
+                line: Some(15),
+                message: "expected:<3> but was:<2>".into(),
+            }]
         );
-        assert_eq!(parsed.failures[0].message, "expected: <3> but was: <2>");
         // The build failed before any test ran: the compiler's diagnostics are the failures.
         let broken =
             "/repo/calc.cpp:8:12: error: 'summ' was not declared in this scope\ngmake: *** [all] Error 2\n";
@@ -913,17 +969,84 @@ not ok 4 - cart
     }
 
     #[test]
-    fn tap_from_a_runner_that_crashed_before_any_result_is_not_recognised() {
-        // A syntax error in a test file: node prints the error and a failing file-level test.
-        let crashed = "node:internal/modules/cjs/loader:1143\n  throw err;\n  ^\n\nError: Cannot find module '../calc'\n";
+    fn tap_from_a_file_that_crashed_and_from_mocha_names_the_failure() {
+        // node 20: a test file whose require fails, captured (paths shortened to /repo).
+        let crashed = "TAP version 13
+# node:internal/modules/cjs/loader:1210
+#   throw err;
+#   ^
+# Error: Cannot find module '../calcx'
+# Require stack:
+# - /repo/test/calc.test.js
+#     at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)
+#     at require (node:internal/modules/helpers:182:18)
+#     at Object.<anonymous> (/repo/test/calc.test.js:3:24)
+#     at Module._compile (node:internal/modules/cjs/loader:1521:14)
+# Node.js v20.20.2
+# Subtest: /repo/test/calc.test.js
+not ok 1 - /repo/test/calc.test.js
+  ---
+  duration_ms: 59.12375
+  location: '/repo/test/calc.test.js:1:1'
+  failureType: 'testCodeFailure'
+  exitCode: 1
+  signal: ~
+  error: 'test failed'
+  code: 'ERR_TEST_FAILURE'
+  ...
+1..1
+# tests 1
+# suites 0
+# pass 0
+# fail 1
+# cancelled 0
+# skipped 0
+# todo 0
+";
         let parsed = parse(Format::Tap, crashed);
-        assert!(!parsed.recognised, "{parsed:?}");
-        assert_eq!((parsed.passed, parsed.failed), (0, 0));
-        // Mocha's TAP reporter: no YAML blocks, no `# pass` lines with node's words.
-        let mocha = "1..2\nok 1 adds\nnot ok 2 totals\n  AssertionError: expected 2 to equal 3\n# tests 2\n# pass 1\n# fail 1\n";
+        assert_eq!((parsed.passed, parsed.failed), (0, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("/repo/test/calc.test.js".into()),
+                path: Some("/repo/test/calc.test.js".into()),
+                line: Some(3),
+                message: "Error: Cannot find module '../calcx'".into(),
+            }]
+        );
+        // Mocha 10.7 with --reporter tap, captured: plain indented details, a skip the counts
+        // leave out.
+        let mocha = "ok 1 calc adds
+not ok 2 calc sums prices
+  Expected values to be strictly equal:
+  
+  2 !== 3
+  
+  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+  
+  2 !== 3
+  
+      at Context.<anonymous> (test/calc.test.js:9:12)
+      at process.processImmediate (node:internal/timers:483:21)
+ok 3 calc later # SKIP -
+# tests 2
+# pass 1
+# fail 1
+1..3
+";
         let parsed = parse(Format::Tap, mocha);
-        assert_eq!((parsed.passed, parsed.failed), (1, 1));
-        assert_eq!(parsed.failures[0].test.as_deref(), Some("totals"));
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("calc sums prices".into()),
+                path: Some("test/calc.test.js".into()),
+                line: Some(9),
+                message: "Expected values to be strictly equal: 2 !== 3".into(),
+            }]
+        );
+        // Nothing but a crash of node itself, no TAP: not read.
+        assert!(!parse(Format::Tap, "node: bad option: --test-reporter=tap\n").recognised);
     }
     use super::*;
     use expect_test::{Expect, expect};

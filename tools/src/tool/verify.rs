@@ -432,6 +432,11 @@ fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -
         if let Some(rel) = failure.path.as_deref().and_then(|p| p.strip_prefix(&root)) {
             failure.path = Some(rel.to_string());
         }
+        // A message quoting the file by its absolute path (a C++ test's __FILE__) says it as the
+        // rest of the answer does, and the same on every machine.
+        if failure.message.contains(&root) {
+            failure.message = failure.message.replace(&root, "");
+        }
         // A folder's project names its files from there.
         if let (Some(dir), Some(path)) = (&check.dir, failure.path.clone())
             && !path.starts_with('/')
