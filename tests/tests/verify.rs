@@ -412,12 +412,7 @@ async fn go_test_fixture_is_detected_read_from_its_events_and_scoped() {
 #[tokio::test(flavor = "multi_thread")]
 async fn tsc_fixture_is_detected_and_its_type_errors_read() {
     let repo = fixture_copy("verify_ts");
-    let installed = std::process::Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
-        .current_dir(repo.path())
-        .output()
-        .expect("npm runs");
-    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    npm_install(repo.path());
     let store = tempfile::tempdir().unwrap();
     let client = serve(repo.path(), store.path(), &[]).await;
 
@@ -489,6 +484,173 @@ async fn node_test_fixture_is_detected_read_from_tap_and_scoped() {
     assert_eq!(data(&by_file)["checks"][0]["failed"], 1, "{}", text(&by_file));
 
     fix_then_done(&client, json!({"path": "calc.js", "old": "0) - 1;", "new": "0);"}), Some(2)).await;
+    client.cancel().await.unwrap();
+}
+
+/// `npm install` in `repo`, as a project's developer runs it first.
+fn npm_install(repo: &Path) {
+    let installed = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(repo)
+        .output()
+        .expect("npm runs");
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+}
+
+/// A Jest project with ESLint configured: Jest asked for its JSON report and ESLint for JSON,
+/// each read into the failing test or rule with its file and line; scope by test name (`-t`)
+/// and by path; one fix through edit_file closes the gate for both.
+#[tokio::test(flavor = "multi_thread")]
+async fn jest_and_eslint_fixture_is_read_from_their_json_and_scoped() {
+    let repo = fixture_copy("verify_jest");
+    npm_install(repo.path());
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 2 of 2 checks failed
+        FAIL npm test: npm test --silent -- --json
+          1 passed, 1 failed, 0 skipped, exit=1
+          src/calc.test.js:9 calc multiplies
+            expect(received).toBe(expected) // Object.is equality Expected: 6 Received: 5
+        FAIL eslint: node_modules/.bin/eslint --format json .
+          1 diagnostics, exit=1
+          src/calc.js:6 no-unused-vars
+            'product' is assigned a value but never used.
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
+    let checks = &data(&result)["checks"];
+    assert_eq!(
+        (checks[0]["format"].as_str(), checks[1]["format"].as_str()),
+        (Some("jest-json"), Some("eslint-json"))
+    );
+    let failure = &checks[0]["failures"][0];
+    assert_eq!(failure["test"], "calc multiplies");
+    assert_eq!((failure["path"].as_str(), failure["line"].as_u64()), (Some("src/calc.test.js"), Some(9)));
+    let lint = &checks[1]["failures"][0];
+    assert_eq!(lint["test"], "no-unused-vars");
+    assert_eq!((lint["path"].as_str(), lint["line"].as_u64()), (Some("src/calc.js"), Some(6)));
+
+    let by_name = call(&client, "verify", json!({"scope": "adds"})).await;
+    let checks = &data(&by_name)["checks"];
+    assert_eq!(checks[0]["command"], "npm test --silent -- --json -t adds");
+    assert_eq!(
+        (checks[0]["passed"].as_u64(), checks[0]["failed"].as_u64(), checks[0]["skipped"].as_u64()),
+        (Some(1), Some(0), Some(1)),
+        "{}",
+        text(&by_name)
+    );
+    assert!(checks[1]["stopped"].as_str().is_some_and(|s| s.starts_with("skipped")), "{}", text(&by_name));
+    let by_file = call(&client, "verify", json!({"scope": "src/calc.js"})).await;
+    let checks = &data(&by_file)["checks"];
+    assert_eq!(checks[1]["command"], "node_modules/.bin/eslint --format json src/calc.js");
+    assert_eq!(checks[1]["failed"], 1, "{}", text(&by_file));
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/calc.js", "old": "  const product = a * b;\n  return a + b;", "new": "  return a * b;"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// A TypeScript project tested by Vitest: its JSON report read into the failing test with the
+/// file and line of its assertion; scope by file; the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn vitest_fixture_is_read_from_its_json_report_and_scoped() {
+    let repo = fixture_copy("verify_vitest");
+    npm_install(repo.path());
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL npm test: npm test --silent -- --run --reporter=json
+          1 passed, 1 failed, 0 skipped, exit=1
+          src/calc.test.ts:10 calc multiplies
+            AssertionError: expected 5 to be 6 // Object.is equality
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]]
+    .assert_eq(&raw_lines_as_n(&text(&result)));
+    let failure = &data(&result)["checks"][0]["failures"][0];
+    assert_eq!(failure["test"], "calc multiplies");
+    assert_eq!((failure["path"].as_str(), failure["line"].as_u64()), (Some("src/calc.test.ts"), Some(10)));
+
+    let by_name = call(&client, "verify", json!({"scope": "calc adds"})).await;
+    let check = &data(&by_name)["checks"][0];
+    assert_eq!(check["command"], "npm test --silent -- --run --reporter=json -t 'calc adds'");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{}",
+        text(&by_name)
+    );
+    let by_file = call(&client, "verify", json!({"scope": "src/calc.test.ts"})).await;
+    assert_eq!(data(&by_file)["checks"][0]["failed"], 1, "{}", text(&by_file));
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/calc.ts", "old": "mul(a: number, b: number): number {\n  return a + b;", "new": "mul(a: number, b: number): number {\n  return a * b;"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// A Gradle project: its `test` task, then the JUnit reports Gradle writes, read into the
+/// failing test at its own frame (Gradle keeps JUnit's frames above it); scope by class
+/// (`--tests`) and by test file; the gate closes after the fix. Offline, as here, the build
+/// names Debian's packaged Maven repository.
+#[tokio::test(flavor = "multi_thread")]
+async fn gradle_fixture_is_read_from_its_junit_reports_and_scoped() {
+    let repo = fixture_copy("verify_gradle");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL gradle test: rm -rf build/test-results */build/test-results; gradle test --console=plain --no-daemon -q; status=$?; cat build/test-results/test/*.xml */build/test-results/test/*.xml 2>/dev/null; exit $status
+          1 passed, 1 failed, 0 skipped, exit=1
+          src/test/java/calc/CalcTest.java:15 calc.CalcTest.totals
+            java.lang.AssertionError: expected:<3> but was:<2>
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]].assert_eq(&raw_lines_as_n(&text(&result)));
+    let failure = &data(&result)["checks"][0]["failures"][0];
+    assert_eq!(failure["test"], "calc.CalcTest.totals");
+    assert_eq!(
+        (failure["path"].as_str(), failure["line"].as_u64()),
+        (Some("src/test/java/calc/CalcTest.java"), Some(15)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "CalcTest#adds"})).await;
+    let check = &data(&by_name)["checks"][0];
+    assert!(check["command"].as_str().unwrap().contains("gradle test --tests '*CalcTest.adds' "), "{check}");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{}",
+        text(&by_name)
+    );
+    let by_file = call(&client, "verify", json!({"scope": "src/test/java/calc/CalcTest.java"})).await;
+    assert!(data(&by_file)["checks"][0]["command"].as_str().unwrap().contains("--tests '*CalcTest' "));
+    assert_eq!(data(&by_file)["checks"][0]["failed"], 1, "{}", text(&by_file));
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/main/java/calc/Calc.java", "old": "return sum - 1;", "new": "return sum;"}),
+        Some(2),
+    )
+    .await;
     client.cancel().await.unwrap();
 }
 

@@ -24,6 +24,10 @@ pub enum Format {
     /// JUnit XML reports printed into the output (CTest's `--output-junit`, Surefire's and
     /// Gradle's report files), beside the runner's own lines.
     Junit,
+    /// Jest's `--json` report, which Vitest's `--reporter=json` also writes.
+    JestJson,
+    /// ESLint's `--format json`: each file's messages.
+    EslintJson,
     Plain,
 }
 
@@ -37,8 +41,15 @@ impl Format {
             Format::Tap => "tap",
             Format::GoTest => "go-test",
             Format::Junit => "junit",
+            Format::JestJson => "jest-json",
+            Format::EslintJson => "eslint-json",
             Format::Plain => "plain",
         }
+    }
+
+    /// A linter's or compiler's format: it reports diagnostics, not tests.
+    pub fn is_lint(self) -> bool {
+        matches!(self, Format::Diagnostics | Format::EslintJson)
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
@@ -50,6 +61,8 @@ impl Format {
             Format::Tap,
             Format::GoTest,
             Format::Junit,
+            Format::JestJson,
+            Format::EslintJson,
             Format::Plain,
         ]
         .into_iter()
@@ -66,6 +79,19 @@ impl Format {
             Format::Nextest
         } else if has("cargo") && has("test") {
             Format::CargoTest
+        } else if command.contains("--test-reporter=tap") || command.contains("--reporter tap") {
+            Format::Tap
+        } else if has("go") && has("test") && has("-json") {
+            Format::GoTest
+        } else if command.contains("--output-junit")
+            || command.contains("surefire-reports")
+            || command.contains("test-results/")
+        {
+            Format::Junit
+        } else if (has("jest") || has("vitest")) && (has("--json") || has("--reporter=json")) {
+            Format::JestJson
+        } else if has("eslint") && (command.contains("--format json") || command.contains("-f json")) {
+            Format::EslintJson
         } else if has("ruff") || has("flake8") || has("clippy") || has("mypy") || has("pyflakes") {
             Format::Diagnostics
         } else {
@@ -110,6 +136,8 @@ pub fn parse(format: Format, output: &str) -> Parsed {
         Format::Tap => tap(output),
         Format::GoTest => go_test(output),
         Format::Junit => junit(output),
+        Format::JestJson => jest_json(output),
+        Format::EslintJson => eslint_json(output),
         Format::Plain => Parsed::default(),
     }
 }
@@ -395,7 +423,16 @@ fn junit(output: &str) -> Parsed {
             };
             let text: String = failure.text().unwrap_or("").to_string();
             let captured = child("system-out").and_then(|o| o.text()).unwrap_or("");
-            let at = place.captures(&text).or_else(|| place.captures(captured));
+            // The frame in the test's own class is the assertion (Gradle keeps the runner's
+            // frames above it; Surefire trims them).
+            let class = case.attribute("classname").unwrap_or("");
+            let own = |l: &&str| !class.is_empty() && l.trim_start().starts_with(&format!("at {class}."));
+            let at = text
+                .lines()
+                .find(own)
+                .and_then(|l| place.captures(l))
+                .or_else(|| place.captures(&text))
+                .or_else(|| place.captures(captured));
             let message = failure
                 .attribute("message")
                 .filter(|m| !m.trim().is_empty())
@@ -419,6 +456,127 @@ fn junit(output: &str) -> Parsed {
     if !parsed.recognised {
         return diagnostics(output);
     }
+    parsed
+}
+
+/// The first JSON value in `output` that starts a line with `open` and parses, with what
+/// follows it ignored (a runner's own lines around the report).
+fn json_report(output: &str, open: &str) -> Option<serde_json::Value> {
+    let mut at = 0;
+    while let Some(found) = output[at..].find(open) {
+        let start = at + found;
+        at = start + 1;
+        if start > 0 && !output[..start].ends_with('\n') {
+            continue;
+        }
+        let mut values =
+            serde_json::Deserializer::from_str(&output[start..]).into_iter::<serde_json::Value>();
+        if let Some(Ok(value)) = values.next() {
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// A JavaScript error's message and the first stack frame in the project's own files: the
+/// lines before the first `at …` frame (a code frame such as Jest's `> 8 | …` left out), and
+/// the first frame outside `node_modules` and node's internals.
+fn js_error(text: &str) -> (String, Option<String>, Option<u64>) {
+    static PLACE: OnceLock<Regex> = OnceLock::new();
+    static FRAME: OnceLock<Regex> = OnceLock::new();
+    let place = re(&PLACE, r"\(?((?:file://)?[^\s()']+?\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?");
+    let code_frame = re(&FRAME, r"^(>\s*)?\d+\s*\||^\|");
+    let text = strip_ansi(text);
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let first_frame = lines.iter().position(|l| l.starts_with("at ")).unwrap_or(lines.len());
+    let message: Vec<&str> = lines[..first_frame]
+        .iter()
+        .copied()
+        .filter(|l| !l.is_empty() && !l.starts_with('●') && !code_frame.is_match(l))
+        .collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("Error: ").unwrap_or(&message).to_string();
+    let at = lines[first_frame..]
+        .iter()
+        .filter(|f| f.starts_with("at ") && !f.contains("node:") && !f.contains("node_modules"))
+        .find_map(|f| place.captures(f));
+    let path = at.as_ref().map(|c| c[1].trim_start_matches("file://").to_string());
+    let line = at.as_ref().and_then(|c| c[2].parse().ok());
+    (clip(&message, 300), path, line)
+}
+
+/// Jest's `--json` report (Vitest's `--reporter=json` writes the same shape): the counts, each
+/// failed assertion by its full name with its message and the first frame of its stack in the
+/// project, and each test file that failed to run at all (a module not found, a syntax error)
+/// as one failure named by the file.
+fn jest_json(output: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let Some(report) = json_report(output, "{").filter(|r| r.get("numTotalTests").is_some()) else {
+        return parsed;
+    };
+    parsed.recognised = true;
+    let count = |key: &str| report[key].as_u64().unwrap_or(0);
+    parsed.passed = count("numPassedTests");
+    parsed.failed = count("numFailedTests");
+    parsed.skipped = count("numPendingTests") + count("numTodoTests");
+    for suite in report["testResults"].as_array().into_iter().flatten() {
+        let file = suite["name"].as_str().unwrap_or("");
+        let mut failed_here = false;
+        for test in suite["assertionResults"].as_array().into_iter().flatten() {
+            if test["status"] != "failed" {
+                continue;
+            }
+            failed_here = true;
+            let text = test["failureMessages"][0].as_str().unwrap_or("");
+            let (message, path, line) = js_error(text);
+            let name = test["fullName"].as_str().or(test["title"].as_str()).unwrap_or("?");
+            parsed.failures.push(Failure {
+                test: Some(name.to_string()),
+                path: path.or_else(|| (!file.is_empty()).then(|| file.to_string())),
+                line,
+                message,
+            });
+        }
+        if suite["status"] == "failed" && !failed_here {
+            // The file failed before its tests ran.
+            let (message, path, line) = js_error(suite["message"].as_str().unwrap_or(""));
+            parsed.failed += 1;
+            parsed.failures.push(Failure {
+                test: (!file.is_empty()).then(|| file.to_string()),
+                path: path.or_else(|| (!file.is_empty()).then(|| file.to_string())),
+                line,
+                message: if message.is_empty() { "the test file failed to run".into() } else { message },
+            });
+        }
+    }
+    parsed
+}
+
+/// ESLint's `--format json`: every error (severity 2, parse errors included) is a failure named
+/// by its rule; warnings do not fail the check and are not listed.
+fn eslint_json(output: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let Some(files) = json_report(output, "[").and_then(|r| r.as_array().cloned()) else {
+        return parsed;
+    };
+    if files.iter().any(|f| f.get("filePath").is_none()) {
+        return parsed;
+    }
+    parsed.recognised = true;
+    for file in &files {
+        for message in file["messages"].as_array().into_iter().flatten() {
+            if message["severity"].as_u64() != Some(2) {
+                continue;
+            }
+            parsed.failures.push(Failure {
+                test: message["ruleId"].as_str().map(str::to_string),
+                path: file["filePath"].as_str().map(str::to_string),
+                line: message["line"].as_u64(),
+                message: clip(message["message"].as_str().unwrap_or("").trim(), 600),
+            });
+        }
+    }
+    parsed.failed = parsed.failures.len() as u64;
     parsed
 }
 
@@ -950,6 +1108,136 @@ not ok 4 - cart
             "/repo/calc.cpp:8:12: error: 'summ' was not declared in this scope\ngmake: *** [all] Error 2\n";
         let parsed = parse(Format::Junit, broken);
         assert_eq!(parsed.failures.first().and_then(|f| f.line), Some(8), "{parsed:?}");
+    }
+
+    /// Jest 30's `--json --colors`, captured (stack frames cut to two, the suite's printed
+    /// message left out), with the lines Jest writes to stderr before it.
+    const JEST_JSON: &str = r#"FAIL src/calc.test.js
+  ✓ adds (2 ms)
+  ✕ multiplies (2 ms)
+{"numFailedTestSuites":1,"numFailedTests":1,"numPassedTestSuites":0,"numPassedTests":1,"numPendingTestSuites":0,"numPendingTests":1,"numRuntimeErrorTestSuites":0,"numTodoTests":0,"numTotalTestSuites":1,"numTotalTests":3,"openHandles":[],"startTime":1796357970954,"success":false,"testResults":[{"assertionResults":[{"ancestorTitles":[],"duration":2,"failing":false,"failureMessages":[],"fullName":"adds","invocations":1,"location":null,"numPassingAsserts":1,"retryMessages":[],"retryReasons":[],"status":"passed","title":"adds","startAt":1796357971072},{"ancestorTitles":[],"duration":2,"failing":false,"failureMessages":["Error: \u001b[2mexpect(\u001b[22m\u001b[31mreceived\u001b[39m\u001b[2m).\u001b[22mtoBe\u001b[2m(\u001b[22m\u001b[32mexpected\u001b[39m\u001b[2m) // Object.is equality\u001b[22m\n\nExpected: \u001b[32m6\u001b[39m\nReceived: \u001b[31m5\u001b[39m\n    at Object.toBe (/repo/src/calc.test.js:8:21)\n    at Promise.finally.completed (/repo/node_modules/jest-circus/build/jestAdapterInit.js:1834:28)"],"fullName":"multiplies","invocations":1,"location":null,"numPassingAsserts":0,"retryMessages":[],"retryReasons":[],"status":"failed","title":"multiplies","startAt":1796357971074},{"ancestorTitles":[],"duration":null,"failing":false,"failureMessages":[],"fullName":"later","invocations":1,"location":null,"numPassingAsserts":0,"retryMessages":[],"retryReasons":[],"status":"pending","title":"later","startAt":1796357971080}],"endTime":1796357971090,"message":"","name":"/repo/src/calc.test.js","startTime":1796357971015,"status":"failed","summary":""}],"wasInterrupted":false}
+"#;
+
+    #[test]
+    fn jest_and_vitest_json_name_each_failing_test_and_its_assertion() {
+        let parsed = parse(Format::JestJson, JEST_JSON);
+        assert!(parsed.recognised);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("multiplies".into()),
+                path: Some("/repo/src/calc.test.js".into()),
+                line: Some(8),
+                message: "expect(received).toBe(expected) // Object.is equality Expected: 6 Received: 5"
+                    .into(),
+            }]
+        );
+        // Jest 30: a test file whose require fails, captured.
+        let crashed = r#"{"numFailedTestSuites":1,"numFailedTests":0,"numPassedTestSuites":0,"numPassedTests":0,"numPendingTestSuites":0,"numPendingTests":0,"numRuntimeErrorTestSuites":1,"numTodoTests":0,"numTotalTestSuites":1,"numTotalTests":0,"openHandles":[],"startTime":1796357846817,"success":false,"testResults":[{"assertionResults":[],"coverage":{},"endTime":1796357847034,"message":"  \u25cf Test suite failed to run\n\n    Cannot find module './nothere' from 'crash/bad.test.js'\n\n    > 1 | const { add } = require(\"./nothere\");\n        |                 ^\n      2 | test(\"x\", () => { expect(add(1,1)).toBe(2); });\n      3 |\n\n      at Resolver._throwModNotFoundError (node_modules/jest-resolve/build/index.js:1031:11)\n      at Object.require (crash/bad.test.js:1:17)\n","name":"/repo/crash/bad.test.js","startTime":1796357847034,"status":"failed","summary":""}],"wasInterrupted":false}"#;
+        let parsed = parse(Format::JestJson, crashed);
+        assert_eq!((parsed.passed, parsed.failed), (0, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("/repo/crash/bad.test.js".into()),
+                path: Some("crash/bad.test.js".into()),
+                line: Some(1),
+                message: "Cannot find module './nothere' from 'crash/bad.test.js'".into(),
+            }]
+        );
+        // Vitest 4's `--reporter=json`, captured: a describe block, a skip, and a file whose
+        // import fails (no stack: the file itself is the place).
+        let vitest = r#"{"numTotalTestSuites":3,"numPassedTestSuites":0,"numFailedTestSuites":3,"numPendingTestSuites":0,"numTotalTests":3,"numPassedTests":1,"numFailedTests":1,"numPendingTests":1,"numTodoTests":0,"startTime":1796357853007,"success":false,"testResults":[{"assertionResults":[],"startTime":1796357853007,"endTime":1796357853007,"status":"failed","message":"Cannot find module './nothere.js' imported from /repo/vt/bad.test.js","name":"/repo/vt/bad.test.js"},{"assertionResults":[{"ancestorTitles":["calc"],"fullName":"calc adds","status":"passed","title":"adds","duration":1.2196910000000116,"failureMessages":[],"meta":{},"tags":[]},{"ancestorTitles":["calc"],"fullName":"calc multiplies","status":"failed","title":"multiplies","duration":3.5928830000000005,"failureMessages":["AssertionError: expected 5 to be 6 // Object.is equality\n    at /repo/vt/calc.test.js:10:23\n    at file:///repo/node_modules/@vitest/runner/dist/chunk-artifact.js:302:11\n    at file:///repo/node_modules/@vitest/runner/dist/chunk-artifact.js:1903:26\n    at file:///repo/node_modules/@vitest/runner/dist/chunk-artifact.js:2326:20\n    at new Promise (<anonymous>)"],"meta":{},"tags":[]},{"ancestorTitles":["calc"],"fullName":"calc later","status":"skipped","title":"later","failureMessages":[],"meta":{},"tags":[]}],"startTime":1796357853177,"endTime":1796357853181.5928,"status":"failed","message":"","name":"/repo/vt/calc.test.js"}]}"#;
+        let parsed = parse(Format::JestJson, vitest);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 2, 1));
+        assert_eq!(
+            parsed.failures,
+            [
+                Failure {
+                    test: Some("/repo/vt/bad.test.js".into()),
+                    path: Some("/repo/vt/bad.test.js".into()),
+                    line: None,
+                    message: "Cannot find module './nothere.js' imported from /repo/vt/bad.test.js".into(),
+                },
+                Failure {
+                    test: Some("calc multiplies".into()),
+                    path: Some("/repo/vt/calc.test.js".into()),
+                    line: Some(10),
+                    message: "AssertionError: expected 5 to be 6 // Object.is equality".into(),
+                },
+            ]
+        );
+        // Jest that crashed before writing a report: nothing read.
+        assert!(
+            !parse(
+                Format::JestJson,
+                "● Validation Error:\n  Module ts-jest in the transform option was not found.\n"
+            )
+            .recognised
+        );
+    }
+
+    #[test]
+    fn eslint_json_lists_errors_by_rule_and_leaves_warnings_out() {
+        // ESLint 10's `--format json`, captured (each file's `source` left out).
+        let out = r#"[{"filePath":"/repo/src/broken.js","messages":[{"ruleId":null,"fatal":true,"severity":2,"message":"Parsing error: Unexpected token (","line":1,"column":10}],"suppressedMessages":[],"errorCount":1,"fatalErrorCount":1,"warningCount":0,"fixableErrorCount":0,"fixableWarningCount":0,"usedDeprecatedRules":[]},{"filePath":"/repo/src/calc.js","messages":[{"ruleId":"no-undef","severity":1,"message":"'module' is not defined.","line":7,"column":1,"messageId":"undef","endLine":7,"endColumn":7}],"suppressedMessages":[],"errorCount":0,"fatalErrorCount":0,"warningCount":1,"fixableErrorCount":0,"fixableWarningCount":0,"usedDeprecatedRules":[]},{"filePath":"/repo/src/lint.js","messages":[{"ruleId":"no-unused-vars","severity":2,"message":"'unused' is assigned a value but never used.","line":1,"column":7,"messageId":"unusedVar","endLine":1,"endColumn":13,"suggestions":[{"messageId":"removeVar","data":{"varName":"unused"},"fix":{"range":[0,17],"text":""},"desc":"Remove unused variable 'unused'."}]},{"ruleId":"eqeqeq","severity":2,"message":"Expected '===' and instead saw '=='.","line":3,"column":9,"messageId":"unexpected","endLine":3,"endColumn":11,"suggestions":[{"messageId":"replaceOperator","data":{"expectedOperator":"===","actualOperator":"=="},"fix":{"range":[42,44],"text":"==="},"desc":"Use '===' instead of '=='."}]},{"ruleId":"no-undef","severity":1,"message":"'missing' is not defined.","line":3,"column":22,"messageId":"undef","endLine":3,"endColumn":29},{"ruleId":"no-undef","severity":1,"message":"'module' is not defined.","line":5,"column":1,"messageId":"undef","endLine":5,"endColumn":7}],"suppressedMessages":[],"errorCount":2,"fatalErrorCount":0,"warningCount":2,"fixableErrorCount":0,"fixableWarningCount":0,"usedDeprecatedRules":[]}]"#;
+        let parsed = parse(Format::EslintJson, out);
+        assert!(parsed.recognised);
+        let seen: Vec<(Option<&str>, &str, Option<u64>)> = parsed
+            .failures
+            .iter()
+            .map(|f| (f.test.as_deref(), f.path.as_deref().unwrap_or(""), f.line))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (None, "/repo/src/broken.js", Some(1)),
+                (Some("no-unused-vars"), "/repo/src/lint.js", Some(1)),
+                (Some("eqeqeq"), "/repo/src/lint.js", Some(3)),
+            ]
+        );
+        assert_eq!(parsed.failures[0].message, "Parsing error: Unexpected token (");
+        assert_eq!(parsed.failed, 3);
+        // A clean run is recognised with nothing failed.
+        let clean = parse(Format::EslintJson, "[]\n");
+        assert!(clean.recognised && clean.failures.is_empty());
+    }
+
+    #[test]
+    fn junit_from_gradle_places_a_failure_at_the_test_class_frame() {
+        // Gradle 4.4.1's report, captured (the stack cut after the test's frame): Gradle keeps
+        // JUnit's own frames above the assertion.
+        let gradle = r#"2 tests completed, 1 failed
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="calc.CalcTest" tests="2" skipped="0" failures="1" errors="0" timestamp="2026-12-04T04:18:09" hostname="vm" time="0.001">
+  <properties/>
+  <testcase name="totals" classname="calc.CalcTest" time="0.001">
+    <failure message="java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;" type="java.lang.AssertionError">java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;
+	at org.junit.Assert.fail(Assert.java:89)
+	at org.junit.Assert.failNotEquals(Assert.java:835)
+	at org.junit.Assert.assertEquals(Assert.java:647)
+	at org.junit.Assert.assertEquals(Assert.java:633)
+	at calc.CalcTest.totals(CalcTest.java:15)
+	at java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)
+</failure>
+  </testcase>
+  <testcase name="adds" classname="calc.CalcTest" time="0.0"/>
+  <system-out><![CDATA[]]></system-out>
+  <system-err><![CDATA[]]></system-err>
+</testsuite>
+"#;
+        let parsed = parse(Format::Junit, gradle);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 0));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("calc.CalcTest.totals".into()),
+                path: Some("CalcTest.java".into()),
+                line: Some(15),
+                message: "java.lang.AssertionError: expected:<3> but was:<2>".into(),
+            }]
+        );
     }
 
     #[test]

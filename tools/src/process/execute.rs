@@ -101,6 +101,12 @@ pub(crate) fn execute(
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, scratch);
     }
+    // The JVM ignores TMPDIR and writes /tmp, which commands may not: Gradle's and Maven's
+    // launchers pass these options to it (with no note on stderr, unlike JAVA_TOOL_OPTIONS).
+    for name in ["GRADLE_OPTS", "MAVEN_OPTS"] {
+        let inherited = std::env::var(name).unwrap_or_default();
+        cmd.env(name, format!("{inherited} -Djava.io.tmpdir={}", scratch.display()).trim_start());
+    }
     let mut writable = vec![dir.to_path_buf(), scratch.to_path_buf()];
     writable.extend(policy.writable.iter().cloned());
     writable.extend(ws.toolchain_caches().iter().cloned());

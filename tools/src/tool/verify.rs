@@ -206,14 +206,30 @@ pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
         Format::Junit if !is_path && check.command.contains("ctest ") => {
             check.command = check.command.replacen("ctest ", &format!("ctest -R {quoted} "), 1)
         }
-        // Maven: -Dtest= a class or Class#method, a test file by its class.
-        Format::Junit if check.command.contains("mvn ") && (!is_path || scope.ends_with(".java")) => {
+        // Maven: -Dtest= a class or Class#method; Gradle: --tests a class or Class.method; a
+        // test file by its class.
+        Format::Junit
+            if (check.command.contains("mvn ") || check.command.contains("gradle"))
+                && (!is_path || scope.ends_with(".java") || scope.ends_with(".kt")) =>
+        {
             let test = if is_path {
-                scope.rsplit('/').next().unwrap_or(scope).trim_end_matches(".java").to_string()
+                let file = scope.rsplit('/').next().unwrap_or(scope);
+                file.rsplit_once('.').map_or(file, |(class, _)| class).to_string()
             } else {
                 scope.to_string()
             };
-            check.command = check.command.replacen("mvn ", &format!("mvn -Dtest={} ", shell_quote(&test)), 1)
+            check.command = if check.command.contains("mvn ") {
+                check.command.replacen("mvn ", &format!("mvn -Dtest={} ", shell_quote(&test)), 1)
+            } else {
+                // Gradle before 4.7 matches only qualified names: a bare class is any package's.
+                let test = test.replace('#', ".");
+                let test = if test.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    format!("*{test}")
+                } else {
+                    test
+                };
+                check.command.replacen(" test ", &format!(" test --tests {} ", shell_quote(&test)), 1)
+            }
         }
         Format::Junit => {
             check.skip = Some(format!(
@@ -221,11 +237,24 @@ pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
                 check.name
             ))
         }
-        // Node's test runner: files to run, or a name pattern.
-        Format::Tap if is_path => check.command = format!("{} {quoted}", check.command),
+        // Node's test runner, Mocha, Jest and Vitest: files to run, or a name pattern.
+        Format::Tap | Format::JestJson if is_path => check.command = format!("{} {quoted}", check.command),
+        Format::Tap if check.command.contains("--reporter tap") => {
+            check.command = format!("{} --grep {quoted}", check.command)
+        }
         Format::Tap => check.command = format!("{} --test-name-pattern={quoted}", check.command),
+        Format::JestJson => check.command = format!("{} -t {quoted}", check.command),
+        // ESLint checks `.` unscoped: the path instead.
+        Format::EslintJson if is_path => {
+            let base = check.command.strip_suffix(" .").unwrap_or(&check.command);
+            check.command = format!("{base} {quoted}")
+        }
+        // tsc given files ignores tsconfig.json: it checks the whole project or nothing.
+        Format::Diagnostics if check.command.contains("tsc ") => {
+            check.skip = Some(format!("skipped: {} checks the whole project, not a scope", check.name))
+        }
         Format::Diagnostics if is_path => check.command = format!("{} {quoted}", check.command),
-        Format::Diagnostics => {
+        Format::Diagnostics | Format::EslintJson => {
             check.skip =
                 Some(format!("skipped: scope {scope:?} is a test name, not a path {} can check", check.name))
         }
@@ -432,6 +461,10 @@ fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -
         if let Some(rel) = failure.path.as_deref().and_then(|p| p.strip_prefix(&root)) {
             failure.path = Some(rel.to_string());
         }
+        // A test named by its file (a Jest suite that failed to load).
+        if let Some(rel) = failure.test.as_deref().and_then(|t| t.strip_prefix(&root)) {
+            failure.test = Some(rel.to_string());
+        }
         // A message quoting the file by its absolute path (a C++ test's __FILE__) says it as the
         // rest of the answer does, and the same on every machine.
         if failure.message.contains(&root) {
@@ -533,7 +566,9 @@ fn counts(check: &CheckResult) -> String {
         return stopped.clone();
     }
     match check.format.as_str() {
-        "diagnostics" => format!("{} diagnostics, exit={}", check.failures.len(), check.exit.unwrap_or(-1)),
+        lint if Format::from_name(lint).is_some_and(Format::is_lint) => {
+            format!("{} diagnostics, exit={}", check.failures.len(), check.exit.unwrap_or(-1))
+        }
         "plain" => format!("exit={} (output not parsed)", check.exit.unwrap_or(-1)),
         _ => format!(
             "{} passed, {} failed, {} skipped, exit={}",
@@ -629,12 +664,49 @@ mod tests {
             ("cargo test", "tests/api.rs", true, "cargo test --test api"),
             ("ruff check", "src/a.py", true, "ruff check src/a.py"),
             ("make test ARGS={scope}", "it's", false, "make test ARGS='it'\\''s'"),
+            ("npx jest --json", "src/a.test.js", true, "npx jest --json src/a.test.js"),
+            (
+                "npx vitest --run --reporter=json",
+                "a adds",
+                false,
+                "npx vitest --run --reporter=json -t 'a adds'",
+            ),
+            ("npx mocha --reporter tap", "adds", false, "npx mocha --reporter tap --grep adds"),
+            (
+                "npm test --silent -- --test-reporter=tap",
+                "adds",
+                false,
+                "npm test --silent -- --test-reporter=tap --test-name-pattern=adds",
+            ),
+            (
+                "node_modules/.bin/eslint --format json .",
+                "src/a.js",
+                true,
+                "node_modules/.bin/eslint --format json src/a.js",
+            ),
+            ("go test -json ./...", "pkg/a_test.go", true, "go test -json ./pkg/..."),
+            ("go test -json ./...", "TestA", false, "go test -json ./... -run TestA"),
+            (
+                "gradle test -q; cat build/test-results/test/*.xml",
+                "calc.CalcTest",
+                false,
+                "gradle test --tests calc.CalcTest -q; cat build/test-results/test/*.xml",
+            ),
+            (
+                "gradle test -q; cat build/test-results/test/*.xml",
+                "src/CalcTest.kt",
+                true,
+                "gradle test --tests '*CalcTest' -q; cat build/test-results/test/*.xml",
+            ),
         ];
         for (command, scope, is_path, expected) in cases {
             assert_eq!(apply_scope(planned(command), scope, is_path).command, expected);
         }
         assert!(apply_scope(planned("ruff check"), "test_x", false).skip.is_some());
         assert!(apply_scope(planned("make test"), "x", false).skip.is_some());
+        assert!(
+            apply_scope(planned("node_modules/.bin/eslint --format json ."), "adds", false).skip.is_some()
+        );
     }
 
     #[test]

@@ -117,7 +117,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "java",
-    checks: maven_checks,
+    checks: jvm_checks,
 };
 
 impl Language for Java {
@@ -405,6 +405,34 @@ fn chain(node: Node, bytes: &[u8], out: &mut String) -> bool {
         }
         _ => false,
     }
+}
+
+/// A Maven or a Gradle project (Maven's when a folder has both).
+fn jvm_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    let maven = maven_checks(dir);
+    if maven.is_empty() { gradle_checks(dir) } else { maven }
+}
+
+/// A `build.gradle(.kts)`: the wrapper's `test` task (`gradle` when there is no wrapper), then
+/// the JUnit reports of the project and its subprojects printed after its own lines (those of
+/// an earlier run removed first), with Gradle's user home writable.
+fn gradle_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    if !dir.join("build.gradle").is_file() && !dir.join("build.gradle.kts").is_file() {
+        return Vec::new();
+    }
+    let gradle = if dir.join("gradlew").is_file() { "./gradlew" } else { "gradle" };
+    let home = std::env::var_os("GRADLE_USER_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".gradle")));
+    vec![super::ProjectCheck {
+        name: "gradle test".into(),
+        command: format!(
+            "rm -rf build/test-results */build/test-results; {gradle} test --console=plain --no-daemon -q; \
+             status=$?; cat build/test-results/test/*.xml */build/test-results/test/*.xml 2>/dev/null; exit $status"
+        ),
+        format: "junit",
+        caches: home.into_iter().collect(),
+    }]
 }
 
 /// A `pom.xml`: `mvn -q -B test`, then Surefire's JUnit reports printed after its own lines

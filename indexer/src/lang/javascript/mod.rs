@@ -103,34 +103,90 @@ static SPEC: LangSpec = LangSpec {
 };
 
 /// A `package.json` with a test script: that script through the package manager its lockfile
-/// names. Node's own test runner (`node --test`) is asked for TAP, which the verify tool reads
-/// into counts and failures; another runner's output is read as plain text for now.
+/// names, with a reporter the verify tool reads where the runner is known (node's test runner
+/// and Mocha write TAP, Jest and Vitest their JSON report; another runner's output is read as
+/// plain text). And the project's own ESLint when it is installed and configured.
 fn npm_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
     let Ok(Some(bytes)) = crate::beneath::read_bounded(&dir.join("package.json"), 1 << 20, Some(dir)) else {
         return Vec::new();
     };
     let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return Vec::new() };
-    let Some(script) = manifest["scripts"]["test"].as_str() else { return Vec::new() };
-    // What `npm init` writes: there are no tests.
-    if script.contains("no test specified") {
-        return Vec::new();
+    let mut checks = Vec::new();
+    if let Some(script) = manifest["scripts"]["test"].as_str()
+        // What `npm init` writes: there are no tests.
+        && !script.contains("no test specified")
+    {
+        let manager =
+            [("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lock", "bun"), ("bun.lockb", "bun")]
+                .into_iter()
+                .find(|(lock, _)| dir.join(lock).is_file())
+                .map_or("npm", |(_, manager)| manager);
+        let (args, format) = runner_args(script);
+        // npm needs `--` before the script's own arguments and `--silent` to keep its banner out.
+        let command = match (manager, args.is_empty()) {
+            ("npm", true) => "npm test --silent".to_string(),
+            ("npm", false) => format!("npm test --silent -- {args}"),
+            (manager, true) => format!("{manager} test"),
+            (manager, false) => format!("{manager} test {args}"),
+        };
+        checks.push(super::ProjectCheck {
+            name: format!("{manager} test"),
+            command,
+            format,
+            caches: Vec::new(),
+        });
     }
-    let manager =
-        [("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lock", "bun"), ("bun.lockb", "bun")]
-            .into_iter()
-            .find(|(lock, _)| dir.join(lock).is_file())
-            .map_or("npm", |(_, manager)| manager);
-    let node_runner = script.split("&&").any(|part| {
-        let words: Vec<&str> = part.split_whitespace().collect();
-        words.first() == Some(&"node") && words.contains(&"--test")
-    });
-    let (command, format) = match (manager, node_runner) {
-        ("npm", true) => ("npm test --silent -- --test-reporter=tap".to_string(), "tap"),
-        (manager, true) => (format!("{manager} test --test-reporter=tap"), "tap"),
-        ("npm", false) => ("npm test --silent".to_string(), "plain"),
-        (manager, false) => (format!("{manager} test"), "plain"),
-    };
-    vec![super::ProjectCheck { name: format!("{manager} test"), command, format, caches: Vec::new() }]
+    let configs = [
+        "eslint.config.js",
+        "eslint.config.mjs",
+        "eslint.config.cjs",
+        "eslint.config.ts",
+        "eslint.config.mts",
+        "eslint.config.cts",
+        ".eslintrc",
+        ".eslintrc.js",
+        ".eslintrc.cjs",
+        ".eslintrc.json",
+        ".eslintrc.yml",
+        ".eslintrc.yaml",
+    ];
+    let configured = configs.iter().any(|c| dir.join(c).is_file()) || manifest.get("eslintConfig").is_some();
+    if configured && dir.join("node_modules/.bin/eslint").is_file() {
+        checks.push(super::ProjectCheck {
+            name: "eslint".into(),
+            command: "node_modules/.bin/eslint --format json .".into(),
+            format: "eslint-json",
+            caches: Vec::new(),
+        });
+    }
+    checks
+}
+
+/// The arguments that make a test script's runner write what the verify tool reads, and that
+/// format's name: the runner is the first word of a step of the script that names one.
+fn runner_args(script: &str) -> (&'static str, &'static str) {
+    for step in script.split("&&") {
+        let words: Vec<&str> = step.split_whitespace().collect();
+        let runs = |name: &str| words.iter().take(2).any(|w| *w == name || w.ends_with(&format!("/{name}")));
+        if words.first() == Some(&"node") && words.contains(&"--test") {
+            return ("--test-reporter=tap", "tap");
+        }
+        if runs("jest") {
+            return ("--json", "jest-json");
+        }
+        if runs("vitest") {
+            // Bare `vitest` watches when it has a terminal; `run` never does.
+            return if words.contains(&"run") {
+                ("--reporter=json", "jest-json")
+            } else {
+                ("--run --reporter=json", "jest-json")
+            };
+        }
+        if runs("mocha") {
+            return ("--reporter tap", "tap");
+        }
+    }
+    ("", "plain")
 }
 
 impl Language for Ecma {
@@ -491,5 +547,23 @@ pub(super) fn jsdoc_of_children<'a>(
         {
             out.insert(child.id(), line);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runner_args;
+
+    #[test]
+    fn a_test_scripts_runner_is_asked_for_what_verify_reads() {
+        assert_eq!(runner_args("node --test"), ("--test-reporter=tap", "tap"));
+        assert_eq!(runner_args("tsc && jest --coverage"), ("--json", "jest-json"));
+        assert_eq!(runner_args("npx jest"), ("--json", "jest-json"));
+        assert_eq!(runner_args("vitest"), ("--run --reporter=json", "jest-json"));
+        assert_eq!(runner_args("vitest run"), ("--reporter=json", "jest-json"));
+        assert_eq!(runner_args("mocha test/*.js"), ("--reporter tap", "tap"));
+        assert_eq!(runner_args("ava"), ("", "plain"));
+        // A word that only mentions a runner is not one.
+        assert_eq!(runner_args("echo see jest docs"), ("", "plain"));
     }
 }
