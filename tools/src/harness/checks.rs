@@ -1,6 +1,6 @@
 //! Reading test and lint output into counts and failures: pytest, libtest (`cargo test`),
-//! cargo nextest, TAP (node's test runner, Mocha's TAP reporter), and `path:line:col` or
-//! rustc-style diagnostics (ruff, flake8, clippy).
+//! cargo nextest, TAP (node's test runner, Mocha), `go test -json`, JUnit XML (CTest, Surefire,
+//! Gradle), Jest's and Vitest's JSON reports, ESLint's JSON, and compiler or lint diagnostics.
 //! Every parser is total: output it does not recognise yields what it could read, never a panic.
 
 use std::collections::BTreeMap;
@@ -837,8 +837,10 @@ fn nextest(output: &str) -> Parsed {
     parsed
 }
 
-/// Lint diagnostics: `path:line:col: message` (ruff's concise output, flake8, mypy) and
-/// rustc-style blocks (`error[E0308]: message` then ` --> path:line:col`, clippy included).
+/// Lint and compiler diagnostics: `path:line:col: message` (ruff's concise output, flake8,
+/// mypy, javac, `go vet`, ESLint's unix format), rustc-style blocks (`error[E0308]: message` then
+/// ` --> path:line:col`, clippy included), tsc's `path(line,col)`, ESLint's compact format and
+/// javac's errors as Maven prints them. Warnings that a format marks as such are left out.
 fn diagnostics(output: &str) -> Parsed {
     static FLAT: OnceLock<Regex> = OnceLock::new();
     static HEAD: OnceLock<Regex> = OnceLock::new();
@@ -849,9 +851,40 @@ fn diagnostics(output: &str) -> Parsed {
     // tsc (`--pretty false`) and MSBuild-style compilers: `src/a.ts(5,14): error TS2322: …`.
     static PAREN: OnceLock<Regex> = OnceLock::new();
     let paren = re(&PAREN, r"^([^\s(][^(]*)\((\d+),\d+\): (?:error|warning) ([A-Z]+\d+): (.+)$");
+    // ESLint's compact format (`path: line 3, col 9, Error - message (rule)`) and javac through
+    // Maven (`[ERROR] path:[11,23] message`, printed twice).
+    static COMPACT: OnceLock<Regex> = OnceLock::new();
+    let compact = re(&COMPACT, r"^(.+): line (\d+), col \d+, (Error|Warning) - (.+?)(?: \(([\w@/\-]+)\))?$");
+    static MAVEN: OnceLock<Regex> = OnceLock::new();
+    let maven = re(&MAVEN, r"^\[(ERROR|WARNING)\] (.+?):\[(\d+),\d+\] (.+)$");
+    // ESLint's unix format ends a message with `[Error/rule]` or `[Warning/rule]`.
+    static SEVERITY: OnceLock<Regex> = OnceLock::new();
+    let severity = re(&SEVERITY, r"^(.+) \[(Error|Warning)(?:/([\w@/\-]+))?\]$");
+    let output = strip_ansi(output);
     let mut parsed = Parsed::default();
     let mut pending: Option<(Option<String>, String)> = None;
     for line in output.lines() {
+        let line = line.trim_end();
+        let tagged = compact
+            .captures(line)
+            .map(|c| (c[3].to_string(), c[1].to_string(), c[2].to_string(), c[4].to_string(), c.get(5)))
+            .or_else(|| {
+                maven
+                    .captures(line)
+                    .map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string(), c[4].to_string(), None))
+            });
+        if let Some((level, path, line_no, message, code)) = tagged {
+            let failure = Failure {
+                test: code.map(|m| m.as_str().to_string()),
+                path: Some(path),
+                line: line_no.parse().ok(),
+                message: clip(message.trim(), 600),
+            };
+            if level.eq_ignore_ascii_case("error") && !parsed.failures.contains(&failure) {
+                parsed.failures.push(failure);
+            }
+            continue;
+        }
         if let Some(caps) = head.captures(line) {
             pending = Some((caps.get(2).map(|m| m.as_str().to_string()), caps[3].to_string()));
             continue;
@@ -882,9 +915,16 @@ fn diagnostics(output: &str) -> Parsed {
                 continue;
             }
             let message = caps[5].trim().to_string();
-            let (code, message) = match message.split_once(' ') {
-                Some((code, rest)) if looks_like_code(code) => (Some(code.to_string()), rest.to_string()),
-                _ => (None, message),
+            let (code, message) = if let Some(tagged) = severity.captures(&message) {
+                if &tagged[2] == "Warning" {
+                    continue;
+                }
+                (tagged.get(3).map(|m| m.as_str().to_string()), tagged[1].to_string())
+            } else {
+                match message.split_once(' ') {
+                    Some((code, rest)) if looks_like_code(code) => (Some(code.to_string()), rest.to_string()),
+                    _ => (None, message),
+                }
             };
             parsed.failures.push(Failure {
                 test: code,
@@ -1236,6 +1276,53 @@ not ok 4 - cart
                 path: Some("CalcTest.java".into()),
                 line: Some(15),
                 message: "java.lang.AssertionError: expected:<3> but was:<2>".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn eslint_compact_and_unix_and_mavens_compiler_errors_are_diagnostics() {
+        // ESLint 8.57, captured, in both of its line formats: errors listed, the warning not.
+        let compact = "/repo/src/broken.js: line 1, col 10, Error - Parsing error: Unexpected token (
+/repo/src/lint.js: line 1, col 7, Error - 'unused' is assigned a value but never used. (no-unused-vars)
+/repo/src/lint.js: line 3, col 9, Error - Expected '===' and instead saw '=='. (eqeqeq)
+/repo/src/lint.js: line 3, col 22, Warning - 'missing' is not defined. (no-undef)
+
+4 problems
+";
+        let unix = "/repo/src/broken.js:1:10: Parsing error: Unexpected token ( [Error]
+/repo/src/lint.js:1:7: 'unused' is assigned a value but never used. [Error/no-unused-vars]
+/repo/src/lint.js:3:9: Expected '===' and instead saw '=='. [Error/eqeqeq]
+/repo/src/lint.js:3:22: 'missing' is not defined. [Warning/no-undef]
+
+4 problems
+";
+        for out in [compact, unix] {
+            let parsed = parse(Format::Diagnostics, out);
+            let seen: Vec<(Option<&str>, Option<u64>, &str)> =
+                parsed.failures.iter().map(|f| (f.test.as_deref(), f.line, f.message.as_str())).collect();
+            assert_eq!(
+                seen,
+                [
+                    (None, Some(1), "Parsing error: Unexpected token ("),
+                    (Some("no-unused-vars"), Some(1), "'unused' is assigned a value but never used."),
+                    (Some("eqeqeq"), Some(3), "Expected '===' and instead saw '=='."),
+                ],
+                "{out}"
+            );
+        }
+        // Maven 3.8's compiler failure, captured (colour codes and all): each error once.
+        let maven = "\x1b[0m\x1b[0m[ERROR] COMPILATION ERROR : \n[ERROR] /repo/src/main/java/calc/Calc.java:[11,23] ';' expected\n\
+            [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.10.1:compile (default-compile) on project calc: Compilation failure\n\
+            [ERROR] /repo/src/main/java/calc/Calc.java:[11,23] ';' expected\n[ERROR] -> [Help 1]\n";
+        let parsed = parse(Format::Junit, maven);
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: None,
+                path: Some("/repo/src/main/java/calc/Calc.java".into()),
+                line: Some(11),
+                message: "';' expected".into(),
             }]
         );
     }
