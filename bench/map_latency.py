@@ -1,7 +1,11 @@
 """repo_map latency through a running `tack serve`, and the time from a file write to the map
 showing it. Speaks raw JSON-RPC over stdio, so it needs nothing but Python.
 
-usage: map_latency.py TACK ROOT INDEX_DIR FOCUS EXT [RUNS]
+usage: map_latency.py TACK ROOT INDEX_DIR FOCUS EXT [RUNS] [EDIT]
+
+With EDIT (a file under ROOT, in the language of EXT), each probe definition is appended to that
+existing file and then taken out again, instead of written as a new file: the first map after an
+edit, with no file added or removed.
 """
 
 import os
@@ -15,6 +19,8 @@ from tack_rpc import Tack
 def main():
     tack, root, index_dir, focus, ext = sys.argv[1:6]
     runs = int(sys.argv[6]) if len(sys.argv) > 6 else 30
+    edit = os.path.join(root, sys.argv[7]) if len(sys.argv) > 7 else None
+    original = open(edit).read() if edit else None
     server = Tack(tack, root, index_dir)
 
     def repo_map(args):
@@ -49,13 +55,20 @@ def main():
             "h": (f"int {name}() {{\n    return {k};\n}}\n", f"int {name}()"),
         }[ext]
         # The focus is echoed in the map's header: look for the definition line itself.
+        if edit:
+            # A Go file keeps its own package clause; the others take the body as it is.
+            body = original + "\n" + (body.split("\n", 2)[2] if ext == "go" else body)
         t = time.perf_counter()
-        with open(path, "w") as f:
+        with open(edit or path, "w") as f:
             f.write(body)
         while shown not in repo_map({"focus": [name], "tokens": 256}):
             pass
         write_to_map.append((time.perf_counter() - t) * 1000)
-        os.remove(path)
+        if edit:
+            with open(edit, "w") as f:
+                f.write(original)
+        else:
+            os.remove(path)
         while shown in repo_map({"focus": [name], "tokens": 256}):
             pass
     write_to_map.sort()

@@ -30,6 +30,9 @@ fn ref_weight(kind: RefKind) -> f32 {
 const MAX_CANDIDATES: usize = 8;
 /// A candidate is a guess: its share counts this much of a resolved reference's.
 const CANDIDATE_SHARE: f32 = 0.5;
+/// And a guess at a method the standard library's everyday types have (`.get()`, `.len()`) is
+/// a poor one: the call most likely goes to the library.
+const STD_METHOD_SHARE: f32 = 0.05;
 
 /// At most this many changed files are folded into a graph; more rebuild it.
 const MAX_UPDATED_FILES: usize = 64;
@@ -119,7 +122,9 @@ fn resolve_parts(resolver: &Resolver, file: u32, i: u32, out: &mut Vec<Part>) {
     let (targets, share) = if !resolution.resolved.is_empty() {
         (resolution.resolved, 1.0)
     } else if resolution.candidates.len() <= MAX_CANDIDATES {
-        (resolution.candidates, CANDIDATE_SHARE)
+        let entry = resolver.entry(file);
+        let std = entry.lang.spec().std_methods.contains(&entry.symbols.ref_name(r));
+        (resolution.candidates, if std { STD_METHOD_SHARE } else { CANDIDATE_SHARE })
     } else {
         return;
     };
@@ -151,6 +156,42 @@ fn given_names(entry: &FileEntry, out: &mut FxHashSet<String>) {
     out.extend(symbols.defs.iter().map(|d| d.name.clone()));
     out.extend(symbols.bindings.iter().filter(|b| b.scope == 0).map(|b| symbols.text(b.name).to_string()));
     out.extend(symbols.imports.iter().filter(|i| i.scope == 0).map(|i| symbols.text(i.bound).to_string()));
+}
+
+/// The names a file gives others that may bind differently after it changed from `old` to
+/// `new`: those of its definitions from the first that differs on (a reference elsewhere binds
+/// a definition by its place in the file, and reads its signature: a return type types a
+/// call's result), and of its top-level bindings and imports that differ. A change to its impl
+/// blocks or export list gives every name, as [`given_names`] does.
+fn changed_given_names(old: &FileEntry, new: &FileEntry, out: &mut FxHashSet<String>) {
+    let (a, b) = (&old.symbols, &new.symbols);
+    let impls = |s: &crate::symbols::FileSymbols| -> Vec<(String, String)> {
+        s.impls.iter().map(|i| (s.text(i.self_ty).to_string(), s.text(i.trait_path).to_string())).collect()
+    };
+    if impls(a) != impls(b) || a.exports != b.exports {
+        given_names(old, out);
+        given_names(new, out);
+        return;
+    }
+    let same = |x: &crate::symbols::Def, y: &crate::symbols::Def| {
+        (&x.name, x.kind, x.parent, &x.signature) == (&y.name, y.kind, y.parent, &y.signature)
+    };
+    let first =
+        a.defs.iter().zip(&b.defs).position(|(x, y)| !same(x, y)).unwrap_or(a.defs.len().min(b.defs.len()));
+    out.extend(a.defs[first..].iter().chain(&b.defs[first..]).map(|d| d.name.clone()));
+    let top =
+        |s: &crate::symbols::FileSymbols| -> FxHashSet<(String, String, String)> {
+            let bindings =
+                s.bindings.iter().filter(|b| b.scope == 0).map(|b| {
+                    (s.text(b.name).to_string(), format!("{:?}", b.kind), s.text(b.hint).to_string())
+                });
+            let imports = s.imports.iter().filter(|i| i.scope == 0).map(|i| {
+                (s.text(i.bound).to_string(), s.text(i.module).to_string(), s.text(i.item).to_string())
+            });
+            bindings.chain(imports).collect()
+        };
+    let (ta, tb) = (top(a), top(b));
+    out.extend(ta.symmetric_difference(&tb).map(|(name, _, _)| name.clone()));
 }
 
 /// Whether reference `r` of a file may bind differently once names in `names` change: its name
@@ -233,6 +274,29 @@ fn file_out_updated(
     names: &FxHashSet<String>,
 ) -> FileOut {
     let symbols = &resolver.entry(file).symbols;
+    // A variable whose evident type names one of them (`cart = Cart()`, or an alias of such a
+    // variable) types what is called on it: references through it bind again too.
+    let mut names = std::borrow::Cow::Borrowed(names);
+    for _ in 0..2 {
+        let typed: Vec<String> = symbols
+            .bindings
+            .iter()
+            .filter(|b| {
+                let hint = symbols.text(b.hint);
+                !hint.is_empty()
+                    && !names.contains(symbols.text(b.name))
+                    && hint
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|w| !w.is_empty() && names.contains(w))
+            })
+            .map(|b| symbols.text(b.name).to_string())
+            .collect();
+        if typed.is_empty() {
+            break;
+        }
+        names.to_mut().extend(typed);
+    }
+    let names = names.as_ref();
     let mut parts = Vec::with_capacity(previous.parts.len());
     let mut old = previous.parts.iter().peekable();
     for (i, r) in symbols.refs.iter().enumerate() {
@@ -352,7 +416,7 @@ pub struct Ranks {
 
 /// Bumped whenever what a reference resolves to, or how its parts are weighed, changes: saved
 /// parts of another version are resolved again.
-const SAVED_VERSION: u32 = 1;
+const SAVED_VERSION: u32 = 2;
 
 /// A graph's resolved references as they are saved beside the index, for the snapshot whose
 /// files (paths and contents) hash to `files`.
@@ -447,11 +511,11 @@ impl SymbolGraph {
         let mut names: FxHashSet<String> = FxHashSet::default();
         for &f in &change.changed {
             if let Some(o) = change.old_of[f as usize] {
-                given_names(old[o as usize], &mut names);
+                changed_given_names(old[o as usize], resolver.entry(f), &mut names);
             } else {
                 path_words(&resolver.entry(f).path, &mut names);
+                given_names(resolver.entry(f), &mut names);
             }
-            given_names(resolver.entry(f), &mut names);
         }
         for &o in &change.removed {
             given_names(old[o as usize], &mut names);

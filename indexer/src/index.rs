@@ -312,6 +312,7 @@ impl Index {
         previous: &Snapshot,
         beside: Option<Beside<'_>>,
     ) {
+        let started = Instant::now();
         let snapshot = Snapshot::new(files, previous.generation + 1);
         // A few changed files update the previous resolver and graph (the graph resolves with
         // the new resolver); anything else builds them anew.
@@ -320,11 +321,13 @@ impl Index {
         {
             snapshot.derived.set(Arc::new(resolver));
         }
+        let resolver_done = started.elapsed();
         if let Some(graph) =
             previous.derived.get::<SymbolGraph>().and_then(|g| SymbolGraph::update(&g, previous, &snapshot))
         {
             snapshot.derived.set(Arc::new(graph));
         }
+        let graph_done = started.elapsed();
         // The graph resolves every reference, on rayon's threads.
         let build = || {
             snapshot.graph();
@@ -336,6 +339,12 @@ impl Index {
             }),
             None => build(),
         }
+        tracing::debug!(
+            resolver_ms = resolver_done.as_millis() as u64,
+            graph_update_ms = (graph_done - resolver_done).as_millis() as u64,
+            built_ms = started.elapsed().as_millis() as u64,
+            "snapshot installed"
+        );
         let generation = snapshot.generation;
         // `beside` saved the files before the graph was done: the graph follows them. Should
         // that fail, a reopen resolves every reference again; nothing else depends on it.

@@ -91,16 +91,25 @@ pub fn repo_map(
     budget: usize,
     count_tokens: &dyn Fn(&str) -> usize,
 ) -> RepoMap {
+    let started = std::time::Instant::now();
     let graph = snapshot.graph();
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
     let tables = snapshot.derived.get_or_init(|| Tables::build(snapshot, &graph));
+    let tables_done = started.elapsed();
     let focus_nodes = focus_defs(&graph, &entries, &focus_set);
     let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set, &focus_nodes);
+    let rank_done = started.elapsed();
     let file_rank = file_ranks(&graph, &tables, &node_rank);
     let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
     let items = order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, total_defs);
+    tracing::debug!(
+        tables_ms = tables_done.as_millis() as u64,
+        rank_ms = (rank_done - tables_done).as_millis() as u64,
+        order_ms = (started.elapsed() - rank_done).as_millis() as u64,
+        "map ranked"
+    );
     let map = Render { entries, files: &graph.files, file_rank, tier, items, focus, total_defs };
     if map.items.is_empty() {
         let text = if map.entries.is_empty() {
@@ -403,6 +412,10 @@ fn fit_budget(
     let mut upper = n_items;
     let mut middle = (budget / 25).clamp(1, n_items);
     let mut best: Option<(usize, String, Vec<MapFile>, usize)> = None;
+    // Until a count fails to fit, the next guess doubles: a map is a few hundred of a
+    // repository's hundreds of thousands of definitions, and rendering half of them to find
+    // that out costs more than the whole search.
+    let mut bounded = false;
     while lower <= upper && middle >= 1 {
         // Every line counts at least one token and `middle` definitions take at least this many
         // lines: a count that cannot fit is not rendered.
@@ -433,8 +446,9 @@ fn fit_budget(
                 break;
             }
             upper = middle - 1;
+            bounded = true;
         }
-        middle = (lower + upper) / 2;
+        middle = if bounded { (lower + upper) / 2 } else { (middle * 2).min(upper) };
         if middle == 0 {
             break;
         }
@@ -539,7 +553,7 @@ impl Tables {
                 if def.kind == crate::symbols::DefKind::Method || parent_def.is_some() {
                     care[node] *= MEMBER_CARE;
                 }
-                if protocol[d] {
+                if protocol[d] || language.is_type_parameter(def) {
                     entry[node] = false;
                 }
             }

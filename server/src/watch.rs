@@ -11,8 +11,14 @@ use std::time::Duration;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use tack_indexer::{Index, Lang};
 
-/// Quiet time before a burst of changes is applied (an editor save, a `git checkout`).
-const DEBOUNCE: Duration = Duration::from_millis(250);
+/// Quiet time before a burst of changes is applied (an editor save, a `git checkout`): short,
+/// since a query after a write should see it; a longer burst is folded in a few steps.
+const DEBOUNCE: Duration = Duration::from_millis(50);
+
+/// Quiet time after the last change before the index is saved: saving writes the whole index,
+/// and during a run of edits only the last one's is worth writing (a reopen finds any change
+/// since by the files' sizes, times and contents).
+const SAVE_QUIET: Duration = Duration::from_secs(3);
 
 /// Starts watching; the watcher lives as long as the returned thread.
 pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
@@ -38,13 +44,39 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
     tracing::info!(directories = watched, "watching for changes");
     std::thread::Builder::new().name("tack-watch".into()).spawn(move || {
         let mut watcher = watcher;
-        while let Ok(first) = rx.recv() {
+        let save = |index: &Index| {
+            let saving = std::time::Instant::now();
+            match index.save() {
+                Ok(saved) => tracing::debug!(saved, seconds = saving.elapsed().as_secs_f64(), "index saved"),
+                Err(err) => tracing::warn!("cannot save the index: {err}"),
+            }
+        };
+        let mut unsaved = false;
+        loop {
+            let first =
+                match if unsaved { rx.recv_timeout(SAVE_QUIET) } else { rx.recv().map_err(Into::into) } {
+                    Ok(event) => event,
+                    Err(RecvTimeoutError::Timeout) => {
+                        save(&index);
+                        unsaved = false;
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        if unsaved {
+                            save(&index);
+                        }
+                        return;
+                    }
+                };
             let mut pending = vec![first];
             loop {
                 match rx.recv_timeout(DEBOUNCE) {
                     Ok(event) => pending.push(event),
                     Err(RecvTimeoutError::Timeout) => break,
-                    Err(RecvTimeoutError::Disconnected) => return,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        save(&index);
+                        return;
+                    }
                 }
             }
             for event in &pending {
@@ -80,9 +112,7 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
                 seconds = started.elapsed().as_secs_f64(),
                 "index updated"
             );
-            if let Err(err) = index.save() {
-                tracing::warn!("cannot save the index: {err}");
-            }
+            unsaved = true;
         }
     })?;
     Ok(())

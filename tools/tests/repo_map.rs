@@ -266,7 +266,7 @@ fn a_java_project_maps_its_most_used_types_first() {
 #[test]
 fn c_and_cpp_maps() {
     expect![[r#"
-        repo map: 4 of 6 files, 9 of 10 definitions, most referenced first
+        repo map: 5 of 6 files, 10 of 10 definitions, most referenced first
         include/shop/cart.h:
         ⋮
          5│#define TAX_RATE 0.2
@@ -293,10 +293,14 @@ fn c_and_cpp_maps() {
         ⋮
         5│int main(void) {
         ⋮
+        tests/test_cart.c:
+        ⋮
+        5│int main(void) {
+        ⋮
     "#]]
     .assert_eq(&map(&fixture("c_shop"), json!({"tokens": 200})).text);
     expect![[r#"
-        repo map: 6 of 6 files, 11 of 22 definitions, most referenced first
+        repo map: 5 of 6 files, 10 of 22 definitions, most referenced first
         include/shop/cart.hpp:
         ⋮
          6│namespace shop {
@@ -326,10 +330,6 @@ fn c_and_cpp_maps() {
         src/pricing.hpp:
         ⋮
         3│namespace pricing {
-        ⋮
-        src/main.cpp:
-        ⋮
-        6│int main() {
         ⋮
     "#]]
     .assert_eq(&map(&fixture("cpp_shop"), json!({"tokens": 200})).text);

@@ -39,6 +39,10 @@ pub(crate) struct LangSpec {
     pub separator: &'static str,
     /// Identifiers that are never worth a reference (a method's receiver: `self`, `cls`).
     pub noise: &'static [&'static str],
+    /// Methods the standard library's everyday types have (a list's `append`, a `Vec`'s
+    /// `len`): a call of one on a receiver of unknown type most likely calls that, so the
+    /// repository's own same-named methods are weak candidates for it.
+    pub std_methods: &'static [&'static str],
     /// Words that never name anything to look up (a receiver such as `self` is a name).
     pub keywords: &'static [&'static str],
     /// How the lines that belong to the definition below them start: decorators, attributes,
@@ -190,6 +194,13 @@ pub(crate) trait Language: Sync {
     /// what its type does (Python's `__repr__`, Java's `toString`): the map shows it only
     /// after everything else.
     fn is_protocol_method(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// Whether a definition only names a type parameter (Python's `T = TypeVar("T")`): it is
+    /// referenced wherever generic code is annotated, but says nothing of how the code is
+    /// built, so the map shows it only after everything else.
+    fn is_type_parameter(&self, _def: &Def) -> bool {
         false
     }
 

@@ -54,6 +54,7 @@ static SPEC: LangSpec = LangSpec {
     surface_files: &[],
     separator: "::",
     noise: &[],
+    std_methods: &[],
     keywords: KEYWORDS,
     preamble: &["/*", "*", "//", "#define", "__attribute__"],
     rules: RULES,

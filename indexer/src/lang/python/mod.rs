@@ -26,6 +26,57 @@ static SPEC: LangSpec = LangSpec {
     surface_files: &["__init__.py"],
     separator: ".",
     noise: &["self", "cls"],
+    std_methods: &[
+        "add",
+        "append",
+        "clear",
+        "close",
+        "copy",
+        "count",
+        "decode",
+        "discard",
+        "encode",
+        "endswith",
+        "extend",
+        "find",
+        "flush",
+        "format",
+        "get",
+        "group",
+        "index",
+        "insert",
+        "items",
+        "join",
+        "keys",
+        "lower",
+        "lstrip",
+        "match",
+        "open",
+        "pop",
+        "popitem",
+        "read",
+        "readline",
+        "readlines",
+        "remove",
+        "replace",
+        "reverse",
+        "rsplit",
+        "rstrip",
+        "search",
+        "seek",
+        "setdefault",
+        "sort",
+        "split",
+        "splitlines",
+        "startswith",
+        "strip",
+        "sub",
+        "tell",
+        "update",
+        "upper",
+        "values",
+        "write",
+    ],
     keywords: &[
         "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
         "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
@@ -61,6 +112,13 @@ impl Language for Python {
 
     fn constructor(&self) -> Option<&'static str> {
         Some("__init__")
+    }
+
+    fn is_type_parameter(&self, def: &Def) -> bool {
+        let Some((_, value)) = def.signature.split_once('=') else { return false };
+        let callee = value.trim().split('(').next().unwrap_or("");
+        let last = callee.rsplit('.').next().unwrap_or(callee).trim();
+        value.contains('(') && matches!(last, "TypeVar" | "ParamSpec" | "TypeVarTuple")
     }
 
     fn is_protocol_method(&self, name: &str) -> bool {

@@ -28,6 +28,7 @@ static SPEC: LangSpec = LangSpec {
     surface_files: &["index.ts", "index.mts"],
     separator: ".",
     noise: &[],
+    std_methods: super::javascript::ECMA_STD_METHODS,
     keywords: KEYWORDS,
     preamble: &["@", "/**", "*", "//"],
     rules: RULES,
