@@ -314,6 +314,35 @@ fn file_out_updated(
     FileOut::new(parts)
 }
 
+/// Definition names, numbered in order of first definition; `definers[i]` are the files
+/// defining `idents[i]`, in file order.
+#[derive(Debug, Default)]
+struct Names {
+    idents: Vec<String>,
+    ids: FxHashMap<String, u32>,
+    definers: Vec<Vec<u32>>,
+}
+
+impl Names {
+    fn build(entries: &[Arc<FileEntry>]) -> Names {
+        let mut names = Names::default();
+        for (f, entry) in entries.iter().enumerate() {
+            for def in &entry.symbols.defs {
+                let id = *names.ids.entry(def.name.clone()).or_insert_with(|| {
+                    names.idents.push(def.name.clone());
+                    names.definers.push(Vec::new());
+                    names.idents.len() as u32 - 1
+                });
+                let list = &mut names.definers[id as usize];
+                if list.last() != Some(&(f as u32)) {
+                    list.push(f as u32);
+                }
+            }
+        }
+        names
+    }
+}
+
 /// The resolved graph of one snapshot.
 #[derive(Debug)]
 pub struct SymbolGraph {
@@ -326,11 +355,11 @@ pub struct SymbolGraph {
     out: Vec<Arc<FileOut>>,
     /// Every edge from source node to target node, weighted; rows in node order.
     graph: Csr<(), f32, Directed, u32>,
-    /// Definition names, numbered in order of first definition; `definers[i]` are the files
-    /// defining `idents[i]`, in file order.
-    idents: Vec<String>,
-    ident_ids: FxHashMap<String, u32>,
-    definers: Vec<Vec<u32>>,
+    /// The files, for the names table.
+    entries: Vec<Arc<FileEntry>>,
+    /// Definition names, made on first use (the map finds definitions by name through the
+    /// resolver's table, which an update keeps).
+    names: std::sync::OnceLock<Names>,
     /// Where keyed PageRank calls start: the ranks each key reached on the graph this one was
     /// updated from (or, for a key not asked there, where it started there). Fixed for the
     /// graph's life, so the same call on the same graph gives the same ranks to the last bit.
@@ -527,6 +556,7 @@ impl SymbolGraph {
             affected.extend(resolver.files_referencing(name).iter().copied());
         }
         let changed: FxHashSet<u32> = change.changed.iter().copied().collect();
+        let started = std::time::Instant::now();
         let out: Vec<Arc<FileOut>> = (0..resolver.n_files() as u32)
             .into_par_iter()
             .map(|f| match change.old_of[f as usize] {
@@ -545,6 +575,12 @@ impl SymbolGraph {
                 _ => Arc::new(file_out(&resolver, f)),
             })
             .collect();
+        tracing::debug!(
+            names = names.len(),
+            affected_files = affected.len(),
+            ms = started.elapsed().as_millis() as u64,
+            "references resolved again"
+        );
         let mut graph = Self::assemble(snapshot, out, true);
         // Same files in the same order: the previous ranks are one small change away from these
         // wherever the numbering of nodes is the same.
@@ -554,6 +590,7 @@ impl SymbolGraph {
 
     /// The global numbering of nodes, the names table and the edges, from each file's part.
     fn assemble(snapshot: &Snapshot, out: Vec<Arc<FileOut>>, updated: bool) -> Self {
+        let started = std::time::Instant::now();
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
         let mut node_base = Vec::with_capacity(files.len() + 1);
         let mut n = 0u32;
@@ -575,30 +612,14 @@ impl SymbolGraph {
         while graph.node_count() < n as usize {
             graph.add_node(());
         }
-        let mut idents: Vec<String> = Vec::new();
-        let mut ident_ids: FxHashMap<String, u32> = FxHashMap::default();
-        let mut definers: Vec<Vec<u32>> = Vec::new();
-        for (f, entry) in snapshot.files.values().enumerate() {
-            for def in &entry.symbols.defs {
-                let id = *ident_ids.entry(def.name.clone()).or_insert_with(|| {
-                    idents.push(def.name.clone());
-                    definers.push(Vec::new());
-                    idents.len() as u32 - 1
-                });
-                let list = &mut definers[id as usize];
-                if list.last() != Some(&(f as u32)) {
-                    list.push(f as u32);
-                }
-            }
-        }
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, edges = edges.len(), "graph assembled");
         Self {
             files,
             node_base: Arc::new(node_base),
             out,
             graph,
-            idents,
-            ident_ids,
-            definers,
+            entries: snapshot.files.values().cloned().collect(),
+            names: std::sync::OnceLock::new(),
             warm_from: WarmStarts::default(),
             reached: Default::default(),
             updated,
@@ -651,22 +672,26 @@ impl SymbolGraph {
         (file, (local > 0).then(|| local as usize - 1))
     }
 
+    fn names(&self) -> &Names {
+        self.names.get_or_init(|| Names::build(&self.entries))
+    }
+
     /// The files that define identifier `id`, in file order.
     pub fn definers(&self, id: u32) -> &[u32] {
-        self.definers.get(id as usize).map_or(&[], Vec::as_slice)
+        self.names().definers.get(id as usize).map_or(&[], Vec::as_slice)
     }
 
     pub fn ident_id(&self, name: &str) -> Option<u32> {
-        self.ident_ids.get(name).copied()
+        self.names().ids.get(name).copied()
     }
 
     pub fn ident(&self, id: u32) -> &str {
-        &self.idents[id as usize]
+        &self.names().idents[id as usize]
     }
 
     /// The name numbered `id`, if there is one.
     pub fn ident_name(&self, id: u32) -> Option<&str> {
-        self.idents.get(id as usize).map(String::as_str)
+        self.names().idents.get(id as usize).map(String::as_str)
     }
 
     pub fn file_index(&self, path: &str) -> Option<usize> {

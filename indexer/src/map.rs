@@ -4,6 +4,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::graph::SymbolGraph;
@@ -44,7 +45,8 @@ pub struct RepoMap {
 #[derive(Debug, Default)]
 struct Focus {
     files: HashSet<usize>,
-    idents: HashSet<u32>,
+    /// Identifiers the repository defines.
+    idents: std::collections::BTreeSet<String>,
 }
 
 /// How many maps one snapshot remembers.
@@ -98,7 +100,7 @@ pub fn repo_map(
     let focus_set = resolve_focus(snapshot, &graph, focus);
     let tables = snapshot.derived.get_or_init(|| Tables::build(snapshot, &graph));
     let tables_done = started.elapsed();
-    let focus_nodes = focus_defs(&graph, &entries, &focus_set);
+    let focus_nodes = focus_defs(snapshot, &graph, &focus_set);
     let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set, &focus_nodes);
     let rank_done = started.elapsed();
     let file_rank = file_ranks(&graph, &tables, &node_rank);
@@ -165,18 +167,12 @@ fn rank_nodes(
 }
 
 /// The nodes of every definition a focus identifier names, in node order.
-fn focus_defs(graph: &SymbolGraph, entries: &[&FileEntry], focus_set: &Focus) -> Vec<u32> {
-    let mut ids: Vec<u32> = focus_set.idents.iter().copied().collect();
-    ids.sort_unstable();
+fn focus_defs(snapshot: &Snapshot, graph: &SymbolGraph, focus_set: &Focus) -> Vec<u32> {
+    let resolver = snapshot.resolver();
     let mut nodes = Vec::new();
-    for id in ids {
-        let name = graph.ident(id);
-        for &f in graph.definers(id) {
-            for (i, def) in entries[f as usize].symbols.defs.iter().enumerate() {
-                if def.name == name {
-                    nodes.push(graph.def_node(f as usize, i));
-                }
-            }
+    for name in &focus_set.idents {
+        for &(f, d) in resolver.defs_named(name).iter() {
+            nodes.push(graph.def_node(f as usize, d as usize));
         }
     }
     nodes.sort_unstable();
@@ -213,17 +209,14 @@ fn file_ranks(graph: &SymbolGraph, tables: &Tables, node_rank: &[f64]) -> Vec<f6
 }
 
 impl Focus {
-    /// Names this focus for PageRank's warm start: files and identifiers keep their numbers in
-    /// a graph updated from another, so the next snapshot's map for the same focus starts from
-    /// this one's ranks.
+    /// Names this focus for PageRank's warm start: files keep their numbers in a graph updated
+    /// from another, so the next snapshot's map for the same focus starts from this one's ranks.
     fn key(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut files: Vec<usize> = self.files.iter().copied().collect();
         files.sort_unstable();
-        let mut idents: Vec<u32> = self.idents.iter().copied().collect();
-        idents.sort_unstable();
         let mut hasher = rustc_hash::FxHasher::default();
-        (files, idents).hash(&mut hasher);
+        (files, &self.idents).hash(&mut hasher);
         hasher.finish()
     }
 }
@@ -502,6 +495,7 @@ pub(crate) struct Tables {
 
 impl Tables {
     pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph) -> Self {
+        let started = std::time::Instant::now();
         let n = graph.n_nodes();
         let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
         let interfaces: HashSet<&str> = entries
@@ -561,6 +555,7 @@ impl Tables {
                 care[base] = AUX_CARE;
             }
         }
+        let files_done = started.elapsed();
         let mut counts = vec![0u32; n + 1];
         for (_, dst, _) in graph.edges() {
             counts[dst as usize + 1] += 1;
@@ -574,12 +569,21 @@ impl Tables {
             user_list[fill[dst as usize] as usize] = src;
             fill[dst as usize] += 1;
         }
+        let users_done = started.elapsed();
         for node in surface_nodes(snapshot, graph) {
             care[node as usize] *= SURFACE_CARE;
         }
+        let surface_done = started.elapsed();
         let mut tables =
             Self { care, entry, parent, first_twin, user_start: counts, user_list, max_per_line };
         tables.mark_test_support(graph, &entries);
+        tracing::debug!(
+            files_ms = files_done.as_millis() as u64,
+            users_ms = (users_done - files_done).as_millis() as u64,
+            surface_ms = (surface_done - users_done).as_millis() as u64,
+            test_support_ms = (started.elapsed() - surface_done).as_millis() as u64,
+            "map tables built"
+        );
         tables
     }
 
@@ -651,34 +655,53 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
             todo.push((f as u32, 0));
         }
     }
+    // In waves, each file on rayon's threads: a module is reached at its least depth.
     let mut seen: HashSet<u32> = todo.iter().map(|(f, _)| *f).collect();
-    while let Some((f, depth)) = todo.pop() {
+    let offered_by = |(f, depth): (u32, u32)| -> (Vec<u32>, Vec<u32>) {
+        let (mut nodes, mut globs) = (Vec::new(), Vec::new());
         let file = entries[f as usize];
         let symbols = &file.symbols;
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
         let whole = depth > 0 || file.lang.spec().surface_files.contains(&name);
-        let exports = symbols.exports.as_deref().unwrap_or(&[]);
+        let exports: HashSet<&str> = symbols.exports.iter().flatten().map(String::as_str).collect();
         let language = file.lang.language();
         for (d, def) in symbols.defs.iter().enumerate() {
             let offered =
-                if depth > 0 { !language.is_private(def, None) } else { exports.contains(&def.name) };
+                if depth > 0 { !language.is_private(def, None) } else { exports.contains(def.name.as_str()) };
             if def.parent.is_none() && offered {
-                out.push(graph.def_node(f as usize, d));
+                nodes.push(graph.def_node(f as usize, d));
             }
         }
         for r in &symbols.refs {
-            let exported = exports.iter().any(|e| e == symbols.ref_name(r));
-            if r.kind != crate::symbols::RefKind::Import || r.enclosing.is_some() || !(whole || exported) {
+            if r.kind != crate::symbols::RefKind::Import
+                || r.enclosing.is_some()
+                || !(whole || exports.contains(symbols.ref_name(r)))
+            {
                 continue;
             }
             for target in resolver.resolve_ref(f, r).resolved {
                 if let crate::meaning::Target::Def { file, def } = target {
-                    out.push(graph.def_node(file as usize, def as usize));
+                    nodes.push(graph.def_node(file as usize, def as usize));
                 }
             }
         }
         if whole && depth < 4 {
-            for m in resolver.glob_modules(f) {
+            globs = resolver.glob_modules(f);
+        }
+        (nodes, globs)
+    };
+    while !todo.is_empty() {
+        let wave: Vec<(Vec<u32>, Vec<u32>, u32)> = todo
+            .par_iter()
+            .map(|&(f, depth)| {
+                let (nodes, globs) = offered_by((f, depth));
+                (nodes, globs, depth)
+            })
+            .collect();
+        todo.clear();
+        for (nodes, globs, depth) in wave {
+            out.extend(nodes);
+            for m in globs {
                 if seen.insert(m) {
                     todo.push((m, depth + 1));
                 }
@@ -798,6 +821,7 @@ fn round6(x: f64) -> f64 {
 /// Paths, folders and identifiers named in the focus. A qualified name such as `Cart.add` or
 /// `shapes::Circle::new` contributes each of its parts.
 fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> Focus {
+    let resolver = snapshot.resolver();
     let mut out = Focus::default();
     for item in focus {
         let item = item.trim().trim_start_matches("./").trim_end_matches('/');
@@ -827,8 +851,8 @@ fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> 
         let qualified = parts.len() > 1 && (item.contains("::") || item.contains('.'));
         for (n, word) in parts.iter().enumerate() {
             let is_scope = qualified && n + 1 < parts.len();
-            if !is_scope && let Some(id) = graph.ident_id(word) {
-                out.idents.insert(id);
+            if !is_scope && !resolver.defs_named(word).is_empty() {
+                out.idents.insert(word.to_string());
             }
             // Aider's rule: a word of five or more letters names the file with that stem; a
             // scope of a qualified name does at any length.

@@ -246,6 +246,11 @@ impl Resolver {
     }
 
     /// The files whose references include `name`, in file order.
+    /// Every definition named `name`, as (file, definition), in file order.
+    pub(crate) fn defs_named(&self, name: &str) -> std::borrow::Cow<'_, [(u32, u32)]> {
+        self.defs_by_name.get(name)
+    }
+
     pub(crate) fn files_referencing(&self, name: &str) -> std::borrow::Cow<'_, [u32]> {
         self.files_by_ref.get(name)
     }
