@@ -91,7 +91,7 @@ impl FileOut {
 /// The node a resolved target is, as (file, local node): a definition, a module (its file's
 /// node), or a module-level constant whose binding is its identity; `None` for what is no
 /// node (a local variable, a name imported from outside).
-fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, Local)> {
+pub(crate) fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, Local)> {
     match target {
         Target::Def { file, def } => Some((file, 1 + def)),
         Target::Module { file } => Some((file, 0)),

@@ -12,8 +12,6 @@ use crate::snapshot::{FileEntry, Snapshot};
 
 /// Rendered source lines are cut to this many characters.
 pub(crate) const LINE_CHARS: usize = 100;
-/// A map is accepted once it is this close below the budget (Aider's 15%).
-const CLOSE_ENOUGH: f64 = 0.15;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MapSymbol {
@@ -376,8 +374,10 @@ impl Render<'_> {
 }
 
 /// The largest map within `budget` tokens, as (definitions shown, text, files, tokens): a
-/// binary search on how many ranked definitions to show (Aider's search, accepting a map within
-/// 15% below the budget), then a step down should the exact count exceed the estimate.
+/// search on how many ranked definitions to show, doubling and then halving, to the most that
+/// fit (Aider stops within 15% below the budget; each step is one render of a few hundred
+/// lines, and the map's last 15% shows a tenth more of the repository), then a step down
+/// should the exact count exceed the estimate.
 fn fit_budget(
     map: &Render,
     budget: usize,
@@ -423,13 +423,7 @@ fn fit_budget(
             }
             fits.then_some(tokens)
         };
-        let fits = tokens.is_some();
-        if let Some(tokens) = tokens
-            && (budget - tokens) as f64 / budget as f64 <= CLOSE_ENOUGH
-        {
-            break;
-        }
-        if fits {
+        if tokens.is_some() {
             if middle == n_items {
                 break;
             }
@@ -462,14 +456,19 @@ fn fit_budget(
 /// vendored, generated and minified files, and a `mod tests` inside code. Their definitions
 /// keep their ranks, scaled by this.
 const AUX_CARE: f32 = 0.02;
-/// A private definition (Python's `_name`, Rust without `pub`) is read after the public ones.
-const PRIVATE_CARE: f32 = 0.3;
+/// A private definition (Python's `_name`, Rust without `pub` or with `pub(crate)`, whatever
+/// lies in Go's `internal/`) is read after the public ones.
+const PRIVATE_CARE: f32 = 0.1;
 /// A member (a method, a nested definition) is read after the type it belongs to, which also
 /// holds the member's rank.
-const MEMBER_CARE: f32 = 0.5;
+const MEMBER_CARE: f32 = 0.7;
 /// What a package offers (what `__init__.py` or `lib.rs` imports, what `__all__` lists) is
-/// what a newcomer reads first. The figures for all four are in BENCHMARKS.md (map quality).
+/// what a newcomer reads first. The figures for all five are in BENCHMARKS.md (map quality).
 const SURFACE_CARE: f32 = 10.0;
+/// A function the package offers is there for callers outside the repository, whom the graph
+/// does not see: inside it few call it (Vite's `loadEnv` has 4 users), while a type it offers
+/// is named by every signature that takes one (`UserConfig`, 25). Functions weigh this much.
+const SURFACE_FUNCTION_CARE: f32 = 100.0;
 
 /// What every map of one snapshot shares, computed once: how much a newcomer cares about each
 /// node, which definitions are entries of their own, and who references each node.
@@ -521,6 +520,7 @@ impl Tables {
             }
             let aux_file = is_auxiliary(file);
             let language = file.lang.language();
+            let internal = language.is_internal_path(&file.path);
             let protocol = protocol_methods(file, &interfaces);
             for (d, def) in file.symbols.defs.iter().enumerate() {
                 let node = base + 1 + d;
@@ -541,13 +541,13 @@ impl Tables {
                 if in_tests {
                     care[node] = AUX_CARE;
                 }
-                if language.is_private(def, parent_def) {
+                if internal || language.is_private(def, parent_def) {
                     care[node] *= PRIVATE_CARE;
                 }
                 if def.kind == crate::symbols::DefKind::Method || parent_def.is_some() {
                     care[node] *= MEMBER_CARE;
                 }
-                if protocol[d] || language.is_type_parameter(def) {
+                if protocol[d] || language.is_type_parameter(def) || language.names_a_file(def) {
                     entry[node] = false;
                 }
             }
@@ -571,7 +571,9 @@ impl Tables {
         }
         let users_done = started.elapsed();
         for node in surface_nodes(snapshot, graph) {
-            care[node as usize] *= SURFACE_CARE;
+            let function = matches!(graph.node_place(node), (f, Some(d))
+                if entries[f].symbols.defs[d].kind == crate::symbols::DefKind::Function);
+            care[node as usize] *= if function { SURFACE_FUNCTION_CARE } else { SURFACE_CARE };
         }
         let surface_done = started.elapsed();
         let mut tables =
@@ -679,9 +681,12 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
             {
                 continue;
             }
+            // A definition, or a module-level constant bound where it is defined.
             for target in resolver.resolve_ref(f, r).resolved {
-                if let crate::meaning::Target::Def { file, def } = target {
-                    nodes.push(graph.def_node(file as usize, def as usize));
+                if let Some((file, local)) = crate::graph::target_node(&resolver, target)
+                    && local > 0
+                {
+                    nodes.push(graph.file_node(file as usize) + local);
                 }
             }
         }
@@ -765,7 +770,16 @@ fn is_auxiliary(file: &FileEntry) -> bool {
         ) || d.split(['-', '_']).any(|word| {
             matches!(
                 word,
-                "test" | "tests" | "testing" | "testutils" | "testdata" | "fixtures" | "bench" | "benches"
+                "test"
+                    | "tests"
+                    | "testing"
+                    | "testutils"
+                    | "testdata"
+                    | "fixtures"
+                    | "bench"
+                    | "benches"
+                    | "fuzz"
+                    | "fuzzing"
             )
         }) || d.starts_with("test")
     };
@@ -779,11 +793,13 @@ fn is_auxiliary(file: &FileEntry) -> bool {
 }
 
 /// Which of a file's definitions are methods that fill in a protocol rather than say what the
-/// code does: those the language names so (Python's `__repr__`), and every method of an `impl`
-/// of a trait the repository does not define (`impl fmt::Display for Circle`).
+/// code does: those the language names so (Python's `__repr__`), a member named like a method
+/// of the standard library's everyday types (a mapping's `get`, `items`; a `Vec`'s `push`), and
+/// every method of an `impl` of a trait the repository does not define (`impl fmt::Display`).
 fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
     let symbols = &file.symbols;
     let spec = file.lang.language();
+    let everyday = file.lang.spec().std_methods;
     let external_impls: Vec<(u32, u32)> = symbols
         .impls
         .iter()
@@ -804,6 +820,7 @@ fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
                 matches!(def.kind, crate::symbols::DefKind::Method | crate::symbols::DefKind::Function);
             method
                 && (spec.is_protocol_method(&def.name)
+                    || (def.parent.is_some() && everyday.contains(&def.name.as_str()))
                     || external_impls.iter().any(|&(start, end)| start <= def.line && def.line <= end))
         })
         .collect()

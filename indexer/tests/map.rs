@@ -242,3 +242,92 @@ fn an_overloads_later_signatures_come_after_every_other_definition() {
     assert!(position(&order, "parse:1") < later, "{order:?}");
     assert!(position(&order, "size:1") < later && position(&order, "main:3") < later, "{order:?}");
 }
+
+/// Go's `internal/` packages cannot be imported from outside the module: however much the
+/// module's own code uses them, a newcomer reads the API they serve first.
+#[test]
+fn go_internal_packages_come_after_the_api_they_serve() {
+    let (_dir, index) = index_of(&[
+        ("go.mod", "module example.com/kv\n\ngo 1.21\n"),
+        (
+            "kv.go",
+            "package kv\n\nimport \"example.com/kv/internal/page\"\n\ntype DB struct {\n\tfirst page.Page\n\tlast  page.Page\n}\n\nfunc Open() *DB {\n\tpage.Read()\n\tpage.Read()\n\treturn &DB{}\n}\n",
+        ),
+        (
+            "internal/page/page.go",
+            "package page\n\ntype Page struct{}\n\nfunc Read() Page {\n\treturn Page{}\n}\n",
+        ),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "DB:5") < position(&order, "Page:3"), "{order:?}");
+    assert!(position(&order, "Open:10") < position(&order, "Read:5"), "{order:?}");
+}
+
+/// Rust: what `pub(crate)` keeps inside the crate is read after what the crate offers, and
+/// `mod api;` is no entry of its own (the map names `api.rs` by its path).
+#[test]
+fn rust_crate_private_items_and_module_declarations_come_last() {
+    let (_dir, index) = index_of(&[
+        ("Cargo.toml", "[package]\nname = \"net\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "pub mod api;\nmod inner;\n\npub use api::Client;\n"),
+        (
+            "src/api.rs",
+            "pub struct Client;\n\nimpl Client {\n    pub fn send(&self) -> crate::inner::Frame {\n        crate::inner::frame()\n    }\n}\n",
+        ),
+        ("src/inner.rs", "pub(crate) struct Frame;\n\npub(crate) fn frame() -> Frame {\n    Frame\n}\n"),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "Client:1") < position(&order, "Frame:1"), "{order:?}");
+    let declaration = position(&order, "api:1");
+    for entry in ["Client:1", "Frame:1", "frame:3"] {
+        assert!(position(&order, entry) < declaration, "{entry} before `mod api;`: {order:?}");
+    }
+}
+
+/// A member named like a method of the standard library's everyday types (a mapping's `get`)
+/// fills in that protocol: the map spends its lines on what the type does of its own first.
+#[test]
+fn a_member_named_like_an_everyday_method_comes_after_the_types_own_methods() {
+    let (_dir, index) = index_of(&[(
+        "headers.py",
+        "class Headers:\n    def get(self, key):\n        return None\n\n    def add_header(self, key, value):\n        pass\n\n\ndef use(h: Headers):\n    h.get(\"a\")\n    h.get(\"b\")\n    h.get(\"c\")\n    h.add_header(\"a\", 1)\n",
+    )]);
+    let order = map_order(&index);
+    assert!(position(&order, "Headers.add_header:5") < position(&order, "Headers.get:2"), "{order:?}");
+}
+
+/// A function the package offers is called from outside the repository, which the graph does
+/// not see; a type it offers is named by the package's own signatures. The function is not
+/// ranked below the type for that.
+#[test]
+fn a_surface_function_is_not_outranked_by_the_types_its_own_code_names() {
+    let (_dir, index) = index_of(&[
+        ("src/index.ts", "export { loadEnv } from './env'\nexport type { Config } from './config'\n"),
+        ("src/config.ts", "export interface Config {\n  root: string\n}\n"),
+        (
+            "src/env.ts",
+            "import type { Config } from './config'\nexport function loadEnv(c: Config): Config {\n  return c\n}\n",
+        ),
+        (
+            "src/other.ts",
+            "import type { Config } from './config'\nexport function a(c: Config): Config {\n  return c\n}\nexport function b(c: Config): Config {\n  return c\n}\n",
+        ),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "loadEnv:2") < position(&order, "Config:1"), "{order:?}");
+}
+
+/// A constant the package's index re-exports is its surface as a function or a type is (the
+/// import binds the constant's variable, which is the definition).
+#[test]
+fn a_constant_the_package_offers_is_its_surface() {
+    let (_dir, index) = index_of(&[
+        ("src/index.ts", "export { VERSION } from './version'\n"),
+        ("src/version.ts", "export const VERSION = '1.0'\n"),
+        ("src/util.ts", "export const LIMIT = 2\n"),
+        ("src/a.ts", "import { LIMIT } from './util'\nexport function a(): number {\n  return LIMIT\n}\n"),
+        ("src/b.ts", "import { LIMIT } from './util'\nexport function b(): number {\n  return LIMIT\n}\n"),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "VERSION:1") < position(&order, "LIMIT:1"), "{order:?}");
+}

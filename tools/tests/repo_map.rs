@@ -163,11 +163,19 @@ fn a_go_module_maps_its_most_used_package_first() {
 #[test]
 fn typescript_and_javascript_maps() {
     expect![[r#"
-        repo map: 5 of 7 files, 10 of 18 definitions, most referenced first
-        src/item.ts:
-        1│export interface Priced {
+        repo map: 5 of 7 files, 11 of 18 definitions, most referenced first
+        src/pricing.ts:
+        1│export type Code = string;
         ⋮
-        5│export class Item implements Priced {
+        9│export function applyDiscount(amount: number, code?: Code): number {
+        ⋮
+        src/item.ts:
+         1│export interface Priced {
+         2│  subtotal(): number;
+        ⋮
+         5│export class Item implements Priced {
+        ⋮
+        11│  subtotal(): number {
         ⋮
         src/cart.ts:
         ⋮
@@ -177,11 +185,6 @@ fn typescript_and_javascript_maps() {
         ⋮
         18│  total(): number {
         ⋮
-        src/pricing.ts:
-        1│export type Code = string;
-        ⋮
-        9│export function applyDiscount(amount: number, code?: Code): number {
-        ⋮
         src/receipt.tsx:
         ⋮
         5│export function Line({ item }: { item: Item }) {
@@ -189,8 +192,6 @@ fn typescript_and_javascript_maps() {
         src/checkout.ts:
         ⋮
         3│export function checkout(cart: Cart): number {
-        ⋮
-        7│export const quote = (owner: string): number => {
         ⋮
     "#]]
     .assert_eq(&map(&fixture("ts_shop"), json!({"tokens": 200})).text);
@@ -231,13 +232,15 @@ fn typescript_and_javascript_maps() {
 #[test]
 fn a_java_project_maps_its_most_used_types_first() {
     expect![[r#"
-        repo map: 6 of 7 files, 8 of 24 definitions, most referenced first
+        repo map: 6 of 7 files, 9 of 24 definitions, most referenced first
         src/main/java/shop/Cart.java:
         ⋮
          9│public class Cart {
         10│    public static final double TAX_RATE = 0.2;
         ⋮
         23│    public double total() {
+        ⋮
+        36│    public static class Line {
         ⋮
         src/main/java/shop/Item.java:
         ⋮
@@ -300,7 +303,7 @@ fn c_and_cpp_maps() {
     "#]]
     .assert_eq(&map(&fixture("c_shop"), json!({"tokens": 200})).text);
     expect![[r#"
-        repo map: 5 of 6 files, 10 of 22 definitions, most referenced first
+        repo map: 5 of 6 files, 11 of 22 definitions, most referenced first
         include/shop/cart.hpp:
         ⋮
          6│namespace shop {
@@ -313,9 +316,11 @@ fn c_and_cpp_maps() {
         ⋮
         src/cart.cpp:
         ⋮
-        5│namespace shop {
+         5│namespace shop {
         ⋮
-        7│Item::Item(std::string name, double price) : name_(std::move(name)), price_(price) {}
+         7│Item::Item(std::string name, double price) : name_(std::move(name)), price_(price) {}
+        ⋮
+        11│Cart::Cart(std::string owner) {}
         ⋮
         src/vip.hpp:
         ⋮

@@ -204,6 +204,19 @@ pub(crate) trait Language: Sync {
         false
     }
 
+    /// Whether a definition only points at a file the map names by its path anyway (Rust's
+    /// `mod vm;`, whose body is `vm.rs`): it is no entry of its own.
+    fn names_a_file(&self, _def: &Def) -> bool {
+        false
+    }
+
+    /// Whether the language keeps a file's definitions from the code outside some part of the
+    /// repository, whatever their own visibility (Go's `internal/` packages): a newcomer reads
+    /// them as private.
+    fn is_internal_path(&self, _path: &str) -> bool {
+        false
+    }
+
     /// Whether a definition is private to its module or type by the language's rules (Python's
     /// `_name`, Rust without `pub`, Go's lower-case names): a newcomer reads the public
     /// surface first. `parent` is the definition enclosing it.

@@ -99,6 +99,10 @@ impl Language for Go {
         def.name.starts_with(|c: char| c.is_lowercase() || c == '_')
     }
 
+    fn is_internal_path(&self, path: &str) -> bool {
+        path.split('/').any(|part| part == "internal")
+    }
+
     fn is_protocol_method(&self, name: &str) -> bool {
         matches!(name, "String" | "Error" | "GoString" | "Format" | "Len" | "Less" | "Swap" | "Unwrap")
     }

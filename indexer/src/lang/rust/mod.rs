@@ -134,7 +134,13 @@ impl Language for Rust {
     fn is_private(&self, def: &Def, parent: Option<&Def>) -> bool {
         // Items of a trait are as public as the trait.
         let in_trait = parent.is_some_and(|p| p.kind == DefKind::Interface);
-        !in_trait && !def.signature.starts_with("pub") && !def.signature.contains(" pub ")
+        // `pub(crate)`, `pub(super)` and `pub(in path)` keep an item inside its crate.
+        let public = def.signature.starts_with("pub ") || def.signature.contains(" pub ");
+        !in_trait && !public
+    }
+
+    fn names_a_file(&self, def: &Def) -> bool {
+        def.kind == DefKind::Module && def.signature.ends_with(';')
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {
