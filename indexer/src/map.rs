@@ -103,7 +103,7 @@ pub fn repo_map(
     let rank_done = started.elapsed();
     let file_rank = file_ranks(&graph, &tables, &node_rank);
     let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
-    let items = order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, total_defs);
+    let items = order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, budget);
     tracing::debug!(
         tables_ms = tables_done.as_millis() as u64,
         rank_ms = (rank_done - tables_done).as_millis() as u64,
@@ -219,20 +219,21 @@ impl Focus {
     }
 }
 
-/// Every definition once, as (file, definition), in the order the map takes them: a focus
+/// Each definition at most once, as (file, definition), in the order the map takes them: a focus
 /// identifier's definitions, then the definitions that reference them (so the map shows both
 /// ends of the focus), then the entries by rank, then what is no entry of its own (a trait
-/// impl's `fmt`, a `__repr__`), by rank.
+/// impl's `fmt`, a `__repr__`), by rank; no more of them than a map of `budget` tokens could
+/// show.
 fn order_defs(
     graph: &SymbolGraph,
     tables: &Tables,
     focus: &[u32],
     node_rank: &[f64],
     file_rank: &[f64],
-    total_defs: usize,
+    budget: usize,
 ) -> Vec<(usize, usize)> {
     let mut seen = vec![false; graph.n_nodes()];
-    let mut items: Vec<(usize, usize)> = Vec::with_capacity(total_defs);
+    let mut items: Vec<(usize, usize)> = Vec::new();
     let mut take = |node: u32, items: &mut Vec<(usize, usize)>| {
         if let (file, Some(def)) = graph.node_place(node)
             && !std::mem::replace(&mut seen[node as usize], true)
@@ -271,12 +272,22 @@ fn order_defs(
     let score = |node: u32| scores[node as usize];
     let mut ranked: Vec<u32> = (0..graph.n_nodes() as u32).collect();
     // Entries first, then the rest; each best first, ties in node order (files by path).
-    ranked.sort_by(|&a, &b| {
+    let order = |&a: &u32, &b: &u32| {
         tables.entry[b as usize]
             .cmp(&tables.entry[a as usize])
             .then(score(b).total_cmp(&score(a)))
             .then(a.cmp(&b))
-    });
+    };
+    // Each shown definition takes a line of at least one token, and at most `max_per_line`
+    // share one: no map within the budget shows more than this many, and only they are taken.
+    let shown_at_most = budget.saturating_mul(tables.max_per_line);
+    if shown_at_most < ranked.len() {
+        ranked.select_nth_unstable_by(shown_at_most, order);
+        ranked.truncate(shown_at_most);
+        ranked.sort_unstable_by(order);
+    } else {
+        ranked.sort_unstable_by(order);
+    }
     for node in ranked {
         take(node, &mut items);
     }
@@ -492,6 +503,76 @@ pub(crate) struct Tables {
     max_per_line: usize,
 }
 
+/// One file's part of [`Tables`]: its node, then each definition's.
+struct FileCare {
+    care: Vec<f32>,
+    entry: Vec<bool>,
+    parent: Vec<u32>,
+    first_twin: Vec<u32>,
+    max_per_line: usize,
+}
+
+impl FileCare {
+    /// The file's nodes, the first of them numbered `base`.
+    fn of(file: &FileEntry, base: usize, interfaces: &HashSet<&str>) -> Self {
+        let defs = &file.symbols.defs;
+        let nodes = 1 + defs.len();
+        let mut out = FileCare {
+            care: vec![1.0; nodes],
+            entry: vec![true; nodes],
+            parent: vec![u32::MAX; nodes],
+            first_twin: vec![u32::MAX; nodes],
+            max_per_line: 1,
+        };
+        out.entry[0] = false;
+        let mut lines: Vec<u32> = defs.iter().map(|d| d.line).collect();
+        lines.sort_unstable();
+        for run in lines.chunk_by(|a, b| a == b) {
+            out.max_per_line = out.max_per_line.max(run.len());
+        }
+        let aux_file = is_auxiliary(file);
+        let language = file.lang.language();
+        let internal = language.is_internal_path(&file.path);
+        let protocol = protocol_methods(file, interfaces);
+        for (d, def) in defs.iter().enumerate() {
+            let local = 1 + d;
+            if let Some(before) = d.checked_sub(1).map(|b| &defs[b])
+                && (before.name.as_str(), before.kind, before.parent)
+                    == (def.name.as_str(), def.kind, def.parent)
+            {
+                let previous = local - 1;
+                out.first_twin[local] = if out.first_twin[previous] == u32::MAX {
+                    (base + previous) as u32
+                } else {
+                    out.first_twin[previous]
+                };
+                out.entry[local] = false;
+            }
+            if let Some(p) = def.parent {
+                out.parent[local] = (base + 1 + p as usize) as u32;
+            }
+            let in_tests = aux_file || ancestors(file, d).any(|a| is_test_module(&defs[a]));
+            let parent_def = def.parent.map(|p| &defs[p as usize]);
+            if in_tests {
+                out.care[local] = AUX_CARE;
+            }
+            if internal || language.is_private(def, parent_def) {
+                out.care[local] *= PRIVATE_CARE;
+            }
+            if def.kind == crate::symbols::DefKind::Method || parent_def.is_some() {
+                out.care[local] *= MEMBER_CARE;
+            }
+            if protocol[d] || language.is_type_parameter(def) || language.names_a_file(def) {
+                out.entry[local] = false;
+            }
+        }
+        if aux_file {
+            out.care[0] = AUX_CARE;
+        }
+        out
+    }
+}
+
 impl Tables {
     pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph) -> Self {
         let started = std::time::Instant::now();
@@ -503,58 +584,26 @@ impl Tables {
             .filter(|d| d.kind == crate::symbols::DefKind::Interface)
             .map(|d| d.name.as_str())
             .collect();
-        let mut care = vec![1.0f32; n];
-        let mut parent = vec![u32::MAX; n];
-        let mut entry = vec![true; n];
-        let mut first_twin = vec![u32::MAX; n];
+        // Each file's nodes on rayon's threads, then laid end to end: files are numbered in
+        // order and each file's node comes before its definitions'.
+        let per_file: Vec<FileCare> = entries
+            .par_iter()
+            .enumerate()
+            .map(|(f, file)| FileCare::of(file, graph.file_node(f) as usize, &interfaces))
+            .collect();
+        let mut care = Vec::with_capacity(n);
+        let mut parent = Vec::with_capacity(n);
+        let mut entry = Vec::with_capacity(n);
+        let mut first_twin = Vec::with_capacity(n);
         let mut max_per_line = 1;
-        let mut lines: Vec<u32> = Vec::new();
-        for (f, file) in entries.iter().enumerate() {
-            let base = graph.file_node(f) as usize;
-            entry[base] = false;
-            lines.clear();
-            lines.extend(file.symbols.defs.iter().map(|d| d.line));
-            lines.sort_unstable();
-            for run in lines.chunk_by(|a, b| a == b) {
-                max_per_line = max_per_line.max(run.len());
-            }
-            let aux_file = is_auxiliary(file);
-            let language = file.lang.language();
-            let internal = language.is_internal_path(&file.path);
-            let protocol = protocol_methods(file, &interfaces);
-            for (d, def) in file.symbols.defs.iter().enumerate() {
-                let node = base + 1 + d;
-                if let Some(before) = d.checked_sub(1).map(|b| &file.symbols.defs[b])
-                    && (before.name.as_str(), before.kind, before.parent)
-                        == (def.name.as_str(), def.kind, def.parent)
-                {
-                    let previous = node - 1;
-                    first_twin[node] =
-                        if first_twin[previous] == u32::MAX { previous as u32 } else { first_twin[previous] };
-                    entry[node] = false;
-                }
-                if let Some(p) = def.parent {
-                    parent[node] = (base + 1 + p as usize) as u32;
-                }
-                let in_tests = aux_file || ancestors(file, d).any(|a| is_test_module(&file.symbols.defs[a]));
-                let parent_def = def.parent.map(|p| &file.symbols.defs[p as usize]);
-                if in_tests {
-                    care[node] = AUX_CARE;
-                }
-                if internal || language.is_private(def, parent_def) {
-                    care[node] *= PRIVATE_CARE;
-                }
-                if def.kind == crate::symbols::DefKind::Method || parent_def.is_some() {
-                    care[node] *= MEMBER_CARE;
-                }
-                if protocol[d] || language.is_type_parameter(def) || language.names_a_file(def) {
-                    entry[node] = false;
-                }
-            }
-            if aux_file {
-                care[base] = AUX_CARE;
-            }
+        for file in per_file {
+            care.extend(file.care);
+            parent.extend(file.parent);
+            entry.extend(file.entry);
+            first_twin.extend(file.first_twin);
+            max_per_line = max_per_line.max(file.max_per_line);
         }
+        debug_assert_eq!(care.len(), n);
         let files_done = started.elapsed();
         let mut counts = vec![0u32; n + 1];
         for (_, dst, _) in graph.edges() {
