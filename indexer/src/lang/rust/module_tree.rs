@@ -15,6 +15,11 @@ use crate::symbols::{DefKind, FileSymbols, RefKind, innermost_scope};
 /// Glob imports are followed only this deep, so `use super::*` chains stay cheap.
 const GLOB_DEPTH: u32 = 6;
 
+thread_local! {
+    /// The modules whose glob imports this thread is searching, each with the name it looks for.
+    static SEARCHING: std::cell::RefCell<Vec<(Value, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Rust's tables: the module tree, and the impl blocks, found on first use.
 pub(super) struct Modules {
     tree: Arc<Tree>,
@@ -244,25 +249,43 @@ impl Modules {
                 return found;
             }
         }
-        if depth <= GLOB_DEPTH {
-            let symbols = r.symbols(file);
-            for import in symbols.imports.iter().filter(|i| i.glob && i.scope == scope) {
-                let at = Pos::new(import.line, import.column);
-                let base = self
-                    .resolve_path_at(r, file, at, symbols.text(import.module), depth + 1)
-                    .iter()
-                    .find_map(|f| f.value);
-                if let Some(base) = base
-                    && base != Value::Module(file, def)
-                {
-                    let found = r.member(base, name, depth + 1);
-                    if !found.is_empty() {
-                        return found;
-                    }
+        if depth > GLOB_DEPTH {
+            return Vec::new();
+        }
+        // A glob that leads back to a module whose globs this thread is already searching for
+        // the same name (`use super::*` in each of the modules a parent globs, as generated
+        // bindings do) would search them all again at every level: the outer search covers it.
+        let here = Value::Module(file, def);
+        let entered = SEARCHING.with(|stack| {
+            let mut stack = stack.borrow_mut();
+            let known = stack.iter().any(|(value, searched)| *value == here && searched == name);
+            if !known {
+                stack.push((here, name.to_string()));
+            }
+            !known
+        });
+        if !entered {
+            return Vec::new();
+        }
+        let symbols = r.symbols(file);
+        let mut found = Vec::new();
+        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == scope) {
+            let at = Pos::new(import.line, import.column);
+            let base = self
+                .resolve_path_at(r, file, at, symbols.text(import.module), depth + 1)
+                .iter()
+                .find_map(|f| f.value);
+            if let Some(base) = base
+                && base != here
+            {
+                found = r.member(base, name, depth + 1);
+                if !found.is_empty() {
+                    break;
                 }
             }
         }
-        Vec::new()
+        SEARCHING.with(|stack| stack.borrow_mut().pop());
+        found
     }
 
     /// A path's value as seen from a scope (glob imports).
