@@ -284,10 +284,8 @@ fn order_defs(
     if shown_at_most < ranked.len() {
         ranked.select_nth_unstable_by(shown_at_most, order);
         ranked.truncate(shown_at_most);
-        ranked.sort_unstable_by(order);
-    } else {
-        ranked.sort_unstable_by(order);
     }
+    ranked.sort_unstable_by(order);
     for node in ranked {
         take(node, &mut items);
     }

@@ -78,7 +78,7 @@ fn stdlib_package(name: &str) -> PathBuf {
 }
 
 #[test]
-fn the_map_lands_within_15_percent_below_each_budget_on_real_code() {
+fn the_map_fills_each_budget_on_real_code() {
     let root = stdlib_package("email");
     for budget in [512u64, 1024, 4096] {
         for focus in [json!([]), json!(["Message"])] {
@@ -88,10 +88,9 @@ fn the_map_lands_within_15_percent_below_each_budget_on_real_code() {
             assert_eq!(data["tokens"], json!(tokens), "the reported count is the real one");
             let whole = data["shown_definitions"] == data["total_definitions"];
             assert!(tokens <= budget, "{tokens} tokens for a budget of {budget}");
-            assert!(
-                whole || tokens * 100 >= budget * 85,
-                "{tokens} tokens is more than 15% below {budget} ({focus})"
-            );
+            // Short of the budget by less than one more definition costs: its line (at most
+            // 100 characters), a new file's path and the `⋮` around them.
+            assert!(whole || budget - tokens <= 80, "{tokens} tokens for a budget of {budget} ({focus})");
         }
     }
 }

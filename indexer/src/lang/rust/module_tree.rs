@@ -63,7 +63,11 @@ impl Modules {
         }
         self.impls.get_or_init(|| {
             BUILDING.with(|b| b.set(true));
+            // The map is built once for every lookup: not inside the glob searches of the
+            // lookup that happens to ask first, which would hide their modules from it.
+            let outer = SEARCHING.with(|stack| std::mem::take(&mut *stack.borrow_mut()));
             let map = ImplMap::build(self, r);
+            SEARCHING.with(|stack| *stack.borrow_mut() = outer);
             BUILDING.with(|b| b.set(false));
             map
         })
