@@ -38,7 +38,7 @@ impl Target {
 }
 
 /// A value an expression evaluates to, as far as the index can tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Value {
     /// A Python module file or a Rust module: the file and the inline `mod` definition
     /// (or [`NONE`] for the file itself).

@@ -1740,3 +1740,105 @@ fn rs_sibling_globs_back_to_their_parent_are_searched_once() {
     // And the whole graph, which resolves every reference, `Missing` (bound nowhere) included.
     assert!(snapshot.graph().n_edges() >= 300);
 }
+
+/// A glob search's answer is kept for the snapshot only when no search around it shaped it.
+/// `d` globs `c`, whose globs search the hub `features`, which meets `c` again with `c`'s
+/// second glob (`extra`) still to come: the hub's "nothing" holds only inside that search, and
+/// `e` (which globs `a`, asking the hub at the same depth) must still find `Extra` through it. Then a thousand generated modules
+/// that each glob their parent: every name is searched through the hub once (it took minutes).
+#[test]
+fn rs_glob_answers_are_kept_only_when_no_outer_search_shaped_them() {
+    let fixture = "//- src/lib.rs\nmod features;\nmod extra;\nmod d;\nmod e;\npub use features::*;\n\
+        //- src/extra.rs\npub struct Extra;\n\
+        //- src/features/mod.rs\nmod a;\nmod b;\nmod c;\npub use a::*;\npub use b::*;\npub use c::*;\n\
+        //- src/features/a.rs\nuse super::*;\npub fn fa() -> Extra {}\n\
+        //- src/features/b.rs\nuse super::*;\npub fn fb() -> Extra {}\n\
+        //- src/features/c.rs\nuse super::*;\nuse crate::extra::*;\npub fn fc() -> $0Extra {}\n\
+        //- src/d.rs\nuse crate::features::c::*;\npub fn fd() -> Extra {}\n\
+        //- src/e.rs\nuse crate::features::a::*;\npub fn fe() -> Extra {}\n";
+    let (small, _, _) = snapshot(fixture);
+    let resolver = small.resolver();
+    // `pub fn fx() -> Extra {}`: the name starts at column 16.
+    let extra_at = |path: &str, line: u32| {
+        let file = resolver.file_index(path).unwrap();
+        let at = resolver.at(file, Pos::new(line, 16)).expect("a name");
+        render(&resolver, &at.resolution.resolved)
+    };
+    let want = "class Extra (src/extra.rs:1)\n";
+    assert_eq!(extra_at("src/d.rs", 2), want);
+    assert_eq!(extra_at("src/e.rs", 2), want);
+    assert_eq!(extra_at("src/features/c.rs", 3), want);
+    assert_eq!(extra_at("src/features/a.rs", 2), want);
+    assert_eq!(extra_at("src/features/b.rs", 2), want);
+
+    let mut fixture =
+        String::from("//- src/lib.rs\nmod features;\npub use features::*;\n//- src/features/mod.rs\n");
+    const N: usize = 1000;
+    for i in 1..=N {
+        fixture.push_str(&format!("mod gen_{i};\npub use gen_{i}::*;\n"));
+    }
+    for i in 1..=N {
+        let (back, next) = ((i + N - 2) % N + 1, i % N + 1);
+        let cursor = if i == 500 { "$0" } else { "" };
+        fixture.push_str(&format!(
+            "//- src/features/gen_{i}.rs\nuse super::*;\nuse outside::prelude::*;\npub struct T{i};\n\
+             pub fn f{i}(a: JsValue, b: &str) -> Option<T{next}> {{\n    g(T{back}, {cursor}T{next})\n}}\n"
+        ));
+    }
+    let (snapshot, path, pos) = snapshot(&fixture);
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let at = resolver.at(file, pos).expect("a name at the cursor");
+    assert_eq!(render(&resolver, &at.resolution.resolved), "class T501 (src/features/gen_501.rs:3)\n");
+    // Each module's `T{back}` and both `T{next}` are edges, and so is the crate root's glob
+    // of `features`; `JsValue`, `str`, `Option`, `g` and `outside` are bound nowhere.
+    assert_eq!(snapshot.graph().n_edges(), 3 * N + 1);
+}
+
+/// A type's impls are found by its name, once for every type of that name: asked about `a`'s
+/// `Config` first, `b`'s `Config` keeps its own impl (and its trait's default method), and an
+/// impl written for an alias is the aliased type's.
+#[test]
+fn rs_impls_found_by_name_serve_every_type_of_the_name() {
+    let fixture = r#"
+//- src/lib.rs
+mod a;
+mod b;
+fn f(x: a::Config, y: b::Config, z: b::Engine) {
+    x.only_a();
+    y.only_b();
+    y.describe();
+    z.$0start();
+}
+//- src/a.rs
+pub struct Config;
+impl Config {
+    pub fn only_a(&self) {}
+}
+//- src/b.rs
+pub trait Describe {
+    fn describe(&self) {}
+}
+pub struct Config;
+impl Config {
+    pub fn only_b(&self) {}
+}
+impl Describe for Config {}
+pub struct Motor;
+pub type Engine = Motor;
+impl Engine {
+    pub fn start(&self) {}
+}
+"#;
+    let (snapshot, path, pos) = snapshot(fixture);
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let resolved = |line: u32, column: u32| {
+        let at = resolver.at(file, Pos::new(line, column)).expect("a name");
+        render(&resolver, &at.resolution.resolved)
+    };
+    assert_eq!(resolved(4, 7), "method Config::only_a (src/a.rs:3)\n");
+    assert_eq!(resolved(5, 7), "method Config::only_b (src/b.rs:6)\n");
+    assert_eq!(resolved(6, 7), "method Describe::describe (src/b.rs:2)\n");
+    assert_eq!(resolved(pos.line, pos.column), "method Engine::start (src/b.rs:12)\n");
+}

@@ -16,15 +16,82 @@ use crate::symbols::{DefKind, FileSymbols, RefKind, innermost_scope};
 const GLOB_DEPTH: u32 = 6;
 
 thread_local! {
-    /// The modules whose glob imports this thread is searching, each with the name it looks for.
-    static SEARCHING: std::cell::RefCell<Vec<(Value, String)>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Whether this thread is finding a type's impl blocks (see [`Modules::impls_of`]).
+    static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The glob searches this thread has in progress.
+    static SEARCH: std::cell::RefCell<GlobSearch> = const { std::cell::RefCell::new(GlobSearch::new()) };
+}
+
+/// One thread's glob searches in progress, nested: each module with the name it looks for,
+/// and how far down the stack a search met one of them again.
+struct GlobSearch {
+    /// Each search's module, name and depth.
+    stack: Vec<(Value, String, u32)>,
+    /// The lowest level of the stack that a search met again and could not show it adds
+    /// nothing: a search above that level answers as a search started afresh would.
+    lowest_cut: usize,
+}
+
+impl GlobSearch {
+    const fn new() -> GlobSearch {
+        GlobSearch { stack: Vec::new(), lowest_cut: usize::MAX }
+    }
+
+    /// The level of the search for `name` in `module`'s globs, when one is in progress.
+    fn level_of(&self, module: Value, name: &str) -> Option<usize> {
+        self.stack.iter().position(|(m, n, _)| *m == module && n == name)
+    }
+
+    /// Starts searching `module`'s globs for `name`: its level, and the lowest cut so far.
+    fn enter(&mut self, module: Value, name: &str, depth: u32) -> (usize, usize) {
+        self.stack.push((module, name.to_string(), depth));
+        (self.stack.len() - 1, std::mem::replace(&mut self.lowest_cut, usize::MAX))
+    }
+
+    /// Whether each of `bases` (sorted) is searched for `name` already: the lowest level of
+    /// them, or `None` when one is not.
+    fn searched(&self, bases: &[Value], name: &str) -> Option<usize> {
+        let levels = self
+            .stack
+            .iter()
+            .enumerate()
+            .filter(|(_, (m, n, _))| n == name && bases.binary_search(m).is_ok())
+            .map(|(l, _)| l);
+        let lowest = levels.clone().min().unwrap_or(usize::MAX);
+        (levels.count() == bases.len()).then_some(lowest)
+    }
+
+    /// Ends the innermost search; whether its answer depended on no search around it.
+    fn leave(&mut self, (level, outer_cut): (usize, usize)) -> bool {
+        self.stack.pop();
+        let fresh = self.lowest_cut >= level;
+        self.lowest_cut = self.lowest_cut.min(outer_cut);
+        fresh
+    }
+}
+
+/// Glob searches' answers that no search around them shaped, by module, depth (which bounds
+/// what a search sees) and name, kept for the snapshot: a generated crate globs a thousand
+/// modules into one that each glob back, and every file would search them all for each name.
+#[derive(Default)]
+struct GlobAnswers {
+    found: HashMap<(Value, u32), HashMap<String, Vec<Found>>>,
+    /// What each module's globs lead to in the repository, by the depth they were resolved at.
+    bases: HashMap<(Value, u32), Arc<Bases>>,
+}
+
+/// The modules a module's globs lead to, other than itself: in the globs' order, and sorted.
+struct Bases {
+    ordered: Vec<Value>,
+    sorted: Vec<Value>,
 }
 
 /// Rust's tables: the module tree, and the impl blocks, found on first use.
 pub(super) struct Modules {
     tree: Arc<Tree>,
     /// Impl blocks by the type and the trait they are for.
-    impls: OnceLock<ImplMap>,
+    impls: ImplMap,
+    globs: std::sync::RwLock<GlobAnswers>,
 }
 
 /// The module tree: which file each `mod name;` declares, and the crate roots.
@@ -42,35 +109,67 @@ struct Tree {
 
 impl Modules {
     pub(super) fn new(files: &[Arc<FileEntry>]) -> Modules {
-        Modules { tree: Arc::new(Tree::new(files)), impls: OnceLock::new() }
+        Modules { tree: Arc::new(Tree::new(files)), impls: ImplMap::default(), globs: Default::default() }
     }
 
-    /// The impl map, built on first use. Building it resolves each impl's type and trait
-    /// paths, and a path can pass through an associated item, which asks for the impl map
-    /// again: on the thread building it, that nested lookup sees no impls (waiting for the map
-    /// there would wait for itself).
-    fn impls(&self, r: &dyn Binder) -> &ImplMap {
-        static EMPTY: std::sync::LazyLock<ImplMap> =
-            std::sync::LazyLock::new(|| ImplMap { by_type: HashMap::new() });
-        thread_local! {
-            static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-        }
-        if let Some(map) = self.impls.get() {
-            return map;
+    /// A type's impl blocks (inherent first, then trait impls with their trait). They are
+    /// found by name, the first time a type of that name is asked about: the impls whose type
+    /// path ends in the name (or in an alias's that no struct, enum or trait has) are resolved
+    /// once, for every type of the name. Resolving a path can pass through an associated item,
+    /// which asks for impls again: on this thread, while impls are being found, every type
+    /// has none (and no glob answer is kept).
+    fn impls_of(&self, r: &dyn Binder, ty: (u32, u32)) -> Arc<[ImplOf]> {
+        let name = r.def(ty.0, ty.1).name.as_str();
+        {
+            let known = self.impls.by_type.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(list) = known.types.get(&ty) {
+                return list.clone();
+            }
+            if known.names.contains(name) {
+                return Arc::from([]);
+            }
         }
         if BUILDING.with(|b| b.get()) {
-            return &EMPTY;
+            return Arc::from([]);
         }
-        self.impls.get_or_init(|| {
-            BUILDING.with(|b| b.set(true));
-            // The map is built once for every lookup: not inside the glob searches of the
-            // lookup that happens to ask first, which would hide their modules from it.
-            let outer = SEARCHING.with(|stack| std::mem::take(&mut *stack.borrow_mut()));
-            let map = ImplMap::build(self, r);
-            SEARCHING.with(|stack| *stack.borrow_mut() = outer);
-            BUILDING.with(|b| b.set(false));
-            map
-        })
+        let index = self.impls.named.get_or_init(|| ImplIndex::build(r));
+        let candidates = index.named.get(name).into_iter().flatten().chain(&index.other);
+        BUILDING.with(|b| b.set(true));
+        // Found afresh: not inside the glob searches of the lookup that happens to ask first,
+        // which would hide their modules from it.
+        let outer = SEARCH.with(|s| std::mem::replace(&mut *s.borrow_mut(), GlobSearch::new()));
+        let mut by_type: HashMap<(u32, u32), Vec<ImplOf>> = HashMap::new();
+        for &(file, i) in candidates {
+            let symbols = r.symbols(file);
+            let imp = symbols.impls[i as usize];
+            let class = |path: &str| {
+                self.resolve_path_at(r, file, imp.start, path, 1).iter().find_map(|f| match f.value {
+                    Some(Value::Class(tf, td)) => Some((tf, td)),
+                    _ => None,
+                })
+            };
+            let Some(of) = class(symbols.text(imp.self_ty)) else { continue };
+            if r.def(of.0, of.1).name != name {
+                continue;
+            }
+            let trait_def = if imp.trait_path == NONE { None } else { class(symbols.text(imp.trait_path)) };
+            by_type.entry(of).or_default().push((file, i, trait_def));
+        }
+        SEARCH.with(|s| *s.borrow_mut() = outer);
+        BUILDING.with(|b| b.set(false));
+        let by_type: HashMap<(u32, u32), Arc<[ImplOf]>> = by_type
+            .into_iter()
+            .map(|(of, mut list)| {
+                list.sort_by_key(|(f, i, t)| (t.is_some(), *f, *i));
+                list.dedup();
+                (of, list.into())
+            })
+            .collect();
+        let list = by_type.get(&ty).cloned().unwrap_or_else(|| Arc::from([]));
+        let mut known = self.impls.by_type.write().unwrap_or_else(|e| e.into_inner());
+        known.names.insert(name.to_string());
+        known.types.extend(by_type);
+        list
     }
 }
 
@@ -256,40 +355,112 @@ impl Modules {
         if depth > GLOB_DEPTH {
             return Vec::new();
         }
-        // A glob that leads back to a module whose globs this thread is already searching for
-        // the same name (`use super::*` in each of the modules a parent globs, as generated
-        // bindings do) would search them all again at every level: the outer search covers it.
+        self.glob_member(r, file, def, scope, name, depth)
+    }
+
+    /// A name a module's glob imports bring in, from the first glob that has it. A glob that
+    /// leads back to a module whose globs this thread is already searching for the same name
+    /// (`use super::*` in each of the modules a parent globs, as generated bindings do) is not
+    /// searched again: the outer search covers it. Answers no outer search shaped are kept.
+    fn glob_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        scope: u32,
+        name: &str,
+        depth: u32,
+    ) -> Vec<Found> {
         let here = Value::Module(file, def);
-        let entered = SEARCHING.with(|stack| {
-            let mut stack = stack.borrow_mut();
-            let known = stack.iter().any(|(value, searched)| *value == here && searched == name);
-            if !known {
-                stack.push((here, name.to_string()));
-            }
-            !known
+        // Skipped globs add nothing when each leads to a module searched further up the stack
+        // already (or outside the repository): then a search above the lowest of those
+        // answers as one started afresh would.
+        let skip = |at_depth: u32, otherwise: Option<usize>| {
+            let bases = self.known(|answers| answers.bases.get(&(here, at_depth)).cloned());
+            let cut =
+                bases.and_then(|b| SEARCH.with(|s| s.borrow().searched(&b.sorted, name))).or(otherwise)?;
+            SEARCH.with(|s| {
+                let mut s = s.borrow_mut();
+                s.lowest_cut = s.lowest_cut.min(cut);
+            });
+            Some(Vec::new())
+        };
+        let met = SEARCH.with(|s| {
+            let s = s.borrow();
+            s.level_of(here, name).map(|level| (level, s.stack[level].2))
         });
-        if !entered {
-            return Vec::new();
+        if let Some((level, at_depth)) = met {
+            return skip(at_depth, Some(level)).unwrap_or_default();
         }
-        let symbols = r.symbols(file);
-        let mut found = Vec::new();
-        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == scope) {
-            let at = Pos::new(import.line, import.column);
-            let base = self
-                .resolve_path_at(r, file, at, symbols.text(import.module), depth + 1)
-                .iter()
-                .find_map(|f| f.value);
-            if let Some(base) = base
-                && base != here
-            {
-                found = r.member(base, name, depth + 1);
-                if !found.is_empty() {
-                    break;
+        if let Some(found) =
+            self.known(|a| a.found.get(&(here, depth)).and_then(|names| names.get(name)).cloned())
+        {
+            return found;
+        }
+        if let Some(none) = skip(depth, None) {
+            return none;
+        }
+        let entered = SEARCH.with(|s| s.borrow_mut().enter(here, name, depth));
+        let level = entered.0;
+        let bases = match self.known(|a| a.bases.get(&(here, depth)).cloned()) {
+            Some(bases) => bases,
+            None => {
+                let ordered: Vec<Value> = self
+                    .resolve_globs(r, file, scope, depth)
+                    .filter(|&base| base != here && !matches!(base, Value::External(_)))
+                    .collect();
+                let mut sorted = ordered.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                let bases = Arc::new(Bases { ordered, sorted });
+                // Kept when resolving them met no search in progress, this one's included.
+                let fresh = SEARCH.with(|s| s.borrow().lowest_cut > level);
+                if fresh && !BUILDING.with(|b| b.get()) {
+                    self.globs
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .bases
+                        .insert((here, depth), bases.clone());
                 }
+                bases
+            }
+        };
+        let mut found = Vec::new();
+        for &base in &bases.ordered {
+            found = r.member(base, name, depth + 1);
+            if !found.is_empty() {
+                break;
             }
         }
-        SEARCHING.with(|stack| stack.borrow_mut().pop());
+        let fresh = SEARCH.with(|s| s.borrow_mut().leave(entered));
+        // While a type's impls are being found, lookups see none of them: no answer is kept.
+        if fresh && !BUILDING.with(|b| b.get()) {
+            let mut answers = self.globs.write().unwrap_or_else(|e| e.into_inner());
+            answers.found.entry((here, depth)).or_default().insert(name.to_string(), found.clone());
+        }
         found
+    }
+
+    /// What the kept glob answers say.
+    fn known<T>(&self, read: impl FnOnce(&GlobAnswers) -> Option<T>) -> Option<T> {
+        read(&self.globs.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// What the glob imports of a module's scope lead to, in order.
+    fn resolve_globs<'a>(
+        &'a self,
+        r: &'a dyn Binder,
+        file: u32,
+        scope: u32,
+        depth: u32,
+    ) -> impl Iterator<Item = Value> + 'a {
+        let symbols = r.symbols(file);
+        symbols.imports.iter().filter(move |i| i.glob && i.scope == scope).filter_map(move |import| {
+            let at = Pos::new(import.line, import.column);
+            self.resolve_path_at(r, file, at, symbols.text(import.module), depth + 1)
+                .iter()
+                .find_map(|f| f.value)
+        })
     }
 
     /// A path's value as seen from a scope (glob imports).
@@ -369,10 +540,10 @@ impl Modules {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        let impls = self.impls(r);
+        let impls = self.impls_of(r, (file, def));
         let mut found = Vec::new();
         let mut traits: Vec<(u32, u32)> = Vec::new();
-        for &(f, i, trait_def) in impls.by_type.get(&(file, def)).into_iter().flatten() {
+        for &(f, i, trait_def) in impls.iter() {
             found.extend(impl_items(r, f, i, name).map(|d| r.def_found(f, d)));
             if let Some(t) = trait_def {
                 traits.push(t);
@@ -396,7 +567,7 @@ impl Tables for Modules {
     fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
         let rust_changed = changed.iter().any(|&i| files[i as usize].lang == Lang::Rust);
         let tree = if rust_changed { Arc::new(Tree::new(files)) } else { self.tree.clone() };
-        Arc::new(Modules { tree, impls: OnceLock::new() })
+        Arc::new(Modules { tree, impls: ImplMap::default(), globs: Default::default() })
     }
 
     fn module_path(&self, file: u32) -> Option<String> {
@@ -560,39 +731,61 @@ impl Tables for Modules {
 }
 
 /// Every impl block, by the type it is for, with the trait it implements.
+#[derive(Default)]
 struct ImplMap {
-    by_type: HashMap<(u32, u32), Vec<ImplOf>>,
+    /// The impl blocks by the name their type's path ends in, found on first use.
+    named: OnceLock<ImplIndex>,
+    /// The impl blocks of each type whose name was asked about so far.
+    by_type: std::sync::RwLock<ImplsFound>,
+}
+
+#[derive(Default)]
+struct ImplsFound {
+    /// The names whose impls were found: a type of one that is not in `types` has none.
+    names: HashSet<String>,
+    types: HashMap<(u32, u32), Arc<[ImplOf]>>,
 }
 
 /// An impl block of a type: (file, impl index, the trait's (file, def) when it implements one).
 type ImplOf = (u32, u32, Option<(u32, u32)>);
 
-impl ImplMap {
-    fn build(modules: &Modules, r: &dyn Binder) -> ImplMap {
-        let mut by_type: HashMap<(u32, u32), Vec<ImplOf>> = HashMap::new();
-        for file in 0..r.n_files() as u32 {
-            if r.lang(file) != Lang::Rust {
-                continue;
-            }
+/// Every Rust impl block by the last name of its type's path (generics dropped), as (file,
+/// impl index).
+struct ImplIndex {
+    named: HashMap<String, Vec<(u32, u32)>>,
+    /// The blocks whose type's name no struct, enum or trait has but an alias does: they
+    /// could be any type's. (A `use … as` rename of a type is not followed.)
+    other: Vec<(u32, u32)>,
+}
+
+impl ImplIndex {
+    fn build(r: &dyn Binder) -> ImplIndex {
+        let rust = || (0..r.n_files() as u32).filter(|&f| r.lang(f) == Lang::Rust);
+        let mut types: HashSet<&str> = HashSet::new();
+        let mut aliases: HashSet<&str> = HashSet::new();
+        for def in rust().flat_map(|f| r.symbols(f).defs.iter()) {
+            match def.kind {
+                DefKind::Class | DefKind::Enum | DefKind::Interface => types.insert(def.name.as_str()),
+                DefKind::Type => aliases.insert(def.name.as_str()),
+                _ => false,
+            };
+        }
+        let mut named: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut other = Vec::new();
+        for file in rust() {
             let symbols = r.symbols(file);
             for (i, imp) in symbols.impls.iter().enumerate() {
-                let class = |path: &str| {
-                    modules.resolve_path_at(r, file, imp.start, path, 1).iter().find_map(|f| match f.value {
-                        Some(Value::Class(tf, td)) => Some((tf, td)),
-                        _ => None,
-                    })
-                };
-                let Some(ty) = class(symbols.text(imp.self_ty)) else { continue };
-                let trait_def =
-                    if imp.trait_path == NONE { None } else { class(symbols.text(imp.trait_path)) };
-                by_type.entry(ty).or_default().push((file, i as u32, trait_def));
+                let path = symbols.text(imp.self_ty);
+                let path = path.split('<').next().unwrap_or(path);
+                let last = path.rsplit("::").next().unwrap_or(path).trim();
+                if types.contains(last) {
+                    named.entry(last.to_string()).or_default().push((file, i as u32));
+                } else if aliases.contains(last) {
+                    other.push((file, i as u32));
+                }
             }
         }
-        // Inherent impls first, so their items win over trait items of the same name.
-        for list in by_type.values_mut() {
-            list.sort_by_key(|(f, i, t)| (t.is_some(), *f, *i));
-        }
-        ImplMap { by_type }
+        ImplIndex { named, other }
     }
 }
 
