@@ -1715,37 +1715,13 @@ fn a_capped_candidate_list_is_the_head_of_the_whole_one() {
     assert_eq!(resolver.resolve_ref_within(file, r, 6).candidates, whole);
 }
 
-/// Generated bindings (web-sys) put every item in a module of its own that starts with
-/// `use super::*;`, and the parent globs them all: a name none of them has was searched through
-/// every sibling again at each glob level (300 modules: minutes; now each module once).
-#[test]
-fn rs_sibling_globs_back_to_their_parent_are_searched_once() {
-    let mut fixture =
-        String::from("//- src/lib.rs\nmod features;\npub use features::*;\n//- src/features/mod.rs\n");
-    for i in 1..=300 {
-        fixture.push_str(&format!("mod gen_{i};\npub use gen_{i}::*;\n"));
-    }
-    for i in 1..=300 {
-        let next = i % 300 + 1;
-        let cursor = if i == 1 { "$0" } else { "" };
-        fixture.push_str(&format!(
-            "//- src/features/gen_{i}.rs\nuse super::*;\npub struct T{i};\npub fn f{i}(x: Missing) -> {cursor}T{next} {{\n    T{next}\n}}\n"
-        ));
-    }
-    let (snapshot, path, pos) = snapshot(&fixture);
-    let resolver = snapshot.resolver();
-    let file = resolver.file_index(&path).unwrap();
-    let at = resolver.at(file, pos).expect("a name at the cursor");
-    assert_eq!(render(&resolver, &at.resolution.resolved), "class T2 (src/features/gen_2.rs:2)\n");
-    // And the whole graph, which resolves every reference, `Missing` (bound nowhere) included.
-    assert!(snapshot.graph().n_edges() >= 300);
-}
-
 /// A glob search's answer is kept for the snapshot only when no search around it shaped it.
 /// `d` globs `c`, whose globs search the hub `features`, which meets `c` again with `c`'s
 /// second glob (`extra`) still to come: the hub's "nothing" holds only inside that search, and
-/// `e` (which globs `a`, asking the hub at the same depth) must still find `Extra` through it. Then a thousand generated modules
-/// that each glob their parent: every name is searched through the hub once (it took minutes).
+/// `e` (which globs `a`, asking the hub at the same depth) must still find `Extra` through it.
+/// Then a thousand generated modules that each glob their parent (web-sys's layout): each name
+/// is searched through the hub once, where each reference searched every sibling (this test ran
+/// past 5 minutes, stopped, before answers were kept; 0.6 s now).
 #[test]
 fn rs_glob_answers_are_kept_only_when_no_outer_search_shaped_them() {
     let fixture = "//- src/lib.rs\nmod features;\nmod extra;\nmod d;\nmod e;\npub use features::*;\n\
@@ -1796,8 +1772,8 @@ fn rs_glob_answers_are_kept_only_when_no_outer_search_shaped_them() {
 }
 
 /// A type's impls are found by its name, once for every type of that name: asked about `a`'s
-/// `Config` first, `b`'s `Config` keeps its own impl (and its trait's default method), and an
-/// impl written for an alias is the aliased type's.
+/// `Config` first, `b`'s `Config` keeps its own impl (and its trait's default method); and an
+/// impl written for an alias whose name no struct has is found too.
 #[test]
 fn rs_impls_found_by_name_serve_every_type_of_the_name() {
     let fixture = r#"

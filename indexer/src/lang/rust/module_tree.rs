@@ -91,6 +91,7 @@ pub(super) struct Modules {
     tree: Arc<Tree>,
     /// Impl blocks by the type and the trait they are for.
     impls: ImplMap,
+    /// Glob searches' answers and each module's glob targets.
     globs: std::sync::RwLock<GlobAnswers>,
 }
 
@@ -160,6 +161,7 @@ impl Modules {
         let by_type: HashMap<(u32, u32), Arc<[ImplOf]>> = by_type
             .into_iter()
             .map(|(of, mut list)| {
+                // Inherent impls first, so their items win over trait items of the same name.
                 list.sort_by_key(|(f, i, t)| (t.is_some(), *f, *i));
                 list.dedup();
                 (of, list.into())
@@ -730,7 +732,8 @@ impl Tables for Modules {
     }
 }
 
-/// Every impl block, by the type it is for, with the trait it implements.
+/// The impl blocks of the types asked about, each with the trait it implements; found by the
+/// type's name (see [`Modules::impls_of`]).
 #[derive(Default)]
 struct ImplMap {
     /// The impl blocks by the name their type's path ends in, found on first use.
