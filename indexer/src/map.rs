@@ -254,8 +254,11 @@ fn order_defs(
     for node in users {
         take(node, &mut items);
     }
-    let mut scores: Vec<f64> =
-        node_rank.iter().zip(&tables.care).map(|(rank, care)| rank * *care as f64).collect();
+    // PageRank's depth (who references the referrers) times breadth: how many definitions
+    // name this one, to a small power.
+    let mut scores: Vec<f64> = (0..graph.n_nodes())
+        .map(|node| node_rank[node] * tables.care[node] as f64 * tables.breadth[node] as f64)
+        .collect();
     // A type holds what its members hold: a class whose methods everyone calls matters as
     // much as one everyone names.
     for (node, &parent) in tables.parent.iter().enumerate() {
@@ -479,6 +482,16 @@ const SURFACE_CARE: f32 = 10.0;
 /// is named by every signature that takes one (`UserConfig`, 25). Functions weigh this much.
 const SURFACE_FUNCTION_CARE: f32 = 100.0;
 
+/// A type defined in one line that names nothing of the repository (`struct FuncIndex(u32);`,
+/// Go's `type Pgid uint64`, `type LogType = 'error' | 'warn'`) names a value: vocabulary every
+/// signature carries, referenced everywhere and so ranked high, not a part the code is built
+/// of. Its care is scaled by this.
+const VOCABULARY_CARE: f32 = 0.1;
+/// PageRank measures depth (how much the referrers are referenced); a newcomer also meets a
+/// definition in proportion to how many places name it. A definition's score is scaled by
+/// (1 + the definitions and files referencing it) to this power.
+const USERS_EXPONENT: f32 = 0.2;
+
 /// What every map of one snapshot shares, computed once: how much a newcomer cares about each
 /// node, which definitions are entries of their own, and who references each node.
 #[derive(Debug)]
@@ -494,6 +507,8 @@ pub(crate) struct Tables {
     /// other, when this one is a later signature of it (an overload, a property's setter), which
     /// then holds its rank; `u32::MAX` for none.
     first_twin: Vec<u32>,
+    /// Per node: (1 + its users) to the power [`USERS_EXPONENT`].
+    breadth: Vec<f32>,
     /// Node `i` is referenced by `users[user_start[i]..user_start[i + 1]]`, in node order.
     user_start: Vec<u32>,
     user_list: Vec<u32>,
@@ -604,9 +619,21 @@ impl Tables {
         debug_assert_eq!(care.len(), n);
         let files_done = started.elapsed();
         let mut counts = vec![0u32; n + 1];
-        for (_, dst, _) in graph.edges() {
+        let mut names_any = vec![false; n];
+        for (src, dst, _) in graph.edges() {
             counts[dst as usize + 1] += 1;
+            names_any[src as usize] = true;
         }
+        for (f, file) in entries.iter().enumerate() {
+            for (d, def) in file.symbols.defs.iter().enumerate() {
+                let node = graph.def_node(f, d) as usize;
+                if is_vocabulary(def) && !names_any[node] {
+                    care[node] *= VOCABULARY_CARE;
+                }
+            }
+        }
+        let breadth: Vec<f32> =
+            counts[1..].iter().map(|&users| (1.0 + users as f32).powf(USERS_EXPONENT)).collect();
         for i in 0..n {
             counts[i + 1] += counts[i];
         }
@@ -624,7 +651,7 @@ impl Tables {
         }
         let surface_done = started.elapsed();
         let mut tables =
-            Self { care, entry, parent, first_twin, user_start: counts, user_list, max_per_line };
+            Self { care, entry, parent, first_twin, breadth, user_start: counts, user_list, max_per_line };
         tables.mark_test_support(graph, &entries);
         tracing::debug!(
             files_ms = files_done.as_millis() as u64,
@@ -780,6 +807,13 @@ fn is_test_module(def: &crate::symbols::Def) -> bool {
     def.kind == crate::symbols::DefKind::Module && matches!(def.name.as_str(), "tests" | "test")
 }
 
+/// Whether a definition is a one-line type, a candidate for [`VOCABULARY_CARE`].
+fn is_vocabulary(def: &crate::symbols::Def) -> bool {
+    use crate::symbols::DefKind;
+    def.line == def.end_line
+        && matches!(def.kind, DefKind::Class | DefKind::Enum | DefKind::Type | DefKind::Interface)
+}
+
 /// Whether a file serves the code rather than being it: a test by its path, a benchmark or an
 /// example, a fixture, vendored, generated or minified.
 fn is_auxiliary(file: &FileEntry) -> bool {
@@ -811,6 +845,8 @@ fn is_auxiliary(file: &FileEntry) -> bool {
                 | "sample"
                 | "demo"
                 | "demos"
+                | "playground"
+                | "playgrounds"
                 | "generated"
                 | "docs"
                 | "doc"

@@ -331,3 +331,62 @@ fn a_constant_the_package_offers_is_its_surface() {
     let order = map_order(&index);
     assert!(position(&order, "VERSION:1") < position(&order, "LIMIT:1"), "{order:?}");
 }
+
+/// A one-line type that names nothing of the repository (an index newtype, an alias of a
+/// number) is named by every signature that carries one, which makes it PageRank's sink; a
+/// newcomer reads the types the code is built of first. A one-line type that wraps one of
+/// the repository's own types is not vocabulary.
+#[test]
+fn a_one_line_type_naming_nothing_of_the_repository_comes_after_the_types_built_of_it() {
+    let (_dir, index) = index_of(&[
+        ("Cargo.toml", "[package]\nname = \"g\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", "pub mod graph;\npub mod walk;\n"),
+        (
+            "src/graph.rs",
+            "pub struct NodeId(u32);\n\npub struct Graph {\n    nodes: Vec<NodeId>,\n    edges: Vec<(NodeId, NodeId)>,\n}\n\npub struct Shared(Graph);\n",
+        ),
+        (
+            "src/walk.rs",
+            "use crate::graph::{Graph, NodeId, Shared};\n\npub fn first(g: &Graph) -> NodeId {\n    todo!()\n}\n\npub fn next(g: &Graph, n: NodeId) -> NodeId {\n    todo!()\n}\n\npub fn share(s: Shared) -> Shared {\n    s\n}\n",
+        ),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "Graph:3") < position(&order, "NodeId:1"), "{order:?}");
+    assert!(position(&order, "Shared:8") < position(&order, "NodeId:1"), "{order:?}");
+}
+
+/// PageRank ranks a definition one busy type names above one that many places name; a
+/// newcomer meets the second more often. Breadth counts beside depth.
+#[test]
+fn a_definition_many_places_name_is_not_outranked_by_one_a_single_busy_type_names() {
+    let core_users: String = (0..8).map(|i| format!("def f{i}(c: Core) -> None:\n    pass\n\n\n")).collect();
+    let hub_users: String = (0..6).map(|i| format!("def g{i}(h: Hub) -> None:\n    pass\n\n\n")).collect();
+    let (_dir, index) = index_of(&[
+        ("core.py", "class Deep:\n    pass\n\n\nclass Core:\n    part: Deep\n"),
+        ("hub.py", "class Hub:\n    pass\n"),
+        ("app.py", &format!("from core import Core\n\n\n{core_users}")),
+        ("other.py", &format!("from hub import Hub\n\n\n{hub_users}")),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "Hub:1") < position(&order, "Deep:1"), "{order:?}");
+}
+
+/// A playground (Vite's end-to-end apps, a demo site) serves the code as examples do: however
+/// much its own files use it, the library comes first.
+#[test]
+fn a_playgrounds_code_comes_after_the_library_it_exercises() {
+    let users: String = (0..4)
+        .map(|i| format!("import {{ setup }} from './setup'\nexport const app{i} = setup()\n"))
+        .collect();
+    let (_dir, index) = index_of(&[
+        ("src/core.ts", "export function core(): number {\n  return 1\n}\n"),
+        (
+            "src/main.ts",
+            "import { core } from './core'\nexport function main(): number {\n  return core()\n}\n",
+        ),
+        ("playground/css/setup.ts", "export function setup(): number {\n  return 2\n}\n"),
+        ("playground/css/apps.ts", &users),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "core:1") < position(&order, "setup:1"), "{order:?}");
+}

@@ -116,19 +116,6 @@ fn a_go_module_maps_its_most_used_package_first() {
     let obs = map(&fixture("go_shop"), json!({"tokens": 300}));
     expect![[r#"
         repo map: 5 of 5 files, 15 of 15 definitions, most referenced first
-        pricing/pricing.go:
-        ⋮
-         7│type Discounter interface {
-         8│	Discount(amount float64) float64
-        ⋮
-        12│type Percent float64
-        ⋮
-        15│func (p Percent) Discount(amount float64) float64 {
-        ⋮
-        19│var codes = map[string]Discounter{"WELCOME10": Percent(0.1)}
-        ⋮
-        22│func ApplyDiscount(amount float64, code string) float64 {
-        ⋮
         cart/cart.go:
         ⋮
          9│const TaxRate = 0.2
@@ -147,6 +134,19 @@ fn a_go_module_maps_its_most_used_package_first() {
         ⋮
         11│func (i Item) Subtotal() float64 {
         ⋮
+        pricing/pricing.go:
+        ⋮
+         7│type Discounter interface {
+         8│	Discount(amount float64) float64
+        ⋮
+        12│type Percent float64
+        ⋮
+        15│func (p Percent) Discount(amount float64) float64 {
+        ⋮
+        19│var codes = map[string]Discounter{"WELCOME10": Percent(0.1)}
+        ⋮
+        22│func ApplyDiscount(amount float64, code string) float64 {
+        ⋮
         main.go:
         ⋮
         9│func main() {
@@ -162,9 +162,8 @@ fn a_go_module_maps_its_most_used_package_first() {
 #[test]
 fn typescript_and_javascript_maps() {
     expect![[r#"
-        repo map: 5 of 7 files, 11 of 18 definitions, most referenced first
+        repo map: 5 of 7 files, 10 of 18 definitions, most referenced first
         src/pricing.ts:
-        1│export type Code = string;
         ⋮
         9│export function applyDiscount(amount: number, code?: Code): number {
         ⋮
@@ -231,7 +230,7 @@ fn typescript_and_javascript_maps() {
 #[test]
 fn a_java_project_maps_its_most_used_types_first() {
     expect![[r#"
-        repo map: 6 of 7 files, 9 of 24 definitions, most referenced first
+        repo map: 5 of 7 files, 9 of 24 definitions, most referenced first
         src/main/java/shop/Cart.java:
         ⋮
          9│public class Cart {
@@ -239,11 +238,11 @@ fn a_java_project_maps_its_most_used_types_first() {
         ⋮
         23│    public double total() {
         ⋮
-        36│    public static class Line {
-        ⋮
         src/main/java/shop/Item.java:
         ⋮
-        3│public class Item implements Priced {
+         3│public class Item implements Priced {
+        ⋮
+        13│    public double subtotal() {
         ⋮
         src/main/java/shop/Priced.java:
         ⋮
@@ -253,13 +252,11 @@ fn a_java_project_maps_its_most_used_types_first() {
         ⋮
         4│public final class Pricing {
         ⋮
+        8│    public static double applyDiscount(double amount, String code) {
+        ⋮
         src/main/java/shop/VipCart.java:
         ⋮
         3│public class VipCart extends Cart {
-        ⋮
-        src/main/java/shop/Checkout.java:
-        ⋮
-        5│public class Checkout {
         ⋮
     "#]]
     .assert_eq(&map(&fixture("java_shop"), json!({"tokens": 200})).text);
