@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::graph::SymbolGraph;
 use crate::snapshot::{FileEntry, Snapshot};
+use crate::symbols::DefKind;
 
 /// Rendered source lines are cut to this many characters.
 pub(crate) const LINE_CHARS: usize = 100;
@@ -477,10 +478,12 @@ const MEMBER_CARE: f32 = 0.7;
 /// What a package offers (what `__init__.py` or `lib.rs` imports, what `__all__` lists) is
 /// what a newcomer reads first. The figures for all five are in BENCHMARKS.md (map quality).
 const SURFACE_CARE: f32 = 10.0;
-/// A function the package offers is there for callers outside the repository, whom the graph
-/// does not see: inside it few call it (Vite's `loadEnv` has 4 users), while a type it offers
-/// is named by every signature that takes one (`UserConfig`, 25). Functions weigh this much.
-const SURFACE_FUNCTION_CARE: f32 = 100.0;
+/// A function or constant the package's surface names (not one a glob brings along) is there
+/// for callers outside the repository, whom the graph does not see: inside it few use it
+/// (Vite's `loadEnv` has 4 users, `VERSION` 6), while a type it offers is named by every
+/// signature that takes one (`UserConfig`, 25). A glob re-exports whatever a module makes
+/// public, helpers and numeric constants too, so what it brings weighs as a type does.
+const SURFACE_VALUE_CARE: f32 = 100.0;
 
 /// A type defined in one line that names nothing of the repository (`struct FuncIndex(u32);`,
 /// Go's `type Pgid uint64`, `type LogType = 'error' | 'warn'`) names a value: vocabulary every
@@ -572,7 +575,7 @@ impl FileCare {
             if internal || language.is_private(def, parent_def) {
                 out.care[local] *= PRIVATE_CARE;
             }
-            if def.kind == crate::symbols::DefKind::Method || parent_def.is_some() {
+            if def.kind == DefKind::Method || parent_def.is_some() {
                 out.care[local] *= MEMBER_CARE;
             }
             if protocol[d] || language.is_type_parameter(def) || language.names_a_file(def) {
@@ -594,7 +597,7 @@ impl Tables {
         let interfaces: HashSet<&str> = entries
             .iter()
             .flat_map(|e| e.symbols.defs.iter())
-            .filter(|d| d.kind == crate::symbols::DefKind::Interface)
+            .filter(|d| d.kind == DefKind::Interface)
             .map(|d| d.name.as_str())
             .collect();
         // Each file's nodes on rayon's threads, then laid end to end: files are numbered in
@@ -644,10 +647,10 @@ impl Tables {
             fill[dst as usize] += 1;
         }
         let users_done = started.elapsed();
-        for node in surface_nodes(snapshot, graph) {
-            let function = matches!(graph.node_place(node), (f, Some(d))
-                if entries[f].symbols.defs[d].kind == crate::symbols::DefKind::Function);
-            care[node as usize] *= if function { SURFACE_FUNCTION_CARE } else { SURFACE_CARE };
+        for (node, named) in surface_nodes(snapshot, graph) {
+            let value = matches!(graph.node_place(node), (f, Some(d))
+                if matches!(entries[f].symbols.defs[d].kind, DefKind::Function | DefKind::Constant));
+            care[node as usize] *= if value && named { SURFACE_VALUE_CARE } else { SURFACE_CARE };
         }
         let surface_done = started.elapsed();
         let mut tables =
@@ -700,8 +703,9 @@ impl Tables {
 }
 
 /// What the repository's packages offer: the definitions their surface files import at their
-/// top, and those a module's export list (`__all__`) names, found through name resolution.
-fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
+/// top, and those a module's export list (`__all__`) names, found through name resolution;
+/// each with whether a surface file names it (`true`) or only a glob brings it (`false`).
+fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
     let resolver = snapshot.resolver();
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let mut out = Vec::new();
@@ -779,7 +783,7 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
             .collect();
         todo.clear();
         for (nodes, globs, depth) in wave {
-            out.extend(nodes);
+            out.extend(nodes.into_iter().map(|n| (n, depth == 0)));
             for m in globs {
                 if seen.insert(m) {
                     todo.push((m, depth + 1));
@@ -787,8 +791,9 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<u32> {
             }
         }
     }
-    out.sort_unstable();
-    out.dedup();
+    // A node named both ways counts as named.
+    out.sort_unstable_by_key(|&(node, named)| (node, !named));
+    out.dedup_by_key(|(node, _)| *node);
     out
 }
 
@@ -804,12 +809,11 @@ fn ancestors<'a>(file: &'a FileEntry, d: usize) -> impl Iterator<Item = usize> +
 
 /// A module of tests inside code (Rust's `mod tests`).
 fn is_test_module(def: &crate::symbols::Def) -> bool {
-    def.kind == crate::symbols::DefKind::Module && matches!(def.name.as_str(), "tests" | "test")
+    def.kind == DefKind::Module && matches!(def.name.as_str(), "tests" | "test")
 }
 
 /// Whether a definition is a one-line type, a candidate for [`VOCABULARY_CARE`].
 fn is_vocabulary(def: &crate::symbols::Def) -> bool {
-    use crate::symbols::DefKind;
     def.line == def.end_line
         && matches!(def.kind, DefKind::Class | DefKind::Enum | DefKind::Type | DefKind::Interface)
 }
@@ -899,8 +903,7 @@ fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
         .defs
         .iter()
         .map(|def| {
-            let method =
-                matches!(def.kind, crate::symbols::DefKind::Method | crate::symbols::DefKind::Function);
+            let method = matches!(def.kind, DefKind::Method | DefKind::Function);
             method
                 && (spec.is_protocol_method(&def.name)
                     || (def.parent.is_some() && everyday.contains(&def.name.as_str()))

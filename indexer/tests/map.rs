@@ -390,3 +390,30 @@ fn a_playgrounds_code_comes_after_the_library_it_exercises() {
     let order = map_order(&index);
     assert!(position(&order, "core:1") < position(&order, "setup:1"), "{order:?}");
 }
+
+/// A value the package's index names is there for callers outside the repository, which the
+/// graph does not see; a glob re-export brings whatever a module makes public, so what it
+/// brings weighs as the types the package offers do.
+#[test]
+fn a_value_the_surface_names_outranks_what_a_glob_brings_along() {
+    let (_dir, index) = index_of(&[
+        (
+            "src/index.ts",
+            "export { VERSION } from './version'\nexport type { Options } from './options'\nexport * from './util'\n",
+        ),
+        ("src/version.ts", "export const VERSION = '1.0'\n"),
+        ("src/options.ts", "export interface Options {\n  root: string\n}\n"),
+        (
+            "src/util.ts",
+            "export const DEFAULT_PORT = 80\nexport function helper(): number {\n  return 1\n}\n",
+        ),
+        (
+            "src/serve.ts",
+            "import type { Options } from './options'\nimport { helper, DEFAULT_PORT } from './util'\nexport function serve(o: Options): number {\n  return helper() + DEFAULT_PORT\n}\nexport function build(o: Options): Options {\n  return o\n}\n",
+        ),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "VERSION:1") < position(&order, "Options:1"), "{order:?}");
+    assert!(position(&order, "Options:1") < position(&order, "helper:2"), "{order:?}");
+    assert!(position(&order, "Options:1") < position(&order, "DEFAULT_PORT:1"), "{order:?}");
+}

@@ -163,10 +163,6 @@ fn a_go_module_maps_its_most_used_package_first() {
 fn typescript_and_javascript_maps() {
     expect![[r#"
         repo map: 5 of 7 files, 10 of 18 definitions, most referenced first
-        src/pricing.ts:
-        ⋮
-        9│export function applyDiscount(amount: number, code?: Code): number {
-        ⋮
         src/item.ts:
          1│export interface Priced {
          2│  subtotal(): number;
@@ -182,6 +178,10 @@ fn typescript_and_javascript_maps() {
          7│export class Cart {
         ⋮
         18│  total(): number {
+        ⋮
+        src/pricing.ts:
+        ⋮
+        9│export function applyDiscount(amount: number, code?: Code): number {
         ⋮
         src/receipt.tsx:
         ⋮
