@@ -529,8 +529,9 @@ struct FileCare {
 }
 
 impl FileCare {
-    /// The file's nodes, the first of them numbered `base`.
-    fn of(file: &FileEntry, base: usize, interfaces: &HashSet<&str>) -> Self {
+    /// The file's nodes, the first of them numbered `base`; `names_any` says, per node of the
+    /// file, whether it references anything of the repository.
+    fn of(file: &FileEntry, base: usize, interfaces: &HashSet<&str>, names_any: &[bool]) -> Self {
         let defs = &file.symbols.defs;
         let nodes = 1 + defs.len();
         let mut out = FileCare {
@@ -578,6 +579,9 @@ impl FileCare {
             if def.kind == DefKind::Method || parent_def.is_some() {
                 out.care[local] *= MEMBER_CARE;
             }
+            if is_vocabulary(def) && !names_any[local] {
+                out.care[local] *= VOCABULARY_CARE;
+            }
             if protocol[d] || language.is_type_parameter(def) || language.names_a_file(def) {
                 out.entry[local] = false;
             }
@@ -600,12 +604,21 @@ impl Tables {
             .filter(|d| d.kind == DefKind::Interface)
             .map(|d| d.name.as_str())
             .collect();
+        let mut counts = vec![0u32; n + 1];
+        let mut names_any = vec![false; n];
+        for (src, dst, _) in graph.edges() {
+            counts[dst as usize + 1] += 1;
+            names_any[src as usize] = true;
+        }
         // Each file's nodes on rayon's threads, then laid end to end: files are numbered in
         // order and each file's node comes before its definitions'.
         let per_file: Vec<FileCare> = entries
             .par_iter()
             .enumerate()
-            .map(|(f, file)| FileCare::of(file, graph.file_node(f) as usize, &interfaces))
+            .map(|(f, file)| {
+                let (base, next) = (graph.file_node(f) as usize, graph.file_node(f + 1) as usize);
+                FileCare::of(file, base, &interfaces, &names_any[base..next])
+            })
             .collect();
         let mut care = Vec::with_capacity(n);
         let mut parent = Vec::with_capacity(n);
@@ -621,22 +634,8 @@ impl Tables {
         }
         debug_assert_eq!(care.len(), n);
         let files_done = started.elapsed();
-        let mut counts = vec![0u32; n + 1];
-        let mut names_any = vec![false; n];
-        for (src, dst, _) in graph.edges() {
-            counts[dst as usize + 1] += 1;
-            names_any[src as usize] = true;
-        }
-        for (f, file) in entries.iter().enumerate() {
-            for (d, def) in file.symbols.defs.iter().enumerate() {
-                let node = graph.def_node(f, d) as usize;
-                if is_vocabulary(def) && !names_any[node] {
-                    care[node] *= VOCABULARY_CARE;
-                }
-            }
-        }
         let breadth: Vec<f32> =
-            counts[1..].iter().map(|&users| (1.0 + users as f32).powf(USERS_EXPONENT)).collect();
+            counts[1..].par_iter().map(|&users| (1.0 + users as f32).powf(USERS_EXPONENT)).collect();
         for i in 0..n {
             counts[i + 1] += counts[i];
         }
