@@ -255,8 +255,8 @@ fn order_defs(
     for node in users {
         take(node, &mut items);
     }
-    // PageRank's depth (who references the referrers) times breadth: how many definitions
-    // name this one, to a small power.
+    // PageRank's depth (who references the referrers) times breadth: how many definitions and
+    // files name this one, to a small power.
     let mut scores: Vec<f64> = (0..graph.n_nodes())
         .map(|node| node_rank[node] * tables.care[node] as f64 * tables.breadth[node] as f64)
         .collect();
@@ -465,7 +465,8 @@ fn fit_budget(
     (shown_defs, text, files, tokens)
 }
 
-/// What a newcomer cares about less: tests, their helpers and fixtures, examples, benchmarks,
+/// What a newcomer cares about less: tests, their helpers and fixtures, examples, demos and
+/// playgrounds, benchmarks,
 /// vendored, generated and minified files, and a `mod tests` inside code. Their definitions
 /// keep their ranks, scaled by this.
 const AUX_CARE: f32 = 0.02;
@@ -475,10 +476,12 @@ const PRIVATE_CARE: f32 = 0.1;
 /// A member (a method, a nested definition) is read after the type it belongs to, which also
 /// holds the member's rank.
 const MEMBER_CARE: f32 = 0.7;
-/// What a package offers (what `__init__.py` or `lib.rs` imports, what `__all__` lists) is
-/// what a newcomer reads first. The figures for all five are in BENCHMARKS.md (map quality).
+/// What a package offers (what `__init__.py`, `index.ts` or `lib.rs` imports, what `__all__`
+/// lists, what their globs bring along) is what a newcomer reads first. The figures are in
+/// BENCHMARKS.md (map quality).
 const SURFACE_CARE: f32 = 10.0;
-/// A function or constant the package's surface names (not one a glob brings along) is there
+/// A function or constant the package's surface names (a surface file imports it by name, or an
+/// `__all__` lists it; not one a glob brings along) is there
 /// for callers outside the repository, whom the graph does not see: inside it few use it
 /// (Vite's `loadEnv` has 4 users, `VERSION` 6), while a type it offers is named by every
 /// signature that takes one (`UserConfig`, 25). A glob re-exports whatever a module makes
@@ -499,7 +502,9 @@ const USERS_EXPONENT: f32 = 0.2;
 /// node, which definitions are entries of their own, and who references each node.
 #[derive(Debug)]
 pub(crate) struct Tables {
-    /// Per node: 1 for the code itself, [`AUX_CARE`] for what serves it.
+    /// Per node: how much a newcomer cares, 1 for the code itself scaled by the factors above
+    /// ([`AUX_CARE`] for what serves it, [`PRIVATE_CARE`], [`MEMBER_CARE`], [`VOCABULARY_CARE`],
+    /// [`SURFACE_CARE`], [`SURFACE_VALUE_CARE`]).
     care: Vec<f32>,
     /// Per node: whether it is an entry of its own (not a file's node, not a protocol method
     /// such as a trait impl's `fmt` or a `__repr__`).
@@ -533,6 +538,16 @@ impl FileCare {
     /// file, whether it references anything of the repository.
     fn of(file: &FileEntry, base: usize, interfaces: &HashSet<&str>, names_any: &[bool]) -> Self {
         let defs = &file.symbols.defs;
+        // What a definition or anything inside it names (an interface's method signature names
+        // its parameters' types): children come after their parents.
+        let mut names = names_any.to_vec();
+        for (d, def) in defs.iter().enumerate().rev() {
+            if let Some(p) = def.parent
+                && names[1 + d]
+            {
+                names[1 + p as usize] = true;
+            }
+        }
         let nodes = 1 + defs.len();
         let mut out = FileCare {
             care: vec![1.0; nodes],
@@ -579,7 +594,7 @@ impl FileCare {
             if def.kind == DefKind::Method || parent_def.is_some() {
                 out.care[local] *= MEMBER_CARE;
             }
-            if is_vocabulary(def) && !names_any[local] {
+            if is_vocabulary(def) && !names[local] {
                 out.care[local] *= VOCABULARY_CARE;
             }
             if protocol[d] || language.is_type_parameter(def) || language.names_a_file(def) {
@@ -703,7 +718,8 @@ impl Tables {
 
 /// What the repository's packages offer: the definitions their surface files import at their
 /// top, and those a module's export list (`__all__`) names, found through name resolution;
-/// each with whether a surface file names it (`true`) or only a glob brings it (`false`).
+/// each with whether it is named (a surface file imports it by name, an `__all__` lists it:
+/// `true`) or only a glob brings it (`false`).
 fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
     let resolver = snapshot.resolver();
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();

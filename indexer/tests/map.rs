@@ -399,7 +399,7 @@ fn a_value_the_surface_names_outranks_what_a_glob_brings_along() {
     let (_dir, index) = index_of(&[
         (
             "src/index.ts",
-            "export { VERSION } from './version'\nexport type { Options } from './options'\nexport * from './util'\n",
+            "export { VERSION } from './version'\nexport type { Options } from './options'\nexport * from './util'\nexport { tool } from './tools'\nexport * from './tools'\n",
         ),
         ("src/version.ts", "export const VERSION = '1.0'\n"),
         ("src/options.ts", "export interface Options {\n  root: string\n}\n"),
@@ -407,6 +407,7 @@ fn a_value_the_surface_names_outranks_what_a_glob_brings_along() {
             "src/util.ts",
             "export const DEFAULT_PORT = 80\nexport function helper(): number {\n  return 1\n}\n",
         ),
+        ("src/tools.ts", "export function tool(): number {\n  return 2\n}\n"),
         (
             "src/serve.ts",
             "import type { Options } from './options'\nimport { helper, DEFAULT_PORT } from './util'\nexport function serve(o: Options): number {\n  return helper() + DEFAULT_PORT\n}\nexport function build(o: Options): Options {\n  return o\n}\n",
@@ -416,4 +417,25 @@ fn a_value_the_surface_names_outranks_what_a_glob_brings_along() {
     assert!(position(&order, "VERSION:1") < position(&order, "Options:1"), "{order:?}");
     assert!(position(&order, "Options:1") < position(&order, "helper:2"), "{order:?}");
     assert!(position(&order, "Options:1") < position(&order, "DEFAULT_PORT:1"), "{order:?}");
+    // Named and brought by a glob too: named.
+    assert!(position(&order, "tool:1") < position(&order, "Options:1"), "{order:?}");
+}
+
+/// A one-line type whose member names one of the repository's types (a Go interface's method
+/// signature) is built of that type: not vocabulary.
+#[test]
+fn a_one_line_interface_whose_member_names_a_repository_type_is_not_vocabulary() {
+    let users: String = (0..3).map(|i| format!("func Use{i}(h Handler) {{}}\n\n")).collect();
+    let ids: String = (0..6).map(|i| format!("func Id{i}(i ID) ID {{\n\treturn i\n}}\n\n")).collect();
+    let (_dir, index) = index_of(&[
+        ("go.mod", "module example.com/srv\n\ngo 1.21\n"),
+        ("context.go", "package srv\n\ntype Context struct {\n\tPath string\n}\n"),
+        ("handler.go", "package srv\n\ntype Handler interface{ Serve(c *Context) }\n"),
+        ("id.go", "package srv\n\ntype ID uint64\n"),
+        ("uses.go", &format!("package srv\n\n{users}{ids}")),
+    ]);
+    let order = map_order(&index);
+    // Three functions take a Handler, one method a Context: undiscounted, Handler leads.
+    assert!(position(&order, "Handler:3") < position(&order, "Context:3"), "{order:?}");
+    assert!(position(&order, "Handler:3") < position(&order, "ID:3"), "{order:?}");
 }
