@@ -466,9 +466,8 @@ fn fit_budget(
 }
 
 /// What a newcomer cares about less: tests, their helpers and fixtures, examples, demos and
-/// playgrounds, benchmarks,
-/// vendored, generated and minified files, and a `mod tests` inside code. Their definitions
-/// keep their ranks, scaled by this.
+/// playgrounds, benchmarks, vendored, generated and minified files, and a `mod tests` inside
+/// code. Their definitions keep their ranks, scaled by this.
 const AUX_CARE: f32 = 0.02;
 /// A private definition (Python's `_name`, Rust without `pub` or with `pub(crate)`, whatever
 /// lies in Go's `internal/`) is read after the public ones.
@@ -481,15 +480,16 @@ const MEMBER_CARE: f32 = 0.7;
 /// BENCHMARKS.md (map quality).
 const SURFACE_CARE: f32 = 10.0;
 /// A function or constant the package's surface names (a surface file imports it by name, or an
-/// `__all__` lists it; not one a glob brings along) is there
-/// for callers outside the repository, whom the graph does not see: inside it few use it
-/// (Vite's `loadEnv` has 4 users, `VERSION` 6), while a type it offers is named by every
-/// signature that takes one (`UserConfig`, 25). A glob re-exports whatever a module makes
-/// public, helpers and numeric constants too, so what it brings weighs as a type does.
+/// `__all__` lists it; not one a glob brings along) is there for callers outside the
+/// repository, whom the graph does not see: inside it few use it (Vite's `loadEnv` has 4
+/// users, `VERSION` 6), while a type it offers is named by every signature that takes one
+/// (`UserConfig`, 25). A glob re-exports whatever a module makes public, helpers and numeric
+/// constants too, so what it brings weighs as a type does.
 const SURFACE_VALUE_CARE: f32 = 100.0;
 
-/// A type defined in one line that names nothing of the repository (`struct FuncIndex(u32);`,
-/// Go's `type Pgid uint64`, `type LogType = 'error' | 'warn'`) names a value: vocabulary every
+/// A type defined in one line that names nothing of the repository, itself or through a member
+/// (`struct FuncIndex(u32);`, Go's `type Pgid uint64`, `type LogType = 'error' | 'warn'`; not
+/// `type Handler interface{ Serve(c *Context) }`), names a value: vocabulary every
 /// signature carries, referenced everywhere and so ranked high, not a part the code is built
 /// of. Its care is scaled by this.
 const VOCABULARY_CARE: f32 = 0.1;
