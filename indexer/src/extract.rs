@@ -433,14 +433,7 @@ fn make_refs<'a>(
         };
         let qualifier = qualifier.map_or(NONE, |q| interner.id(&q));
         let at = node.start_position();
-        refs.push(Ref {
-            name: id,
-            line: at.row as u32 + 1,
-            column: at.column as u32 + 1,
-            kind,
-            enclosing,
-            qualifier,
-        });
+        refs.push(Ref::new(id, at.row as u32 + 1, at.column as u32 + 1, kind, enclosing, qualifier));
     }
     refs
 }
@@ -642,8 +635,8 @@ mod tests {
         fs.refs
             .iter()
             .map(|r| {
-                let inside = r.enclosing.map(|d| fs.defs[d as usize].qualified.as_str()).unwrap_or("-");
-                format!("{}:{} {} {} in {inside}", r.line, r.column, fs.ref_name(r), r.kind.as_str())
+                let inside = r.enclosing().map(|d| fs.defs[d as usize].qualified.as_str()).unwrap_or("-");
+                format!("{}:{} {} {} in {inside}", r.line, r.column(), fs.ref_name(r), r.kind().as_str())
             })
             .collect()
     }
@@ -835,7 +828,7 @@ const PI: f64 = 3.14;
             out.push_str(&format!(
                 "ref {}:{} {}.{}\n",
                 r.line,
-                r.column,
+                r.column(),
                 fs.text(r.qualifier),
                 fs.ref_name(r)
             ));

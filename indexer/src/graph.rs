@@ -117,7 +117,7 @@ pub(crate) fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, L
 /// a share of it over a few candidates; nothing for a reference to its own definition.
 fn resolve_parts(resolver: &Resolver, file: u32, i: u32, out: &mut Vec<Part>) {
     let r = &resolver.entry(file).symbols.refs[i as usize];
-    let src = r.enclosing.map_or(0, |d| 1 + d);
+    let src = r.enclosing().map_or(0, |d| 1 + d);
     let resolution = resolver.resolve_ref_within(file, r, MAX_CANDIDATES);
     let (targets, share) = if !resolution.resolved.is_empty() {
         (resolution.resolved, 1.0)
@@ -132,7 +132,7 @@ fn resolve_parts(resolver: &Resolver, file: u32, i: u32, out: &mut Vec<Part>) {
     if nodes.is_empty() {
         return;
     }
-    let weight = ref_weight(r.kind) * share / nodes.len() as f32;
+    let weight = ref_weight(r.kind()) * share / nodes.len() as f32;
     for (dst_file, dst) in nodes {
         if (dst_file, dst) != (file, src) {
             out.push(Part { r: i, src, dst_file, dst, weight });
@@ -457,6 +457,15 @@ struct Saved {
     parts: Vec<Vec<Part>>,
 }
 
+/// [`Saved`] as it is written: borrowed from the graph, the same bytes.
+#[derive(serde::Serialize)]
+struct SavedRef<'a> {
+    version: u32,
+    tack: &'a str,
+    files: [u8; 16],
+    parts: Vec<&'a [Part]>,
+}
+
 /// What the saved parts belong to: every file's path and content, in order.
 fn files_fingerprint(snapshot: &Snapshot) -> [u8; 16] {
     let mut hasher = blake3::Hasher::new();
@@ -478,15 +487,17 @@ impl Snapshot {
 }
 
 impl SymbolGraph {
-    /// This graph's resolved references, serialized for `snapshot` (the one it was built for).
-    pub(crate) fn to_bytes(&self, snapshot: &Snapshot) -> Vec<u8> {
-        let saved = Saved {
+    /// Writes this graph's resolved references, serialized for `snapshot` (the one it was built
+    /// for), to `out` as they are read: no copy of the parts is made (at 30,000 files they are
+    /// hundreds of megabytes).
+    pub(crate) fn write_to(&self, snapshot: &Snapshot, out: impl std::io::Write) -> std::io::Result<()> {
+        let saved = SavedRef {
             version: SAVED_VERSION,
-            tack: env!("CARGO_PKG_VERSION").to_string(),
+            tack: env!("CARGO_PKG_VERSION"),
             files: files_fingerprint(snapshot),
-            parts: self.out.iter().map(|o| o.parts.clone()).collect(),
+            parts: self.out.iter().map(|o| o.parts.as_slice()).collect(),
         };
-        postcard::to_allocvec(&saved).expect("parts serialize")
+        postcard::to_io(&saved, out).map(drop).map_err(std::io::Error::other)
     }
 
     /// The graph of `snapshot` from saved parts, when they were saved for exactly its files by

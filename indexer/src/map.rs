@@ -768,8 +768,8 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
             }
         }
         for r in &symbols.refs {
-            if r.kind != crate::symbols::RefKind::Import
-                || r.enclosing.is_some()
+            if r.kind() != crate::symbols::RefKind::Import
+                || r.enclosing().is_some()
                 || !(whole || exports.contains(symbols.ref_name(r)))
             {
                 continue;

@@ -60,10 +60,10 @@ impl Resolver {
     pub fn resolve_ref_within(&self, file: u32, r: &Ref, most: usize) -> Resolution {
         let symbols = self.symbols(file);
         let name = symbols.ref_name(r);
-        let pos = Pos::new(r.line, r.column);
+        let pos = Pos::new(r.line, r.column());
         let lang = self.lang(file);
         if r.qualifier == NONE {
-            let found = match self.tables(file).bare_ref(self, file, pos, name, r.kind) {
+            let found = match self.tables(file).bare_ref(self, file, pos, name, r.kind()) {
                 Some(Ok(found)) => found,
                 Some(Err(note)) => return Resolution { note: Some(note), ..Default::default() },
                 None => self.lookup_lexical(file, pos, name, 0),
@@ -82,11 +82,11 @@ impl Resolver {
             return Resolution { resolved: self.parameter_of(file, pos, callee, name), ..Default::default() };
         }
         // Where an attribute is a field, which the index does not keep, it is never a method.
-        if !lang.spec().rules.attribute_names_members && r.kind == RefKind::Attribute {
+        if !lang.spec().rules.attribute_names_members && r.kind() == RefKind::Attribute {
             return Resolution::default();
         }
         let qualifier = symbols.text(r.qualifier);
-        let base = match self.tables(file).import_base(self, file, qualifier, name, r.kind) {
+        let base = match self.tables(file).import_base(self, file, qualifier, name, r.kind()) {
             Some(Ok(base)) => Some(base),
             Some(Err(note)) => return Resolution { note: Some(note), ..Default::default() },
             None => self.eval_chain(file, pos, qualifier, 0),
@@ -143,13 +143,14 @@ impl Resolver {
         let name = self.symbols(file).ref_name(r);
         let defs = self.defs_by_name.get(name);
         let members = lang.spec().rules.attribute_names_members
-            && matches!(r.kind, RefKind::Attribute | RefKind::MethodCall);
+            && matches!(r.kind(), RefKind::Attribute | RefKind::MethodCall);
         let attrs = if members { self.attrs_by_name.get(name) } else { std::borrow::Cow::Borrowed(&[][..]) };
         let mut seen = std::collections::HashSet::new();
         let mut out: Vec<Target> = defs
             .iter()
             .filter(|&&(f, d)| {
-                self.lang(f).spec().family == lang.spec().family && r.kind.can_mean(lang, self.def(f, d).kind)
+                self.lang(f).spec().family == lang.spec().family
+                    && r.kind().can_mean(lang, self.def(f, d).kind)
             })
             .map(|&(f, d)| self.canonical(Target::Def { file: f, def: d }))
             .chain(attrs.iter().map(|&(f, b)| Target::Binding { file: f, binding: b }))
@@ -379,7 +380,7 @@ impl Resolver {
         symbols
             .refs
             .iter()
-            .filter(move |b| b.kind == RefKind::Inheritance && b.enclosing == Some(class))
+            .filter(move |b| b.kind() == RefKind::Inheritance && b.enclosing() == Some(class))
             .filter_map(move |base| {
                 let name = symbols.ref_name(base);
                 let chain = if base.qualifier == NONE {
@@ -387,7 +388,7 @@ impl Resolver {
                 } else {
                     format!("{}.{name}", symbols.text(base.qualifier))
                 };
-                match self.eval_chain(file, Pos::new(base.line, base.column), &chain, depth + 1) {
+                match self.eval_chain(file, Pos::new(base.line, base.column()), &chain, depth + 1) {
                     Some(Value::Class(bf, bd)) if (bf, bd) != (file, class) => Some((bf, bd)),
                     _ => None,
                 }

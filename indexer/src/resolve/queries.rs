@@ -96,7 +96,7 @@ impl Resolver {
         let first = symbols.refs.partition_point(|r| r.line < pos.line);
         for r in symbols.refs[first..].iter().take_while(|r| r.line == pos.line) {
             let name = symbols.ref_name(r);
-            if r.column <= pos.column && pos.column <= r.column + name.len() as u32 {
+            if r.column() <= pos.column && pos.column <= r.column() + name.len() as u32 {
                 return Some(AtPosition { name: name.to_string(), resolution: self.resolve_ref(file, r) });
             }
         }
@@ -336,9 +336,9 @@ impl Resolver {
                 let hit = || Hit {
                     file,
                     line: r.line,
-                    column: r.column,
-                    relation: Relation::of(r.kind),
-                    symbol: r.enclosing.map(|d| symbols.defs[d as usize].qualified.clone()),
+                    column: r.column(),
+                    relation: Relation::of(r.kind()),
+                    symbol: r.enclosing().map(|d| symbols.defs[d as usize].qualified.clone()),
                 };
                 if resolution.resolved.iter().any(|t| self.key(*t) == key) {
                     if !def_positions.contains(&(file, r.line)) {
@@ -405,8 +405,8 @@ impl Resolver {
         };
         let mut resolved: Vec<Target> = Vec::new();
         let mut candidates: Vec<Target> = Vec::new();
-        for r in symbols.refs.iter().filter(|r| matches!(r.kind, RefKind::Call | RefKind::MethodCall)) {
-            if !inside(r.enclosing) {
+        for r in symbols.refs.iter().filter(|r| matches!(r.kind(), RefKind::Call | RefKind::MethodCall)) {
+            if !inside(r.enclosing()) {
                 continue;
             }
             let resolution = self.resolve_ref(file, r);

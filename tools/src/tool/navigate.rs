@@ -574,7 +574,7 @@ fn first_name_column(resolver: &Resolver, file: u32, line: u32) -> Option<u32> {
         .find(|d| d.line == line)
         .and_then(|d| d.header.find(&d.name))
         .map(|i| i as u32 + 1);
-    let reference = symbols.refs.iter().find(|r| r.line == line).map(|r| r.column);
+    let reference = symbols.refs.iter().find(|r| r.line == line).map(|r| r.column());
     match (def, reference) {
         (Some(d), Some(r)) => Some(d.min(r)),
         (d, r) => d.or(r),
