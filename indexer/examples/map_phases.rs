@@ -38,8 +38,11 @@ fn main() {
     if let Ok(dump) = std::env::var("DUMP") {
         // Maps of a fixed sample of focuses, to compare two builds byte for byte.
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
-        let names: Vec<String> =
-            snapshot.files.values().flat_map(|e| e.symbols.defs.iter().map(|d| d.name.clone())).collect();
+        let names: Vec<String> = snapshot
+            .files
+            .values()
+            .flat_map(|e| e.symbols.defs.iter().map(|d| d.name().to_string()))
+            .collect();
         let mut out = String::new();
         for budget in [1024, 8192] {
             out += &tack_indexer::repo_map(&snapshot, &[], budget, &words).text;

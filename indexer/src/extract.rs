@@ -11,7 +11,7 @@ use crate::lang::{Language, is_alias, node_text, pattern_identifiers};
 use crate::matcher::Layout;
 use crate::names::{BindKind, Binding, Impl, Import, NONE, Pos, Scope, ScopeKind};
 use crate::snapshot::Lang;
-use crate::symbols::{Def, DefKind, FileSymbols, Ref, RefKind, innermost_scope};
+use crate::symbols::{Def, DefKind, DefText, FileSymbols, Names, Ref, RefKind, innermost_scope};
 
 /// Parses and extracts with a new parser.
 pub fn extract(lang: Lang, source: &str) -> FileSymbols {
@@ -124,12 +124,11 @@ impl<'a> Interner<'a> {
         next
     }
 
-    fn into_names(self) -> Vec<String> {
-        let mut names = vec![String::new(); self.index.len()];
-        for (text, id) in self.index {
-            names[id as usize] = text.into_owned();
-        }
-        names
+    fn into_names(self) -> Names {
+        let mut names: Vec<(u32, Cow<'a, str>)> =
+            self.index.into_iter().map(|(text, id)| (id, text)).collect();
+        names.sort_unstable_by_key(|(id, _)| *id);
+        names.into_iter().map(|(_, text)| text).collect()
     }
 }
 
@@ -311,19 +310,16 @@ fn make_defs(
         let start = own.start_position();
         let line = start.row as u32 + 1;
         let header = cut(line_at(source, own.start_byte() - start.column).trim_end(), 200);
-        defs.push(Def {
-            name,
-            qualified,
+        let signature = signature(lang, *node, bytes);
+        let doc = language.doc(*node, parent_node, bytes, &mut docs).map(|line| cut(line, 200));
+        defs.push(Def::new(
+            &name,
             kind,
-            line,
-            end_line: language.end_line(*node),
-            start_byte: own.start_byte() as u32,
-            end_byte: node.end_byte() as u32,
-            header,
-            signature: signature(lang, *node, bytes),
-            doc: language.doc(*node, parent_node, bytes, &mut docs).map(|line| cut(line, 200)),
-            parent: parent.map(|p| p as u32),
-        });
+            (line, language.end_line(*node)),
+            (own.start_byte() as u32, node.end_byte() as u32),
+            parent.map(|p| p as u32),
+            DefText { qualified: &qualified, header: &header, signature: &signature, doc: doc.as_deref() },
+        ));
         stack.push(i);
     }
     defs
@@ -574,7 +570,7 @@ fn cut(text: &str, max_chars: usize) -> String {
 
 fn qualify(lang: Lang, defs: &[Def], parent: Option<usize>, container: Option<&str>, name: &str) -> String {
     let sep = lang.spec().separator;
-    let mut prefix = parent.map(|p| defs[p].qualified.clone());
+    let mut prefix = parent.map(|p| defs[p].qualified().to_string());
     if let Some(container) = container {
         prefix = Some(match prefix {
             Some(p) => format!("{p}{sep}{container}"),
@@ -616,7 +612,7 @@ mod tests {
             .defs
             .iter()
             .map(|d| {
-                format!("{} {} {}-{} | {}", d.kind.as_str(), d.qualified, d.line, d.end_line, d.signature)
+                format!("{} {} {}-{} | {}", d.kind.as_str(), d.qualified(), d.line, d.end_line, d.signature())
             })
             .collect()
     }
@@ -626,7 +622,7 @@ mod tests {
         extract(lang, src)
             .defs
             .iter()
-            .map(|d| format!("{} {}", d.qualified, d.doc.as_deref().unwrap_or("-")))
+            .map(|d| format!("{} {}", d.qualified(), d.doc().unwrap_or("-")))
             .collect()
     }
 
@@ -635,7 +631,7 @@ mod tests {
         fs.refs
             .iter()
             .map(|r| {
-                let inside = r.enclosing().map(|d| fs.defs[d as usize].qualified.as_str()).unwrap_or("-");
+                let inside = r.enclosing().map(|d| fs.defs[d as usize].qualified()).unwrap_or("-");
                 format!("{}:{} {} {} in {inside}", r.line, r.column(), fs.ref_name(r), r.kind().as_str())
             })
             .collect()
@@ -679,9 +675,9 @@ def checkout(cart):
             ]
         );
         let fs = extract(Lang::Python, PY);
-        assert_eq!(fs.defs[1].doc.as_deref(), Some("A shopping cart."));
+        assert_eq!(fs.defs[1].doc(), Some("A shopping cart."));
         assert_eq!(fs.defs[2].parent, Some(1));
-        assert_eq!(fs.defs[2].header, "    def add(self, item: Item) -> None:");
+        assert_eq!(fs.defs[2].header(), "    def add(self, item: Item) -> None:");
         assert_eq!(fs.syntax_issues, 0);
     }
 
@@ -753,7 +749,7 @@ const PI: f64 = 3.14;
             ]
         );
         let fs = extract(Lang::Rust, RS);
-        assert_eq!(fs.defs[0].doc.as_deref(), Some("A circle."));
+        assert_eq!(fs.defs[0].doc(), Some("A circle."));
     }
 
     #[test]
@@ -777,7 +773,7 @@ const PI: f64 = 3.14;
         let src = "A = 1\nif X:\n    B = 2\nclass K:\n    C = 3\ndef f():\n    D = 4\n    __all__ = ['f']\nE = F = 5\n__all__ = ['A']\n__all__ += ('E',)\n";
         let fs = extract(Lang::Python, src);
         let constants: Vec<&str> =
-            fs.defs.iter().filter(|d| d.kind == DefKind::Constant).map(|d| d.qualified.as_str()).collect();
+            fs.defs.iter().filter(|d| d.kind == DefKind::Constant).map(|d| d.qualified()).collect();
         assert_eq!(constants, ["A", "E", "__all__"]);
         assert_eq!(fs.exports, Some(vec!["A".to_string(), "E".to_string()]));
     }
@@ -787,7 +783,7 @@ const PI: f64 = 3.14;
         let src = "def ok():\n    pass\n\ndef broken(:\n    return 1\n\nclass Fine:\n    def m(self):\n        ok()\n";
         let fs = extract(Lang::Python, src);
         assert!(fs.syntax_issues > 0);
-        let names: Vec<&str> = fs.defs.iter().map(|d| d.qualified.as_str()).collect();
+        let names: Vec<&str> = fs.defs.iter().map(|d| d.qualified()).collect();
         assert!(names.contains(&"ok") && names.contains(&"Fine"), "{names:?}");
     }
 
@@ -796,7 +792,8 @@ const PI: f64 = 3.14;
         let fs = extract(lang, src);
         let mut out = String::new();
         for (i, s) in fs.scopes.iter().enumerate() {
-            let def = if s.def == NONE { "-".to_string() } else { fs.defs[s.def as usize].qualified.clone() };
+            let def =
+                if s.def == NONE { "-".to_string() } else { fs.defs[s.def as usize].qualified().to_string() };
             let parent = if s.parent == NONE { "-".to_string() } else { s.parent.to_string() };
             out.push_str(&format!("scope {i} {:?} parent {parent} def {def}\n", s.kind));
         }

@@ -36,18 +36,18 @@ pub fn find_definitions<'a>(snapshot: &'a Snapshot, query: &str) -> Vec<(NameMat
     let mut found: Vec<(NameMatch, u32, &str, &Def)> = Vec::new();
     for (path, entry) in &snapshot.files {
         for def in &entry.symbols.defs {
-            let haystack = if qualified_query { def.qualified.as_str() } else { def.name.as_str() };
+            let haystack = if qualified_query { def.qualified() } else { def.name() };
             if let Some((how, spread)) = match_name(query, haystack, qualified_query) {
                 found.push((how, spread, path.as_str(), def));
             }
         }
     }
     found.sort_by(|a, b| {
-        (a.0, a.1, kind_rank(a.3), a.3.name.len(), a.2, a.3.line).cmp(&(
+        (a.0, a.1, kind_rank(a.3), a.3.name().len(), a.2, a.3.line).cmp(&(
             b.0,
             b.1,
             kind_rank(b.3),
-            b.3.name.len(),
+            b.3.name().len(),
             b.2,
             b.3.line,
         ))

@@ -74,7 +74,9 @@ impl FileOut {
         FileOut::new(parts)
     }
 
-    fn new(parts: Vec<Part>) -> FileOut {
+    fn new(mut parts: Vec<Part>) -> FileOut {
+        // Kept for the graph's life, one per file: no room left over from growing.
+        parts.shrink_to_fit();
         let mut keyed: Vec<((Local, u32, Local), f32)> =
             parts.iter().map(|p| ((p.src, p.dst_file, p.dst), p.weight)).collect();
         keyed.sort_unstable_by_key(|(k, _)| *k);
@@ -84,6 +86,7 @@ impl FileOut {
             let total: f32 = run.iter().map(|(_, w)| w).sum();
             edges.push((src, file, dst, total.sqrt()));
         }
+        edges.shrink_to_fit();
         FileOut { parts, edges }
     }
 }
@@ -106,7 +109,7 @@ pub(crate) fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, L
             symbols.defs[from..]
                 .iter()
                 .take_while(|d| d.line == b.line)
-                .position(|d| d.name == name)
+                .position(|d| d.name() == name)
                 .map(|i| (file, 1 + (from + i) as u32))
         }
         Target::Import { .. } => None,
@@ -153,7 +156,7 @@ fn file_out(resolver: &Resolver, file: u32) -> FileOut {
 /// A reference elsewhere can bind differently after the file changed only through one of them.
 fn given_names(entry: &FileEntry, out: &mut FxHashSet<String>) {
     let symbols = &entry.symbols;
-    out.extend(symbols.defs.iter().map(|d| d.name.clone()));
+    out.extend(symbols.defs.iter().map(|d| d.name().to_string()));
     out.extend(symbols.bindings.iter().filter(|b| b.scope == 0).map(|b| symbols.text(b.name).to_string()));
     out.extend(symbols.imports.iter().filter(|i| i.scope == 0).map(|i| symbols.text(i.bound).to_string()));
 }
@@ -174,11 +177,11 @@ fn changed_given_names(old: &FileEntry, new: &FileEntry, out: &mut FxHashSet<Str
         return;
     }
     let same = |x: &crate::symbols::Def, y: &crate::symbols::Def| {
-        (&x.name, x.kind, x.parent, &x.signature) == (&y.name, y.kind, y.parent, &y.signature)
+        (&x.name(), x.kind, x.parent, x.signature()) == (&y.name(), y.kind, y.parent, y.signature())
     };
     let first =
         a.defs.iter().zip(&b.defs).position(|(x, y)| !same(x, y)).unwrap_or(a.defs.len().min(b.defs.len()));
-    out.extend(a.defs[first..].iter().chain(&b.defs[first..]).map(|d| d.name.clone()));
+    out.extend(a.defs[first..].iter().chain(&b.defs[first..]).map(|d| d.name().to_string()));
     let top =
         |s: &crate::symbols::FileSymbols| -> FxHashSet<(String, String, String)> {
             let bindings =
@@ -328,8 +331,8 @@ impl Names {
         let mut names = Names::default();
         for (f, entry) in entries.iter().enumerate() {
             for def in &entry.symbols.defs {
-                let id = *names.ids.entry(def.name.clone()).or_insert_with(|| {
-                    names.idents.push(def.name.clone());
+                let id = *names.ids.entry(def.name().to_string()).or_insert_with(|| {
+                    names.idents.push(def.name().to_string());
                     names.definers.push(Vec::new());
                     names.idents.len() as u32 - 1
                 });

@@ -647,7 +647,7 @@ mod tests {
         let before = index.snapshot();
         let snapshot = index.apply_changes(&["a.py".into(), "b.py".into()]);
         assert_eq!(snapshot.files.keys().collect::<Vec<_>>(), vec!["a.py"]);
-        let names: Vec<&str> = snapshot.files["a.py"].symbols.defs.iter().map(|d| d.name.as_str()).collect();
+        let names: Vec<&str> = snapshot.files["a.py"].symbols.defs.iter().map(|d| d.name()).collect();
         assert_eq!(names, vec!["alpha", "gamma"]);
         assert_eq!(index.parsed_total(), 3, "two at first, then only a.py");
         assert_eq!(snapshot.generation, before.generation + 1);
@@ -679,7 +679,7 @@ mod tests {
         fs::write(&path, &after).unwrap();
         fs::File::options().write(true).open(&path).unwrap().set_modified(modified).unwrap();
         let snapshot = index.apply_changes(&["a.py".into()]);
-        let names: Vec<&str> = snapshot.files["a.py"].symbols.defs.iter().map(|d| d.name.as_str()).collect();
+        let names: Vec<&str> = snapshot.files["a.py"].symbols.defs.iter().map(|d| d.name()).collect();
         assert!(names.contains(&"omega") && !names.contains(&"alpha"), "{names:?}");
     }
 

@@ -364,7 +364,7 @@ impl Render<'_> {
                 if line > last_line + 1 {
                     text.push_str("⋮\n");
                 }
-                let header: String = defs[i].header.chars().take(LINE_CHARS).collect();
+                let header: String = defs[i].header().chars().take(LINE_CHARS).collect();
                 text.push_str(&format!("{line:>width$}│{header}\n"));
                 last_line = line;
             }
@@ -374,7 +374,7 @@ impl Render<'_> {
             let mut symbols: Vec<MapSymbol> = chosen
                 .iter()
                 .map(|&i| MapSymbol {
-                    name: defs[i].qualified.clone(),
+                    name: defs[i].qualified().to_string(),
                     kind: defs[i].kind.as_str().to_string(),
                     line: defs[i].line,
                 })
@@ -569,8 +569,7 @@ impl FileCare {
         for (d, def) in defs.iter().enumerate() {
             let local = 1 + d;
             if let Some(before) = d.checked_sub(1).map(|b| &defs[b])
-                && (before.name.as_str(), before.kind, before.parent)
-                    == (def.name.as_str(), def.kind, def.parent)
+                && (before.name(), before.kind, before.parent) == (def.name(), def.kind, def.parent)
             {
                 let previous = local - 1;
                 out.first_twin[local] = if out.first_twin[previous] == u32::MAX {
@@ -617,7 +616,7 @@ impl Tables {
             .iter()
             .flat_map(|e| e.symbols.defs.iter())
             .filter(|d| d.kind == DefKind::Interface)
-            .map(|d| d.name.as_str())
+            .map(|d| d.name())
             .collect();
         let mut counts = vec![0u32; n + 1];
         let mut names_any = vec![false; n];
@@ -762,7 +761,7 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
         let language = file.lang.language();
         for (d, def) in symbols.defs.iter().enumerate() {
             let offered =
-                if depth > 0 { !language.is_private(def, None) } else { exports.contains(def.name.as_str()) };
+                if depth > 0 { !language.is_private(def, None) } else { exports.contains(def.name()) };
             if def.parent.is_none() && offered {
                 nodes.push(graph.def_node(f as usize, d));
             }
@@ -824,7 +823,7 @@ fn ancestors<'a>(file: &'a FileEntry, d: usize) -> impl Iterator<Item = usize> +
 
 /// A module of tests inside code (Rust's `mod tests`).
 fn is_test_module(def: &crate::symbols::Def) -> bool {
-    def.kind == DefKind::Module && matches!(def.name.as_str(), "tests" | "test")
+    def.kind == DefKind::Module && matches!(def.name(), "tests" | "test")
 }
 
 /// Whether a definition is a one-line type, a candidate for [`VOCABULARY_CARE`].
@@ -920,8 +919,8 @@ fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
         .map(|def| {
             let method = matches!(def.kind, DefKind::Method | DefKind::Function);
             method
-                && (spec.is_protocol_method(&def.name)
-                    || (def.parent.is_some() && everyday.contains(&def.name.as_str()))
+                && (spec.is_protocol_method(def.name())
+                    || (def.parent.is_some() && everyday.contains(&def.name()))
                     || external_impls.iter().any(|&(start, end)| start <= def.line && def.line <= end))
         })
         .collect()

@@ -198,7 +198,7 @@ fn query_pagerank(
     let mut named = vec![false; graph.n_nodes()];
     for (f, entry) in snapshot.files.values().enumerate() {
         for (d, def) in entry.symbols.defs.iter().enumerate() {
-            if terms.contains(&def.name) {
+            if terms.iter().any(|t| t == def.name()) {
                 let node = graph.def_node(f, d) as usize;
                 personalization[node] += 1.0;
                 named[node] = true;
@@ -278,7 +278,7 @@ pub fn candidates(
         !named.is_empty()
             && ((path.contains_key(p) && names(stem))
                 || (defs.contains_key(p)
-                    && snapshot.files.get(p).is_some_and(|e| e.symbols.defs.iter().any(|d| names(&d.name)))))
+                    && snapshot.files.get(p).is_some_and(|e| e.symbols.defs.iter().any(|d| names(d.name())))))
     };
     let mut out: Vec<Candidate> = paths
         .into_iter()
@@ -319,7 +319,7 @@ pub fn enclosing_symbol(entry: &FileEntry, line: u32) -> Option<String> {
         .iter()
         .filter(|d| d.line <= line && line <= d.end_line)
         .max_by_key(|d| (d.line, std::cmp::Reverse(d.end_line)))
-        .map(|d| d.qualified.clone())
+        .map(|d| d.qualified().to_string())
 }
 
 /// Function ranking's BM25 saturation and length normalization, the weight of the query terms a
@@ -515,7 +515,7 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
                 .sum();
             if let Some(def) = defs.get(group) {
                 let mut named: Vec<usize> = Vec::new();
-                code_terms(&def.name, |term, _, _, _| {
+                code_terms(def.name(), |term, _, _, _| {
                     if let Some(&at) = weights.index.get(term)
                         && !named.contains(&at)
                     {
@@ -565,7 +565,7 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
         .into_iter()
         .map(|(m, score)| {
             let Matched { line, text, .. } = &lines[m];
-            let symbol = defs.get(unit_of[m]).map(|d| d.qualified.clone());
+            let symbol = defs.get(unit_of[m]).map(|d| d.qualified().to_string());
             HitLine { line: *line, text: text.to_string(), symbol, score }
         })
         .collect()
@@ -616,7 +616,7 @@ fn is_test_def(defs: &[Def], at: usize) -> bool {
     let mut at = Some(at as u32);
     while let Some(i) = at {
         let Some(def) = defs.get(i as usize) else { return false };
-        let name = def.name.as_str();
+        let name = def.name();
         if name.starts_with("test") || name.starts_with("Test") || name == "tests" {
             return true;
         }
@@ -669,18 +669,9 @@ mod tests {
             "def outer():\n    def inner():\n        return parse_body\n",
         )
         .unwrap();
-        let def = |name: &str, line: u32, end_line: u32, parent: u32| crate::symbols::Def {
-            name: name.into(),
-            qualified: name.into(),
-            kind: DefKind::Function,
-            line,
-            end_line,
-            start_byte: 0,
-            end_byte: 0,
-            header: String::new(),
-            signature: String::new(),
-            doc: None,
-            parent: Some(parent),
+        let def = |name: &str, line: u32, end_line: u32, parent: u32| {
+            let text = crate::symbols::DefText { qualified: name, ..Default::default() };
+            crate::symbols::Def::new(name, DefKind::Function, (line, end_line), (0, 0), Some(parent), text)
         };
         let mut entry = file_entry("a.py", crate::Lang::Python, 60, 3);
         entry.symbols.defs = vec![def("outer", 1, 3, 1), def("inner", 2, 3, 1)];

@@ -453,9 +453,9 @@ impl TextIndex {
         let mut defs = String::new();
         let mut docs = String::new();
         for def in &entry.symbols.defs {
-            defs.push_str(&def.qualified);
+            defs.push_str(def.qualified());
             defs.push('\n');
-            if let Some(doc) = &def.doc {
+            if let Some(doc) = &def.doc() {
                 docs.push_str(doc);
                 docs.push('\n');
             }

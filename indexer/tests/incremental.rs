@@ -14,7 +14,7 @@ fn facts(graph: &SymbolGraph, snapshot: &tack_indexer::Snapshot) -> Vec<String> 
     let node = |n: u32| {
         let (file, def) = graph.node_place(n);
         match def {
-            Some(d) => format!("{}#{}@{}", graph.files[file], entries[file].symbols.defs[d].qualified, d),
+            Some(d) => format!("{}#{}@{}", graph.files[file], entries[file].symbols.defs[d].qualified(), d),
             None => graph.files[file].clone(),
         }
     };
@@ -112,10 +112,10 @@ fn answers(resolver: &tack_indexer::Resolver) -> Vec<String> {
     for file in 0..resolver.n_files() as u32 {
         let symbols = &resolver.entry(file).symbols;
         for def in &symbols.defs {
-            for target in resolver.lookup_symbol(&def.name) {
+            for target in resolver.lookup_symbol(def.name()) {
                 out.push(format!(
                     "{} -> {} refs {:?} callers {:?}",
-                    def.name,
+                    def.name(),
                     resolver.describe(target),
                     resolver.references(target),
                     resolver.callers(target)

@@ -62,7 +62,7 @@ fn a_worktree_reuses_the_parsed_files_and_the_search_index_of_another() {
     let mtime = fs::metadata(second.join("a.py")).unwrap().modified().unwrap();
     let mtime = mtime.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
     assert_eq!(snapshot.files["a.py"].mtime_ns, mtime);
-    assert!(snapshot.files["b.py"].symbols.defs.iter().any(|d| d.name == "beta"));
+    assert!(snapshot.files["b.py"].symbols.defs.iter().any(|d| d.name() == "beta"));
 
     let seeded = tack_indexer::seed_search(&from.store.join("search"), &store.join("search")).unwrap();
     assert!(seeded > 0, "the search index's files are linked");

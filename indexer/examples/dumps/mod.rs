@@ -32,11 +32,11 @@ pub fn resolution_facts(resolver: &tack_indexer::Resolver) -> String {
             if !n_defs.is_multiple_of(89) {
                 continue;
             }
-            for target in resolver.lookup_symbol(&def.qualified) {
+            for target in resolver.lookup_symbol(def.qualified()) {
                 let _ = writeln!(
                     out,
                     "{} -> {} refs {:?} callers {:?} callees {:?}",
-                    def.qualified,
+                    def.qualified(),
                     resolver.describe(target),
                     resolver.references(target),
                     resolver.callers(target),

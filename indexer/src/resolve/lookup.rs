@@ -19,7 +19,7 @@ impl Resolver {
                 if let Some(b) = symbols
                     .bindings
                     .iter()
-                    .position(|b| b.scope == 0 && b.line == d.line && symbols.text(b.name) == d.name)
+                    .position(|b| b.scope == 0 && b.line == d.line && symbols.text(b.name) == d.name())
                 {
                     return Target::Binding { file, binding: b as u32 };
                 }
@@ -35,7 +35,7 @@ impl Resolver {
             // the same name.
             Target::Def { file, def } => match self.ctx(file).def_scope[def as usize] {
                 scope if scope != NONE && self.lang(file).spec().rules.defs_are_assignments => {
-                    Key::Var(file, scope, self.def(file, def).name.clone())
+                    Key::Var(file, scope, self.def(file, def).name().to_string())
                 }
                 _ => Key::Def(file, def),
             },
@@ -349,7 +349,7 @@ impl Resolver {
             Value::Super(..) => Some(value),
             Value::Function(f, d) => {
                 let def = self.def(f, d);
-                let ret = self.lang(f).language().return_type(&def.signature)?;
+                let ret = self.lang(f).language().return_type(def.signature())?;
                 if let Some(value) = self.tables(f).call_result(self, f, d, ret, depth) {
                     return value;
                 }

@@ -64,13 +64,13 @@ const MAX_STALE_FILES: usize = 64;
 /// changed since (`stale`), their entries now. A lookup merges the two in file order, so an
 /// updated table answers as a rebuilt one would.
 struct NameTable<V> {
-    base: Arc<HashMap<String, Vec<V>>>,
+    base: Arc<Packed<V>>,
     stale: Arc<rustc_hash::FxHashSet<u32>>,
     fresh: HashMap<String, Vec<V>>,
 }
 
 /// The file an entry belongs to.
-trait InFile: Copy + Ord {
+trait InFile: Copy + Ord + Default {
     fn file(self) -> u32;
 }
 
@@ -87,12 +87,12 @@ impl InFile for (u32, u32) {
 }
 
 impl<V: InFile> NameTable<V> {
-    fn whole(base: HashMap<String, Vec<V>>) -> Self {
+    fn whole(base: Packed<V>) -> Self {
         Self { base: Arc::new(base), stale: Default::default(), fresh: HashMap::new() }
     }
 
     fn get(&self, name: &str) -> std::borrow::Cow<'_, [V]> {
-        let base = self.base.get(name).map_or(&[][..], Vec::as_slice);
+        let base = self.base.get(name);
         let fresh = self.fresh.get(name).map_or(&[][..], Vec::as_slice);
         if fresh.is_empty() && !base.iter().any(|v| self.stale.contains(&v.file())) {
             return std::borrow::Cow::Borrowed(base);
@@ -104,27 +104,101 @@ impl<V: InFile> NameTable<V> {
     }
 }
 
-/// Adds file `i`'s entries to the three name tables.
-fn add_names(
+/// Entries by name, packed: the names end to end in one string, a hash index of them, and each
+/// name's entries a run of one list. At 30,000 files the three tables have a million names;
+/// a map of owned names to vectors cost about 100 bytes a name more.
+struct Packed<V> {
+    text: String,
+    /// Where name `k` ends in `text`.
+    ends: Vec<u32>,
+    /// Name `k`'s entries are `values[starts[k]..starts[k + 1]]`.
+    starts: Vec<u32>,
+    values: Vec<V>,
+    /// Name numbers by the hash of their text.
+    index: hashbrown::HashTable<u32>,
+}
+
+fn hash_name(name: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
+impl<V: InFile> Packed<V> {
+    /// The table of `entries`, each (name, value), a name's values kept in the order given.
+    fn new<'a>(entries: impl Iterator<Item = (&'a str, V)>) -> Self {
+        let mut ids: rustc_hash::FxHashMap<&'a str, u32> = Default::default();
+        let mut names: Vec<&'a str> = Vec::new();
+        let mut keyed: Vec<(u32, V)> = Vec::new();
+        for (name, value) in entries {
+            let id = *ids.entry(name).or_insert_with(|| {
+                names.push(name);
+                names.len() as u32 - 1
+            });
+            keyed.push((id, value));
+        }
+        drop(ids);
+        // A counting sort by name number: stable, so each name's values stay in order.
+        let mut starts = vec![0u32; names.len() + 1];
+        for &(id, _) in &keyed {
+            starts[id as usize + 1] += 1;
+        }
+        for k in 0..names.len() {
+            starts[k + 1] += starts[k];
+        }
+        let mut fill = starts.clone();
+        let mut values = vec![V::default(); keyed.len()];
+        for (id, value) in keyed {
+            values[fill[id as usize] as usize] = value;
+            fill[id as usize] += 1;
+        }
+        let mut text = String::with_capacity(names.iter().map(|n| n.len()).sum());
+        let mut ends = Vec::with_capacity(names.len());
+        let mut index = hashbrown::HashTable::with_capacity(names.len());
+        for (k, name) in names.iter().enumerate() {
+            text.push_str(name);
+            ends.push(text.len() as u32);
+            index.insert_unique(hash_name(name), k as u32, |&k| hash_name(names[k as usize]));
+        }
+        Packed { text, ends, starts, values, index }
+    }
+
+    fn name(&self, k: u32) -> &str {
+        let start = k.checked_sub(1).map_or(0, |before| self.ends[before as usize] as usize);
+        &self.text[start..self.ends[k as usize] as usize]
+    }
+
+    /// The values of `name`, in the order given.
+    fn get(&self, name: &str) -> &[V] {
+        match self.index.find(hash_name(name), |&k| self.name(k) == name) {
+            Some(&k) => &self.values[self.starts[k as usize] as usize..self.starts[k as usize + 1] as usize],
+            None => &[],
+        }
+    }
+}
+
+/// Calls `def`, `attr` and `reference` with file `i`'s entries of the three name tables: each
+/// definition, each binding in a class body (Python attributes), each name its references use
+/// (once).
+fn each_name<'a>(
     i: u32,
-    symbols: &crate::symbols::FileSymbols,
-    defs_by_name: &mut HashMap<String, Vec<(u32, u32)>>,
-    attrs_by_name: &mut HashMap<String, Vec<(u32, u32)>>,
-    files_by_ref: &mut HashMap<String, Vec<u32>>,
+    symbols: &'a crate::symbols::FileSymbols,
+    mut def: impl FnMut(&'a str, (u32, u32)),
+    mut attr: impl FnMut(&'a str, (u32, u32)),
+    mut reference: impl FnMut(&'a str, u32),
 ) {
-    for (d, def) in symbols.defs.iter().enumerate() {
-        defs_by_name.entry(def.name.clone()).or_default().push((i, d as u32));
+    for (d, definition) in symbols.defs.iter().enumerate() {
+        def(definition.name(), (i, d as u32));
     }
     for (b, binding) in symbols.bindings.iter().enumerate() {
         let in_class = symbols.scopes.get(binding.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class);
         if in_class {
-            attrs_by_name.entry(symbols.text(binding.name).to_string()).or_default().push((i, b as u32));
+            attr(symbols.text(binding.name), (i, b as u32));
         }
     }
     let mut seen = vec![false; symbols.names.len()];
     for r in &symbols.refs {
         if !std::mem::replace(&mut seen[r.name as usize], true) {
-            files_by_ref.entry(symbols.ref_name(r).to_string()).or_default().push(i);
+            reference(symbols.ref_name(r), i);
         }
     }
 }
@@ -168,12 +242,19 @@ impl Resolver {
     pub fn new(snapshot: &Snapshot) -> Resolver {
         let files = with_file_scopes(snapshot);
         let by_path = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i as u32)).collect();
-        let mut defs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-        let mut attrs_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-        let mut files_by_ref: HashMap<String, Vec<u32>> = HashMap::new();
+        let (mut defs, mut attrs, mut refs) = (Vec::new(), Vec::new(), Vec::new());
         for (i, file) in files.iter().enumerate() {
-            add_names(i as u32, &file.symbols, &mut defs_by_name, &mut attrs_by_name, &mut files_by_ref);
+            each_name(
+                i as u32,
+                &file.symbols,
+                |name, v| defs.push((name, v)),
+                |name, v| attrs.push((name, v)),
+                |name, v| refs.push((name, v)),
+            );
         }
+        let defs_by_name = Packed::new(defs.into_iter());
+        let attrs_by_name = Packed::new(attrs.into_iter());
+        let files_by_ref = Packed::new(refs.into_iter());
         let tables = std::array::from_fn(|i| LANGUAGES[i].tables(&files));
         Resolver {
             ctx: (0..files.len()).map(|_| OnceLock::new()).collect(),
@@ -200,9 +281,19 @@ impl Resolver {
         let files = with_file_scopes(snapshot);
         let mut stale_files: Vec<u32> = stale.iter().copied().collect();
         stale_files.sort_unstable();
-        let (mut defs, mut attrs, mut refs) = (HashMap::new(), HashMap::new(), HashMap::new());
+        let (mut defs, mut attrs, mut refs) = (
+            HashMap::<String, Vec<_>>::new(),
+            HashMap::<String, Vec<_>>::new(),
+            HashMap::<String, Vec<_>>::new(),
+        );
         for &i in &stale_files {
-            add_names(i, &files[i as usize].symbols, &mut defs, &mut attrs, &mut refs);
+            each_name(
+                i,
+                &files[i as usize].symbols,
+                |name, v| defs.entry(name.to_string()).or_default().push(v),
+                |name, v| attrs.entry(name.to_string()).or_default().push(v),
+                |name, v| refs.entry(name.to_string()).or_default().push(v),
+            );
         }
         let stale = Arc::new(stale);
         let table =
@@ -304,13 +395,11 @@ impl FileCtx {
         // Definition names need not be among the file's names (nothing in the file may refer
         // to them); they get ids after the names'.
         let mut by_text: Vec<u32> = (0..symbols.names.len() as u32).collect();
-        by_text.sort_unstable_by(|&a, &b| symbols.names[a as usize].cmp(&symbols.names[b as usize]));
+        by_text.sort_unstable_by(|&a, &b| symbols.names[a].cmp(&symbols.names[b]));
         // The first definition of each name the names lack, numbered in definition order.
-        let name = |d: &u32| symbols.defs[*d as usize].name.as_str();
+        let name = |d: &u32| symbols.defs[*d as usize].name();
         let mut extra: Vec<u32> = (0..symbols.defs.len() as u32)
-            .filter(|d| {
-                by_text.binary_search_by(|&id| symbols.names[id as usize].as_str().cmp(name(d))).is_err()
-            })
+            .filter(|d| by_text.binary_search_by(|&id| symbols.names[id].cmp(name(d))).is_err())
             .collect();
         extra.sort_by(|a, b| name(a).cmp(name(b)).then(a.cmp(b)));
         extra.dedup_by(|later, first| name(later) == name(first));
@@ -346,7 +435,7 @@ impl FileCtx {
                 continue;
             }
             let name =
-                position_of(symbols, &extra, &by_text, &def.name).expect("every definition name has an id");
+                position_of(symbols, &extra, &by_text, def.name()).expect("every definition name has an id");
             entries.push(Entry {
                 scope: def_scope[i],
                 name,
@@ -373,6 +462,7 @@ impl FileCtx {
             }
         }
         entries.sort_by_key(|e| (e.scope, e.name, e.pos));
+        entries.shrink_to_fit();
         FileCtx { by_text, extra, entries, own_scope, def_scope }
     }
 
@@ -390,9 +480,9 @@ impl FileCtx {
 
 /// The text of name id `id`: a name of the file, or past them a definition's name.
 fn text_of<'a>(symbols: &'a FileSymbols, extra: &[u32], id: u32) -> &'a str {
-    match symbols.names.get(id as usize) {
+    match symbols.names.get(id) {
         Some(name) => name,
-        None => &symbols.defs[extra[id as usize - symbols.names.len()] as usize].name,
+        None => symbols.defs[extra[id as usize - symbols.names.len()] as usize].name(),
     }
 }
 

@@ -82,9 +82,9 @@ impl Resolver {
         let symbols = self.symbols(file);
         // A definition's own name.
         for (d, def) in symbols.defs.iter().enumerate() {
-            if def.line == pos.line && name_spans(&def.header, &def.name, pos.column) {
+            if def.line == pos.line && name_spans(def.header(), def.name(), pos.column) {
                 return Some(AtPosition {
-                    name: def.name.clone(),
+                    name: def.name().to_string(),
                     resolution: Resolution {
                         resolved: vec![self.canonical(Target::Def { file, def: d as u32 })],
                         ..Default::default()
@@ -177,9 +177,9 @@ impl Resolver {
         for &(file, d) in self.defs_by_name.get(last).iter() {
             let def = self.def(file, d);
             let sep = self.lang(file).spec().separator;
-            let qualified = def.qualified.as_str();
+            let qualified = def.qualified();
             // Qualified names with the file's module path too: `shapes::circle::Circle::new`.
-            let with_module = self.tables(file).module_path(file).map(|m| join(&m, &def.qualified, sep));
+            let with_module = self.tables(file).module_path(file).map(|m| join(&m, def.qualified(), sep));
             let forms = [Some(qualified.to_string()), with_module];
             if forms.iter().flatten().any(|q| q == query) {
                 exact.push(self.canonical(Target::Def { file, def: d }));
@@ -218,7 +218,7 @@ impl Resolver {
                     line: d.line,
                     column: 1,
                     relation: Relation::Definition,
-                    symbol: Some(d.qualified.clone()),
+                    symbol: Some(d.qualified().to_string()),
                 }]
             }
             Target::Module { file } => vec![Hit {
@@ -261,7 +261,7 @@ impl Resolver {
         while scope != NONE {
             let s = symbols.scopes[scope as usize];
             if s.def != NONE {
-                return Some(symbols.defs[s.def as usize].qualified.clone());
+                return Some(symbols.defs[s.def as usize].qualified().to_string());
             }
             scope = s.parent;
         }
@@ -273,7 +273,7 @@ impl Resolver {
         match target {
             Target::Def { file, def } => {
                 let d = self.def(file, def);
-                format!("{} {} ({}:{})", d.kind.as_str(), d.qualified, self.path(file), d.line)
+                format!("{} {} ({}:{})", d.kind.as_str(), d.qualified(), self.path(file), d.line)
             }
             Target::Module { file } => format!("module {}", self.path(file)),
             Target::Binding { file, binding } => {
@@ -305,7 +305,7 @@ impl Resolver {
     /// The name a target is referred to by.
     pub fn target_name(&self, target: Target) -> String {
         match target {
-            Target::Def { file, def } => self.def(file, def).name.clone(),
+            Target::Def { file, def } => self.def(file, def).name().to_string(),
             Target::Module { file } => crate::lang::module_name(self.path(file)).to_string(),
             Target::Binding { file, binding } => {
                 let symbols = self.symbols(file);
@@ -338,7 +338,7 @@ impl Resolver {
                     line: r.line,
                     column: r.column(),
                     relation: Relation::of(r.kind()),
-                    symbol: r.enclosing().map(|d| symbols.defs[d as usize].qualified.clone()),
+                    symbol: r.enclosing().map(|d| symbols.defs[d as usize].qualified().to_string()),
                 };
                 if resolution.resolved.iter().any(|t| self.key(*t) == key) {
                     if !def_positions.contains(&(file, r.line)) {
@@ -371,7 +371,7 @@ impl Resolver {
                             .defs
                             .iter()
                             .enumerate()
-                            .filter(|(i, d)| ctx.def_scope[*i] == scope && d.name == name)
+                            .filter(|(i, d)| ctx.def_scope[*i] == scope && d.name() == name)
                             .flat_map(|(i, _)| self.definition_hits(Target::Def { file, def: i as u32 })),
                     )
                     .collect();

@@ -1818,3 +1818,14 @@ impl Engine {
     assert_eq!(resolved(6, 7), "method Describe::describe (src/b.rs:2)\n");
     assert_eq!(resolved(pos.line, pos.column), "method Engine::start (src/b.rs:12)\n");
 }
+
+#[test]
+fn a_packed_name_table_gives_each_name_its_values_in_the_order_given() {
+    let entries = [("new", 3u32), ("len", 1), ("new", 1), ("", 7), ("new", 2), ("len", 0)];
+    let table = super::Packed::new(entries.into_iter());
+    assert_eq!(table.get("new"), &[3, 1, 2]);
+    assert_eq!(table.get("len"), &[1, 0]);
+    assert_eq!(table.get(""), &[7]);
+    assert_eq!(table.get("ne"), &[] as &[u32]);
+    assert_eq!(super::Packed::<u32>::new(std::iter::empty()).get("new"), &[] as &[u32]);
+}

@@ -572,7 +572,7 @@ fn first_name_column(resolver: &Resolver, file: u32, line: u32) -> Option<u32> {
         .defs
         .iter()
         .find(|d| d.line == line)
-        .and_then(|d| d.header.find(&d.name))
+        .and_then(|d| d.header().find(d.name()))
         .map(|i| i as u32 + 1);
     let reference = symbols.refs.iter().find(|r| r.line == line).map(|r| r.column());
     match (def, reference) {
@@ -742,7 +742,7 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
                     def.line,
                     def.end_line,
                     def.kind.as_str(),
-                    def.signature
+                    def.signature()
                 ));
             }
         }
@@ -756,12 +756,12 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
                     def.line,
                     def.end_line,
                     def.kind.as_str(),
-                    def.signature
+                    def.signature()
                 ));
                 let children: Vec<String> = defs
                     .iter()
                     .filter(|d| d.parent == Some(i as u32))
-                    .map(|d| format!("{} {}", d.name, d.line))
+                    .map(|d| format!("{} {}", d.name(), d.line))
                     .collect();
                 if !children.is_empty() {
                     out.push_str(&format!("  {}\n", children.join(", ")));
@@ -780,7 +780,7 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
                     def.line,
                     def.end_line,
                     def.kind.as_str(),
-                    def.signature
+                    def.signature()
                 ));
             }
         }
@@ -788,7 +788,7 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
             let names: Vec<String> = defs
                 .iter()
                 .filter(|d| d.parent.is_none())
-                .map(|d| format!("{} {}", d.name, d.line))
+                .map(|d| format!("{} {}", d.name(), d.line))
                 .collect();
             for chunk in names.chunks(8) {
                 out.push_str(&chunk.join(", "));
@@ -801,13 +801,13 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
 
 fn symbol_out(path: &str, def: &Def) -> SymbolOut {
     SymbolOut {
-        name: def.name.clone(),
-        qualified_name: def.qualified.clone(),
+        name: def.name().to_string(),
+        qualified_name: def.qualified().to_string(),
         kind: def.kind.as_str().into(),
         path: path.to_string(),
         line: def.line,
         end_line: def.end_line,
-        signature: def.signature.clone(),
+        signature: def.signature().to_string(),
     }
 }
 

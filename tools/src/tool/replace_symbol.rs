@@ -112,7 +112,7 @@ fn run(ws: &Workspace, session: &Session, params: ReplaceSymbolParams) -> Result
 
     let start_line = content[..start].matches('\n').count() + 1;
     let end_line = start_line + body.matches('\n').count();
-    let (qualified, was) = (def.qualified.clone(), (def.line, def.end_line));
+    let (qualified, was) = (def.qualified().to_string(), (def.line, def.end_line));
     let retry = "Fix new and call replace_symbol again; the definition is unchanged.";
     let change = Change { rel: rel.clone(), after: Some(after.clone().into_bytes()), mode: None };
     let written = locked.commit(session, vec![change], true, true, retry)?;
@@ -145,7 +145,7 @@ fn find<'a>(defs: &'a [Def], symbol: &str) -> Result<&'a Def, Vec<&'a Def>> {
             q.ends_with(&format!(".{wanted}"))
         }];
     for level in levels {
-        let found: Vec<&Def> = defs.iter().filter(|d| level(&normalize(&d.qualified))).collect();
+        let found: Vec<&Def> = defs.iter().filter(|d| level(&normalize(d.qualified()))).collect();
         match found.len() {
             0 => continue,
             1 => return Ok(found[0]),
@@ -162,7 +162,7 @@ fn normalize(name: &str) -> String {
 fn not_found(rel: &str, symbol: &str, defs: &[Def], ambiguous: &[&Def]) -> Observation {
     let listing = |defs: &mut dyn Iterator<Item = &Def>| -> String {
         defs.take(MAX_LISTED)
-            .map(|d| format!("  {} ({}, lines {}-{})\n", d.qualified, d.kind.as_str(), d.line, d.end_line))
+            .map(|d| format!("  {} ({}, lines {}-{})\n", d.qualified(), d.kind.as_str(), d.line, d.end_line))
             .collect()
     };
     if !ambiguous.is_empty() {
@@ -281,7 +281,7 @@ mod tests {
             "Parser.parse",
             "parse",
         ] {
-            assert_eq!(find(&defs, name).unwrap().qualified, "Parser::parse", "{name}");
+            assert_eq!(find(&defs, name).unwrap().qualified(), "Parser::parse", "{name}");
         }
         assert!(find(&defs, "Lexer::next").unwrap_err().is_empty());
         let got = replace(rs, Lang::Rust, "Parser::parse", "pub fn parse(&self) -> u8 {\n    2\n}");
@@ -293,6 +293,6 @@ mod tests {
         let defs =
             extract(Lang::Python, "class A:\n    def f(self): pass\nclass B:\n    def f(self): pass\n").defs;
         let err = find(&defs, "f").unwrap_err();
-        assert_eq!(err.iter().map(|d| d.qualified.as_str()).collect::<Vec<_>>(), ["A.f", "B.f"]);
+        assert_eq!(err.iter().map(|d| d.qualified()).collect::<Vec<_>>(), ["A.f", "B.f"]);
     }
 }

@@ -221,7 +221,7 @@ fn ranked(
         && query.chars().all(|c| c.is_alphanumeric() || "_.:".contains(c));
     let name = query.rsplit(['.', ':']).next().unwrap_or(query);
     let defines = |path: &str| {
-        single && snapshot.files.get(path).is_some_and(|e| e.symbols.defs.iter().any(|d| d.name == name))
+        single && snapshot.files.get(path).is_some_and(|e| e.symbols.defs.iter().any(|d| d.name() == name))
     };
     scored.sort_by(|a, b| {
         defines(&b.1.path).cmp(&defines(&a.1.path)).then(b.0.total_cmp(&a.0)).then(a.1.path.cmp(&b.1.path))
@@ -278,8 +278,8 @@ fn by_symbol(snapshot: &Snapshot, scope: &Scope, query: &str, limit: usize) -> O
         if hits.len() < HITS_PER_FILE {
             hits.push(Hit {
                 line: def.line as u64,
-                text: hit_text(&def.header),
-                symbol: Some(def.qualified.clone()),
+                text: hit_text(def.header()),
+                symbol: Some(def.qualified().to_string()),
             });
         }
     }

@@ -76,7 +76,7 @@ impl Includes {
         skip_own: bool,
     ) -> Vec<Found> {
         r.member_through_bases(file, def, depth, skip_own, &|file, def, _| {
-            qualified_defs(r, &format!("{}::{name}", r.def(file, def).qualified), name)
+            qualified_defs(r, &format!("{}::{name}", r.def(file, def).qualified()), name)
         })
     }
 
@@ -91,12 +91,12 @@ impl Includes {
                 let def = &symbols.defs[s.def as usize];
                 // An out-of-line method's body sees its class's members.
                 let around = match s.kind {
-                    ScopeKind::Module | ScopeKind::Class => Some(def.qualified.as_str()),
+                    ScopeKind::Module | ScopeKind::Class => Some(def.qualified()),
                     ScopeKind::Function
                         if def.kind == DefKind::Method
                             && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Class) =>
                     {
-                        def.qualified.rsplit_once("::").map(|(class, _)| class)
+                        def.qualified().rsplit_once("::").map(|(class, _)| class)
                     }
                     _ => None,
                 };
@@ -120,10 +120,10 @@ fn qualified_defs(r: &dyn Binder, qualified: &str, name: &str) -> Vec<Found> {
         .defs_named(name)
         .iter()
         .copied()
-        .filter(|&(f, d)| r.lang(f).spec().family == "c" && r.def(f, d).qualified == qualified)
+        .filter(|&(f, d)| r.lang(f).spec().family == "c" && r.def(f, d).qualified() == qualified)
         .collect();
     let defined: Vec<(u32, u32)> =
-        all.iter().copied().filter(|&(f, d)| !r.def(f, d).header.trim_end().ends_with(';')).collect();
+        all.iter().copied().filter(|&(f, d)| !r.def(f, d).header().trim_end().ends_with(';')).collect();
     let chosen = if defined.is_empty() { all } else { defined };
     chosen.into_iter().map(|(f, d)| r.def_found(f, d)).collect()
 }
@@ -141,13 +141,13 @@ fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<(u32, u32)> {
             }
             // `void Cart::add(…) { this->… }`: the class named before the method.
             if def.kind == DefKind::Method && def.parent.is_none() {
-                let class = def.qualified.rsplit_once("::")?.0;
+                let class = def.qualified().rsplit_once("::")?.0;
                 let name = class.rsplit("::").next().unwrap_or(class);
                 return r
                     .defs_named(name)
                     .iter()
                     .copied()
-                    .find(|&(f, d)| r.def(f, d).kind == DefKind::Class && r.def(f, d).qualified == class);
+                    .find(|&(f, d)| r.def(f, d).kind == DefKind::Class && r.def(f, d).qualified() == class);
             }
         }
         scope = s.parent;
@@ -192,7 +192,7 @@ impl Tables for Includes {
                 let def = r.def(f, d);
                 r.lang(f).spec().family == "c"
                     && def.parent.is_none()
-                    && (f == file || !def.signature.starts_with("static "))
+                    && (f == file || !def.signature().starts_with("static "))
             })
             .collect();
         match global.as_slice() {

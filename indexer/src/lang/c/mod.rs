@@ -94,7 +94,7 @@ impl Language for CFamily {
     }
 
     fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
-        def.signature.starts_with("static ")
+        def.signature().starts_with("static ")
     }
 
     fn is_protocol_method(&self, name: &str) -> bool {

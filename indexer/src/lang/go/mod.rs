@@ -96,7 +96,7 @@ impl Language for Go {
     }
 
     fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
-        def.name.starts_with(|c: char| c.is_lowercase() || c == '_')
+        def.name().starts_with(|c: char| c.is_lowercase() || c == '_')
     }
 
     fn is_internal_path(&self, path: &str) -> bool {

@@ -131,11 +131,11 @@ impl Packages {
         if ty.kind == DefKind::Interface {
             return r.children_named(file, def, name);
         }
-        let qualified = format!("{}.{name}", ty.name);
+        let qualified = format!("{}.{name}", ty.name());
         let mut found = Vec::new();
         for &f in self.package_of(file) {
             for (i, d) in r.symbols(f).defs.iter().enumerate() {
-                if d.kind == DefKind::Method && d.parent.is_none() && d.qualified == qualified {
+                if d.kind == DefKind::Method && d.parent.is_none() && d.qualified() == qualified {
                     found.push(r.def_found(f, i as u32));
                 }
             }

@@ -243,8 +243,8 @@ impl Language for Ecma {
     }
 
     fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
-        def.name.starts_with(['#', '_'])
-            || def.signature.split_whitespace().take_while(|w| !w.contains('(')).any(|w| w == "private")
+        def.name().starts_with(['#', '_'])
+            || def.signature().split_whitespace().take_while(|w| !w.contains('(')).any(|w| w == "private")
     }
 
     fn is_protocol_method(&self, name: &str) -> bool {

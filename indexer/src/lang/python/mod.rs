@@ -103,7 +103,7 @@ impl Language for Python {
     }
 
     fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
-        def.name.starts_with('_') && !def.name.ends_with("__")
+        def.name().starts_with('_') && !def.name().ends_with("__")
     }
 
     fn is_receiver(&self, name: &str) -> bool {
@@ -115,7 +115,7 @@ impl Language for Python {
     }
 
     fn is_type_parameter(&self, def: &Def) -> bool {
-        let Some((_, value)) = def.signature.split_once('=') else { return false };
+        let Some((_, value)) = def.signature().split_once('=') else { return false };
         let callee = value.trim().split('(').next().unwrap_or("");
         let last = callee.rsplit('.').next().unwrap_or(callee).trim();
         value.contains('(') && matches!(last, "TypeVar" | "ParamSpec" | "TypeVarTuple")

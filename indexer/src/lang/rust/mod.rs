@@ -135,12 +135,12 @@ impl Language for Rust {
         // Items of a trait are as public as the trait.
         let in_trait = parent.is_some_and(|p| p.kind == DefKind::Interface);
         // `pub(crate)`, `pub(super)` and `pub(in path)` keep an item inside its crate.
-        let public = def.signature.starts_with("pub ") || def.signature.contains(" pub ");
+        let public = def.signature().starts_with("pub ") || def.signature().contains(" pub ");
         !in_trait && !public
     }
 
     fn names_a_file(&self, def: &Def) -> bool {
-        def.kind == DefKind::Module && def.signature.ends_with(';')
+        def.kind == DefKind::Module && def.signature().ends_with(';')
     }
 
     fn scope_kind(&self, node_kind: &str) -> ScopeKind {

@@ -120,7 +120,7 @@ impl Modules {
     /// which asks for impls again: on this thread, while impls are being found, every type
     /// has none (and no glob answer is kept).
     fn impls_of(&self, r: &dyn Binder, ty: (u32, u32)) -> Arc<[ImplOf]> {
-        let name = r.def(ty.0, ty.1).name.as_str();
+        let name = r.def(ty.0, ty.1).name();
         {
             let known = self.impls.by_type.read().unwrap_or_else(|e| e.into_inner());
             if let Some(list) = known.types.get(&ty) {
@@ -150,7 +150,7 @@ impl Modules {
                 })
             };
             let Some(of) = class(symbols.text(imp.self_ty)) else { continue };
-            if r.def(of.0, of.1).name != name {
+            if r.def(of.0, of.1).name() != name {
                 continue;
             }
             let trait_def = if imp.trait_path == NONE { None } else { class(symbols.text(imp.trait_path)) };
@@ -206,7 +206,7 @@ impl Tree {
                 let mut p = def.parent;
                 while let Some(x) = p {
                     if symbols.defs[x as usize].kind == DefKind::Module && inline.contains(&x) {
-                        nested.push(&symbols.defs[x as usize].name);
+                        nested.push(symbols.defs[x as usize].name());
                         if around == NONE {
                             around = x;
                         }
@@ -224,8 +224,8 @@ impl Tree {
                     for n in &nested {
                         base = join_dir(&base, n);
                     }
-                    let flat = format!("{}.rs", join_dir(&base, &def.name));
-                    let nested_mod = format!("{}/mod.rs", join_dir(&base, &def.name));
+                    let flat = format!("{}.rs", join_dir(&base, def.name()));
+                    let nested_mod = format!("{}/mod.rs", join_dir(&base, def.name()));
                     by_path.get(flat.as_str()).or_else(|| by_path.get(nested_mod.as_str())).copied()
                 });
                 if let Some(child) = found
@@ -235,7 +235,7 @@ impl Tree {
                     parent.insert(child, (i as u32, around));
                     decl_child.insert((i as u32, d as u32), child);
                     let mut names: Vec<String> = nested.iter().map(|s| s.to_string()).collect();
-                    names.push(def.name.clone());
+                    names.push(def.name().to_string());
                     decl_names.insert(child, names);
                 }
             }
@@ -768,8 +768,8 @@ impl ImplIndex {
         let mut aliases: HashSet<&str> = HashSet::new();
         for def in rust().flat_map(|f| r.symbols(f).defs.iter()) {
             match def.kind {
-                DefKind::Class | DefKind::Enum | DefKind::Interface => types.insert(def.name.as_str()),
-                DefKind::Type => aliases.insert(def.name.as_str()),
+                DefKind::Class | DefKind::Enum | DefKind::Interface => types.insert(def.name()),
+                DefKind::Type => aliases.insert(def.name()),
                 _ => false,
             };
         }
@@ -799,7 +799,7 @@ fn impl_items<'a>(r: &'a dyn Binder, file: u32, imp: u32, name: &'a str) -> impl
     let inside = move |d: &crate::symbols::Def| block.start.line <= d.line && d.end_line <= block.end.line;
     symbols.defs.iter().enumerate().filter_map(move |(i, d)| {
         let direct = d.parent.is_none_or(|p| !inside(&symbols.defs[p as usize]));
-        (d.name == name && inside(d) && direct).then_some(i as u32)
+        (d.name() == name && inside(d) && direct).then_some(i as u32)
     })
 }
 
