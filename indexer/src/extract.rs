@@ -149,7 +149,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let syntax_issues = if tree.root_node().has_error() { count_issues(tree.root_node()) } else { 0 };
     FileSymbols {
         defs,
-        refs,
+        refs: refs.into_iter().collect(),
         names: interner.into_names(),
         syntax_issues,
         scopes,
@@ -632,7 +632,7 @@ mod tests {
             .iter()
             .map(|r| {
                 let inside = r.enclosing().map(|d| fs.defs[d as usize].qualified()).unwrap_or("-");
-                format!("{}:{} {} {} in {inside}", r.line, r.column(), fs.ref_name(r), r.kind().as_str())
+                format!("{}:{} {} {} in {inside}", r.line, r.column(), fs.ref_name(&r), r.kind().as_str())
             })
             .collect()
     }
@@ -827,7 +827,7 @@ const PI: f64 = 3.14;
                 r.line,
                 r.column(),
                 fs.text(r.qualifier),
-                fs.ref_name(r)
+                fs.ref_name(&r)
             ));
         }
         for im in &fs.impls {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::meaning::Target;
 use crate::resolve::Resolver;
 use crate::snapshot::{FileEntry, Snapshot};
-use crate::symbols::RefKind;
+use crate::symbols::{Ref, RefKind};
 
 /// How much one reference counts, by kind: a call, an import, a base class or a type use says
 /// more about a dependency than a bare name.
@@ -118,8 +118,7 @@ pub(crate) fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, L
 
 /// The parts reference `r` (number `i` of `file`) gives: its weight over what it resolves to, or
 /// a share of it over a few candidates; nothing for a reference to its own definition.
-fn resolve_parts(resolver: &Resolver, file: u32, i: u32, out: &mut Vec<Part>) {
-    let r = &resolver.entry(file).symbols.refs[i as usize];
+fn resolve_parts(resolver: &Resolver, file: u32, (i, r): (u32, &Ref), out: &mut Vec<Part>) {
     let src = r.enclosing().map_or(0, |d| 1 + d);
     let resolution = resolver.resolve_ref_within(file, r, MAX_CANDIDATES);
     let (targets, share) = if !resolution.resolved.is_empty() {
@@ -146,8 +145,8 @@ fn resolve_parts(resolver: &Resolver, file: u32, i: u32, out: &mut Vec<Part>) {
 /// Every reference of `file` resolved.
 fn file_out(resolver: &Resolver, file: u32) -> FileOut {
     let mut parts = Vec::new();
-    for i in 0..resolver.entry(file).symbols.refs.len() as u32 {
-        resolve_parts(resolver, file, i, &mut parts);
+    for (i, r) in resolver.entry(file).symbols.refs.iter().enumerate() {
+        resolve_parts(resolver, file, (i as u32, &r), &mut parts);
     }
     FileOut::new(parts)
 }
@@ -305,9 +304,9 @@ fn file_out_updated(
     for (i, r) in symbols.refs.iter().enumerate() {
         let i = i as u32;
         let kept = old.peek().is_some_and(|p| p.r == i);
-        if touches(symbols, r, names) {
+        if touches(symbols, &r, names) {
             while old.next_if(|p| p.r == i).is_some() {}
-            resolve_parts(resolver, file, i, &mut parts);
+            resolve_parts(resolver, file, (i, &r), &mut parts);
         } else if kept {
             while let Some(p) = old.next_if(|p| p.r == i) {
                 parts.push(*p);

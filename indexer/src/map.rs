@@ -769,12 +769,12 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
         for r in &symbols.refs {
             if r.kind() != crate::symbols::RefKind::Import
                 || r.enclosing().is_some()
-                || !(whole || exports.contains(symbols.ref_name(r)))
+                || !(whole || exports.contains(symbols.ref_name(&r)))
             {
                 continue;
             }
             // A definition, or a module-level constant bound where it is defined.
-            for target in resolver.resolve_ref(f, r).resolved {
+            for target in resolver.resolve_ref(f, &r).resolved {
                 if let Some((file, local)) = crate::graph::target_node(&resolver, target)
                     && local > 0
                 {

@@ -259,13 +259,193 @@ impl Ref {
     }
 }
 
+/// A file's references in source order, packed: each a few bytes (LEB128 numbers, the line as a
+/// step from the one before, the enclosing definition as a flag when it is the one before's),
+/// with every [`REFS_PER_MARK`]th starting afresh at a mark so one is found without decoding the
+/// file. A workspace of 30,000 files has 18.7 million references: 374 MB at 20 bytes each.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refs {
+    bytes: Vec<u8>,
+    /// Where reference `k * REFS_PER_MARK` starts in `bytes`.
+    marks: Vec<u32>,
+    len: u32,
+}
+
+/// References between marks.
+const REFS_PER_MARK: usize = 16;
+/// A packed reference's first byte: the kind in the low bits, then these flags.
+const SAME_ENCLOSING: u8 = 1 << 3;
+const HAS_ENCLOSING: u8 = 1 << 4;
+const HAS_QUALIFIER: u8 = 1 << 5;
+
+fn put_number(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn take_number(bytes: &[u8], at: &mut usize) -> u32 {
+    let mut n = 0u32;
+    let mut shift = 0;
+    loop {
+        // Past the end (a damaged saved index) reads as zeros, never out of bounds.
+        let byte = bytes.get(*at).copied().unwrap_or(0);
+        *at += 1;
+        n |= u32::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return n;
+        }
+        shift += 7;
+    }
+}
+
+/// A signed step as an unsigned number: 0, -1, 1, -2, … as 0, 1, 2, 3, …
+fn zigzag(step: i64) -> u32 {
+    ((step << 1) ^ (step >> 63)) as u32
+}
+
+fn unzigzag(n: u32) -> i64 {
+    i64::from(n >> 1) ^ -i64::from(n & 1)
+}
+
+impl Refs {
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Reference `i`, if there is one.
+    pub fn get(&self, i: usize) -> Option<Ref> {
+        if i >= self.len() {
+            return None;
+        }
+        self.iter_from(i / REFS_PER_MARK * REFS_PER_MARK).nth(i % REFS_PER_MARK)
+    }
+
+    /// Every reference, in source order.
+    pub fn iter(&self) -> RefIter<'_> {
+        self.iter_from(0)
+    }
+
+    /// The references from `start` on, `start` a multiple of [`REFS_PER_MARK`].
+    fn iter_from(&self, start: usize) -> RefIter<'_> {
+        let at = self.marks.get(start / REFS_PER_MARK).map_or(self.bytes.len(), |&m| m as usize);
+        RefIter { refs: self, next: start, at, line: 0, enclosing: None }
+    }
+
+    /// The index of the first reference on `line` or after it.
+    pub fn first_at_or_after(&self, line: u32) -> usize {
+        // The last mark whose reference is before the line, then on from it.
+        let block = self.marks.partition_point(|&m| {
+            let mut at = m as usize + 1;
+            unzigzag(take_number(&self.bytes, &mut at)) < i64::from(line)
+        });
+        let start = block.saturating_sub(1) * REFS_PER_MARK;
+        start + self.iter_from(start).take_while(|r| r.line < line).count()
+    }
+}
+
+impl FromIterator<Ref> for Refs {
+    fn from_iter<I: IntoIterator<Item = Ref>>(refs: I) -> Refs {
+        let mut out = Refs::default();
+        let (mut line, mut enclosing) = (0, None);
+        for (i, r) in refs.into_iter().enumerate() {
+            if i.is_multiple_of(REFS_PER_MARK) {
+                out.marks.push(out.bytes.len() as u32);
+                (line, enclosing) = (0, None);
+            }
+            let mut flags = r.kind() as u8;
+            if r.enclosing() == enclosing {
+                flags |= SAME_ENCLOSING;
+            } else if r.enclosing().is_some() {
+                flags |= HAS_ENCLOSING;
+            }
+            if r.qualifier != u32::MAX {
+                flags |= HAS_QUALIFIER;
+            }
+            out.bytes.push(flags);
+            // In source order, a line is the one before's or later; a step back still packs.
+            put_number(&mut out.bytes, zigzag(i64::from(r.line) - i64::from(line)));
+            put_number(&mut out.bytes, r.column());
+            put_number(&mut out.bytes, r.name);
+            if flags & HAS_ENCLOSING != 0 {
+                put_number(&mut out.bytes, r.enclosing().unwrap_or_default());
+            }
+            if flags & HAS_QUALIFIER != 0 {
+                put_number(&mut out.bytes, r.qualifier);
+            }
+            (line, enclosing) = (r.line, r.enclosing());
+            out.len += 1;
+        }
+        out.bytes.shrink_to_fit();
+        out.marks.shrink_to_fit();
+        out
+    }
+}
+
+/// The references of a [`Refs`], decoded in order.
+pub struct RefIter<'a> {
+    refs: &'a Refs,
+    next: usize,
+    at: usize,
+    line: u32,
+    enclosing: Option<u32>,
+}
+
+impl Iterator for RefIter<'_> {
+    type Item = Ref;
+
+    fn next(&mut self) -> Option<Ref> {
+        if self.next >= self.refs.len() {
+            return None;
+        }
+        if self.next.is_multiple_of(REFS_PER_MARK) {
+            (self.line, self.enclosing) = (0, None);
+        }
+        let bytes = &self.refs.bytes;
+        let flags = bytes.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        self.line = (i64::from(self.line) + unzigzag(take_number(bytes, &mut self.at))) as u32;
+        let column = take_number(bytes, &mut self.at);
+        let name = take_number(bytes, &mut self.at);
+        if flags & SAME_ENCLOSING == 0 {
+            self.enclosing = (flags & HAS_ENCLOSING != 0).then(|| take_number(bytes, &mut self.at));
+        }
+        let qualifier = if flags & HAS_QUALIFIER != 0 { take_number(bytes, &mut self.at) } else { u32::MAX };
+        let kind = RefKind::ALL[usize::from(flags & ((1 << KIND_BITS) - 1))];
+        self.next += 1;
+        Some(Ref::new(name, self.line, column, kind, self.enclosing, qualifier))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.refs.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for RefIter<'_> {}
+
+impl<'a> IntoIterator for &'a Refs {
+    type Item = Ref;
+    type IntoIter = RefIter<'a>;
+
+    fn into_iter(self) -> RefIter<'a> {
+        self.iter()
+    }
+}
+
 /// Everything one file defines and references.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileSymbols {
     /// In source order.
     pub defs: Vec<Def>,
     /// In source order.
-    pub refs: Vec<Ref>,
+    pub refs: Refs,
     /// The distinct names and paths the fields below point at; `Ref::name` indexes this.
     pub names: Names,
     /// Places where the parser had to recover (0 for a clean file).
@@ -370,6 +550,37 @@ mod tests {
             }
         }
         assert_eq!(std::mem::size_of::<Ref>(), 20);
+    }
+
+    #[test]
+    fn packed_references_give_back_each_reference_in_order_and_by_number() {
+        // Lines mostly rising, one step back; enclosing definitions repeating, changing and
+        // ending; qualifiers on some; numbers past one byte; more than one mark's worth.
+        let refs: Vec<Ref> = (0..53u32)
+            .map(|i| {
+                let line = if i == 20 { 3 } else { 1 + i / 3 * 70 };
+                let enclosing = match i % 7 {
+                    0..=2 => Some(i / 7),
+                    3 => None,
+                    _ => Some(200 + i),
+                };
+                let qualifier = if i % 4 == 0 { 300 * i } else { u32::MAX };
+                Ref::new(i * 37, line, 1 + i * 11, RefKind::ALL[i as usize % 7], enclosing, qualifier)
+            })
+            .collect();
+        let packed: Refs = refs.iter().copied().collect();
+        assert_eq!(packed.len(), refs.len());
+        assert_eq!(packed.iter().collect::<Vec<_>>(), refs);
+        for (i, r) in refs.iter().enumerate() {
+            assert_eq!(packed.get(i), Some(*r), "reference {i}");
+        }
+        assert_eq!(packed.get(refs.len()), None);
+        let rising: Refs = refs.iter().copied().filter(|r| r.line != 3).collect();
+        let lines: Vec<u32> = rising.iter().map(|r| r.line).collect();
+        for line in [0, 1, 2, 71, 72, 700, 1191, 5000] {
+            assert_eq!(rising.first_at_or_after(line), lines.partition_point(|&l| l < line), "line {line}");
+        }
+        assert!(Refs::default().iter().next().is_none());
     }
 
     #[test]

@@ -123,7 +123,7 @@ fn answers(resolver: &tack_indexer::Resolver) -> Vec<String> {
             }
         }
         for r in &symbols.refs {
-            out.push(format!("{} {:?}: {:?}", resolver.path(file), r, resolver.resolve_ref(file, r)));
+            out.push(format!("{} {:?}: {:?}", resolver.path(file), r, resolver.resolve_ref(file, &r)));
         }
     }
     out

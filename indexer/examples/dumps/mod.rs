@@ -25,7 +25,7 @@ pub fn resolution_facts(resolver: &tack_indexer::Resolver) -> String {
     for file in 0..resolver.n_files() as u32 {
         let symbols = &resolver.entry(file).symbols;
         for r in &symbols.refs {
-            let _ = writeln!(out, "{} {:?}: {:?}", resolver.path(file), r, resolver.resolve_ref(file, r));
+            let _ = writeln!(out, "{} {:?}: {:?}", resolver.path(file), r, resolver.resolve_ref(file, &r));
         }
         for def in &symbols.defs {
             n_defs += 1;

@@ -382,7 +382,7 @@ impl Resolver {
             .iter()
             .filter(move |b| b.kind() == RefKind::Inheritance && b.enclosing() == Some(class))
             .filter_map(move |base| {
-                let name = symbols.ref_name(base);
+                let name = symbols.ref_name(&base);
                 let chain = if base.qualifier == NONE {
                     name.to_string()
                 } else {

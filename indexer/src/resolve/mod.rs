@@ -198,7 +198,7 @@ fn each_name<'a>(
     let mut seen = vec![false; symbols.names.len()];
     for r in &symbols.refs {
         if !std::mem::replace(&mut seen[r.name as usize], true) {
-            reference(symbols.ref_name(r), i);
+            reference(symbols.ref_name(&r), i);
         }
     }
 }

@@ -93,11 +93,11 @@ impl Resolver {
             }
         }
         // A reference.
-        let first = symbols.refs.partition_point(|r| r.line < pos.line);
-        for r in symbols.refs[first..].iter().take_while(|r| r.line == pos.line) {
-            let name = symbols.ref_name(r);
+        let first = symbols.refs.first_at_or_after(pos.line);
+        for r in symbols.refs.iter().skip(first).take_while(|r| r.line == pos.line) {
+            let name = symbols.ref_name(&r);
             if r.column() <= pos.column && pos.column <= r.column() + name.len() as u32 {
-                return Some(AtPosition { name: name.to_string(), resolution: self.resolve_ref(file, r) });
+                return Some(AtPosition { name: name.to_string(), resolution: self.resolve_ref(file, &r) });
             }
         }
         // An import before a binding at the same place (`const { f } = require('./m')`
@@ -332,7 +332,7 @@ impl Resolver {
             let symbols = self.symbols(file);
             let Some(id) = self.name_id(file, &name) else { continue };
             for r in symbols.refs.iter().filter(|r| r.name == id) {
-                let resolution = self.resolve_ref(file, r);
+                let resolution = self.resolve_ref(file, &r);
                 let hit = || Hit {
                     file,
                     line: r.line,
@@ -409,7 +409,7 @@ impl Resolver {
             if !inside(r.enclosing()) {
                 continue;
             }
-            let resolution = self.resolve_ref(file, r);
+            let resolution = self.resolve_ref(file, &r);
             resolved.extend(resolution.resolved);
             candidates.extend(resolution.candidates);
         }

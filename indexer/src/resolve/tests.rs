@@ -1705,6 +1705,7 @@ fn a_capped_candidate_list_is_the_head_of_the_whole_one() {
     let file = resolver.file_index(&path).unwrap();
     let symbols = &resolver.entry(file).symbols;
     let r = symbols.refs.iter().find(|r| symbols.ref_name(r) == "run").expect("the call of run");
+    let r = &r;
     let whole = resolver.resolve_ref(file, r).candidates;
     assert_eq!(whole.len(), 6, "{}", render(&resolver, &whole));
     for most in [0, 2, 4] {
