@@ -119,11 +119,13 @@ pub struct Def {
     pub end_byte: u32,
     /// The innermost enclosing definition, as an index into the file's `defs`.
     pub parent: Option<u32>,
-    /// The name, qualified name, header, signature and doc line, end to end.
+    /// The name, qualified name, header, signature and doc line, end to end; the signature is
+    /// left out when the header holds it (a one-line signature: `def add(self, item)` in
+    /// `    def add(self, item):`, nearly every definition), and taken from there.
     text: Box<str>,
-    /// Where the name, the qualified name, the header and the signature end in `text`; the doc
-    /// line is the rest.
-    ends: [u32; 4],
+    /// Where the name, the qualified name and the header end in `text`, then where the
+    /// signature starts and ends; the doc line is the rest.
+    spans: [u32; 5],
     has_doc: bool,
 }
 
@@ -151,13 +153,15 @@ impl Def {
         text: DefText<'_>,
     ) -> Def {
         let DefText { qualified, header, signature, doc } = text;
-        let all = [name, qualified, header, signature, doc.unwrap_or("")].concat();
-        let mut ends = [0u32; 4];
-        let mut at = 0;
-        for (end, part) in ends.iter_mut().zip([name, qualified, header, signature]) {
-            at += part.len() as u32;
-            *end = at;
-        }
+        let inside = header.find(signature).filter(|_| !signature.is_empty());
+        let own_signature = if inside.is_some() { "" } else { signature };
+        let all = [name, qualified, header, own_signature, doc.unwrap_or("")].concat();
+        let name_end = name.len() as u32;
+        let qualified_end = name_end + qualified.len() as u32;
+        let header_end = qualified_end + header.len() as u32;
+        let signature_start = inside.map_or(header_end, |at| qualified_end + at as u32);
+        let spans =
+            [name_end, qualified_end, header_end, signature_start, signature_start + signature.len() as u32];
         Def {
             kind,
             line: lines.0,
@@ -166,38 +170,39 @@ impl Def {
             end_byte: bytes.1,
             parent,
             text: all.into_boxed_str(),
-            ends,
+            spans,
             has_doc: doc.is_some(),
         }
     }
 
     pub fn name(&self) -> &str {
-        &self.text[..self.ends[0] as usize]
+        self.slice(0, 0)
     }
 
     /// Within the file: `Class.method` (Python), `module::Type::method` (Rust).
     pub fn qualified(&self) -> &str {
-        self.part(1)
+        self.slice(self.spans[0], 1)
     }
 
     /// The definition's first source line, as written (indentation kept, trailing space cut).
     pub fn header(&self) -> &str {
-        self.part(2)
+        self.slice(self.spans[1], 2)
     }
 
     /// The signature with whitespace collapsed: `def add(self, item)`, `pub fn new(r: f64) -> Self`.
     pub fn signature(&self) -> &str {
-        self.part(3)
+        self.slice(self.spans[3], 4)
     }
 
-    /// Part `i` of `text` (1 to 3), between the ends before it and its own.
-    fn part(&self, i: usize) -> &str {
-        &self.text[self.ends[i - 1] as usize..self.ends[i] as usize]
+    /// `text` from `start` to span `end`.
+    fn slice(&self, start: u32, end: usize) -> &str {
+        &self.text[start as usize..self.spans[end] as usize]
     }
 
     /// The first line of the docstring or doc comment.
     pub fn doc(&self) -> Option<&str> {
-        self.has_doc.then(|| &self.text[self.ends[3] as usize..])
+        let start = self.spans[2].max(self.spans[4]);
+        self.has_doc.then(|| &self.text[start as usize..])
     }
 }
 
@@ -609,6 +614,9 @@ mod tests {
             );
         }
         assert_eq!(std::mem::size_of::<Def>(), 64);
+        let apart = DefText { qualified: "f", header: "fn f(", signature: "fn f(a: u8)", doc: Some("Doc.") };
+        let apart = Def::new("f", DefKind::Function, (1, 3), (0, 9), None, apart);
+        assert_eq!((apart.header(), apart.signature(), apart.doc()), ("fn f(", "fn f(a: u8)", Some("Doc.")));
         let empty = Def::new("f", DefKind::Function, (1, 1), (0, 0), None, DefText::default());
         assert_eq!((empty.name(), empty.qualified(), empty.header(), empty.doc()), ("f", "", "", None));
     }
