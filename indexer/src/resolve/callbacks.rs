@@ -109,8 +109,9 @@ impl Binder for Resolver {
 
     fn children_named(&self, file: u32, def: u32, name: &str) -> Vec<Found> {
         let defs = &self.symbols(file).defs;
-        (0..defs.len() as u32)
-            .filter(|&d| defs[d as usize].parent == Some(def) && defs[d as usize].name() == name)
+        self.ctx(file)
+            .children_of(def)
+            .filter(|&d| defs[d as usize].name() == name)
             .map(|d| self.def_found(file, d))
             .collect()
     }

@@ -377,22 +377,18 @@ impl Resolver {
     /// class itself left out; evaluated as the caller walks them.
     pub(crate) fn bases(&self, file: u32, class: u32, depth: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
         let symbols = self.symbols(file);
-        symbols
-            .refs
-            .iter()
-            .filter(move |b| b.kind() == RefKind::Inheritance && b.enclosing() == Some(class))
-            .filter_map(move |base| {
-                let name = symbols.ref_name(&base);
-                let chain = if base.qualifier == NONE {
-                    name.to_string()
-                } else {
-                    format!("{}.{name}", symbols.text(base.qualifier))
-                };
-                match self.eval_chain(file, Pos::new(base.line, base.column()), &chain, depth + 1) {
-                    Some(Value::Class(bf, bd)) if (bf, bd) != (file, class) => Some((bf, bd)),
-                    _ => None,
-                }
-            })
+        self.ctx(file).bases_of(class).filter_map(move |base| {
+            let name = symbols.ref_name(base);
+            let chain = if base.qualifier == NONE {
+                name.to_string()
+            } else {
+                format!("{}.{name}", symbols.text(base.qualifier))
+            };
+            match self.eval_chain(file, Pos::new(base.line, base.column()), &chain, depth + 1) {
+                Some(Value::Class(bf, bd)) if (bf, bd) != (file, class) => Some((bf, bd)),
+                _ => None,
+            }
+        })
     }
 
     /// A member as a glob import sees it: Python's `__all__` or public names.

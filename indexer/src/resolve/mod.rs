@@ -40,6 +40,11 @@ pub(crate) struct FileCtx {
     /// For each definition, the scope its name is bound in ([`NONE`]: reached only through its
     /// type, like a Rust method).
     def_scope: Vec<u32>,
+    /// Each class's inheritance references, in order, by class: a member lookup walks a
+    /// class's bases at every step, and found them by decoding every reference of the file.
+    bases: Vec<(u32, crate::symbols::Ref)>,
+    /// (parent, child) for every nested definition, in order.
+    children: Vec<(u32, u32)>,
 }
 
 /// Name resolution over one snapshot.
@@ -463,7 +468,29 @@ impl FileCtx {
         }
         entries.sort_by_key(|e| (e.scope, e.name, e.pos));
         entries.shrink_to_fit();
-        FileCtx { by_text, extra, entries, own_scope, def_scope }
+        let mut bases: Vec<(u32, crate::symbols::Ref)> = symbols
+            .refs
+            .iter()
+            .filter(|r| r.kind() == crate::symbols::RefKind::Inheritance)
+            .filter_map(|r| Some((r.enclosing()?, r)))
+            .collect();
+        bases.sort_by_key(|&(class, _)| class);
+        let mut children: Vec<(u32, u32)> =
+            symbols.defs.iter().enumerate().filter_map(|(d, def)| Some((def.parent?, d as u32))).collect();
+        children.sort_unstable();
+        FileCtx { by_text, extra, entries, own_scope, def_scope, bases, children }
+    }
+
+    /// The inheritance references of class `class`, in order.
+    pub(crate) fn bases_of(&self, class: u32) -> impl Iterator<Item = &crate::symbols::Ref> {
+        let start = self.bases.partition_point(|&(c, _)| c < class);
+        self.bases[start..].iter().take_while(move |&&(c, _)| c == class).map(|(_, r)| r)
+    }
+
+    /// The definitions directly inside `def`, in order.
+    pub(crate) fn children_of(&self, def: u32) -> impl Iterator<Item = u32> + '_ {
+        let start = self.children.partition_point(|&(p, _)| p < def);
+        self.children[start..].iter().take_while(move |&&(p, _)| p == def).map(|&(_, d)| d)
     }
 
     /// The id of `name` in the file of `symbols` (the file this context was built from).
