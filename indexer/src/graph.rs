@@ -44,12 +44,27 @@ type Local = u32;
 /// file `dst_file`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Part {
-    /// The reference's index in its file's `refs`.
+    /// The reference's index in its file's `refs`, with [`GUESS`] set when the part is one of
+    /// a reference's candidates rather than what it resolves to.
     r: u32,
     src: Local,
     dst_file: u32,
     dst: Local,
     weight: f32,
+}
+
+/// [`Part::r`]'s flag for a candidate.
+const GUESS: u32 = 1 << 31;
+
+impl Part {
+    /// The reference's index in its file's `refs`.
+    fn r(&self) -> u32 {
+        self.r & !GUESS
+    }
+
+    fn guess(&self) -> bool {
+        self.r & GUESS != 0
+    }
 }
 
 /// One file's outgoing references, resolved: each reference's parts in reference order, and
@@ -91,6 +106,17 @@ impl FileOut {
     }
 }
 
+/// Which resolved references a file has in a graph: equal in two graphs when the later one kept
+/// the earlier one's (the file and what its references bind did not change).
+#[derive(Debug, Clone)]
+pub(crate) struct OutId(Arc<FileOut>);
+
+impl PartialEq for OutId {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// The node a resolved target is, as (file, local node): a definition, a module (its file's
 /// node), or a module-level constant whose binding is its identity; `None` for what is no
 /// node (a local variable, a name imported from outside).
@@ -121,12 +147,12 @@ pub(crate) fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, L
 fn resolve_parts(resolver: &Resolver, file: u32, (i, r): (u32, &Ref), out: &mut Vec<Part>) {
     let src = r.enclosing().map_or(0, |d| 1 + d);
     let resolution = resolver.resolve_ref_within(file, r, MAX_CANDIDATES);
-    let (targets, share) = if !resolution.resolved.is_empty() {
-        (resolution.resolved, 1.0)
+    let (targets, share, r_flagged) = if !resolution.resolved.is_empty() {
+        (resolution.resolved, 1.0, i)
     } else if resolution.candidates.len() <= MAX_CANDIDATES {
         let entry = resolver.entry(file);
         let std = entry.lang.spec().std_methods.contains(&entry.symbols.ref_name(r));
-        (resolution.candidates, if std { STD_METHOD_SHARE } else { CANDIDATE_SHARE })
+        (resolution.candidates, if std { STD_METHOD_SHARE } else { CANDIDATE_SHARE }, i | GUESS)
     } else {
         return;
     };
@@ -137,7 +163,7 @@ fn resolve_parts(resolver: &Resolver, file: u32, (i, r): (u32, &Ref), out: &mut 
     let weight = ref_weight(r.kind()) * share / nodes.len() as f32;
     for (dst_file, dst) in nodes {
         if (dst_file, dst) != (file, src) {
-            out.push(Part { r: i, src, dst_file, dst, weight });
+            out.push(Part { r: r_flagged, src, dst_file, dst, weight });
         }
     }
 }
@@ -303,12 +329,12 @@ fn file_out_updated(
     let mut old = previous.parts.iter().peekable();
     for (i, r) in symbols.refs.iter().enumerate() {
         let i = i as u32;
-        let kept = old.peek().is_some_and(|p| p.r == i);
+        let kept = old.peek().is_some_and(|p| p.r() == i);
         if touches(symbols, &r, names) {
-            while old.next_if(|p| p.r == i).is_some() {}
+            while old.next_if(|p| p.r() == i).is_some() {}
             resolve_parts(resolver, file, (i, &r), &mut parts);
         } else if kept {
-            while let Some(p) = old.next_if(|p| p.r == i) {
+            while let Some(p) = old.next_if(|p| p.r() == i) {
                 parts.push(*p);
             }
         }
@@ -447,7 +473,7 @@ pub struct Ranks {
 
 /// Bumped whenever what a reference resolves to, or how its parts are weighed, changes: saved
 /// parts of another version are resolved again.
-const SAVED_VERSION: u32 = 2;
+const SAVED_VERSION: u32 = 3;
 
 /// A graph's resolved references as they are saved beside the index, for the snapshot whose
 /// files (paths and contents) hash to `files`.
@@ -516,7 +542,7 @@ impl SymbolGraph {
         let n_defs: Vec<u32> = snapshot.files.values().map(|e| e.symbols.defs.len() as u32).collect();
         let fits = saved.parts.iter().zip(snapshot.files.values()).all(|(parts, entry)| {
             parts.iter().all(|p| {
-                (p.r as usize) < entry.symbols.refs.len()
+                (p.r() as usize) < entry.symbols.refs.len()
                     && p.src <= entry.symbols.defs.len() as u32
                     && n_defs.get(p.dst_file as usize).is_some_and(|&n| p.dst <= n)
             })
@@ -683,6 +709,22 @@ impl SymbolGraph {
         let file = self.node_base.partition_point(|&b| b <= node) - 1;
         let local = node - self.node_base[file];
         (file, (local > 0).then(|| local as usize - 1))
+    }
+
+    /// Which resolved references file `file` has.
+    pub(crate) fn out_id(&self, file: usize) -> OutId {
+        OutId(self.out[file].clone())
+    }
+
+    /// Whether an edge leaves `node`.
+    pub(crate) fn has_edges_from(&self, node: u32) -> bool {
+        !self.graph.neighbors_slice(node).is_empty()
+    }
+
+    /// What the references of file `file` resolve to, guesses left out: (reference number,
+    /// target file, the target's node within it), in reference order.
+    pub(crate) fn resolved_parts(&self, file: usize) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.out[file].parts.iter().filter(|p| !p.guess()).map(|p| (p.r(), p.dst_file, p.dst))
     }
 
     fn names(&self) -> &Names {

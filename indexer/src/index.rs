@@ -326,6 +326,7 @@ impl Index {
             previous.derived.get::<SymbolGraph>().and_then(|g| SymbolGraph::update(&g, previous, &snapshot))
         {
             snapshot.derived.set(Arc::new(graph));
+            crate::map::carry_tables(previous, &snapshot);
         }
         let graph_done = started.elapsed();
         // The graph resolves every reference, on rayon's threads.

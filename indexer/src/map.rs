@@ -97,7 +97,11 @@ pub fn repo_map(
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
-    let tables = snapshot.derived.get_or_init(|| Tables::build(snapshot, &graph));
+    let tables = snapshot.derived.get_or_init(|| {
+        let previous =
+            snapshot.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").take());
+        Tables::build(snapshot, &graph, previous.as_deref())
+    });
     let tables_done = started.elapsed();
     let focus_nodes = focus_defs(snapshot, &graph, &focus_set);
     let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set, &focus_nodes);
@@ -522,21 +526,52 @@ pub(crate) struct Tables {
     user_list: Vec<u32>,
     /// The most definitions that share one line of one file (at least 1).
     max_per_line: usize,
+    /// Each file's part, for the next snapshot's tables.
+    files: Vec<Arc<FileCare>>,
+    /// The names of the repository's interfaces, sorted: what a file's part also depends on.
+    interfaces: Vec<String>,
 }
 
-/// One file's part of [`Tables`]: its node, then each definition's.
+/// The map tables of the snapshot a new one was made from, for the new one's tables to take
+/// what is the same from.
+#[derive(Debug, Default)]
+pub(crate) struct TablesSeed(std::sync::Mutex<Option<Arc<Tables>>>);
+
+/// Hands `previous`'s map tables (or, when it built none, those it was handed) to `next`,
+/// whose graph was updated from `previous`'s: `next`'s tables then take each file's part that
+/// is still the same instead of making it again.
+pub(crate) fn carry_tables(previous: &Snapshot, next: &Snapshot) {
+    let tables = previous.derived.get::<Tables>().or_else(|| {
+        previous.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").clone())
+    });
+    if let Some(tables) = tables {
+        next.derived.set(Arc::new(TablesSeed(std::sync::Mutex::new(Some(tables)))));
+    }
+}
+
+/// One file's part of [`Tables`]: its node, then each definition's, numbered within the file
+/// (`parent` and `first_twin` too); and what it was made from, so the tables of a later
+/// snapshot take it when its file and the file's resolved references are the same.
+#[derive(Debug)]
 struct FileCare {
     care: Vec<f32>,
     entry: Vec<bool>,
     parent: Vec<u32>,
     first_twin: Vec<u32>,
     max_per_line: usize,
+    file: Arc<FileEntry>,
+    out: crate::graph::OutId,
 }
 
 impl FileCare {
-    /// The file's nodes, the first of them numbered `base`; `names_any` says, per node of the
-    /// file, whether it references anything of the repository.
-    fn of(file: &FileEntry, base: usize, interfaces: &HashSet<&str>, names_any: &[bool]) -> Self {
+    /// The file's nodes; `names_any` says, per node of the file, whether it references anything
+    /// of the repository.
+    fn of(
+        file: &Arc<FileEntry>,
+        out: crate::graph::OutId,
+        interfaces: &HashSet<&str>,
+        names_any: &[bool],
+    ) -> Self {
         let defs = &file.symbols.defs;
         // What a definition or anything inside it names (an interface's method signature names
         // its parameters' types): children come after their parents.
@@ -555,6 +590,8 @@ impl FileCare {
             parent: vec![u32::MAX; nodes],
             first_twin: vec![u32::MAX; nodes],
             max_per_line: 1,
+            file: file.clone(),
+            out,
         };
         out.entry[0] = false;
         let mut lines: Vec<u32> = defs.iter().map(|d| d.line).collect();
@@ -573,14 +610,14 @@ impl FileCare {
             {
                 let previous = local - 1;
                 out.first_twin[local] = if out.first_twin[previous] == u32::MAX {
-                    (base + previous) as u32
+                    previous as u32
                 } else {
                     out.first_twin[previous]
                 };
                 out.entry[local] = false;
             }
             if let Some(p) = def.parent {
-                out.parent[local] = (base + 1 + p as usize) as u32;
+                out.parent[local] = 1 + p;
             }
             let in_tests = aux_file || ancestors(file, d).any(|a| is_test_module(&defs[a]));
             let parent_def = def.parent.map(|p| &defs[p as usize]);
@@ -608,30 +645,50 @@ impl FileCare {
 }
 
 impl Tables {
-    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph) -> Self {
+    /// The tables of `snapshot`, whose graph is `graph`; each file's part is taken from
+    /// `previous` (another snapshot's tables) where its file and resolved references are the
+    /// same.
+    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Tables>) -> Self {
         let started = std::time::Instant::now();
         let n = graph.n_nodes();
-        let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-        let interfaces: HashSet<&str> = entries
+        let arcs: Vec<&Arc<FileEntry>> = snapshot.files.values().collect();
+        let entries: Vec<&FileEntry> = arcs.iter().map(|e| e.as_ref()).collect();
+        let mut interfaces: Vec<&str> = entries
             .iter()
             .flat_map(|e| e.symbols.defs.iter())
             .filter(|d| d.kind == DefKind::Interface)
             .map(|d| d.name())
             .collect();
-        let mut counts = vec![0u32; n + 1];
-        let mut names_any = vec![false; n];
-        for (src, dst, _) in graph.edges() {
-            counts[dst as usize + 1] += 1;
-            names_any[src as usize] = true;
+        interfaces.sort_unstable();
+        interfaces.dedup();
+        // The previous part of each file, by path (both lists are in path order).
+        let previous =
+            previous.filter(|p| p.interfaces.iter().map(String::as_str).eq(interfaces.iter().copied()));
+        let mut before: Vec<Option<&Arc<FileCare>>> = vec![None; entries.len()];
+        if let Some(previous) = previous {
+            let mut old = previous.files.iter().peekable();
+            for (f, entry) in entries.iter().enumerate() {
+                while old.next_if(|o| o.file.path < entry.path).is_some() {}
+                before[f] = old.next_if(|o| o.file.path == entry.path);
+            }
         }
+        let interface_set: HashSet<&str> = interfaces.iter().copied().collect();
         // Each file's nodes on rayon's threads, then laid end to end: files are numbered in
         // order and each file's node comes before its definitions'.
-        let per_file: Vec<FileCare> = entries
+        let files: Vec<Arc<FileCare>> = arcs
             .par_iter()
             .enumerate()
             .map(|(f, file)| {
-                let (base, next) = (graph.file_node(f) as usize, graph.file_node(f + 1) as usize);
-                FileCare::of(file, base, &interfaces, &names_any[base..next])
+                let out = graph.out_id(f);
+                match before[f] {
+                    Some(old) if Arc::ptr_eq(&old.file, file) && old.out == out => old.clone(),
+                    _ => {
+                        let (base, next) = (graph.file_node(f), graph.file_node(f + 1));
+                        let names_any: Vec<bool> =
+                            (base..next).map(|node| graph.has_edges_from(node)).collect();
+                        Arc::new(FileCare::of(file, out, &interface_set, &names_any))
+                    }
+                }
             })
             .collect();
         let mut care = Vec::with_capacity(n);
@@ -639,15 +696,21 @@ impl Tables {
         let mut entry = Vec::with_capacity(n);
         let mut first_twin = Vec::with_capacity(n);
         let mut max_per_line = 1;
-        for file in per_file {
-            care.extend(file.care);
-            parent.extend(file.parent);
-            entry.extend(file.entry);
-            first_twin.extend(file.first_twin);
+        for (f, file) in files.iter().enumerate() {
+            let base = graph.file_node(f);
+            let global = |&local: &u32| if local == u32::MAX { local } else { base + local };
+            care.extend_from_slice(&file.care);
+            parent.extend(file.parent.iter().map(global));
+            entry.extend_from_slice(&file.entry);
+            first_twin.extend(file.first_twin.iter().map(global));
             max_per_line = max_per_line.max(file.max_per_line);
         }
         debug_assert_eq!(care.len(), n);
         let files_done = started.elapsed();
+        let mut counts = vec![0u32; n + 1];
+        for (_, dst, _) in graph.edges() {
+            counts[dst as usize + 1] += 1;
+        }
         let breadth: Vec<f32> =
             counts[1..].par_iter().map(|&users| (1.0 + users as f32).powf(USERS_EXPONENT)).collect();
         for i in 0..n {
@@ -666,8 +729,19 @@ impl Tables {
             care[node as usize] *= if value && named { SURFACE_VALUE_CARE } else { SURFACE_CARE };
         }
         let surface_done = started.elapsed();
-        let mut tables =
-            Self { care, entry, parent, first_twin, breadth, user_start: counts, user_list, max_per_line };
+        let interfaces = interfaces.into_iter().map(str::to_string).collect();
+        let mut tables = Self {
+            care,
+            entry,
+            parent,
+            first_twin,
+            breadth,
+            user_start: counts,
+            user_list,
+            max_per_line,
+            files,
+            interfaces,
+        };
         tables.mark_test_support(graph, &entries);
         tracing::debug!(
             files_ms = files_done.as_millis() as u64,
@@ -766,18 +840,18 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
                 nodes.push(graph.def_node(f as usize, d));
             }
         }
-        for r in &symbols.refs {
-            if r.kind() != crate::symbols::RefKind::Import
-                || r.enclosing().is_some()
-                || !(whole || exports.contains(symbols.ref_name(&r)))
-            {
-                continue;
+        // What its imports at the top resolve to (the graph's parts, in reference order): a
+        // definition, or a module-level constant bound where it is defined.
+        let mut resolved = graph.resolved_parts(f as usize).peekable();
+        for (i, r) in symbols.refs.iter().enumerate() {
+            if resolved.peek().is_none() {
+                break;
             }
-            // A definition, or a module-level constant bound where it is defined.
-            for target in resolver.resolve_ref(f, &r).resolved {
-                if let Some((file, local)) = crate::graph::target_node(&resolver, target)
-                    && local > 0
-                {
+            let offered = r.kind() == crate::symbols::RefKind::Import
+                && r.enclosing().is_none()
+                && (whole || exports.contains(symbols.ref_name(&r)));
+            while let Some((_, file, local)) = resolved.next_if(|&(n, _, _)| n <= i as u32) {
+                if offered && local > 0 {
                     nodes.push(graph.file_node(file as usize) + local);
                 }
             }
@@ -985,4 +1059,66 @@ fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Filter, Index};
+
+    /// Every per-node table, for comparing two builds.
+    fn table_facts(t: &Tables) -> String {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}",
+            t.care, t.entry, t.parent, t.first_twin, t.breadth, t.user_start, t.user_list, t.max_per_line
+        )
+    }
+
+    /// After an edit, a snapshot's map tables take the previous snapshot's part of every file
+    /// whose entry and resolved references stayed the same, make the others again, and are
+    /// what tables built from nothing are.
+    #[test]
+    fn tables_after_an_edit_take_the_unchanged_files_parts_and_equal_a_full_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/py_shop");
+        for rel in ["shop/__init__.py", "shop/cart.py", "shop/checkout.py", "shop/item.py", "shop/pricing.py"]
+        {
+            let to = dir.path().join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(fixture.join(rel), to).unwrap();
+        }
+        let root = dir.path().canonicalize().unwrap();
+        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
+        let before = index.snapshot();
+        repo_map(&before, &[], 1024, &|s: &str| s.len() / 4);
+        let old = before.derived.get::<Tables>().expect("the map built its tables");
+        // A body changes: pricing.py's entry is new, and so are its resolved references; no
+        // other file's references bind differently.
+        let path = root.join("shop/pricing.py");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}\n\ndef zero():\n    return 0\n")).unwrap();
+        let after = index.apply_changes(&["shop/pricing.py".to_string()]);
+        assert!(after.graph().was_updated());
+        repo_map(&after, &[], 1024, &|s: &str| s.len() / 4);
+        let new = after.derived.get::<Tables>().expect("the map built its tables");
+        let taken: Vec<(&str, bool)> = new
+            .files
+            .iter()
+            .zip(&old.files)
+            .map(|(n, o)| (n.file.path.as_str(), Arc::ptr_eq(n, o)))
+            .collect();
+        assert_eq!(
+            taken,
+            [
+                ("shop/__init__.py", true),
+                ("shop/cart.py", true),
+                ("shop/checkout.py", true),
+                ("shop/item.py", true),
+                ("shop/pricing.py", false)
+            ]
+        );
+        let full = Tables::build(&after, &after.graph(), None);
+        assert_eq!(table_facts(&new), table_facts(&full));
+        assert!(new.files.iter().zip(&full.files).all(|(a, b)| !Arc::ptr_eq(a, b)));
+    }
 }

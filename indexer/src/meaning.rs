@@ -68,9 +68,14 @@ pub(crate) struct Found {
 /// the file (or the value) at hand. `r` is the resolver the tables belong to, seen as a
 /// [`Binder`].
 pub(crate) trait Tables: Send + Sync {
-    /// The tables after the files `changed` (indices into `files`, the same files as before)
-    /// changed: shared where they still hold.
-    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables>;
+    /// The tables after the files `changed` (indices into `files`, the same files as
+    /// `before`, which these tables were made of) changed: shared where they still hold.
+    fn updated(
+        self: Arc<Self>,
+        before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Arc<dyn Tables>;
 
     /// A file's module path (`shop.cart`, `shapes::circle`; empty for a Rust crate root).
     fn module_path(&self, file: u32) -> Option<String>;

@@ -60,6 +60,8 @@ fn check(fixture: &str, edits: &[Edit]) {
     // PageRank under one key: each updated graph starts from the ranks its predecessor reached.
     const KEY: u64 = 7;
     before.graph().pagerank_keyed(KEY, &[], &weight);
+    let count = |s: &str| s.len() / 4;
+    tack_indexer::repo_map(&before, &[], 1024, &count);
     let (mut warm_iterations, mut cold_iterations) = (0, 0);
     for (n, (rel, edit)) in edits.iter().enumerate() {
         let path = root.join(rel);
@@ -98,6 +100,16 @@ fn check(fixture: &str, edits: &[Edit]) {
         // Asked again, one graph starts a key at the same place: the same ranks to the last bit.
         let again = updated.pagerank_keyed(KEY, &[], &weight);
         assert_eq!((again.rank, again.iterations), (warm.rank, warm.iterations), "edit {n}");
+        // The map, from tables that took the previous snapshot's unchanged parts, is the map of
+        // the same files indexed afresh.
+        let (fresh, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
+        for focus in [vec![], vec![rel.to_string()]] {
+            assert_eq!(
+                tack_indexer::repo_map(&after, &focus, 1024, &count).text,
+                tack_indexer::repo_map(&fresh.snapshot(), &focus, 1024, &count).text,
+                "edit {n} of {rel}, focus {focus:?}"
+            );
+        }
         let resolver = after.resolver();
         let full = tack_indexer::Resolver::new(&after);
         assert_eq!(answers(&resolver), answers(&full), "edit {n} of {rel}");
@@ -200,6 +212,24 @@ fn rust_edits_update_the_graph_and_resolver_as_full_builds_would() {
             ("src/lib.rs", &|s| format!("{s}\npub mod extra;\npub fn e() -> f64 {{ extra::twice(1.0) }}\n")),
             ("src/extra.rs", &|_| "pub fn twice(x: f64) -> f64 { crate::geo::middle(x, x) }\n".into()),
             ("src/extra.rs", &|_| REMOVE.into()),
+            // A method called before any impl block has it, then a second impl block of the
+            // type gives it (the impl blocks by type name change); then an inline module.
+            ("src/lib.rs", &|s| {
+                format!("{s}\npub fn flipped() -> geo::Point {{ geo::Point::origin().flip() }}\n")
+            }),
+            ("src/geo.rs", &|s| {
+                format!(
+                    "{s}\nimpl Point {{\n    pub fn flip(self) -> Self {{\n        Point::new(self.y, self.x)\n    }}\n}}\n"
+                )
+            }),
+            // A file no `mod` declares, then declared (the module tree changes).
+            ("src/spare.rs", &|_| "pub fn kept() -> f64 { 2.0 }\n".into()),
+            ("src/lib.rs", &|s| format!("{s}\npub mod spare;\npub fn k() -> f64 {{ spare::kept() }}\n")),
+            ("src/lib.rs", &|s| {
+                format!(
+                    "{s}\nmod inner {{\n    pub fn deep() -> f64 {{ 1.0 }}\n}}\npub fn shallow() -> f64 {{ inner::deep() }}\n"
+                )
+            }),
         ],
     );
 }

@@ -322,7 +322,9 @@ impl Resolver {
                 stale: stale.clone(),
                 fresh: refs,
             },
-            tables: std::array::from_fn(|i| previous.tables[i].clone().updated(&files, &changed)),
+            tables: std::array::from_fn(|i| {
+                previous.tables[i].clone().updated(&previous.files, &files, &changed)
+            }),
             files,
         })
     }

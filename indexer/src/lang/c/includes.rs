@@ -157,7 +157,12 @@ fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<(u32, u32)> {
 
 impl Tables for Includes {
     /// Only paths matter, and the resolver has them.
-    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
+    fn updated(
+        self: Arc<Self>,
+        _before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Arc<dyn Tables> {
         let known = changed.iter().all(|&i| {
             let file = &files[i as usize];
             let name = file.path.rsplit('/').next().unwrap_or(&file.path);

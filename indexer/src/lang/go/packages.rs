@@ -146,7 +146,12 @@ impl Packages {
 
 impl Tables for Packages {
     /// Imports say what the module path is: rebuilt when a Go file changed.
-    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
+    fn updated(
+        self: Arc<Self>,
+        _before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Arc<dyn Tables> {
         if changed.iter().any(|&i| files[i as usize].lang == Lang::Go) {
             Arc::new(Packages::new(files))
         } else {

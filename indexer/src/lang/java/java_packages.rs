@@ -130,7 +130,12 @@ fn enclosing_types(r: &dyn Binder, file: u32, pos: Pos) -> Vec<u32> {
 
 impl Tables for Packages {
     /// Packages are declared in files: rebuilt when a Java file changed.
-    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
+    fn updated(
+        self: Arc<Self>,
+        _before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Arc<dyn Tables> {
         if changed.iter().any(|&i| files[i as usize].lang == Lang::Java) {
             Arc::new(Packages::new(files))
         } else {

@@ -148,7 +148,12 @@ fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<u32> {
 
 impl Tables for EsModules {
     /// Rebuilt when a changed file sits in a folder the tables do not know.
-    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
+    fn updated(
+        self: Arc<Self>,
+        _before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Arc<dyn Tables> {
         let known = changed.iter().all(|&i| {
             let file = &files[i as usize];
             let Some((dir, _)) = file.path.rsplit_once('/') else { return true };

@@ -218,7 +218,12 @@ impl Modules {
 
 impl Tables for Modules {
     /// Python modules follow from paths alone, and files were not added or removed.
-    fn updated(self: Arc<Self>, _files: &[Arc<FileEntry>], _changed: &[u32]) -> Arc<dyn Tables> {
+    fn updated(
+        self: Arc<Self>,
+        _before: &[Arc<FileEntry>],
+        _files: &[Arc<FileEntry>],
+        _changed: &[u32],
+    ) -> Arc<dyn Tables> {
         self
     }
 

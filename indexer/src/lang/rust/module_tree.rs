@@ -133,7 +133,7 @@ impl Modules {
         if BUILDING.with(|b| b.get()) {
             return Arc::from([]);
         }
-        let index = self.impls.named.get_or_init(|| ImplIndex::build(r));
+        let index = self.impls.named.get_or_init(|| Arc::new(ImplIndex::build(r)));
         let candidates = index.named.get(name).into_iter().flatten().chain(&index.other);
         BUILDING.with(|b| b.set(true));
         // Found afresh: not inside the glob searches of the lookup that happens to ask first,
@@ -564,12 +564,29 @@ impl Modules {
 }
 
 impl Tables for Modules {
-    /// The module tree follows from `mod` declarations too: rebuilt when a Rust file changed.
-    /// Impl blocks are found again in either case.
-    fn updated(self: Arc<Self>, files: &[Arc<FileEntry>], changed: &[u32]) -> Arc<dyn Tables> {
-        let rust_changed = changed.iter().any(|&i| files[i as usize].lang == Lang::Rust);
-        let tree = if rust_changed { Arc::new(Tree::new(files)) } else { self.tree.clone() };
-        Arc::new(Modules { tree, impls: ImplMap::default(), globs: Default::default() })
+    /// The module tree follows from `mod` declarations: rebuilt when a Rust file's modules
+    /// changed. The index of impl blocks by name is kept while no Rust file's impl blocks or
+    /// type names changed; which impls each type has is found again in either case.
+    fn updated(
+        self: Arc<Self>,
+        before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Arc<dyn Tables> {
+        let rust_changed = || changed.iter().map(|&i| i as usize).filter(|&i| files[i].lang == Lang::Rust);
+        let same = |shape: fn(&FileSymbols) -> Vec<(u32, &str, u32)>| {
+            rust_changed().all(|i| {
+                before[i].lang == Lang::Rust && shape(&before[i].symbols) == shape(&files[i].symbols)
+            })
+        };
+        let tree = if same(module_shape) { self.tree.clone() } else { Arc::new(Tree::new(files)) };
+        let impls = ImplMap::default();
+        if same(impl_shape)
+            && let Some(index) = self.impls.named.get()
+        {
+            let _ = impls.named.set(index.clone());
+        }
+        Arc::new(Modules { tree, impls, globs: Default::default() })
     }
 
     fn module_path(&self, file: u32) -> Option<String> {
@@ -737,7 +754,7 @@ impl Tables for Modules {
 #[derive(Default)]
 struct ImplMap {
     /// The impl blocks by the name their type's path ends in, found on first use.
-    named: OnceLock<ImplIndex>,
+    named: OnceLock<Arc<ImplIndex>>,
     /// The impl blocks of each type whose name was asked about so far.
     by_type: std::sync::RwLock<ImplsFound>,
 }
@@ -790,6 +807,32 @@ impl ImplIndex {
         }
         ImplIndex { named, other }
     }
+}
+
+/// What of a file the module tree is made of: its modules, each as (definition, name, the
+/// nearest enclosing definition or `NONE`), the inline ones (with a body) marked by a name
+/// ending in `{`.
+fn module_shape(symbols: &FileSymbols) -> Vec<(u32, &str, u32)> {
+    let inline: HashSet<u32> = symbols.scopes.iter().filter(|s| s.def != NONE).map(|s| s.def).collect();
+    let mut out = Vec::new();
+    for (d, def) in symbols.defs.iter().enumerate().filter(|(_, def)| def.kind == DefKind::Module) {
+        let mark = if inline.contains(&(d as u32)) { "{" } else { "" };
+        out.push((d as u32, def.name(), def.parent.unwrap_or(NONE)));
+        out.push((d as u32, mark, NONE));
+    }
+    out
+}
+
+/// What of a file [`ImplIndex`] is made of: its impl blocks' types in order, and the names of
+/// its types and aliases.
+fn impl_shape(symbols: &FileSymbols) -> Vec<(u32, &str, u32)> {
+    let impls = symbols.impls.iter().map(|imp| (0, symbols.text(imp.self_ty), 0));
+    let types = symbols.defs.iter().filter_map(|def| match def.kind {
+        DefKind::Class | DefKind::Enum | DefKind::Interface => Some((1, def.name(), 0)),
+        DefKind::Type => Some((2, def.name(), 0)),
+        _ => None,
+    });
+    impls.chain(types).collect()
 }
 
 /// The items named `name` directly inside impl block `imp` of `file`.
