@@ -402,6 +402,10 @@ pub struct SymbolGraph {
     neighbours: std::sync::OnceLock<Vec<Vec<u32>>>,
 }
 
+/// Iterations of a warm-started PageRank before each edge's share is listed (see
+/// [`SymbolGraph::iterate`]).
+const UNLISTED_ITERATIONS: usize = 3;
+
 /// At most this many focuses keep their ranks for a warm start.
 const WARM_STARTS: usize = 16;
 
@@ -413,7 +417,7 @@ struct WarmStarts(std::collections::VecDeque<(u64, Arc<Reached>)>);
 #[derive(Debug)]
 struct Reached {
     node_base: Arc<Vec<u32>>,
-    rank: Vec<f64>,
+    rank: Arc<Vec<f64>>,
 }
 
 impl Reached {
@@ -422,7 +426,7 @@ impl Reached {
     /// starts from the mean.
     fn renumbered(&self, node_base: &Arc<Vec<u32>>) -> Option<Vec<f64>> {
         if Arc::ptr_eq(&self.node_base, node_base) || *self.node_base == **node_base {
-            return Some(self.rank.clone());
+            return Some(self.rank.to_vec());
         }
         if self.node_base.len() != node_base.len() {
             return None;
@@ -467,7 +471,7 @@ impl WarmStarts {
 /// One PageRank: each node's rank and how many power iterations it took.
 #[derive(Debug)]
 pub struct Ranks {
-    pub rank: Vec<f64>,
+    pub rank: Arc<Vec<f64>>,
     pub iterations: usize,
 }
 
@@ -777,8 +781,11 @@ impl SymbolGraph {
     /// Personalized PageRank (damping 0.85) over the nodes by power iteration; `weight` may
     /// rescale each edge (source, target, weight) for a focus. An empty or all-zero
     /// `personalization` is uniform.
-    pub fn pagerank(&self, personalization: &[f64], weight: &dyn Fn(u32, u32, f32) -> f64) -> Vec<f64> {
-        self.iterate(personalization, weight, None).rank
+    pub fn pagerank<W>(&self, personalization: &[f64], weight: &W) -> Vec<f64>
+    where
+        W: Fn(u32, u32, f32) -> f64 + ?Sized,
+    {
+        self.iterate(personalization, weight, None, 0).0
     }
 
     /// [`Self::pagerank`] for a focus the caller names by `key` (the same key must mean the same
@@ -787,28 +794,39 @@ impl SymbolGraph {
     /// personalization. One changed file moves the ranks little, so the iteration stops
     /// sooner; the fixed point, and so the ranks within the tolerance, are the same whatever
     /// the start, and one graph always starts a key at the same place.
-    pub fn pagerank_keyed(
-        &self,
-        key: u64,
-        personalization: &[f64],
-        weight: &dyn Fn(u32, u32, f32) -> f64,
-    ) -> Ranks {
+    pub fn pagerank_keyed<W>(&self, key: u64, personalization: &[f64], weight: &W) -> Ranks
+    where
+        W: Fn(u32, u32, f32) -> f64 + ?Sized,
+    {
         let start = self.warm_from.get(key).and_then(|r| r.renumbered(&self.node_base));
-        let ranks = self.iterate(personalization, weight, start.as_deref());
-        let reached = Reached { node_base: self.node_base.clone(), rank: ranks.rank.clone() };
+        let (rank, iterations) = self.iterate(personalization, weight, start, UNLISTED_ITERATIONS);
+        let rank = Arc::new(rank);
+        let reached = Reached { node_base: self.node_base.clone(), rank: rank.clone() };
         self.reached.lock().expect("warm starts").put(key, Arc::new(reached));
-        ranks
+        Ranks { rank, iterations }
     }
 
-    fn iterate(
+    /// The power iteration, from `start` when given, else from the personalization: the ranks
+    /// and how many iterations they took.
+    ///
+    /// Each edge's share of its source's rank is its weight times the damping over its
+    /// source's out-weight. A cold start takes dozens of iterations, so the shares are worked
+    /// out once into a list; a warm one usually meets the tolerance in one or two, fewer than
+    /// the list costs to make (an allocation the size of the edges), so its first `unlisted`
+    /// iterations work each share out where it is used, the same arithmetic to the last bit.
+    fn iterate<W>(
         &self,
         personalization: &[f64],
-        weight: &dyn Fn(u32, u32, f32) -> f64,
-        start: Option<&[f64]>,
-    ) -> Ranks {
+        weight: &W,
+        start: Option<Vec<f64>>,
+        unlisted: usize,
+    ) -> (Vec<f64>, usize)
+    where
+        W: Fn(u32, u32, f32) -> f64 + ?Sized,
+    {
         let n = self.n_nodes();
         if n == 0 {
-            return Ranks { rank: Vec::new(), iterations: 0 };
+            return (Vec::new(), 0);
         }
         let total: f64 = personalization.iter().sum();
         let p: Vec<f64> = if total > 0.0 && personalization.len() == n {
@@ -817,43 +835,58 @@ impl SymbolGraph {
             vec![1.0 / n as f64; n]
         };
         let damping = 0.85;
-        // Each edge's share of its source's rank, once per call: the iterations then cost one
-        // multiplication per edge.
-        let mut share: Vec<f64> = Vec::with_capacity(self.n_edges());
-        let mut out_weight = vec![0.0; n];
-        for src in 0..n as u32 {
-            let start = share.len();
-            let targets = self.graph.neighbors_slice(src);
-            share.extend(
-                targets.iter().zip(self.graph.edges_slice(src)).map(|(&dst, &w)| weight(src, dst, w)),
-            );
-            let flow: f64 = share[start..].iter().sum();
-            out_weight[src as usize] = flow;
-            if flow > 0.0 {
-                share[start..].iter_mut().for_each(|s| *s = damping * *s / flow);
+        let row = |src: u32| self.graph.neighbors_slice(src).iter().zip(self.graph.edges_slice(src));
+        let out_weight: Vec<f64> =
+            (0..n as u32).map(|src| row(src).map(|(&dst, &w)| weight(src, dst, w)).sum()).collect();
+        let share_of = |src: u32, dst: u32, w: f32| {
+            let (s, flow) = (weight(src, dst, w), out_weight[src as usize]);
+            if flow > 0.0 { damping * s / flow } else { s }
+        };
+        let list_shares = || -> Vec<f64> {
+            let mut share = Vec::with_capacity(self.n_edges());
+            for src in 0..n as u32 {
+                share.extend(row(src).map(|(&dst, &w)| share_of(src, dst, w)));
             }
-        }
+            share
+        };
         let dangling_nodes: Vec<u32> = (0..n as u32).filter(|&i| out_weight[i as usize] <= 0.0).collect();
+        let warm = start.as_ref().is_some_and(|s| s.len() == n);
         let mut rank = match start {
-            Some(start) if start.len() == n => start.to_vec(),
+            Some(start) if warm => start,
             _ => p.clone(),
         };
+        let mut shares: Option<Vec<f64>> = None;
         let mut next = vec![0.0; n];
         let mut iterations = 0;
         while iterations < 100 {
             iterations += 1;
+            if shares.is_none() && (!warm || iterations > unlisted) {
+                shares = Some(list_shares());
+            }
             let dangling: f64 = dangling_nodes.iter().map(|&i| rank[i as usize]).sum();
             for (slot, pi) in next.iter_mut().zip(&p) {
                 *slot = (1.0 - damping + damping * dangling) * pi;
             }
-            let mut at = 0;
-            for src in 0..n as u32 {
-                let targets = self.graph.neighbors_slice(src);
-                let from = rank[src as usize];
-                for (&dst, s) in targets.iter().zip(&share[at..at + targets.len()]) {
-                    next[dst as usize] += from * s;
+            match &shares {
+                Some(share) => {
+                    let mut at = 0;
+                    for src in 0..n as u32 {
+                        let targets = self.graph.neighbors_slice(src);
+                        let from = rank[src as usize];
+                        for (&dst, s) in targets.iter().zip(&share[at..at + targets.len()]) {
+                            next[dst as usize] += from * s;
+                        }
+                        at += targets.len();
+                    }
                 }
-                at += targets.len();
+                None => {
+                    for src in 0..n as u32 {
+                        let from = rank[src as usize];
+                        for (&dst, &w) in row(src) {
+                            next[dst as usize] += from * share_of(src, dst, w);
+                        }
+                    }
+                }
             }
             let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
             std::mem::swap(&mut rank, &mut next);
@@ -861,6 +894,34 @@ impl SymbolGraph {
                 break;
             }
         }
-        Ranks { rank, iterations }
+        (rank, iterations)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Filter, Index};
+
+    /// A warm start's shares worked out where they are used give the ranks that listing them
+    /// gives, to the last bit, whenever the listing starts.
+    #[test]
+    fn shares_worked_out_in_place_give_the_listed_shares_ranks() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/py_shop");
+        let root = root.canonicalize().unwrap();
+        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
+        let graph = index.snapshot().graph();
+        let n = graph.n_nodes();
+        assert!(graph.n_edges() > 20, "{} edges", graph.n_edges());
+        let focus = |_: u32, dst: u32, w: f32| if dst.is_multiple_of(3) { w as f64 * 10.0 } else { w as f64 };
+        let mut personalization = vec![0.0; n];
+        personalization[1] = 1.0;
+        // Somewhere off the fixed point, as after an edit.
+        let start: Vec<f64> = (0..n).map(|i| (1 + i % 5) as f64 / n as f64 / 3.0).collect();
+        let listed = graph.iterate(&personalization, &focus, Some(start.clone()), 0);
+        assert!(listed.1 > 3, "{} iterations", listed.1);
+        for unlisted in [1, 2, 3, 100] {
+            let in_place = graph.iterate(&personalization, &focus, Some(start.clone()), unlisted);
+            assert_eq!(in_place, listed, "the first {unlisted} iterations in place");
+        }
     }
 }

@@ -146,7 +146,7 @@ fn rank_nodes(
     entries: &[&FileEntry],
     focus_set: &Focus,
     focus_nodes: &[u32],
-) -> Vec<f64> {
+) -> Arc<Vec<f64>> {
     let n = graph.n_nodes();
     let mut personalization = vec![0.0; n];
     let mut focus_node = vec![false; n];
@@ -166,7 +166,9 @@ fn rank_nodes(
     }
     let weight =
         |_src: u32, dst: u32, w: f32| if focus_node[dst as usize] { w as f64 * 10.0 } else { w as f64 };
-    graph.pagerank_keyed(focus_set.key(), &personalization, &weight).rank
+    let ranks = graph.pagerank_keyed(focus_set.key(), &personalization, &weight);
+    tracing::debug!(iterations = ranks.iterations, "pagerank");
+    ranks.rank
 }
 
 /// The nodes of every definition a focus identifier names, in node order.

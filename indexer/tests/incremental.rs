@@ -84,7 +84,7 @@ fn check(fixture: &str, edits: &[Edit]) {
         }
         let warm = updated.pagerank_keyed(KEY, &[], &weight);
         let cold = full.pagerank_keyed(KEY, &[], &weight);
-        for (a, b) in warm.rank.iter().zip(&cold.rank) {
+        for (a, b) in warm.rank.iter().zip(cold.rank.iter()) {
             assert!((a - b).abs() < 1e-8, "edit {n}: warm-started rank {a} against {b}");
         }
         // On a graph of a few dozen nodes a near start can still take one iteration more to
