@@ -381,8 +381,9 @@ pub struct SymbolGraph {
     node_base: Arc<Vec<u32>>,
     /// Each file's resolved references, shared with the graphs updated from this one.
     out: Vec<Arc<FileOut>>,
-    /// Every edge from source node to target node, weighted; rows in node order.
-    graph: Csr<(), f32, Directed, u32>,
+    /// Every edge from source node to target node, weighted; rows in node order. Made on first
+    /// use: `tack index` saves the resolved references and needs no edges.
+    graph: std::sync::OnceLock<Csr<(), f32, Directed, u32>>,
     /// The files, for the names table.
     entries: Vec<Arc<FileEntry>>,
     /// Definition names, made on first use (the map finds definitions by name through the
@@ -631,9 +632,8 @@ impl SymbolGraph {
         Some(graph)
     }
 
-    /// The global numbering of nodes, the names table and the edges, from each file's part.
+    /// The global numbering of nodes from each file's part.
     fn assemble(snapshot: &Snapshot, out: Vec<Arc<FileOut>>, updated: bool) -> Self {
-        let started = std::time::Instant::now();
         let files: Vec<String> = snapshot.files.keys().cloned().collect();
         let mut node_base = Vec::with_capacity(files.len() + 1);
         let mut n = 0u32;
@@ -642,25 +642,11 @@ impl SymbolGraph {
             n += 1 + entry.symbols.defs.len() as u32;
         }
         node_base.push(n);
-        let mut edges = Vec::with_capacity(out.iter().map(|o| o.edges.len()).sum());
-        for (f, o) in out.iter().enumerate() {
-            for &(src, dst_file, dst, w) in &o.edges {
-                edges.push((node_base[f] + src, node_base[dst_file as usize] + dst, w));
-            }
-        }
-        // Each file's edges are sorted by (source, target file, target) and nodes are numbered
-        // in file order, so the whole list is sorted.
-        let mut graph: Csr<(), f32, Directed, u32> =
-            Csr::from_sorted_edges(&edges).expect("edges sorted by source, then target");
-        while graph.node_count() < n as usize {
-            graph.add_node(());
-        }
-        tracing::debug!(ms = started.elapsed().as_millis() as u64, edges = edges.len(), "graph assembled");
         Self {
             files,
             node_base: Arc::new(node_base),
             out,
-            graph,
+            graph: std::sync::OnceLock::new(),
             entries: snapshot.files.values().cloned().collect(),
             names: std::sync::OnceLock::new(),
             warm_from: WarmStarts::default(),
@@ -669,6 +655,38 @@ impl SymbolGraph {
             loaded: false,
             neighbours: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Whether [`Self::csr`] was asked for.
+    pub(crate) fn edges_laid_out(&self) -> bool {
+        self.graph.get().is_some()
+    }
+
+    /// Every edge, made from each file's edges on first use.
+    pub(crate) fn csr(&self) -> &Csr<(), f32, Directed, u32> {
+        self.graph.get_or_init(|| {
+            let started = std::time::Instant::now();
+            let node_base = &self.node_base;
+            let mut edges = Vec::with_capacity(self.n_edges());
+            for (f, o) in self.out.iter().enumerate() {
+                for &(src, dst_file, dst, w) in &o.edges {
+                    edges.push((node_base[f] + src, node_base[dst_file as usize] + dst, w));
+                }
+            }
+            // Each file's edges are sorted by (source, target file, target) and nodes are
+            // numbered in file order, so the whole list is sorted.
+            let mut graph: Csr<(), f32, Directed, u32> =
+                Csr::from_sorted_edges(&edges).expect("edges sorted by source, then target");
+            while graph.node_count() < self.n_nodes() {
+                graph.add_node(());
+            }
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                edges = edges.len(),
+                "graph assembled"
+            );
+            graph
+        })
     }
 
     /// Whether this graph was updated from the previous snapshot's rather than built whole.
@@ -686,14 +704,14 @@ impl SymbolGraph {
     }
 
     pub fn n_edges(&self) -> usize {
-        self.graph.edge_count()
+        self.out.iter().map(|o| o.edges.len()).sum()
     }
 
     /// Every edge as (source node, target node, weight), in source order, then target order.
     pub fn edges(&self) -> impl Iterator<Item = (u32, u32, f32)> + '_ {
         (0..self.n_nodes() as u32).flat_map(move |src| {
-            let targets = self.graph.neighbors_slice(src);
-            let weights = self.graph.edges_slice(src);
+            let targets = self.csr().neighbors_slice(src);
+            let weights = self.csr().edges_slice(src);
             targets.iter().zip(weights).map(move |(&dst, &w)| (src, dst, w))
         })
     }
@@ -722,7 +740,7 @@ impl SymbolGraph {
 
     /// Whether an edge leaves `node`.
     pub(crate) fn has_edges_from(&self, node: u32) -> bool {
-        !self.graph.neighbors_slice(node).is_empty()
+        !self.csr().neighbors_slice(node).is_empty()
     }
 
     /// What the references of file `file` resolve to, guesses left out: (reference number,
@@ -835,7 +853,8 @@ impl SymbolGraph {
             vec![1.0 / n as f64; n]
         };
         let damping = 0.85;
-        let row = |src: u32| self.graph.neighbors_slice(src).iter().zip(self.graph.edges_slice(src));
+        let graph = self.csr();
+        let row = |src: u32| graph.neighbors_slice(src).iter().zip(graph.edges_slice(src));
         let out_weight: Vec<f64> =
             (0..n as u32).map(|src| row(src).map(|(&dst, &w)| weight(src, dst, w)).sum()).collect();
         let share_of = |src: u32, dst: u32, w: f32| {
@@ -871,7 +890,7 @@ impl SymbolGraph {
                 Some(share) => {
                     let mut at = 0;
                     for src in 0..n as u32 {
-                        let targets = self.graph.neighbors_slice(src);
+                        let targets = graph.neighbors_slice(src);
                         let from = rank[src as usize];
                         for (&dst, s) in targets.iter().zip(&share[at..at + targets.len()]) {
                             next[dst as usize] += from * s;

@@ -329,9 +329,14 @@ impl Index {
             crate::map::carry_tables(previous, &snapshot);
         }
         let graph_done = started.elapsed();
-        // The graph resolves every reference, on rayon's threads.
+        // The graph resolves every reference, on rayon's threads; its edges are laid out too
+        // when the previous graph's were read (a saving `tack index` reads none).
+        let edges_read = previous.derived.get::<SymbolGraph>().is_some_and(|g| g.edges_laid_out());
         let build = || {
-            snapshot.graph();
+            let graph = snapshot.graph();
+            if edges_read {
+                graph.csr();
+            }
         };
         match beside {
             Some(beside) => std::thread::scope(|scope| {
