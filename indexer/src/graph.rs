@@ -15,12 +15,14 @@ use crate::snapshot::{FileEntry, Snapshot};
 use crate::symbols::{Ref, RefKind};
 
 /// How much one reference counts, by kind: a call, an import, a base class or a type use says
-/// more about a dependency than a bare name.
-fn ref_weight(kind: RefKind) -> f32 {
+/// more about a dependency than a bare name. A part keeps the number of its weight here.
+const KIND_WEIGHTS: [f32; 3] = [1.0, 0.5, 0.25];
+
+fn kind_weight(kind: RefKind) -> u8 {
     match kind {
-        RefKind::Call | RefKind::MethodCall | RefKind::Import | RefKind::Inheritance | RefKind::Type => 1.0,
-        RefKind::Attribute => 0.5,
-        RefKind::Name => 0.25,
+        RefKind::Call | RefKind::MethodCall | RefKind::Import | RefKind::Inheritance | RefKind::Type => 0,
+        RefKind::Attribute => 1,
+        RefKind::Name => 2,
     }
 }
 
@@ -28,11 +30,14 @@ fn ref_weight(kind: RefKind) -> f32 {
 /// it splits its weight over them, and past this many it says nothing about any of them (a
 /// `.clone()` with 40 definers).
 const MAX_CANDIDATES: usize = 8;
-/// A candidate is a guess: its share counts this much of a resolved reference's.
-const CANDIDATE_SHARE: f32 = 0.5;
-/// And a guess at a method the standard library's everyday types have (`.get()`, `.len()`) is
-/// a poor one: the call most likely goes to the library.
-const STD_METHOD_SHARE: f32 = 0.05;
+/// A resolved reference's share counts whole; a candidate is a guess, counting half as much;
+/// and a guess at a method the standard library's everyday types have (`.get()`, `.len()`) is
+/// a poor one: the call most likely goes to the library. A part keeps the number of its share.
+const SHARES: [f32; 3] = [1.0, 0.5, 0.05];
+/// [`SHARES`]' numbers.
+const RESOLVED: u8 = 0;
+const CANDIDATE: u8 = 1;
+const STD_METHOD: u8 = 2;
 
 /// At most this many changed files are folded into a graph; more rebuild it.
 const MAX_UPDATED_FILES: usize = 64;
@@ -40,30 +45,91 @@ const MAX_UPDATED_FILES: usize = 64;
 /// A node within its file: 0 is the file's module-level code, `1 + d` its definition `d`.
 type Local = u32;
 
-/// What one reference gives: `weight` from `src` (in the referencing file) to node `dst` of
+/// What one reference gives: a weight from `src` (in the referencing file) to node `dst` of
 /// file `dst_file`.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Part {
-    /// The reference's index in its file's `refs`, with [`GUESS`] set when the part is one of
-    /// a reference's candidates rather than what it resolves to.
+    /// The reference's index in its file's `refs`.
     r: u32,
     src: Local,
     dst_file: u32,
     dst: Local,
-    weight: f32,
+    /// The reference's kind's weight and its share, as `3 × kind + share` (numbers into
+    /// [`KIND_WEIGHTS`] and [`SHARES`]).
+    class: u8,
+    /// Over how many targets the reference's weight is split.
+    split: u32,
 }
 
-/// [`Part::r`]'s flag for a candidate.
-const GUESS: u32 = 1 << 31;
-
 impl Part {
-    /// The reference's index in its file's `refs`.
-    fn r(&self) -> u32 {
-        self.r & !GUESS
+    fn weight(&self) -> f32 {
+        KIND_WEIGHTS[usize::from(self.class / 3)] * SHARES[usize::from(self.class % 3)] / self.split as f32
     }
 
+    /// Whether the part is one of a reference's candidates rather than what it resolves to.
     fn guess(&self) -> bool {
-        self.r & GUESS != 0
+        self.class % 3 != RESOLVED
+    }
+}
+
+/// A file's parts in reference order, packed: per part, LEB128 numbers for the step from the
+/// previous part's reference (doubled, plus one when the source differs from the previous
+/// part's), the source when it differs, the target file as a zigzag step from the previous
+/// part's, and the target; then a byte for the class, with its top bit set when the weight is
+/// split over more than one target, and then the split. About 6 bytes a part, against 24.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Parts {
+    bytes: Vec<u8>,
+    len: u32,
+}
+
+impl FromIterator<Part> for Parts {
+    fn from_iter<I: IntoIterator<Item = Part>>(iter: I) -> Self {
+        use crate::symbols::{put_number, zigzag};
+        let mut out = Parts::default();
+        let mut last = Part { r: 0, src: 0, dst_file: 0, dst: 0, class: 0, split: 1 };
+        for p in iter {
+            let new_src = p.src != last.src;
+            put_number(&mut out.bytes, ((p.r - last.r) << 1) | u32::from(new_src));
+            if new_src {
+                put_number(&mut out.bytes, p.src);
+            }
+            put_number(&mut out.bytes, zigzag(i64::from(p.dst_file) - i64::from(last.dst_file)));
+            put_number(&mut out.bytes, p.dst);
+            out.bytes.push(p.class | if p.split == 1 { 0 } else { 0x80 });
+            if p.split != 1 {
+                put_number(&mut out.bytes, p.split);
+            }
+            out.len += 1;
+            last = p;
+        }
+        out.bytes.shrink_to_fit();
+        out
+    }
+}
+
+impl Parts {
+    fn iter(&self) -> impl Iterator<Item = Part> + '_ {
+        use crate::symbols::{take_number, unzigzag};
+        let mut at = 0;
+        let mut last = Part { r: 0, src: 0, dst_file: 0, dst: 0, class: 0, split: 1 };
+        (0..self.len).map(move |_| {
+            let bytes = &self.bytes;
+            let step = take_number(bytes, &mut at);
+            let r = last.r.wrapping_add(step >> 1);
+            let src = if step & 1 == 1 { take_number(bytes, &mut at) } else { last.src };
+            let dst_file = (i64::from(last.dst_file) + unzigzag(take_number(bytes, &mut at))) as u32;
+            let dst = take_number(bytes, &mut at);
+            let class = bytes.get(at).copied().unwrap_or(0);
+            at += 1;
+            let split = if class & 0x80 != 0 { take_number(bytes, &mut at).max(1) } else { 1 };
+            last = Part { r, src, dst_file, dst, class: (class & 0x7f).min(8), split };
+            last
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.len as usize
     }
 }
 
@@ -72,7 +138,7 @@ impl Part {
 /// of many references).
 #[derive(Debug, Default)]
 struct FileOut {
-    parts: Vec<Part>,
+    parts: Parts,
     /// (source, target file, target, weight), sorted.
     edges: Vec<(Local, u32, Local, f32)>,
 }
@@ -84,16 +150,16 @@ impl FileOut {
         let parts = self
             .parts
             .iter()
-            .filter_map(|p| new_of[p.dst_file as usize].map(|dst_file| Part { dst_file, ..*p }))
+            .filter_map(|p| {
+                new_of.get(p.dst_file as usize).copied().flatten().map(|dst_file| Part { dst_file, ..p })
+            })
             .collect();
         FileOut::new(parts)
     }
 
-    fn new(mut parts: Vec<Part>) -> FileOut {
-        // Kept for the graph's life, one per file: no room left over from growing.
-        parts.shrink_to_fit();
+    fn new(parts: Vec<Part>) -> FileOut {
         let mut keyed: Vec<((Local, u32, Local), f32)> =
-            parts.iter().map(|p| ((p.src, p.dst_file, p.dst), p.weight)).collect();
+            parts.iter().map(|p| ((p.src, p.dst_file, p.dst), p.weight())).collect();
         keyed.sort_unstable_by_key(|(k, _)| *k);
         let mut edges: Vec<(Local, u32, Local, f32)> = Vec::new();
         for run in keyed.chunk_by(|a, b| a.0 == b.0) {
@@ -102,7 +168,7 @@ impl FileOut {
             edges.push((src, file, dst, total.sqrt()));
         }
         edges.shrink_to_fit();
-        FileOut { parts, edges }
+        FileOut { parts: parts.into_iter().collect(), edges }
     }
 }
 
@@ -147,12 +213,12 @@ pub(crate) fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, L
 fn resolve_parts(resolver: &Resolver, file: u32, (i, r): (u32, &Ref), out: &mut Vec<Part>) {
     let src = r.enclosing().map_or(0, |d| 1 + d);
     let resolution = resolver.resolve_ref_within(file, r, MAX_CANDIDATES);
-    let (targets, share, r_flagged) = if !resolution.resolved.is_empty() {
-        (resolution.resolved, 1.0, i)
+    let (targets, share) = if !resolution.resolved.is_empty() {
+        (resolution.resolved, RESOLVED)
     } else if resolution.candidates.len() <= MAX_CANDIDATES {
         let entry = resolver.entry(file);
         let std = entry.lang.spec().std_methods.contains(&entry.symbols.ref_name(r));
-        (resolution.candidates, if std { STD_METHOD_SHARE } else { CANDIDATE_SHARE }, i | GUESS)
+        (resolution.candidates, if std { STD_METHOD } else { CANDIDATE })
     } else {
         return;
     };
@@ -160,10 +226,10 @@ fn resolve_parts(resolver: &Resolver, file: u32, (i, r): (u32, &Ref), out: &mut 
     if nodes.is_empty() {
         return;
     }
-    let weight = ref_weight(r.kind()) * share / nodes.len() as f32;
+    let (class, split) = (3 * kind_weight(r.kind()) + share, nodes.len() as u32);
     for (dst_file, dst) in nodes {
         if (dst_file, dst) != (file, src) {
-            out.push(Part { r: r_flagged, src, dst_file, dst, weight });
+            out.push(Part { r: i, src, dst_file, dst, class, split });
         }
     }
 }
@@ -329,13 +395,13 @@ fn file_out_updated(
     let mut old = previous.parts.iter().peekable();
     for (i, r) in symbols.refs.iter().enumerate() {
         let i = i as u32;
-        let kept = old.peek().is_some_and(|p| p.r() == i);
+        let kept = old.peek().is_some_and(|p| p.r == i);
         if touches(symbols, &r, names) {
-            while old.next_if(|p| p.r() == i).is_some() {}
+            while old.next_if(|p| p.r == i).is_some() {}
             resolve_parts(resolver, file, (i, &r), &mut parts);
         } else if kept {
-            while let Some(p) = old.next_if(|p| p.r() == i) {
-                parts.push(*p);
+            while let Some(p) = old.next_if(|p| p.r == i) {
+                parts.push(p);
             }
         }
     }
@@ -478,7 +544,7 @@ pub struct Ranks {
 
 /// Bumped whenever what a reference resolves to, or how its parts are weighed, changes: saved
 /// parts of another version are resolved again.
-const SAVED_VERSION: u32 = 3;
+const SAVED_VERSION: u32 = 4;
 
 /// A graph's resolved references as they are saved beside the index, for the snapshot whose
 /// files (paths and contents) hash to `files`.
@@ -487,7 +553,7 @@ struct Saved {
     version: u32,
     tack: String,
     files: [u8; 16],
-    parts: Vec<Vec<Part>>,
+    parts: Vec<Parts>,
 }
 
 /// [`Saved`] as it is written: borrowed from the graph, the same bytes.
@@ -496,7 +562,7 @@ struct SavedRef<'a> {
     version: u32,
     tack: &'a str,
     files: [u8; 16],
-    parts: Vec<&'a [Part]>,
+    parts: Vec<&'a Parts>,
 }
 
 /// What the saved parts belong to: every file's path and content, in order.
@@ -528,7 +594,7 @@ impl SymbolGraph {
             version: SAVED_VERSION,
             tack: env!("CARGO_PKG_VERSION"),
             files: files_fingerprint(snapshot),
-            parts: self.out.iter().map(|o| o.parts.as_slice()).collect(),
+            parts: self.out.iter().map(|o| &o.parts).collect(),
         };
         postcard::to_io(&saved, out).map(drop).map_err(std::io::Error::other)
     }
@@ -547,7 +613,7 @@ impl SymbolGraph {
         let n_defs: Vec<u32> = snapshot.files.values().map(|e| e.symbols.defs.len() as u32).collect();
         let fits = saved.parts.iter().zip(snapshot.files.values()).all(|(parts, entry)| {
             parts.iter().all(|p| {
-                (p.r() as usize) < entry.symbols.refs.len()
+                (p.r as usize) < entry.symbols.refs.len()
                     && p.src <= entry.symbols.defs.len() as u32
                     && n_defs.get(p.dst_file as usize).is_some_and(|&n| p.dst <= n)
             })
@@ -555,7 +621,7 @@ impl SymbolGraph {
         if !fits {
             return Err("its references point past the saved definitions");
         }
-        let out = saved.parts.into_iter().map(|parts| Arc::new(FileOut::new(parts))).collect();
+        let out = saved.parts.iter().map(|parts| Arc::new(FileOut::new(parts.iter().collect()))).collect();
         Ok(Self { loaded: true, ..Self::assemble(snapshot, out, false) })
     }
 
@@ -746,7 +812,7 @@ impl SymbolGraph {
     /// What the references of file `file` resolve to, guesses left out: (reference number,
     /// target file, the target's node within it), in reference order.
     pub(crate) fn resolved_parts(&self, file: usize) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        self.out[file].parts.iter().filter(|p| !p.guess()).map(|p| (p.r(), p.dst_file, p.dst))
+        self.out[file].parts.iter().filter(|p| !p.guess()).map(|p| (p.r, p.dst_file, p.dst))
     }
 
     fn names(&self) -> &Names {
@@ -919,7 +985,40 @@ impl SymbolGraph {
 
 #[cfg(test)]
 mod tests {
+    use super::{Part, Parts};
     use crate::{Filter, Index};
+
+    /// Packed parts read back as written: steps back and forth between target files, sources
+    /// that change and stay, large numbers, every class, weights split or whole; and bytes
+    /// cut short or garbled read as something, never a panic.
+    #[test]
+    fn packed_parts_read_back_as_written() {
+        let mut parts = Vec::new();
+        let mut r = 0;
+        for i in 0..200u32 {
+            r += i % 3;
+            parts.push(Part {
+                r,
+                src: if i % 7 < 3 { 0 } else { 1 + i / 7 },
+                dst_file: [0, 30_000, 12, 12, u32::MAX >> 4][i as usize % 5],
+                dst: [0, 1, 200_000, 5][i as usize % 4],
+                class: (i % 9) as u8,
+                split: 1 + i % 11,
+            });
+        }
+        let packed: Parts = parts.iter().copied().collect();
+        assert_eq!(packed.len(), 200);
+        assert_eq!(packed.iter().collect::<Vec<_>>(), parts);
+        assert!(packed.bytes.len() < 200 * 9, "{} bytes", packed.bytes.len());
+        assert_eq!(parts[4].weight(), 0.5 * 0.5 / 5.0);
+        assert!(parts.iter().all(|p| p.guess() == (p.class % 3 != 0)));
+        for cut in [1, 7, packed.bytes.len() / 2] {
+            let damaged = Parts { bytes: packed.bytes[..cut].to_vec(), len: packed.len };
+            assert_eq!(damaged.iter().count(), 200);
+        }
+        let garbled = Parts { bytes: vec![0xff; 64], len: 50 };
+        assert!(garbled.iter().all(|p| p.weight().is_finite() && p.class < 9));
+    }
 
     /// A warm start's shares worked out where they are used give the ranks that listing them
     /// gives, to the last bit, whenever the listing starts.

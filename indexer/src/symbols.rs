@@ -283,7 +283,7 @@ const SAME_ENCLOSING: u8 = 1 << 3;
 const HAS_ENCLOSING: u8 = 1 << 4;
 const HAS_QUALIFIER: u8 = 1 << 5;
 
-fn put_number(out: &mut Vec<u8>, mut n: u32) {
+pub(crate) fn put_number(out: &mut Vec<u8>, mut n: u32) {
     while n >= 0x80 {
         out.push(n as u8 | 0x80);
         n >>= 7;
@@ -291,15 +291,16 @@ fn put_number(out: &mut Vec<u8>, mut n: u32) {
     out.push(n as u8);
 }
 
-fn take_number(bytes: &[u8], at: &mut usize) -> u32 {
+pub(crate) fn take_number(bytes: &[u8], at: &mut usize) -> u32 {
     let mut n = 0u32;
     let mut shift = 0;
     loop {
-        // Past the end (a damaged saved index) reads as zeros, never out of bounds.
+        // Past the end (a damaged saved index) reads as zeros, never out of bounds; a number
+        // ends at its fifth byte whatever that byte says.
         let byte = bytes.get(*at).copied().unwrap_or(0);
         *at += 1;
         n |= u32::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
+        if byte < 0x80 || shift == 28 {
             return n;
         }
         shift += 7;
@@ -307,11 +308,11 @@ fn take_number(bytes: &[u8], at: &mut usize) -> u32 {
 }
 
 /// A signed step as an unsigned number: 0, -1, 1, -2, … as 0, 1, 2, 3, …
-fn zigzag(step: i64) -> u32 {
+pub(crate) fn zigzag(step: i64) -> u32 {
     ((step << 1) ^ (step >> 63)) as u32
 }
 
-fn unzigzag(n: u32) -> i64 {
+pub(crate) fn unzigzag(n: u32) -> i64 {
     i64::from(n >> 1) ^ -i64::from(n & 1)
 }
 
