@@ -775,9 +775,10 @@ impl SymbolGraph {
 
     /// Every edge as (source node, target node, weight), in source order, then target order.
     pub fn edges(&self) -> impl Iterator<Item = (u32, u32, f32)> + '_ {
+        let graph = self.csr();
         (0..self.n_nodes() as u32).flat_map(move |src| {
-            let targets = self.csr().neighbors_slice(src);
-            let weights = self.csr().edges_slice(src);
+            let targets = graph.neighbors_slice(src);
+            let weights = graph.edges_slice(src);
             targets.iter().zip(weights).map(move |(&dst, &w)| (src, dst, w))
         })
     }
