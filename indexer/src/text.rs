@@ -27,6 +27,10 @@ use crate::snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
 const CODE: &str = "code";
 /// Parts and whole identifiers longer than this are not indexed.
 const MAX_TERM: usize = 64;
+/// File text added to the search index between commits while it syncs: a repository with less
+/// source than this is committed once; a larger one's queue of documents stays this small
+/// (tantivy queues up to 10,000 documents, text and all, while its threads index).
+const SYNC_BYTES_IN_FLIGHT: usize = 32 << 20;
 
 /// Splits text into identifiers and emits each identifier whole and, at the same position, its
 /// parts: `parseHTTPResponse` → `parsehttpresponse`, `parse`, `http`, `response`;
@@ -409,6 +413,7 @@ impl TextIndex {
             stats.removed += 1;
         }
         let dir = crate::beneath::RootDir::open(root).ok();
+        let mut pending = 0usize;
         for (path, entry) in &snapshot.files {
             if state.docs.get(path) == Some(&entry.hash) {
                 continue;
@@ -423,9 +428,17 @@ impl TextIndex {
             if state.docs.contains_key(path) {
                 writer.delete_term(Term::from_field_text(self.fields.path, path));
             }
-            writer.add_document(self.document(entry, bytes.unwrap_or_default())).map_err(failed)?;
+            let bytes = bytes.unwrap_or_default();
+            pending += bytes.len();
+            writer.add_document(self.document(entry, bytes)).map_err(failed)?;
             state.docs.insert(path.clone(), entry.hash);
             stats.added += 1;
+            // The writer queues up to 10,000 documents, text and all, while its threads index:
+            // on a large cold sync that held 150-300 MB more. A commit waits for the queue.
+            if pending >= SYNC_BYTES_IN_FLIGHT {
+                writer.commit().map_err(failed)?;
+                pending = 0;
+            }
         }
         if stats.added + stats.removed > 0 {
             writer.commit().map_err(failed)?;

@@ -248,8 +248,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let toolbox = open(&root, Profile::Core, true)?;
             let ws = toolbox.workspace();
             let bar = progress_bar();
-            // The search index is built, and the symbol index saved, while the graph and name
-            // resolution are.
+            // The search index is built, and the symbol index saved, before the graph and name
+            // resolution are (one after the other holds less at once).
             let stats = ws.index().refresh_with(
                 &|done, total| {
                     if let Some(bar) = &bar {
