@@ -139,8 +139,27 @@ impl Parts {
 #[derive(Debug, Default)]
 struct FileOut {
     parts: Parts,
-    /// (source, target file, target, weight), sorted.
-    edges: Vec<(Local, u32, Local, f32)>,
+    /// (source, target file, target, weight), sorted; added up from the parts when first asked
+    /// for (`tack index` saves the parts and lays out no edges).
+    edges: std::sync::OnceLock<Vec<Edge>>,
+}
+
+/// An edge of one file: (source, target file, target, weight).
+type Edge = (Local, u32, Local, f32);
+
+/// The edges parts add up to, sorted.
+fn edges_of(parts: impl Iterator<Item = Part>) -> Vec<Edge> {
+    let mut keyed: Vec<((Local, u32, Local), f32)> =
+        parts.map(|p| ((p.src, p.dst_file, p.dst), p.weight())).collect();
+    keyed.sort_unstable_by_key(|(k, _)| *k);
+    let mut edges: Vec<Edge> = Vec::new();
+    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+        let (src, file, dst) = run[0].0;
+        let total: f32 = run.iter().map(|(_, w)| w).sum();
+        edges.push((src, file, dst, total.sqrt()));
+    }
+    edges.shrink_to_fit();
+    edges
 }
 
 impl FileOut {
@@ -157,18 +176,24 @@ impl FileOut {
         FileOut::new(parts)
     }
 
+    /// These parts, and the edges they add up to.
     fn new(parts: Vec<Part>) -> FileOut {
-        let mut keyed: Vec<((Local, u32, Local), f32)> =
-            parts.iter().map(|p| ((p.src, p.dst_file, p.dst), p.weight())).collect();
-        keyed.sort_unstable_by_key(|(k, _)| *k);
-        let mut edges: Vec<(Local, u32, Local, f32)> = Vec::new();
-        for run in keyed.chunk_by(|a, b| a.0 == b.0) {
-            let (src, file, dst) = run[0].0;
-            let total: f32 = run.iter().map(|(_, w)| w).sum();
-            edges.push((src, file, dst, total.sqrt()));
-        }
-        edges.shrink_to_fit();
+        let edges = std::sync::OnceLock::from(edges_of(parts.iter().copied()));
         FileOut { parts: parts.into_iter().collect(), edges }
+    }
+
+    /// These parts; their edges are added up when first asked for.
+    fn parts_only(parts: Vec<Part>) -> FileOut {
+        FileOut { parts: parts.into_iter().collect(), edges: std::sync::OnceLock::new() }
+    }
+
+    fn edges(&self) -> &[Edge] {
+        self.edges.get_or_init(|| edges_of(self.parts.iter()))
+    }
+
+    /// How many edges the parts add up to, without keeping them when they were not made yet.
+    fn n_edges(&self) -> usize {
+        self.edges.get().map_or_else(|| edges_of(self.parts.iter()).len(), Vec::len)
     }
 }
 
@@ -234,13 +259,13 @@ fn resolve_parts(resolver: &Resolver, file: u32, (i, r): (u32, &Ref), out: &mut 
     }
 }
 
-/// Every reference of `file` resolved.
-fn file_out(resolver: &Resolver, file: u32) -> FileOut {
+/// Every reference of `file` resolved: its parts (with their edges, if `with_edges`).
+fn file_out(resolver: &Resolver, file: u32, with_edges: bool) -> FileOut {
     let mut parts = Vec::new();
     for (i, r) in resolver.entry(file).symbols.refs.iter().enumerate() {
         resolve_parts(resolver, file, (i as u32, &r), &mut parts);
     }
-    FileOut::new(parts)
+    if with_edges { FileOut::new(parts) } else { FileOut::parts_only(parts) }
 }
 
 /// The names a file gives others: what it defines and what it binds or imports at its top.
@@ -621,7 +646,11 @@ impl SymbolGraph {
         if !fits {
             return Err("its references point past the saved definitions");
         }
-        let out = saved.parts.iter().map(|parts| Arc::new(FileOut::new(parts.iter().collect()))).collect();
+        let out = saved
+            .parts
+            .into_iter()
+            .map(|parts| Arc::new(FileOut { parts, edges: std::sync::OnceLock::new() }))
+            .collect();
         Ok(Self { loaded: true, ..Self::assemble(snapshot, out, false) })
     }
 
@@ -630,7 +659,7 @@ impl SymbolGraph {
         let resolver = snapshot.resolver();
         let out: Vec<Arc<FileOut>> = (0..resolver.n_files() as u32)
             .into_par_iter()
-            .map(|f| Arc::new(file_out(&resolver, f)))
+            .map(|f| Arc::new(file_out(&resolver, f, false)))
             .collect();
         Self::assemble(snapshot, out, false)
     }
@@ -682,7 +711,7 @@ impl SymbolGraph {
                         old
                     }
                 }
-                _ => Arc::new(file_out(&resolver, f)),
+                _ => Arc::new(file_out(&resolver, f, true)),
             })
             .collect();
         tracing::debug!(
@@ -733,9 +762,12 @@ impl SymbolGraph {
         self.graph.get_or_init(|| {
             let started = std::time::Instant::now();
             let node_base = &self.node_base;
-            let mut edges = Vec::with_capacity(self.n_edges());
+            self.out.par_iter().for_each(|o| {
+                o.edges();
+            });
+            let mut edges = Vec::with_capacity(self.out.iter().map(|o| o.edges().len()).sum());
             for (f, o) in self.out.iter().enumerate() {
-                for &(src, dst_file, dst, w) in &o.edges {
+                for &(src, dst_file, dst, w) in o.edges() {
                     edges.push((node_base[f] + src, node_base[dst_file as usize] + dst, w));
                 }
             }
@@ -770,7 +802,10 @@ impl SymbolGraph {
     }
 
     pub fn n_edges(&self) -> usize {
-        self.out.iter().map(|o| o.edges.len()).sum()
+        match self.graph.get() {
+            Some(graph) => graph.edge_count(),
+            None => self.out.iter().map(|o| o.n_edges()).sum(),
+        }
     }
 
     /// Every edge as (source node, target node, weight), in source order, then target order.
@@ -847,7 +882,7 @@ impl SymbolGraph {
         let all = self.neighbours.get_or_init(|| {
             let mut all: Vec<Vec<u32>> = vec![Vec::new(); self.files.len()];
             for (f, o) in self.out.iter().enumerate() {
-                for &(_, dst_file, _, _) in &o.edges {
+                for &(_, dst_file, _, _) in o.edges() {
                     if dst_file as usize != f {
                         all[f].push(dst_file);
                         all[dst_file as usize].push(f as u32);
