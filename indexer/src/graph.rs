@@ -765,12 +765,20 @@ impl SymbolGraph {
             self.out.par_iter().for_each(|o| {
                 o.edges();
             });
-            let mut edges = Vec::with_capacity(self.out.iter().map(|o| o.edges().len()).sum());
-            for (f, o) in self.out.iter().enumerate() {
-                for &(src, dst_file, dst, w) in o.edges() {
-                    edges.push((node_base[f] + src, node_base[dst_file as usize] + dst, w));
-                }
+            // Every file's edges numbered globally, each file's run filled on rayon's threads.
+            let mut edges = vec![(0u32, 0u32, 0f32); self.out.iter().map(|o| o.edges().len()).sum()];
+            let mut runs = Vec::with_capacity(self.out.len());
+            let mut rest = edges.as_mut_slice();
+            for o in &self.out {
+                let (run, after) = rest.split_at_mut(o.edges().len());
+                runs.push(run);
+                rest = after;
             }
+            runs.into_par_iter().zip(self.out.par_iter()).enumerate().for_each(|(f, (run, o))| {
+                for (slot, &(src, dst_file, dst, w)) in run.iter_mut().zip(o.edges()) {
+                    *slot = (node_base[f] + src, node_base[dst_file as usize] + dst, w);
+                }
+            });
             // Each file's edges are sorted by (source, target file, target) and nodes are
             // numbered in file order, so the whole list is sorted.
             let mut graph: Csr<(), f32, Directed, u32> =

@@ -97,21 +97,31 @@ pub fn repo_map(
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
-    let tables = snapshot.derived.get_or_init(|| {
-        let previous =
-            snapshot.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").take());
-        Tables::build(snapshot, &graph, previous.as_deref())
-    });
-    let tables_done = started.elapsed();
     let focus_nodes = focus_defs(snapshot, &graph, &focus_set);
-    let node_rank = rank_nodes(&graph, &tables, &entries, &focus_set, &focus_nodes);
+    // PageRank needs only who uses each node, not the rest of the tables: it runs as soon as
+    // those are made, beside the rest.
+    let (tables, (node_rank, rank_ms)) = rayon::join(
+        || {
+            snapshot.derived.get_or_init(|| {
+                let previous =
+                    snapshot.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").take());
+                Tables::build(snapshot, &graph, previous.as_deref())
+            })
+        },
+        || {
+            let users = snapshot.derived.get_or_init(|| Users::build(&graph));
+            let started = std::time::Instant::now();
+            let rank = rank_nodes(&graph, &users, &entries, &focus_set, &focus_nodes);
+            (rank, started.elapsed().as_millis() as u64)
+        },
+    );
     let rank_done = started.elapsed();
     let file_rank = file_ranks(&graph, &tables, &node_rank);
     let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
     let items = order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, budget);
     tracing::debug!(
-        tables_ms = tables_done.as_millis() as u64,
-        rank_ms = (rank_done - tables_done).as_millis() as u64,
+        tables_and_rank_ms = rank_done.as_millis() as u64,
+        rank_ms,
         order_ms = (started.elapsed() - rank_done).as_millis() as u64,
         "map ranked"
     );
@@ -142,7 +152,7 @@ pub fn repo_map(
 /// users), and edges into a focus identifier's definitions count ×10.
 fn rank_nodes(
     graph: &SymbolGraph,
-    tables: &Tables,
+    users: &Users,
     entries: &[&FileEntry],
     focus_set: &Focus,
     focus_nodes: &[u32],
@@ -160,7 +170,7 @@ fn rank_nodes(
     for &node in focus_nodes {
         focus_node[node as usize] = true;
         personalization[node as usize] = 1.0;
-        for &user in tables.users(node) {
+        for &user in users.of(node) {
             personalization[user as usize] = f64::max(personalization[user as usize], 0.5);
         }
     }
@@ -264,7 +274,7 @@ fn order_defs(
     // PageRank's depth (who references the referrers) times breadth: how many definitions and
     // files name this one, to a small power.
     let mut scores: Vec<f64> = (0..graph.n_nodes())
-        .map(|node| node_rank[node] * tables.care[node] as f64 * tables.breadth[node] as f64)
+        .map(|node| node_rank[node] * tables.care[node] as f64 * tables.users.breadth[node] as f64)
         .collect();
     // A type holds what its members hold: a class whose methods everyone calls matters as
     // much as one everyone names.
@@ -521,11 +531,8 @@ pub(crate) struct Tables {
     /// other, when this one is a later signature of it (an overload, a property's setter), which
     /// then holds its rank; `u32::MAX` for none.
     first_twin: Vec<u32>,
-    /// Per node: (1 + its users) to the power [`USERS_EXPONENT`].
-    breadth: Vec<f32>,
-    /// Node `i` is referenced by `users[user_start[i]..user_start[i + 1]]`, in node order.
-    user_start: Vec<u32>,
-    user_list: Vec<u32>,
+    /// Who uses each node.
+    users: Arc<Users>,
     /// The most definitions that share one line of one file (at least 1).
     max_per_line: usize,
     /// Each file's part, for the next snapshot's tables.
@@ -646,16 +653,24 @@ impl FileCare {
     }
 }
 
-impl Tables {
-    /// The tables of `snapshot`, whose graph is `graph`; each file's part is taken from
-    /// `previous` (another snapshot's tables) where its file and resolved references are the
-    /// same.
-    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Tables>) -> Self {
-        let started = std::time::Instant::now();
+/// The per-node tables each file's part makes, laid end to end.
+struct FileTables {
+    care: Vec<f32>,
+    entry: Vec<bool>,
+    parent: Vec<u32>,
+    first_twin: Vec<u32>,
+    max_per_line: usize,
+    files: Vec<Arc<FileCare>>,
+    interfaces: Vec<String>,
+}
+
+impl FileTables {
+    /// Each file's part, taken from `previous` (another snapshot's tables) where its file and
+    /// resolved references are the same.
+    fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Tables>) -> Self {
         let n = graph.n_nodes();
         let arcs: Vec<&Arc<FileEntry>> = snapshot.files.values().collect();
-        let entries: Vec<&FileEntry> = arcs.iter().map(|e| e.as_ref()).collect();
-        let mut interfaces: Vec<&str> = entries
+        let mut interfaces: Vec<&str> = arcs
             .iter()
             .flat_map(|e| e.symbols.defs.iter())
             .filter(|d| d.kind == DefKind::Interface)
@@ -666,10 +681,10 @@ impl Tables {
         // The previous part of each file, by path (both lists are in path order).
         let previous =
             previous.filter(|p| p.interfaces.iter().map(String::as_str).eq(interfaces.iter().copied()));
-        let mut before: Vec<Option<&Arc<FileCare>>> = vec![None; entries.len()];
+        let mut before: Vec<Option<&Arc<FileCare>>> = vec![None; arcs.len()];
         if let Some(previous) = previous {
             let mut old = previous.files.iter().peekable();
-            for (f, entry) in entries.iter().enumerate() {
+            for (f, entry) in arcs.iter().enumerate() {
                 while old.next_if(|o| o.file.path < entry.path).is_some() {}
                 before[f] = old.next_if(|o| o.file.path == entry.path);
             }
@@ -693,63 +708,117 @@ impl Tables {
                 }
             })
             .collect();
-        let mut care = Vec::with_capacity(n);
-        let mut parent = Vec::with_capacity(n);
-        let mut entry = Vec::with_capacity(n);
-        let mut first_twin = Vec::with_capacity(n);
-        let mut max_per_line = 1;
+        let mut out = FileTables {
+            care: Vec::with_capacity(n),
+            entry: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+            first_twin: Vec::with_capacity(n),
+            max_per_line: 1,
+            files: Vec::new(),
+            interfaces: interfaces.into_iter().map(str::to_string).collect(),
+        };
         for (f, file) in files.iter().enumerate() {
             let base = graph.file_node(f);
             let global = |&local: &u32| if local == u32::MAX { local } else { base + local };
-            care.extend_from_slice(&file.care);
-            parent.extend(file.parent.iter().map(global));
-            entry.extend_from_slice(&file.entry);
-            first_twin.extend(file.first_twin.iter().map(global));
-            max_per_line = max_per_line.max(file.max_per_line);
+            out.care.extend_from_slice(&file.care);
+            out.parent.extend(file.parent.iter().map(global));
+            out.entry.extend_from_slice(&file.entry);
+            out.first_twin.extend(file.first_twin.iter().map(global));
+            out.max_per_line = out.max_per_line.max(file.max_per_line);
         }
-        debug_assert_eq!(care.len(), n);
-        let files_done = started.elapsed();
+        debug_assert_eq!(out.care.len(), n);
+        out.files = files;
+        out
+    }
+}
+
+/// Who uses each node: the graph's edges turned around, and each node's breadth. Kept beside
+/// the map tables, made first: PageRank needs them and nothing else of the tables.
+#[derive(Debug)]
+pub(crate) struct Users {
+    /// Per node: (1 + its users) to the power [`USERS_EXPONENT`].
+    breadth: Vec<f32>,
+    /// Node `i` is referenced by `list[start[i]..start[i + 1]]`, in node order.
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Users {
+    /// The nodes with an edge into `node`.
+    fn of(&self, node: u32) -> &[u32] {
+        let node = node as usize;
+        &self.list[self.start[node] as usize..self.start[node + 1] as usize]
+    }
+
+    fn build(graph: &SymbolGraph) -> Self {
+        let n = graph.n_nodes();
         let mut counts = vec![0u32; n + 1];
         for (_, dst, _) in graph.edges() {
             counts[dst as usize + 1] += 1;
         }
         let breadth: Vec<f32> =
-            counts[1..].par_iter().map(|&users| (1.0 + users as f32).powf(USERS_EXPONENT)).collect();
+            counts[1..].iter().map(|&users| (1.0 + users as f32).powf(USERS_EXPONENT)).collect();
         for i in 0..n {
             counts[i + 1] += counts[i];
         }
         let mut fill = counts.clone();
-        let mut user_list = vec![0u32; graph.n_edges()];
+        let mut list = vec![0u32; graph.n_edges()];
         for (src, dst, _) in graph.edges() {
-            user_list[fill[dst as usize] as usize] = src;
+            list[fill[dst as usize] as usize] = src;
             fill[dst as usize] += 1;
         }
-        let users_done = started.elapsed();
-        for (node, named) in surface_nodes(snapshot, graph) {
+        Users { breadth, start: counts, list }
+    }
+}
+
+impl Tables {
+    /// The tables of `snapshot`, whose graph is `graph`; each file's part is taken from
+    /// `previous` (another snapshot's tables) where its file and resolved references are the
+    /// same.
+    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Tables>) -> Self {
+        let started = std::time::Instant::now();
+        let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+        // Three parts side by side: each file's care, who uses each node, and the surface.
+        let (mut files, mut users, mut surface) = (None, None, None);
+        let (mut files_ms, mut users_ms, mut surface_ms) = (0, 0, 0);
+        rayon::join(
+            || {
+                let t = std::time::Instant::now();
+                files = Some(FileTables::build(snapshot, graph, previous));
+                files_ms = t.elapsed().as_millis() as u64;
+            },
+            || {
+                rayon::join(
+                    || {
+                        let t = std::time::Instant::now();
+                        users = Some(snapshot.derived.get_or_init(|| Users::build(graph)));
+                        users_ms = t.elapsed().as_millis() as u64;
+                    },
+                    || {
+                        let t = std::time::Instant::now();
+                        surface = Some(surface_nodes(snapshot, graph));
+                        surface_ms = t.elapsed().as_millis() as u64;
+                    },
+                )
+            },
+        );
+        let (files, users, surface) =
+            (files.expect("joined"), users.expect("joined"), surface.expect("joined"));
+        let FileTables { mut care, entry, parent, first_twin, max_per_line, files, interfaces } = files;
+        for (node, named) in surface {
             let value = matches!(graph.node_place(node), (f, Some(d))
                 if matches!(entries[f].symbols.defs[d].kind, DefKind::Function | DefKind::Constant));
             care[node as usize] *= if value && named { SURFACE_VALUE_CARE } else { SURFACE_CARE };
         }
-        let surface_done = started.elapsed();
-        let interfaces = interfaces.into_iter().map(str::to_string).collect();
-        let mut tables = Self {
-            care,
-            entry,
-            parent,
-            first_twin,
-            breadth,
-            user_start: counts,
-            user_list,
-            max_per_line,
-            files,
-            interfaces,
-        };
+        let joined = started.elapsed();
+        let mut tables = Self { care, entry, parent, first_twin, users, max_per_line, files, interfaces };
         tables.mark_test_support(graph, &entries);
         tracing::debug!(
-            files_ms = files_done.as_millis() as u64,
-            users_ms = (users_done - files_done).as_millis() as u64,
-            surface_ms = (surface_done - users_done).as_millis() as u64,
-            test_support_ms = (started.elapsed() - surface_done).as_millis() as u64,
+            files_ms,
+            users_ms,
+            surface_ms,
+            joined_ms = joined.as_millis() as u64,
+            test_support_ms = (started.elapsed() - joined).as_millis() as u64,
             "map tables built"
         );
         tables
@@ -757,8 +826,7 @@ impl Tables {
 
     /// The nodes with an edge into `node`.
     fn users(&self, node: u32) -> &[u32] {
-        let node = node as usize;
-        &self.user_list[self.user_start[node] as usize..self.user_start[node + 1] as usize]
+        self.users.of(node)
     }
 
     /// Files only tests use (a test helper outside `tests/`, a fixture that imitates a library)
@@ -1072,7 +1140,14 @@ mod tests {
     fn table_facts(t: &Tables) -> String {
         format!(
             "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}",
-            t.care, t.entry, t.parent, t.first_twin, t.breadth, t.user_start, t.user_list, t.max_per_line
+            t.care,
+            t.entry,
+            t.parent,
+            t.first_twin,
+            t.users.breadth,
+            t.users.start,
+            t.users.list,
+            t.max_per_line
         )
     }
 
