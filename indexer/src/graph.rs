@@ -311,6 +311,29 @@ fn changed_given_names(old: &FileEntry, new: &FileEntry, out: &mut FxHashSet<Str
         };
     let (ta, tb) = (top(a), top(b));
     out.extend(ta.symmetric_difference(&tb).map(|(name, _, _)| name.clone()));
+    // A top-level glob that changed (a `from m import *`, a `use m::*`, Java's package, which
+    // is kept as one) changes what the file's names are to others and what others' are in it:
+    // every name it gives, and the words of the modules named.
+    let globs = |s: &crate::symbols::FileSymbols| -> FxHashSet<(String, bool)> {
+        s.imports
+            .iter()
+            .filter(|i| i.scope == 0 && i.glob)
+            .map(|i| (s.text(i.module).to_string(), i.alias))
+            .collect()
+    };
+    let (ga, gb) = (globs(a), globs(b));
+    if ga != gb {
+        given_names(old, out);
+        given_names(new, out);
+        for (module, _) in ga.symmetric_difference(&gb) {
+            out.extend(
+                module
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string),
+            );
+        }
+    }
 }
 
 /// Whether reference `r` of a file may bind differently once names in `names` change: its name

@@ -267,3 +267,41 @@ fn a_reopened_index_reads_its_resolved_references_and_updates_them_by_what_chang
     let broken = open();
     assert!(!broken.snapshot().graph().was_loaded());
 }
+
+#[test]
+fn go_edits_update_the_graph_and_resolver_as_full_builds_would() {
+    check(
+        "go_shop",
+        &[
+            // A body changes: the packages are kept.
+            ("pricing/pricing.go", &|s| s.replace("amount * (1 - float64(p))", "amount - amount*float64(p)")),
+            // An import comes and is used: the module path is voted again.
+            ("main.go", &|s| {
+                s.replace(
+                    "\"example.com/shop/cart\"",
+                    "\"example.com/shop/cart\"\n\t\"example.com/shop/pricing\"",
+                )
+                .replace("fmt.Println(c.Total())", "fmt.Println(c.Total(), pricing.Percent(0.5))")
+            }),
+        ],
+    );
+}
+
+#[test]
+fn java_edits_update_the_graph_and_resolver_as_full_builds_would() {
+    check(
+        "java_shop",
+        &[
+            // A body changes: the packages are kept.
+            ("src/main/java/shop/pricing/Pricing.java", &|s| s.replace("amount * 0.9", "amount * 0.8")),
+            // A class moves to another package (its file stays where it is), then its user
+            // follows.
+            ("src/main/java/shop/pricing/Pricing.java", &|s| {
+                s.replace("package shop.pricing;", "package shop.deals;")
+            }),
+            ("src/main/java/shop/Cart.java", &|s| {
+                s.replace("import shop.pricing.Pricing;", "import shop.deals.Pricing;")
+            }),
+        ],
+    );
+}

@@ -146,17 +146,23 @@ impl Packages {
 
 impl Tables for Packages {
     /// Imports say what the module path is: rebuilt when a Go file changed.
+    /// A package is a directory, which a change of contents keeps; the module path is voted
+    /// by the imports: kept while no changed Go file's imports changed.
     fn updated(
         self: Arc<Self>,
-        _before: &[Arc<FileEntry>],
+        before: &[Arc<FileEntry>],
         files: &[Arc<FileEntry>],
         changed: &[u32],
     ) -> Arc<dyn Tables> {
-        if changed.iter().any(|&i| files[i as usize].lang == Lang::Go) {
-            Arc::new(Packages::new(files))
-        } else {
-            self
-        }
+        let imports = |file: &FileEntry| -> Vec<String> {
+            let symbols = &file.symbols;
+            symbols.imports.iter().map(|i| symbols.text(i.module).to_string()).collect()
+        };
+        let same = changed.iter().map(|&i| i as usize).all(|i| {
+            files[i].lang != Lang::Go
+                || (before[i].lang == Lang::Go && imports(&before[i]) == imports(&files[i]))
+        });
+        if same { self } else { Arc::new(Packages::new(files)) }
     }
 
     /// The package's import path.

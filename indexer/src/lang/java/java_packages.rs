@@ -20,6 +20,17 @@ pub(super) struct Packages {
     by_package: HashMap<String, Vec<u32>>,
 }
 
+/// A file's package, as its `package` declaration names it (extraction keeps it as a glob
+/// import with an alias); empty for none.
+fn declared_package(file: &FileEntry) -> String {
+    let symbols = &file.symbols;
+    symbols
+        .imports
+        .iter()
+        .find(|i| i.glob && i.alias)
+        .map_or(String::new(), |i| symbols.text(i.module).to_string())
+}
+
 impl Packages {
     pub(super) fn new(files: &[Arc<FileEntry>]) -> Packages {
         let mut package_of = Vec::with_capacity(files.len());
@@ -29,12 +40,7 @@ impl Packages {
                 package_of.push(None);
                 continue;
             }
-            let symbols = &file.symbols;
-            let package = symbols
-                .imports
-                .iter()
-                .find(|i| i.glob && i.alias)
-                .map_or(String::new(), |i| symbols.text(i.module).to_string());
+            let package = declared_package(file);
             by_package.entry(package.clone()).or_default().push(i as u32);
             package_of.push(Some(package));
         }
@@ -130,17 +136,19 @@ fn enclosing_types(r: &dyn Binder, file: u32, pos: Pos) -> Vec<u32> {
 
 impl Tables for Packages {
     /// Packages are declared in files: rebuilt when a Java file changed.
+    /// Kept while no changed Java file's package declaration changed.
     fn updated(
         self: Arc<Self>,
-        _before: &[Arc<FileEntry>],
+        before: &[Arc<FileEntry>],
         files: &[Arc<FileEntry>],
         changed: &[u32],
     ) -> Arc<dyn Tables> {
-        if changed.iter().any(|&i| files[i as usize].lang == Lang::Java) {
-            Arc::new(Packages::new(files))
-        } else {
-            self
-        }
+        let same = changed.iter().map(|&i| i as usize).all(|i| {
+            files[i].lang != Lang::Java
+                || (before[i].lang == Lang::Java
+                    && declared_package(&before[i]) == declared_package(&files[i]))
+        });
+        if same { self } else { Arc::new(Packages::new(files)) }
     }
 
     fn module_path(&self, file: u32) -> Option<String> {
