@@ -305,3 +305,25 @@ fn java_edits_update_the_graph_and_resolver_as_full_builds_would() {
         ],
     );
 }
+
+#[test]
+fn typescript_edits_update_the_graph_and_resolver_as_full_builds_would() {
+    check(
+        "ts_shop",
+        &[
+            // A body changes.
+            ("src/pricing.ts", &|s| s.replace("amount * 0.9", "amount * 0.8")),
+            // The package's index re-exports one more module, and a user imports through it.
+            ("src/index.ts", &|s| format!("{s}export * from './pricing';\n")),
+            ("src/checkout.ts", &|s| {
+                format!(
+                    "import {{ applyDiscount }} from './index';\n{s}\nexport const off = (n: number) => applyDiscount(n);\n"
+                )
+            }),
+            // The re-export goes away again: the user's import no longer binds.
+            ("src/index.ts", &|s| s.replace("export * from './pricing';\n", "")),
+            // An exported function is renamed.
+            ("src/pricing.ts", &|s| s.replace("applyDiscount", "takeDiscount")),
+        ],
+    );
+}
