@@ -289,14 +289,12 @@ fn order_defs(
             scores[first as usize] += node_rank[node] * tables.care[node] as f64;
         }
     }
-    let score = |node: u32| scores[node as usize];
-    let mut ranked: Vec<u32> = (0..graph.n_nodes() as u32).collect();
+    // Each node with what orders it, side by side (a comparison reads no other table).
+    let mut ranked: Vec<(bool, f64, u32)> =
+        scores.iter().enumerate().map(|(node, &score)| (tables.entry[node], score, node as u32)).collect();
     // Entries first, then the rest; each best first, ties in node order (files by path).
-    let order = |&a: &u32, &b: &u32| {
-        tables.entry[b as usize]
-            .cmp(&tables.entry[a as usize])
-            .then(score(b).total_cmp(&score(a)))
-            .then(a.cmp(&b))
+    let order = |a: &(bool, f64, u32), b: &(bool, f64, u32)| {
+        b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2))
     };
     // Each shown definition takes a line of at least one token, and at most `max_per_line`
     // share one: no map within the budget shows more than this many, and only they are taken.
@@ -306,7 +304,7 @@ fn order_defs(
         ranked.truncate(shown_at_most);
     }
     ranked.sort_unstable_by(order);
-    for node in ranked {
+    for (_, _, node) in ranked {
         take(node, &mut items);
     }
     items
