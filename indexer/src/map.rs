@@ -534,25 +534,31 @@ pub(crate) struct Tables {
     /// The most definitions that share one line of one file (at least 1).
     max_per_line: usize,
     /// Each file's part, for the next snapshot's tables.
+    carried: Arc<Carried>,
+}
+
+/// What the next snapshot's tables take from these: each file's part, and the names of the
+/// repository's interfaces (sorted), which a file's part also depends on.
+#[derive(Debug)]
+pub(crate) struct Carried {
     files: Vec<Arc<FileCare>>,
-    /// The names of the repository's interfaces, sorted: what a file's part also depends on.
     interfaces: Vec<String>,
 }
 
-/// The map tables of the snapshot a new one was made from, for the new one's tables to take
-/// what is the same from.
+/// What the map tables of the snapshot a new one was made from carry over, for the new one's
+/// tables to take what is the same from.
 #[derive(Debug, Default)]
-pub(crate) struct TablesSeed(std::sync::Mutex<Option<Arc<Tables>>>);
+pub(crate) struct TablesSeed(std::sync::Mutex<Option<Arc<Carried>>>);
 
-/// Hands `previous`'s map tables (or, when it built none, those it was handed) to `next`,
-/// whose graph was updated from `previous`'s: `next`'s tables then take each file's part that
-/// is still the same instead of making it again.
+/// Hands what `previous`'s map tables carry over (or, when it built none, what it was handed)
+/// to `next`, whose graph was updated from `previous`'s: `next`'s tables then take each file's
+/// part that is still the same instead of making it again.
 pub(crate) fn carry_tables(previous: &Snapshot, next: &Snapshot) {
-    let tables = previous.derived.get::<Tables>().or_else(|| {
+    let carried = previous.derived.get::<Tables>().map(|t| t.carried.clone()).or_else(|| {
         previous.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").clone())
     });
-    if let Some(tables) = tables {
-        next.derived.set(Arc::new(TablesSeed(std::sync::Mutex::new(Some(tables)))));
+    if let Some(carried) = carried {
+        next.derived.set(Arc::new(TablesSeed(std::sync::Mutex::new(Some(carried)))));
     }
 }
 
@@ -658,14 +664,13 @@ struct FileTables {
     parent: Vec<u32>,
     first_twin: Vec<u32>,
     max_per_line: usize,
-    files: Vec<Arc<FileCare>>,
-    interfaces: Vec<String>,
+    carried: Carried,
 }
 
 impl FileTables {
     /// Each file's part, taken from `previous` (another snapshot's tables) where its file and
     /// resolved references are the same.
-    fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Tables>) -> Self {
+    fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Carried>) -> Self {
         let n = graph.n_nodes();
         let arcs: Vec<&Arc<FileEntry>> = snapshot.files.values().collect();
         let mut interfaces: Vec<&str> = arcs
@@ -712,8 +717,10 @@ impl FileTables {
             parent: Vec::with_capacity(n),
             first_twin: Vec::with_capacity(n),
             max_per_line: 1,
-            files: Vec::new(),
-            interfaces: interfaces.into_iter().map(str::to_string).collect(),
+            carried: Carried {
+                files: Vec::new(),
+                interfaces: interfaces.into_iter().map(str::to_string).collect(),
+            },
         };
         for (f, file) in files.iter().enumerate() {
             let base = graph.file_node(f);
@@ -725,7 +732,7 @@ impl FileTables {
             out.max_per_line = out.max_per_line.max(file.max_per_line);
         }
         debug_assert_eq!(out.care.len(), n);
-        out.files = files;
+        out.carried.files = files;
         out
     }
 }
@@ -773,7 +780,7 @@ impl Tables {
     /// The tables of `snapshot`, whose graph is `graph`; each file's part is taken from
     /// `previous` (another snapshot's tables) where its file and resolved references are the
     /// same.
-    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Tables>) -> Self {
+    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Carried>) -> Self {
         let started = std::time::Instant::now();
         let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
         // Three parts side by side: each file's care, who uses each node, and the surface.
@@ -802,14 +809,15 @@ impl Tables {
         );
         let (files, users, surface) =
             (files.expect("joined"), users.expect("joined"), surface.expect("joined"));
-        let FileTables { mut care, entry, parent, first_twin, max_per_line, files, interfaces } = files;
+        let FileTables { mut care, entry, parent, first_twin, max_per_line, carried } = files;
         for (node, named) in surface {
             let value = matches!(graph.node_place(node), (f, Some(d))
                 if matches!(entries[f].symbols.defs[d].kind, DefKind::Function | DefKind::Constant));
             care[node as usize] *= if value && named { SURFACE_VALUE_CARE } else { SURFACE_CARE };
         }
         let joined = started.elapsed();
-        let mut tables = Self { care, entry, parent, first_twin, users, max_per_line, files, interfaces };
+        let carried = Arc::new(carried);
+        let mut tables = Self { care, entry, parent, first_twin, users, max_per_line, carried };
         tables.mark_test_support(graph, &entries);
         tracing::debug!(
             files_ms,
@@ -1177,9 +1185,10 @@ mod tests {
         repo_map(&after, &[], 1024, &|s: &str| s.len() / 4);
         let new = after.derived.get::<Tables>().expect("the map built its tables");
         let taken: Vec<(&str, bool)> = new
+            .carried
             .files
             .iter()
-            .zip(&old.files)
+            .zip(&old.carried.files)
             .map(|(n, o)| (n.file.path.as_str(), Arc::ptr_eq(n, o)))
             .collect();
         assert_eq!(
@@ -1194,6 +1203,6 @@ mod tests {
         );
         let full = Tables::build(&after, &after.graph(), None);
         assert_eq!(table_facts(&new), table_facts(&full));
-        assert!(new.files.iter().zip(&full.files).all(|(a, b)| !Arc::ptr_eq(a, b)));
+        assert!(new.carried.files.iter().zip(&full.carried.files).all(|(a, b)| !Arc::ptr_eq(a, b)));
     }
 }
