@@ -497,7 +497,7 @@ pub struct SymbolGraph {
     out: Vec<Arc<FileOut>>,
     /// Every edge from source node to target node, weighted; rows in node order. Made on first
     /// use: `tack index` saves the resolved references and needs no edges.
-    graph: std::sync::OnceLock<Csr<(), f32, Directed, u32>>,
+    graph: std::sync::OnceLock<Arc<Csr<(), f32, Directed, u32>>>,
     /// The files, for the names table.
     entries: Vec<Arc<FileEntry>>,
     /// Definition names, made on first use (the map finds definitions by name through the
@@ -744,10 +744,29 @@ impl SymbolGraph {
             "references resolved again"
         );
         let mut graph = Self::assemble(snapshot, out, true);
+        // A change that left every edge as it was (a body edited, no call or name added or
+        // removed, no definition added or removed) keeps the edges as laid out.
+        if let Some(laid_out) = previous.graph.get()
+            && change.new_of.is_none()
+            && graph.node_base == previous.node_base
+            && graph
+                .out
+                .iter()
+                .zip(&previous.out)
+                .all(|(new, old)| Arc::ptr_eq(new, old) || new.edges() == old.edges())
+        {
+            let _ = graph.graph.set(laid_out.clone());
+        }
         // Same files in the same order: the previous ranks are one small change away from these
         // wherever the numbering of nodes is the same.
         graph.warm_from = previous.warm_from.then(&previous.reached.lock().expect("warm starts"));
         Some(graph)
+    }
+
+    /// Whether this graph's edges are laid out in the same place as `other`'s (one kept the
+    /// other's).
+    pub fn shares_edges_with(&self, other: &SymbolGraph) -> bool {
+        matches!((self.graph.get(), other.graph.get()), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
     }
 
     /// The global numbering of nodes from each file's part.
@@ -782,7 +801,12 @@ impl SymbolGraph {
 
     /// Every edge, made from each file's edges on first use.
     pub(crate) fn csr(&self) -> &Csr<(), f32, Directed, u32> {
-        self.graph.get_or_init(|| {
+        self.graph.get_or_init(|| Arc::new(self.lay_out()))
+    }
+
+    /// Every edge laid out in node order.
+    fn lay_out(&self) -> Csr<(), f32, Directed, u32> {
+        {
             let started = std::time::Instant::now();
             let node_base = &self.node_base;
             self.out.par_iter().for_each(|o| {
@@ -815,7 +839,7 @@ impl SymbolGraph {
                 "graph assembled"
             );
             graph
-        })
+        }
     }
 
     /// Whether this graph was updated from the previous snapshot's rather than built whole.
@@ -1085,6 +1109,36 @@ mod tests {
         }
         let garbled = Parts { bytes: vec![0xff; 64], len: 50 };
         assert!(garbled.iter().all(|p| p.weight().is_finite() && p.class < 9));
+    }
+
+    /// An edit that leaves every edge as it was keeps the edges as laid out; one that adds an
+    /// edge lays them out again.
+    #[test]
+    fn an_edit_that_leaves_the_edges_keeps_them_laid_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/py_shop");
+        for rel in ["shop/__init__.py", "shop/cart.py", "shop/item.py", "shop/pricing.py"] {
+            let to = dir.path().join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(fixture.join(rel), to).unwrap();
+        }
+        let root = dir.path().canonicalize().unwrap();
+        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
+        let before = index.snapshot();
+        before.graph().csr();
+        let path = root.join("shop/pricing.py");
+        let edit = |from: &str, to: &str| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text.replace(from, to)).unwrap();
+            index.apply_changes(&["shop/pricing.py".to_string()])
+        };
+        let literal = edit("amount * (1 + TAX_RATE)", "amount * (2 + TAX_RATE)");
+        assert!(literal.graph().was_updated());
+        assert!(literal.graph().shares_edges_with(&before.graph()));
+        let call = edit("amount * (2 + TAX_RATE)", "apply_discount(amount, None) * (2 + TAX_RATE)");
+        assert!(call.graph().was_updated());
+        assert!(!call.graph().shares_edges_with(&literal.graph()));
+        assert!(call.graph().n_edges() > literal.graph().n_edges());
     }
 
     /// A warm start's shares worked out where they are used give the ranks that listing them
