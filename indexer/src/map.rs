@@ -560,6 +560,14 @@ pub(crate) fn carry_tables(previous: &Snapshot, next: &Snapshot) {
     if let Some(carried) = carried {
         next.derived.set(Arc::new(TablesSeed(std::sync::Mutex::new(Some(carried)))));
     }
+    // Edges kept as laid out have the same users.
+    if let (Some(before), Some(after)) =
+        (previous.derived.get::<SymbolGraph>(), next.derived.get::<SymbolGraph>())
+        && after.shares_edges_with(&before)
+        && let Some(users) = previous.derived.get::<Users>()
+    {
+        next.derived.set(users);
+    }
 }
 
 /// One file's part of [`Tables`]: its node, then each definition's, numbered within the file
@@ -1141,6 +1149,39 @@ fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> 
 mod tests {
     use super::*;
     use crate::{Filter, Index};
+
+    /// An edit that keeps the edges as laid out keeps who uses each node; one that adds an
+    /// edge makes them again.
+    #[test]
+    fn users_are_kept_with_the_edges() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/py_shop");
+        for rel in ["shop/__init__.py", "shop/cart.py", "shop/item.py", "shop/pricing.py"] {
+            let to = dir.path().join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(fixture.join(rel), to).unwrap();
+        }
+        let root = dir.path().canonicalize().unwrap();
+        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
+        let count = |s: &str| s.len() / 4;
+        let users = |snapshot: &Snapshot| {
+            repo_map(snapshot, &[], 1024, &count);
+            snapshot.derived.get::<Users>().expect("the map made them")
+        };
+        let before = users(&index.snapshot());
+        let path = root.join("shop/pricing.py");
+        let edit = |from: &str, to: &str| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text.replace(from, to)).unwrap();
+            index.apply_changes(&["shop/pricing.py".to_string()])
+        };
+        let literal = edit("amount * (1 + TAX_RATE)", "amount * (2 + TAX_RATE)");
+        assert!(Arc::ptr_eq(&users(&literal), &before));
+        let call = edit("amount * (2 + TAX_RATE)", "apply_discount(amount, None) * (2 + TAX_RATE)");
+        let after = users(&call);
+        assert!(!Arc::ptr_eq(&after, &before));
+        assert_eq!(after.list.len(), call.graph().n_edges());
+    }
 
     /// Every per-node table, for comparing two builds.
     fn table_facts(t: &Tables) -> String {
