@@ -552,7 +552,8 @@ pub(crate) struct TablesSeed(std::sync::Mutex<Option<Arc<Carried>>>);
 
 /// Hands what `previous`'s map tables carry over (or, when it built none, what it was handed)
 /// to `next`, whose graph was updated from `previous`'s: `next`'s tables then take each file's
-/// part that is still the same instead of making it again.
+/// part that is still the same instead of making it again. When the graph kept its edges as
+/// laid out, who uses each node is handed on too.
 pub(crate) fn carry_tables(previous: &Snapshot, next: &Snapshot) {
     let carried = previous.derived.get::<Tables>().map(|t| t.carried.clone()).or_else(|| {
         previous.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").clone())
