@@ -502,6 +502,44 @@ fn parse_entry(
     FileEntry { path, lang, size, mtime_ns, hash, lines, symbols }
 }
 
+/// The Python shop fixture's package, copied to a temporary folder and indexed in memory: for
+/// tests that edit one of its files and look at what the update kept.
+#[cfg(test)]
+pub(crate) struct ShopCopy {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    pub(crate) index: Index,
+}
+
+#[cfg(test)]
+impl ShopCopy {
+    pub(crate) fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/py_shop");
+        for rel in ["shop/__init__.py", "shop/cart.py", "shop/checkout.py", "shop/item.py", "shop/pricing.py"]
+        {
+            let to = dir.path().join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(fixture.join(rel), to).unwrap();
+        }
+        let root = dir.path().canonicalize().unwrap();
+        let (index, _) = Index::open(&root, crate::Filter::new(&root, &[]).unwrap(), None);
+        ShopCopy { _dir: dir, root, index }
+    }
+
+    /// Writes `change` of file `rel`'s text and folds it in.
+    pub(crate) fn edit(&self, rel: &str, change: impl FnOnce(&str) -> String) -> Arc<Snapshot> {
+        let path = self.root.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let changed = change(&text);
+        assert_ne!(changed, text, "the edit of {rel} changes it");
+        std::fs::write(&path, changed).unwrap();
+        let after = self.index.apply_changes(&[rel.to_string()]);
+        assert!(after.graph().was_updated(), "the edit of {rel} updated the graph");
+        after
+    }
+}
+
 #[cfg(test)]
 #[test]
 fn a_file_past_the_parse_bound_streams_to_the_hash_and_line_count_of_reading_it_whole() {

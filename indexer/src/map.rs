@@ -1149,33 +1149,20 @@ fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Filter, Index};
+    use crate::index::ShopCopy;
 
     /// An edit that keeps the edges as laid out keeps who uses each node; one that adds an
     /// edge makes them again.
     #[test]
     fn users_are_kept_with_the_edges() {
-        let dir = tempfile::tempdir().unwrap();
-        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/py_shop");
-        for rel in ["shop/__init__.py", "shop/cart.py", "shop/item.py", "shop/pricing.py"] {
-            let to = dir.path().join(rel);
-            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-            std::fs::copy(fixture.join(rel), to).unwrap();
-        }
-        let root = dir.path().canonicalize().unwrap();
-        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
+        let shop = ShopCopy::new();
         let count = |s: &str| s.len() / 4;
         let users = |snapshot: &Snapshot| {
             repo_map(snapshot, &[], 1024, &count);
             snapshot.derived.get::<Users>().expect("the map made them")
         };
-        let before = users(&index.snapshot());
-        let path = root.join("shop/pricing.py");
-        let edit = |from: &str, to: &str| {
-            let text = std::fs::read_to_string(&path).unwrap();
-            std::fs::write(&path, text.replace(from, to)).unwrap();
-            index.apply_changes(&["shop/pricing.py".to_string()])
-        };
+        let before = users(&shop.index.snapshot());
+        let edit = |from: &str, to: &str| shop.edit("shop/pricing.py", |text| text.replace(from, to));
         let literal = edit("amount * (1 + TAX_RATE)", "amount * (2 + TAX_RATE)");
         assert!(Arc::ptr_eq(&users(&literal), &before));
         let call = edit("amount * (2 + TAX_RATE)", "apply_discount(amount, None) * (2 + TAX_RATE)");
@@ -1204,26 +1191,13 @@ mod tests {
     /// what tables built from nothing are.
     #[test]
     fn tables_after_an_edit_take_the_unchanged_files_parts_and_equal_a_full_build() {
-        let dir = tempfile::tempdir().unwrap();
-        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/py_shop");
-        for rel in ["shop/__init__.py", "shop/cart.py", "shop/checkout.py", "shop/item.py", "shop/pricing.py"]
-        {
-            let to = dir.path().join(rel);
-            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-            std::fs::copy(fixture.join(rel), to).unwrap();
-        }
-        let root = dir.path().canonicalize().unwrap();
-        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), None);
-        let before = index.snapshot();
+        let shop = ShopCopy::new();
+        let before = shop.index.snapshot();
         repo_map(&before, &[], 1024, &|s: &str| s.len() / 4);
         let old = before.derived.get::<Tables>().expect("the map built its tables");
-        // A body changes: pricing.py's entry is new, and so are its resolved references; no
-        // other file's references bind differently.
-        let path = root.join("shop/pricing.py");
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, format!("{text}\n\ndef zero():\n    return 0\n")).unwrap();
-        let after = index.apply_changes(&["shop/pricing.py".to_string()]);
-        assert!(after.graph().was_updated());
+        // A definition added last: pricing.py's entry is new, and so are its resolved
+        // references; no other file's references bind differently.
+        let after = shop.edit("shop/pricing.py", |text| format!("{text}\n\ndef zero():\n    return 0\n"));
         repo_map(&after, &[], 1024, &|s: &str| s.len() / 4);
         let new = after.derived.get::<Tables>().expect("the map built its tables");
         let taken: Vec<(&str, bool)> = new

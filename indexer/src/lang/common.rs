@@ -1,10 +1,27 @@
 //! Grammar walks several languages share: the identifiers a binding pattern binds, the text of
-//! a qualifier made only of names, and whether an identifier only renames an import.
+//! a qualifier made only of names, and whether an identifier only renames an import; and what
+//! their tables' updates ask of a change.
+
+use std::sync::Arc;
 
 use tree_sitter::Node;
 
 use super::node_text;
-use crate::snapshot::Lang;
+use crate::snapshot::{FileEntry, Lang};
+
+/// Whether every changed file of `lang` is `alike` before and after the change (`before` and
+/// `files` are the same files, as `Tables::updated` gets them).
+pub(crate) fn changed_alike(
+    lang: Lang,
+    (before, files): (&[Arc<FileEntry>], &[Arc<FileEntry>]),
+    changed: &[u32],
+    alike: impl Fn(&FileEntry, &FileEntry) -> bool,
+) -> bool {
+    changed
+        .iter()
+        .map(|&i| i as usize)
+        .all(|i| files[i].lang != lang || (before[i].lang == lang && alike(&before[i], &files[i])))
+}
 
 /// The identifiers a binding pattern binds: `a, (b, c)`, `Point { x, y: ref z }`, `Some(v)`.
 /// Attribute and index targets bind nothing, nor does an identifier the language says is no

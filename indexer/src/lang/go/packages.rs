@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::lang::common::changed_alike;
 use crate::meaning::{Binder, Bound, Found, MAX_DEPTH, Tables, Target, Value, module_found};
 use crate::names::{NONE, Pos};
 use crate::snapshot::FileEntry;
@@ -145,7 +146,6 @@ impl Packages {
 }
 
 impl Tables for Packages {
-    /// Imports say what the module path is: rebuilt when a Go file changed.
     /// A package is a directory, which a change of contents keeps; the module path is voted
     /// by the imports: kept while no changed Go file's imports changed.
     fn updated(
@@ -158,10 +158,7 @@ impl Tables for Packages {
             let symbols = &file.symbols;
             symbols.imports.iter().map(|i| symbols.text(i.module).to_string()).collect()
         };
-        let same = changed.iter().map(|&i| i as usize).all(|i| {
-            files[i].lang != Lang::Go
-                || (before[i].lang == Lang::Go && imports(&before[i]) == imports(&files[i]))
-        });
+        let same = changed_alike(Lang::Go, (before, files), changed, |a, b| imports(a) == imports(b));
         if same { self } else { Arc::new(Packages::new(files)) }
     }
 

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::lang::common::changed_alike;
 use crate::meaning::{Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -135,18 +136,16 @@ fn enclosing_types(r: &dyn Binder, file: u32, pos: Pos) -> Vec<u32> {
 }
 
 impl Tables for Packages {
-    /// Packages are declared in files: rebuilt when a Java file changed.
-    /// Kept while no changed Java file's package declaration changed.
+    /// Packages are declared in files: kept while no changed Java file's package declaration
+    /// changed.
     fn updated(
         self: Arc<Self>,
         before: &[Arc<FileEntry>],
         files: &[Arc<FileEntry>],
         changed: &[u32],
     ) -> Arc<dyn Tables> {
-        let same = changed.iter().map(|&i| i as usize).all(|i| {
-            files[i].lang != Lang::Java
-                || (before[i].lang == Lang::Java
-                    && declared_package(&before[i]) == declared_package(&files[i]))
+        let same = changed_alike(Lang::Java, (before, files), changed, |a, b| {
+            declared_package(a) == declared_package(b)
         });
         if same { self } else { Arc::new(Packages::new(files)) }
     }

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
+use crate::lang::common::changed_alike;
 use crate::meaning::{Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -573,11 +574,8 @@ impl Tables for Modules {
         files: &[Arc<FileEntry>],
         changed: &[u32],
     ) -> Arc<dyn Tables> {
-        let rust_changed = || changed.iter().map(|&i| i as usize).filter(|&i| files[i].lang == Lang::Rust);
         let same = |shape: fn(&FileSymbols) -> Vec<(u32, &str, u32)>| {
-            rust_changed().all(|i| {
-                before[i].lang == Lang::Rust && shape(&before[i].symbols) == shape(&files[i].symbols)
-            })
+            changed_alike(Lang::Rust, (before, files), changed, |a, b| shape(&a.symbols) == shape(&b.symbols))
         };
         let tree = if same(module_shape) { self.tree.clone() } else { Arc::new(Tree::new(files)) };
         let impls = ImplMap::default();
