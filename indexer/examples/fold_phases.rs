@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tack_indexer::{Filter, Index};
+use tack_indexer::{Filter, Index, Personal};
 
 mod dumps;
 use dumps::graph_facts;
@@ -48,13 +48,12 @@ fn main() {
         }
         // PageRank's warm start: the unfocused ranks starting where the previous graph's call
         // under the same key ended (from the second fold on), against a cold start.
-        let weight = |_: u32, _: u32, w: f32| w as f64;
         let graph = snapshot.graph();
         let t = Instant::now();
-        let cold = graph.pagerank_keyed(u64::MAX - 1 - round, &[], &weight);
+        let cold = graph.pagerank_keyed(u64::MAX - 1 - round, &Personal::UNIFORM);
         let cold_time = t.elapsed();
         let t = Instant::now();
-        let warm = graph.pagerank_keyed(u64::MAX, &[], &weight);
+        let warm = graph.pagerank_keyed(u64::MAX, &Personal::UNIFORM);
         eprintln!(
             "pagerank cold {} iterations {cold_time:?}, warm {} iterations {:?}",
             cold.iterations,

@@ -329,14 +329,11 @@ impl Index {
             crate::map::carry_tables(previous, &snapshot);
         }
         let graph_done = started.elapsed();
-        // The graph resolves every reference, on rayon's threads; its edges are laid out too
-        // when the previous graph's were read (a saving `tack index` reads none).
-        let edges_read = previous.derived.get::<SymbolGraph>().is_some_and(|g| g.edges_laid_out());
+        // The graph resolves every reference, on rayon's threads. Its edges are laid out when a
+        // PageRank over all of them asks: a map after an edit folds the change into the ranks
+        // before it, reading only the changed files' edges.
         let build = || {
-            let graph = snapshot.graph();
-            if edges_read {
-                graph.csr();
-            }
+            snapshot.graph();
         };
         // One after the other, not side by side: what `beside` holds (the search index's writer
         // and the documents it queues, hundreds of megabytes at 30,000 files) is freed before

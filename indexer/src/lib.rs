@@ -57,7 +57,7 @@ pub use symbols::{Def, DefKind, DefText, FileSymbols, Names, Ref, RefKind};
 pub use syntax::{SyntaxIssue, syntax_issues};
 
 // What names mean, and how files depend on each other.
-pub use graph::{Ranks, SymbolGraph};
+pub use graph::{Personal, Ranks, SymbolGraph};
 pub use meaning::Target;
 pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver};
 

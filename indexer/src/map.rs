@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::graph::SymbolGraph;
+use crate::graph::{Personal, SymbolGraph};
 use crate::snapshot::{FileEntry, Snapshot};
 use crate::symbols::DefKind;
 
@@ -98,23 +98,20 @@ pub fn repo_map(
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
     let focus_nodes = focus_defs(snapshot, &graph, &focus_set);
-    // PageRank needs only who uses each node, not the rest of the tables: it runs as soon as
-    // those are made, beside the rest.
-    let (tables, (node_rank, rank_ms)) = rayon::join(
-        || {
-            snapshot.derived.get_or_init(|| {
-                let previous =
-                    snapshot.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").take());
-                Tables::build(snapshot, &graph, previous.as_deref())
-            })
-        },
-        || {
-            let users = snapshot.derived.get_or_init(|| Users::build(&graph));
-            let started = std::time::Instant::now();
-            let rank = rank_nodes(&graph, &users, &entries, &focus_set, &focus_nodes);
-            (rank, started.elapsed().as_millis() as u64)
-        },
-    );
+    // PageRank needs only who uses each node, not the rest of the tables: when the tables are
+    // made, it runs as soon as those are, beside the rest.
+    let rank = |users: &Users| {
+        let started = std::time::Instant::now();
+        let rank = rank_nodes(&graph, users, &entries, &focus_set, &focus_nodes);
+        (rank, started.elapsed().as_millis() as u64)
+    };
+    let mut ranked = None;
+    let tables = snapshot.derived.get_or_init(|| {
+        let previous =
+            snapshot.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").take());
+        Tables::build(snapshot, &graph, previous.as_deref(), |users| ranked = Some(rank(users)))
+    });
+    let (node_rank, rank_ms) = ranked.unwrap_or_else(|| rank(&tables.users));
     let rank_done = started.elapsed();
     let file_rank = file_ranks(&graph, &tables, &node_rank);
     let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
@@ -159,7 +156,6 @@ fn rank_nodes(
 ) -> Arc<Vec<f64>> {
     let n = graph.n_nodes();
     let mut personalization = vec![0.0; n];
-    let mut focus_node = vec![false; n];
     for &f in &focus_set.files {
         let nodes = 1 + entries[f].symbols.defs.len();
         let first = graph.file_node(f) as usize;
@@ -168,15 +164,14 @@ fn rank_nodes(
         }
     }
     for &node in focus_nodes {
-        focus_node[node as usize] = true;
         personalization[node as usize] = 1.0;
         for &user in users.of(node) {
             personalization[user as usize] = f64::max(personalization[user as usize], 0.5);
         }
     }
-    let weight =
-        |_src: u32, dst: u32, w: f32| if focus_node[dst as usize] { w as f64 * 10.0 } else { w as f64 };
-    let ranks = graph.pagerank_keyed(focus_set.key(), &personalization, &weight);
+    let personal =
+        Personal { weights: &personalization, boosted: focus_nodes, users: &|node| users.of(node) };
+    let ranks = graph.pagerank_keyed(focus_set.key(), &personal);
     tracing::debug!(iterations = ranks.iterations, "pagerank");
     ranks.rank
 }
@@ -543,6 +538,35 @@ pub(crate) struct Tables {
 pub(crate) struct Carried {
     files: Vec<Arc<FileCare>>,
     interfaces: Vec<String>,
+    surface: Surface,
+}
+
+/// What each file the surface search read offers, for the next snapshot's search to take while
+/// the file, its resolved references and the repository's files are the same.
+#[derive(Debug, Default)]
+struct Surface {
+    /// A hash of every file's path, in order: the files' numbers in `offered`.
+    files: u64,
+    /// By file number.
+    offered: rustc_hash::FxHashMap<u32, Arc<Offered>>,
+}
+
+/// What one file offers the surface, as (file, local node), when reached at the top (a surface
+/// file, an export list) or through a glob (`inner`).
+#[derive(Debug)]
+struct Offered {
+    file: Arc<FileEntry>,
+    out: crate::graph::OutId,
+    inner: bool,
+    nodes: Vec<(u32, u32)>,
+}
+
+/// A hash of the paths of `graph`'s files, in order.
+fn files_hash(graph: &SymbolGraph) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    graph.files.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// What the map tables of the snapshot a new one was made from carry over, for the new one's
@@ -561,10 +585,8 @@ pub(crate) fn carry_tables(previous: &Snapshot, next: &Snapshot) {
     if let Some(carried) = carried {
         next.derived.set(Arc::new(TablesSeed(std::sync::Mutex::new(Some(carried)))));
     }
-    // Edges kept as laid out have the same users.
-    if let (Some(before), Some(after)) =
-        (previous.derived.get::<SymbolGraph>(), next.derived.get::<SymbolGraph>())
-        && after.shares_edges_with(&before)
+    // The same edges have the same users.
+    if next.derived.get::<SymbolGraph>().is_some_and(|after| after.edges_as_before())
         && let Some(users) = previous.derived.get::<Users>()
     {
         next.derived.set(users);
@@ -711,12 +733,7 @@ impl FileTables {
                 let out = graph.out_id(f);
                 match before[f] {
                     Some(old) if Arc::ptr_eq(&old.file, file) && old.out == out => old.clone(),
-                    _ => {
-                        let (base, next) = (graph.file_node(f), graph.file_node(f + 1));
-                        let names_any: Vec<bool> =
-                            (base..next).map(|node| graph.has_edges_from(node)).collect();
-                        Arc::new(FileCare::of(file, out, &interface_set, &names_any))
-                    }
+                    _ => Arc::new(FileCare::of(file, out, &interface_set, &graph.has_edges_from(f))),
                 }
             })
             .collect();
@@ -729,6 +746,7 @@ impl FileTables {
             carried: Carried {
                 files: Vec::new(),
                 interfaces: interfaces.into_iter().map(str::to_string).collect(),
+                surface: Surface::default(),
             },
         };
         for (f, file) in files.iter().enumerate() {
@@ -767,20 +785,18 @@ impl Users {
     fn build(graph: &SymbolGraph) -> Self {
         let n = graph.n_nodes();
         let mut counts = vec![0u32; n + 1];
-        for (_, dst, _) in graph.edges() {
-            counts[dst as usize + 1] += 1;
-        }
+        graph.for_each_edge(|_, dst| counts[dst as usize + 1] += 1);
         let breadth: Vec<f32> =
             counts[1..].iter().map(|&users| (1.0 + users as f32).powf(USERS_EXPONENT)).collect();
         for i in 0..n {
             counts[i + 1] += counts[i];
         }
         let mut fill = counts.clone();
-        let mut list = vec![0u32; graph.n_edges()];
-        for (src, dst, _) in graph.edges() {
+        let mut list = vec![0u32; counts[n] as usize];
+        graph.for_each_edge(|src, dst| {
             list[fill[dst as usize] as usize] = src;
             fill[dst as usize] += 1;
-        }
+        });
         Users { breadth, start: counts, list }
     }
 }
@@ -789,28 +805,36 @@ impl Tables {
     /// The tables of `snapshot`, whose graph is `graph`; each file's part is taken from
     /// `previous` (another snapshot's tables) where its file and resolved references are the
     /// same.
-    pub(crate) fn build(snapshot: &Snapshot, graph: &SymbolGraph, previous: Option<&Carried>) -> Self {
+    pub(crate) fn build(
+        snapshot: &Snapshot,
+        graph: &SymbolGraph,
+        previous: Option<&Carried>,
+        with_users: impl FnOnce(&Users) + Send,
+    ) -> Self {
         let started = std::time::Instant::now();
         let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
-        // Three parts side by side: each file's care, who uses each node, and the surface.
+        // Side by side: who uses each node (then `with_users`), and each file's care with the
+        // surface.
         let (mut files, mut users, mut surface) = (None, None, None);
         let (mut files_ms, mut users_ms, mut surface_ms) = (0, 0, 0);
         rayon::join(
             || {
                 let t = std::time::Instant::now();
-                files = Some(FileTables::build(snapshot, graph, previous));
-                files_ms = t.elapsed().as_millis() as u64;
+                let made = snapshot.derived.get_or_init(|| Users::build(graph));
+                users_ms = t.elapsed().as_millis() as u64;
+                with_users(&made);
+                users = Some(made);
             },
             || {
                 rayon::join(
                     || {
                         let t = std::time::Instant::now();
-                        users = Some(snapshot.derived.get_or_init(|| Users::build(graph)));
-                        users_ms = t.elapsed().as_millis() as u64;
+                        files = Some(FileTables::build(snapshot, graph, previous));
+                        files_ms = t.elapsed().as_millis() as u64;
                     },
                     || {
                         let t = std::time::Instant::now();
-                        surface = Some(surface_nodes(snapshot, graph));
+                        surface = Some(surface_nodes(snapshot, graph, previous.map(|p| &p.surface)));
                         surface_ms = t.elapsed().as_millis() as u64;
                     },
                 )
@@ -818,7 +842,9 @@ impl Tables {
         );
         let (files, users, surface) =
             (files.expect("joined"), users.expect("joined"), surface.expect("joined"));
-        let FileTables { mut care, entry, parent, first_twin, max_per_line, carried } = files;
+        let FileTables { mut care, entry, parent, first_twin, max_per_line, mut carried } = files;
+        let (surface, offered) = surface;
+        carried.surface = offered;
         for (node, named) in surface {
             let value = matches!(graph.node_place(node), (f, Some(d))
                 if matches!(entries[f].symbols.defs[d].kind, DefKind::Function | DefKind::Constant));
@@ -878,9 +904,18 @@ impl Tables {
 /// top, and those a module's export list (`__all__`) names, found through name resolution;
 /// each with whether it is named (a surface file imports it by name, an `__all__` lists it:
 /// `true`) or only a glob brings it (`false`).
-fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
+///
+/// Each file's offer is taken from `previous` (another snapshot's search) while the file, its
+/// resolved references and the repository's files are the same; the offers read are returned
+/// for the next snapshot.
+fn surface_nodes(
+    snapshot: &Snapshot,
+    graph: &SymbolGraph,
+    previous: Option<&Surface>,
+) -> (Vec<(u32, bool)>, Surface) {
     let resolver = snapshot.resolver();
-    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+    let arcs: Vec<&Arc<FileEntry>> = snapshot.files.values().collect();
+    let entries: Vec<&FileEntry> = arcs.iter().map(|e| e.as_ref()).collect();
     let mut out = Vec::new();
     // Surface files, then the modules their globs bring in, each once.
     let mut todo: Vec<(u32, u32)> = Vec::new();
@@ -910,19 +945,21 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
     }
     // In waves, each file on rayon's threads: a module is reached at its least depth.
     let mut seen: HashSet<u32> = todo.iter().map(|(f, _)| *f).collect();
-    let offered_by = |(f, depth): (u32, u32)| -> (Vec<u32>, Vec<u32>) {
-        let (mut nodes, mut globs) = (Vec::new(), Vec::new());
+    let files = files_hash(graph);
+    let previous = previous.filter(|p| p.files == files);
+    // The nodes file `f` offers, as (file, local node).
+    let offer = |f: u32, inner: bool| -> Vec<(u32, u32)> {
+        let mut nodes = Vec::new();
         let file = entries[f as usize];
         let symbols = &file.symbols;
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
-        let whole = depth > 0 || file.lang.spec().surface_files.contains(&name);
+        let whole = inner || file.lang.spec().surface_files.contains(&name);
         let exports: HashSet<&str> = symbols.exports.iter().flatten().map(String::as_str).collect();
         let language = file.lang.language();
         for (d, def) in symbols.defs.iter().enumerate() {
-            let offered =
-                if depth > 0 { !language.is_private(def, None) } else { exports.contains(def.name()) };
+            let offered = if inner { !language.is_private(def, None) } else { exports.contains(def.name()) };
             if def.parent.is_none() && offered {
-                nodes.push(graph.def_node(f as usize, d));
+                nodes.push((f, 1 + d as u32));
             }
         }
         // What its imports at the top resolve to (the graph's parts, in reference order): a
@@ -937,26 +974,48 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
                 && (whole || exports.contains(symbols.ref_name(&r)));
             while let Some((_, file, local)) = resolved.next_if(|&(n, _, _)| n <= i as u32) {
                 if offered && local > 0 {
-                    nodes.push(graph.file_node(file as usize) + local);
+                    nodes.push((file, local));
                 }
             }
         }
-        if whole && depth < 4 {
-            globs = resolver.glob_modules(f);
-        }
-        (nodes, globs)
+        nodes
     };
+    let offered_by = |(f, depth): (u32, u32)| -> (Arc<Offered>, Vec<u32>) {
+        let (inner, out) = (depth > 0, graph.out_id(f as usize));
+        let entry = &arcs[f as usize];
+        let kept = previous
+            .and_then(|p| p.offered.get(&f))
+            .filter(|o| Arc::ptr_eq(&o.file, entry) && o.out == out && o.inner == inner);
+        let offered = match kept {
+            Some(o) => o.clone(),
+            None => Arc::new(Offered { file: (*entry).clone(), out, inner, nodes: offer(f, inner) }),
+        };
+        let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
+        let globs = if (inner || entry.lang.spec().surface_files.contains(&name)) && depth < 4 {
+            resolver.glob_modules(f)
+        } else {
+            Vec::new()
+        };
+        (offered, globs)
+    };
+    let mut read = Surface { files, offered: Default::default() };
     while !todo.is_empty() {
-        let wave: Vec<(Vec<u32>, Vec<u32>, u32)> = todo
+        let wave: Vec<(u32, Arc<Offered>, Vec<u32>, u32)> = todo
             .par_iter()
             .map(|&(f, depth)| {
-                let (nodes, globs) = offered_by((f, depth));
-                (nodes, globs, depth)
+                let (offered, globs) = offered_by((f, depth));
+                (f, offered, globs, depth)
             })
             .collect();
         todo.clear();
-        for (nodes, globs, depth) in wave {
-            out.extend(nodes.into_iter().map(|n| (n, depth == 0)));
+        for (f, offered, globs, depth) in wave {
+            out.extend(
+                offered
+                    .nodes
+                    .iter()
+                    .map(|&(file, local)| (graph.file_node(file as usize) + local, depth == 0)),
+            );
+            read.offered.insert(f, offered);
             for m in globs {
                 if seen.insert(m) {
                     todo.push((m, depth + 1));
@@ -967,7 +1026,7 @@ fn surface_nodes(snapshot: &Snapshot, graph: &SymbolGraph) -> Vec<(u32, bool)> {
     // A node named both ways counts as named.
     out.sort_unstable_by_key(|&(node, named)| (node, !named));
     out.dedup_by_key(|(node, _)| *node);
-    out
+    (out, read)
 }
 
 /// The folder of a path relative to the root (`""` at the root).
@@ -1217,8 +1276,17 @@ mod tests {
                 ("shop/pricing.py", false)
             ]
         );
-        let full = Tables::build(&after, &after.graph(), None);
+        let full = Tables::build(&after, &after.graph(), None, |_| {});
         assert_eq!(table_facts(&new), table_facts(&full));
         assert!(new.carried.files.iter().zip(&full.carried.files).all(|(a, b)| !Arc::ptr_eq(a, b)));
+        // What the package's `__init__.py` offers is taken too: neither it nor what its imports
+        // bind changed. Once it changes, it is read again.
+        let offer = |t: &Tables| t.carried.surface.offered.get(&0).cloned().expect("__init__.py read");
+        assert!(Arc::ptr_eq(&offer(&new), &offer(&old)));
+        let again = shop.edit("shop/__init__.py", |text| format!("{text}\n# the package\n"));
+        repo_map(&again, &[], 1024, &|s: &str| s.len() / 4);
+        let newer = again.derived.get::<Tables>().expect("the map built its tables");
+        assert!(!Arc::ptr_eq(&offer(&newer), &offer(&new)));
+        assert_eq!(table_facts(&newer), table_facts(&Tables::build(&again, &again.graph(), None, |_| {})));
     }
 }

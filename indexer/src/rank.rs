@@ -210,7 +210,9 @@ fn query_pagerank(
             personalization[graph.file_node(i) as usize] += *s as f64 / nb;
         }
     }
-    let weight = |_src: u32, dst: u32, w: f32| if named[dst as usize] { w as f64 * 10.0 } else { w as f64 };
+    let weight = |_src: u32, dst: u32, w: f32| {
+        if named[dst as usize] { w as f64 * crate::graph::BOOST } else { w as f64 }
+    };
     let rank = graph.pagerank(&personalization, &weight);
     (0..graph.files.len())
         .map(|f| (graph.file_node(f) as usize..graph.file_node(f + 1) as usize).map(|n| rank[n]).sum())

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use tack_indexer::{Filter, Index, SymbolGraph};
+use tack_indexer::{Filter, Index, Personal, SymbolGraph};
 
 /// The graph as a sorted list of named facts, independent of node numbering: each edge between
 /// the definitions (or files) it joins, and each name's definers.
@@ -59,7 +59,7 @@ fn check(fixture: &str, edits: &[Edit]) {
     let weight = |_: u32, _: u32, w: f32| w as f64;
     // PageRank under one key: each updated graph starts from the ranks its predecessor reached.
     const KEY: u64 = 7;
-    before.graph().pagerank_keyed(KEY, &[], &weight);
+    before.graph().pagerank_keyed(KEY, &Personal::UNIFORM);
     let count = |s: &str| s.len() / 4;
     tack_indexer::repo_map(&before, &[], 1024, &count);
     let (mut warm_iterations, mut cold_iterations) = (0, 0);
@@ -82,8 +82,8 @@ fn check(fixture: &str, edits: &[Edit]) {
         for (a, b) in ranks.iter().zip(&full_ranks) {
             assert!((a - b).abs() < 1e-9, "edit {n}: rank {a} against {b}");
         }
-        let warm = updated.pagerank_keyed(KEY, &[], &weight);
-        let cold = full.pagerank_keyed(KEY, &[], &weight);
+        let warm = updated.pagerank_keyed(KEY, &Personal::UNIFORM);
+        let cold = full.pagerank_keyed(KEY, &Personal::UNIFORM);
         for (a, b) in warm.rank.iter().zip(cold.rank.iter()) {
             assert!((a - b).abs() < 1e-8, "edit {n}: warm-started rank {a} against {b}");
         }
@@ -98,7 +98,7 @@ fn check(fixture: &str, edits: &[Edit]) {
         (warm_iterations, cold_iterations) =
             (warm_iterations + warm.iterations, cold_iterations + cold.iterations);
         // Asked again, one graph starts a key at the same place: the same ranks to the last bit.
-        let again = updated.pagerank_keyed(KEY, &[], &weight);
+        let again = updated.pagerank_keyed(KEY, &Personal::UNIFORM);
         assert_eq!((again.rank, again.iterations), (warm.rank, warm.iterations), "edit {n}");
         // The map, from tables that took the previous snapshot's unchanged parts, is the map of
         // the same files indexed afresh.
