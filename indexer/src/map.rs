@@ -552,13 +552,15 @@ struct Surface {
 }
 
 /// What one file offers the surface, as (file, local node), when reached at the top (a surface
-/// file, an export list) or through a glob (`inner`).
+/// file, an export list) or through a glob (`inner`), and the modules its globs bring in (what
+/// they resolve to is among its resolved references, so it is the same while those are).
 #[derive(Debug)]
 struct Offered {
     file: Arc<FileEntry>,
     out: crate::graph::OutId,
     inner: bool,
     nodes: Vec<(u32, u32)>,
+    globs: Vec<u32>,
 }
 
 /// A hash of the paths of `graph`'s files, in order.
@@ -980,47 +982,43 @@ fn surface_nodes(
         }
         nodes
     };
-    let offered_by = |(f, depth): (u32, u32)| -> (Arc<Offered>, Vec<u32>) {
+    let offered_by = |(f, depth): (u32, u32)| -> Arc<Offered> {
         let (inner, out) = (depth > 0, graph.out_id(f as usize));
         let entry = &arcs[f as usize];
         let kept = previous
             .and_then(|p| p.offered.get(&f))
             .filter(|o| Arc::ptr_eq(&o.file, entry) && o.out == out && o.inner == inner);
-        let offered = match kept {
-            Some(o) => o.clone(),
-            None => Arc::new(Offered { file: (*entry).clone(), out, inner, nodes: offer(f, inner) }),
-        };
+        if let Some(o) = kept {
+            return o.clone();
+        }
         let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
-        let globs = if (inner || entry.lang.spec().surface_files.contains(&name)) && depth < 4 {
+        let globs = if inner || entry.lang.spec().surface_files.contains(&name) {
             resolver.glob_modules(f)
         } else {
             Vec::new()
         };
-        (offered, globs)
+        Arc::new(Offered { file: (*entry).clone(), out, inner, nodes: offer(f, inner), globs })
     };
     let mut read = Surface { files, offered: Default::default() };
     while !todo.is_empty() {
-        let wave: Vec<(u32, Arc<Offered>, Vec<u32>, u32)> = todo
-            .par_iter()
-            .map(|&(f, depth)| {
-                let (offered, globs) = offered_by((f, depth));
-                (f, offered, globs, depth)
-            })
-            .collect();
+        let wave: Vec<(u32, Arc<Offered>, u32)> =
+            todo.par_iter().map(|&(f, depth)| (f, offered_by((f, depth)), depth)).collect();
         todo.clear();
-        for (f, offered, globs, depth) in wave {
+        for (f, offered, depth) in wave {
             out.extend(
                 offered
                     .nodes
                     .iter()
                     .map(|&(file, local)| (graph.file_node(file as usize) + local, depth == 0)),
             );
-            read.offered.insert(f, offered);
-            for m in globs {
-                if seen.insert(m) {
-                    todo.push((m, depth + 1));
+            if depth < 4 {
+                for &m in &offered.globs {
+                    if seen.insert(m) {
+                        todo.push((m, depth + 1));
+                    }
                 }
             }
+            read.offered.insert(f, offered);
         }
     }
     // A node named both ways counts as named.
