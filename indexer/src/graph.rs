@@ -543,6 +543,50 @@ impl Personal<'static> {
     pub const UNIFORM: Personal<'static> = Personal { weights: &[], boosted: &[], users: &|_| &[] };
 }
 
+impl Personal<'_> {
+    /// The nodes with a weight, and their weights.
+    fn nonzero(&self) -> Vec<(u32, f64)> {
+        self.weights.iter().enumerate().filter(|(_, v)| **v > 0.0).map(|(u, v)| (u as u32, *v)).collect()
+    }
+}
+
+/// One graph's numbering of nodes and its boosted nodes, for [`SymbolGraph::fold`].
+struct Flow<'a> {
+    base: &'a [u32],
+    boosted: &'a [u32],
+}
+
+impl Flow<'_> {
+    /// The node an edge goes to.
+    fn at(&self, &(_, dst_file, dst, _): &Edge) -> u32 {
+        self.base[dst_file as usize] + dst
+    }
+
+    /// Adds to `residual` `sign` times what each source of `edges` (one file's, sorted by
+    /// source) passes on of its `y`: `d` times each edge's weight (boosted ones [`BOOST`]
+    /// times) over the source's out-weight, to the node `to` numbers it by (none: dropped).
+    fn pass_on(
+        &self,
+        edges: &[Edge],
+        y: impl Fn(Local) -> f64,
+        to: impl Fn(&Edge) -> Option<u32>,
+        sign: f64,
+        residual: &mut FxHashMap<u32, f64>,
+    ) {
+        let weight =
+            |e: &Edge| e.3 as f64 * if self.boosted.binary_search(&self.at(e)).is_ok() { BOOST } else { 1.0 };
+        for row in edges.chunk_by(|a, b| a.0 == b.0) {
+            let flow: f64 = row.iter().map(weight).sum();
+            let y_src = y(row[0].0);
+            for e in row {
+                if let Some(node) = to(e) {
+                    *residual.entry(node).or_default() += sign * DAMPING * weight(e) / flow * y_src;
+                }
+            }
+        }
+    }
+}
+
 /// The items of one sorted list or the other, not both.
 fn symmetric_difference<'a>(a: &'a [u32], b: &'a [u32]) -> impl Iterator<Item = &'a u32> {
     let only = |x: &'a [u32], y: &'a [u32]| x.iter().filter(move |v| y.binary_search(v).is_err());
@@ -1058,15 +1102,7 @@ impl SymbolGraph {
             }
         };
         let rank = Arc::new(rank);
-        let personal_nodes = (!uniform).then(|| {
-            personal
-                .weights
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| **v > 0.0)
-                .map(|(u, v)| (u as u32, *v))
-                .collect()
-        });
+        let personal_nodes = (!uniform).then(|| personal.nonzero());
         let reached = Reached {
             node_base: self.node_base.clone(),
             rank: rank.clone(),
@@ -1144,17 +1180,7 @@ impl SymbolGraph {
         }
         let mut residual: FxHashMap<u32, f64> = FxHashMap::default();
         // The personalization's change.
-        let new_p: Vec<(u32, f64)> = if uniform {
-            Vec::new()
-        } else {
-            personal
-                .weights
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| **v > 0.0)
-                .map(|(u, v)| (u as u32, *v))
-                .collect()
-        };
+        let new_p = if uniform { Vec::new() } else { personal.nonzero() };
         match &from.personal {
             None => {
                 for &f in &changed {
@@ -1176,31 +1202,12 @@ impl SymbolGraph {
         }
         // What each changed file's nodes passed on before and pass on now.
         for &f in &changed {
-            let old_rows = from.out[f].edges().chunk_by(|a, b| a.0 == b.0);
-            for row in old_rows {
-                let at = |&(_, dst_file, dst, _): &Edge| old_base[dst_file as usize] + dst;
-                let weight = |e: &Edge| {
-                    e.3 as f64 * if from.boosted.binary_search(&at(e)).is_ok() { BOOST } else { 1.0 }
-                };
-                let flow: f64 = row.iter().map(weight).sum();
-                let y_src = from.rank[(old_base[f] + row[0].0) as usize] * from.scale;
-                for e in row {
-                    if let Some(node) = new_node((e.1 as usize, e.2)) {
-                        *residual.entry(node).or_default() -= DAMPING * weight(e) / flow * y_src;
-                    }
-                }
-            }
-            for row in self.out[f].edges().chunk_by(|a, b| a.0 == b.0) {
-                let at = |&(_, dst_file, dst, _): &Edge| new_base[dst_file as usize] + dst;
-                let weight = |e: &Edge| {
-                    e.3 as f64 * if personal.boosted.binary_search(&at(e)).is_ok() { BOOST } else { 1.0 }
-                };
-                let flow: f64 = row.iter().map(weight).sum();
-                let y_src = y[(new_base[f] + row[0].0) as usize];
-                for e in row {
-                    *residual.entry(at(e)).or_default() += DAMPING * weight(e) / flow * y_src;
-                }
-            }
+            let old = Flow { base: old_base, boosted: &from.boosted };
+            let y_old = |src: Local| from.rank[(old_base[f] + src) as usize] * from.scale;
+            old.pass_on(from.out[f].edges(), y_old, |e| new_node((e.1 as usize, e.2)), -1.0, &mut residual);
+            let new = Flow { base: new_base, boosted: personal.boosted };
+            let y_new = |src: Local| y[(new_base[f] + src) as usize];
+            new.pass_on(self.out[f].edges(), y_new, |e| Some(new.at(e)), 1.0, &mut residual);
         }
         let mut moved: Vec<(u32, f64)> = residual.into_iter().collect();
         moved.sort_unstable_by_key(|(u, _)| *u);
