@@ -676,7 +676,7 @@ def checkout(cart):
         );
         let fs = extract(Lang::Python, PY);
         assert_eq!(fs.defs[1].doc(), Some("A shopping cart."));
-        assert_eq!(fs.defs[2].parent, Some(1));
+        assert_eq!(fs.defs[2].parent(), Some(1));
         assert_eq!(fs.defs[2].header(), "    def add(self, item: Item) -> None:");
         assert_eq!(fs.syntax_issues, 0);
     }

@@ -293,7 +293,7 @@ fn changed_given_names(old: &FileEntry, new: &FileEntry, out: &mut FxHashSet<Str
         return;
     }
     let same = |x: &crate::symbols::Def, y: &crate::symbols::Def| {
-        (&x.name(), x.kind, x.parent, x.signature()) == (&y.name(), y.kind, y.parent, y.signature())
+        (&x.name(), x.kind, x.parent(), x.signature()) == (&y.name(), y.kind, y.parent(), y.signature())
     };
     let first =
         a.defs.iter().zip(&b.defs).position(|(x, y)| !same(x, y)).unwrap_or(a.defs.len().min(b.defs.len()));

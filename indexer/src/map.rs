@@ -359,7 +359,7 @@ impl Render<'_> {
                 let mut current = Some(d);
                 while let Some(i) = current {
                     shown.insert((defs[i].line, i));
-                    current = defs[i].parent.map(|p| p as usize);
+                    current = defs[i].parent().map(|p| p as usize);
                 }
             }
             let width = shown.iter().next_back().map_or(1, |(line, _)| line.to_string().len());
@@ -623,7 +623,7 @@ impl FileCare {
         // its parameters' types): children come after their parents.
         let mut names = names_any.to_vec();
         for (d, def) in defs.iter().enumerate().rev() {
-            if let Some(p) = def.parent
+            if let Some(p) = def.parent()
                 && names[1 + d]
             {
                 names[1 + p as usize] = true;
@@ -652,7 +652,7 @@ impl FileCare {
         for (d, def) in defs.iter().enumerate() {
             let local = 1 + d;
             if let Some(before) = d.checked_sub(1).map(|b| &defs[b])
-                && (before.name(), before.kind, before.parent) == (def.name(), def.kind, def.parent)
+                && (before.name(), before.kind, before.parent()) == (def.name(), def.kind, def.parent())
             {
                 let previous = local - 1;
                 out.first_twin[local] = if out.first_twin[previous] == u32::MAX {
@@ -662,11 +662,11 @@ impl FileCare {
                 };
                 out.entry[local] = false;
             }
-            if let Some(p) = def.parent {
+            if let Some(p) = def.parent() {
                 out.parent[local] = 1 + p;
             }
             let in_tests = aux_file || ancestors(file, d).any(|a| is_test_module(&defs[a]));
-            let parent_def = def.parent.map(|p| &defs[p as usize]);
+            let parent_def = def.parent().map(|p| &defs[p as usize]);
             if in_tests {
                 out.care[local] = AUX_CARE;
             }
@@ -960,7 +960,7 @@ fn surface_nodes(
         let language = file.lang.language();
         for (d, def) in symbols.defs.iter().enumerate() {
             let offered = if inner { !language.is_private(def, None) } else { exports.contains(def.name()) };
-            if def.parent.is_none() && offered {
+            if def.parent().is_none() && offered {
                 nodes.push((f, 1 + d as u32));
             }
         }
@@ -1034,7 +1034,7 @@ fn folder(path: &str) -> &str {
 
 /// The definitions enclosing definition `d` of `file`, innermost first.
 fn ancestors<'a>(file: &'a FileEntry, d: usize) -> impl Iterator<Item = usize> + 'a {
-    std::iter::successors(Some(d), |&i| file.symbols.defs[i].parent.map(|p| p as usize))
+    std::iter::successors(Some(d), |&i| file.symbols.defs[i].parent().map(|p| p as usize))
 }
 
 /// A module of tests inside code (Rust's `mod tests`).
@@ -1136,7 +1136,7 @@ fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
             let method = matches!(def.kind, DefKind::Method | DefKind::Function);
             method
                 && (spec.is_protocol_method(def.name())
-                    || (def.parent.is_some() && everyday.contains(&def.name()))
+                    || (def.parent().is_some() && everyday.contains(&def.name()))
                     || external_impls.iter().any(|&(start, end)| start <= def.line && def.line <= end))
         })
         .collect()

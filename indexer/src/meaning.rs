@@ -167,13 +167,55 @@ pub(crate) trait Tables: Send + Sync {
 /// repository).
 pub(crate) type Lookup<T> = Result<T, String>;
 
-/// One name bound in a scope.
+/// One name bound in a scope: 12 bytes (a workspace of 30,000 files has 3.6 million, each
+/// file's kept while the snapshot lives). Where it is bound is read from what binds it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
     pub(crate) scope: u32,
     pub(crate) name: u32,
-    pub(crate) pos: Pos,
-    pub(crate) bound: Bound,
+    /// What binds it: its kind in the top two bits, its index in the file's list of that kind
+    /// below.
+    bound: u32,
+}
+
+/// The bits of [`Entry::bound`] that hold the index.
+const BOUND_INDEX: u32 = (1 << 30) - 1;
+
+impl Entry {
+    pub(crate) fn new(scope: u32, name: u32, bound: Bound) -> Entry {
+        let (kind, index) = match bound {
+            Bound::Def(i) => (0, i),
+            Bound::Binding(i) => (1, i),
+            Bound::Import(i) => (2, i),
+        };
+        assert!(index <= BOUND_INDEX, "a file with over a billion definitions, bindings or imports");
+        Entry { scope, name, bound: kind << 30 | index }
+    }
+
+    pub(crate) fn bound(&self) -> Bound {
+        let index = self.bound & BOUND_INDEX;
+        match self.bound >> 30 {
+            0 => Bound::Def(index),
+            1 => Bound::Binding(index),
+            _ => Bound::Import(index),
+        }
+    }
+
+    /// Where the name is bound, in the file of `symbols` (the entry's own): a definition's line
+    /// (column 1), a binding's or an import's position.
+    pub(crate) fn pos(&self, symbols: &FileSymbols) -> Pos {
+        match self.bound() {
+            Bound::Def(d) => Pos::new(symbols.defs[d as usize].line, 1),
+            Bound::Binding(b) => {
+                let b = &symbols.bindings[b as usize];
+                Pos::new(b.line, b.column)
+            }
+            Bound::Import(i) => {
+                let i = &symbols.imports[i as usize];
+                Pos::new(i.line, i.column)
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -449,10 +449,10 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
     let mut own: Vec<f64> = defs.iter().map(|d| f64::from(d.end_line.saturating_sub(d.line) + 1)).collect();
     let absorbed: Vec<bool> = defs
         .iter()
-        .map(|d| is_function(d) && d.parent.and_then(|p| defs.get(p as usize)).is_some_and(is_function))
+        .map(|d| is_function(d) && d.parent().and_then(|p| defs.get(p as usize)).is_some_and(is_function))
         .collect();
     for (d, absorbed) in defs.iter().zip(&absorbed) {
-        if let Some(parent) = d.parent.filter(|_| !absorbed) {
+        if let Some(parent) = d.parent().filter(|_| !absorbed) {
             let span = f64::from(d.end_line.saturating_sub(d.line) + 1);
             if let Some(p) = own.get_mut(parent as usize) {
                 *p = (*p - span).max(1.0);
@@ -461,7 +461,7 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
     }
     let in_defs: f64 = defs
         .iter()
-        .filter(|d| d.parent.is_none())
+        .filter(|d| d.parent().is_none())
         .map(|d| f64::from(d.end_line.saturating_sub(d.line) + 1))
         .sum();
     let outside = (f64::from(entry.lines) - in_defs).max(1.0);
@@ -598,7 +598,7 @@ pub fn keep_strong_hits(files: &mut [Vec<HitLine>]) {
 fn function_unit(defs: &[Def], at: usize) -> usize {
     let mut unit = at;
     while is_function(&defs[unit])
-        && let Some(parent) = defs[unit].parent.map(|p| p as usize)
+        && let Some(parent) = defs[unit].parent().map(|p| p as usize)
         // A parent comes before its children; a saved index that says otherwise cannot loop.
         && parent < unit
         && defs.get(parent).is_some_and(is_function)
@@ -622,7 +622,7 @@ fn is_test_def(defs: &[Def], at: usize) -> bool {
         if name.starts_with("test") || name.starts_with("Test") || name == "tests" {
             return true;
         }
-        at = def.parent.filter(|p| *p < i);
+        at = def.parent().filter(|p| *p < i);
     }
     false
 }

@@ -104,9 +104,10 @@ impl RefKind {
     }
 }
 
-/// One definition. Its name, qualified name, header, signature and doc line are held end to end
-/// in one string (a large workspace has 1.6 million definitions: five strings cost 88 bytes more
-/// a definition, and an allocation each).
+/// One definition: 48 bytes. Its name, qualified name, header, signature and doc line are held
+/// end to end in one string (a large workspace has 1.6 million definitions: five strings cost
+/// 88 bytes more a definition, and an allocation each), the name as the end of the qualified
+/// name when it is that (it nearly always is).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Def {
     pub kind: DefKind,
@@ -117,16 +118,39 @@ pub struct Def {
     /// above it, as decorators do).
     pub start_byte: u32,
     pub end_byte: u32,
-    /// The innermost enclosing definition, as an index into the file's `defs`.
-    pub parent: Option<u32>,
-    /// The name, qualified name, header, signature and doc line, end to end; the signature is
-    /// left out when the header holds it (a one-line signature: `def add(self, item)` in
-    /// `    def add(self, item):`, nearly every definition), and taken from there.
+    /// The innermost enclosing definition, as an index into the file's `defs` (`NONE`: none).
+    parent: u32,
+    /// The name unless the qualified name ends with it, the qualified name, the header, the
+    /// signature and the doc line, end to end; the signature is left out when the header holds
+    /// it (a one-line signature: `def add(self, item)` in `    def add(self, item):`, nearly
+    /// every definition), and taken from there.
     text: Box<str>,
-    /// Where the name, the qualified name and the header end in `text`, then where the
-    /// signature starts and ends; the doc line is the rest.
-    spans: [u32; 5],
-    has_doc: bool,
+    /// Where the name ends when it stands apart (else where it starts, in the qualified name),
+    /// where the qualified name ends, where the header ends, then where the signature starts
+    /// and ends; the doc line is the rest.
+    spans: [u16; 5],
+    /// [`HAS_DOC`], [`NAME_APART`].
+    flags: u8,
+}
+
+/// [`Def::flags`]: the definition has a doc line.
+const HAS_DOC: u8 = 1;
+/// [`Def::flags`]: the name is not the end of the qualified name and is held before it.
+const NAME_APART: u8 = 2;
+/// The longest name or qualified name a definition keeps, in bytes (its texts' spans are 16
+/// bits; the header, signature and doc line are cut shorter by the extractor).
+const MAX_NAME: usize = 16 << 10;
+
+/// `text` cut to at most `max` bytes, at a character's start.
+fn at_most(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// A definition's texts, as [`Def::new`] takes them.
@@ -153,35 +177,49 @@ impl Def {
         text: DefText<'_>,
     ) -> Def {
         let DefText { qualified, header, signature, doc } = text;
+        let (name, qualified) = (at_most(name, MAX_NAME), at_most(qualified, MAX_NAME));
+        let (header, signature, doc) =
+            (at_most(header, 4096), at_most(signature, 4096), doc.map(|d| at_most(d, 4096)));
+        let apart = !qualified.ends_with(name);
         let inside = header.find(signature).filter(|_| !signature.is_empty());
         let own_signature = if inside.is_some() { "" } else { signature };
-        let all = [name, qualified, header, own_signature, doc.unwrap_or("")].concat();
-        let name_end = name.len() as u32;
-        let qualified_end = name_end + qualified.len() as u32;
-        let header_end = qualified_end + header.len() as u32;
-        let signature_start = inside.map_or(header_end, |at| qualified_end + at as u32);
+        let all =
+            [if apart { name } else { "" }, qualified, header, own_signature, doc.unwrap_or("")].concat();
+        let qualified_start = if apart { name.len() } else { 0 };
+        let qualified_end = qualified_start + qualified.len();
+        let name_span = if apart { name.len() } else { qualified_end - name.len() };
+        let header_end = qualified_end + header.len();
+        let signature_start = inside.map_or(header_end, |at| qualified_end + at);
         let spans =
-            [name_end, qualified_end, header_end, signature_start, signature_start + signature.len() as u32];
+            [name_span, qualified_end, header_end, signature_start, signature_start + signature.len()]
+                .map(|at| u16::try_from(at).expect("a definition's texts are cut to fit 16 bits"));
+        let flags = if doc.is_some() { HAS_DOC } else { 0 } | if apart { NAME_APART } else { 0 };
         Def {
             kind,
             line: lines.0,
             end_line: lines.1,
             start_byte: bytes.0,
             end_byte: bytes.1,
-            parent,
+            parent: parent.unwrap_or(u32::MAX),
             text: all.into_boxed_str(),
             spans,
-            has_doc: doc.is_some(),
+            flags,
         }
     }
 
+    /// The innermost enclosing definition, as an index into the file's `defs`.
+    pub fn parent(&self) -> Option<u32> {
+        (self.parent != u32::MAX).then_some(self.parent)
+    }
+
     pub fn name(&self) -> &str {
-        self.slice(0, 0)
+        if self.flags & NAME_APART != 0 { self.slice(0, 0) } else { self.slice(self.spans[0], 1) }
     }
 
     /// Within the file: `Class.method` (Python), `module::Type::method` (Rust).
     pub fn qualified(&self) -> &str {
-        self.slice(self.spans[0], 1)
+        let start = if self.flags & NAME_APART != 0 { self.spans[0] } else { 0 };
+        self.slice(start, 1)
     }
 
     /// The definition's first source line, as written (indentation kept, trailing space cut).
@@ -195,14 +233,14 @@ impl Def {
     }
 
     /// `text` from `start` to span `end`.
-    fn slice(&self, start: u32, end: usize) -> &str {
+    fn slice(&self, start: u16, end: usize) -> &str {
         &self.text[start as usize..self.spans[end] as usize]
     }
 
     /// The first line of the docstring or doc comment.
     pub fn doc(&self) -> Option<&str> {
         let start = self.spans[2].max(self.spans[4]);
-        self.has_doc.then(|| &self.text[start as usize..])
+        (self.flags & HAS_DOC != 0).then(|| &self.text[start as usize..])
     }
 }
 
@@ -601,11 +639,25 @@ mod tests {
                 ("add", "Cart.add", "    def add(self, item):", "def add(self, item)", doc)
             );
         }
-        assert_eq!(std::mem::size_of::<Def>(), 64);
+        assert_eq!(std::mem::size_of::<Def>(), 48);
         let apart = DefText { qualified: "f", header: "fn f(", signature: "fn f(a: u8)", doc: Some("Doc.") };
         let apart = Def::new("f", DefKind::Function, (1, 3), (0, 9), None, apart);
         assert_eq!((apart.header(), apart.signature(), apart.doc()), ("fn f(", "fn f(a: u8)", Some("Doc.")));
         let empty = Def::new("f", DefKind::Function, (1, 1), (0, 0), None, DefText::default());
         assert_eq!((empty.name(), empty.qualified(), empty.header(), empty.doc()), ("f", "", "", None));
+        assert_eq!((empty.parent(), apart.parent()), (None, None));
+        // A qualified name that does not end with the name keeps the name apart.
+        let text = DefText { qualified: "Cart.add_item", header: "add = add_item", ..DefText::default() };
+        let alias = Def::new("add", DefKind::Constant, (4, 4), (0, 14), Some(7), text);
+        assert_eq!(
+            (alias.name(), alias.qualified(), alias.header(), alias.parent()),
+            ("add", "Cart.add_item", "add = add_item", Some(7))
+        );
+        // A name past what the spans hold is cut at a character's start.
+        let long = "é".repeat(MAX_NAME);
+        let text = DefText { qualified: &long, header: "x", signature: "sig", doc: Some("d") };
+        let long = Def::new(&long, DefKind::Function, (1, 1), (0, 0), None, text);
+        assert_eq!((long.name().len(), long.qualified().len()), (MAX_NAME, MAX_NAME));
+        assert_eq!((long.header(), long.signature(), long.doc()), ("x", "sig", Some("d")));
     }
 }

@@ -328,13 +328,13 @@ pub(crate) fn first_local_else_items(entries: &[Entry], symbols: &FileSymbols, p
 }
 
 fn local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos, first: bool) -> Vec<Entry> {
-    let is_local = |e: &Entry| match e.bound {
+    let is_local = |e: &Entry| match e.bound() {
         crate::meaning::Bound::Binding(b) => {
             !matches!(symbols.bindings[b as usize].kind, crate::names::BindKind::Attribute)
         }
         _ => false,
     };
-    let mut before = entries.iter().filter(|e| is_local(e) && e.pos <= pos);
+    let mut before = entries.iter().filter(|e| is_local(e) && e.pos(symbols) <= pos);
     let chosen = if first { before.next() } else { before.next_back() };
     if let Some(local) = chosen {
         return vec![*local];

@@ -195,7 +195,7 @@ impl Resolver {
             if visible {
                 let entries = self.ctx(file).entries_of(scope, id);
                 if !entries.is_empty() {
-                    let marker = entries.iter().find_map(|e| match e.bound {
+                    let marker = entries.iter().find_map(|e| match e.bound() {
                         Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind) => {
                             Some(symbols.bindings[b as usize].kind)
                         }
@@ -235,7 +235,7 @@ impl Resolver {
         let entries = self.ctx(file).entries_of(0, id);
         let found: Vec<Found> = entries
             .iter()
-            .filter(|e| !matches!(e.bound, Bound::Binding(b) if is_marker(self.symbols(file).bindings[b as usize].kind)))
+            .filter(|e| !matches!(e.bound(), Bound::Binding(b) if is_marker(self.symbols(file).bindings[b as usize].kind)))
             .flat_map(|e| self.entry_found(file, *e, depth))
             .collect();
         if found.is_empty() { self.lookup_beyond(file, 0, name, depth) } else { found }
@@ -258,7 +258,7 @@ impl Resolver {
 
     /// What one scope entry means, imports followed.
     pub(crate) fn entry_found(&self, file: u32, entry: Entry, depth: u32) -> Vec<Found> {
-        match entry.bound {
+        match entry.bound() {
             Bound::Def(d) => vec![self.def_found(file, d)],
             Bound::Binding(b) => {
                 let target = Target::Binding { file, binding: b };

@@ -399,7 +399,7 @@ impl Resolver {
                 if x == def {
                     return true;
                 }
-                d = symbols.defs[x as usize].parent;
+                d = symbols.defs[x as usize].parent();
             }
             false
         };

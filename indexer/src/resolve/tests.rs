@@ -1830,3 +1830,45 @@ fn a_packed_name_table_gives_each_name_its_values_in_the_order_given() {
     assert_eq!(table.get("ne"), &[] as &[u32]);
     assert_eq!(super::Packed::<u32>::new(std::iter::empty()).get("new"), &[] as &[u32]);
 }
+
+#[test]
+fn a_scope_entry_gives_back_what_binds_it_and_where() {
+    let (snapshot, path, _) = snapshot(
+        "//- m.py
+import os as system
+def run(count):
+    total = count
+    $0return total
+",
+    );
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(&path).unwrap();
+    let symbols = resolver.symbols(file);
+    let ctx = resolver.ctx(file);
+    let mut seen: Vec<String> = ctx
+        .entries
+        .iter()
+        .map(|e| {
+            let at = e.pos(symbols);
+            let what = match e.bound() {
+                Bound::Def(d) => format!("def {}", symbols.defs[d as usize].name()),
+                Bound::Binding(b) => format!("binding {}", symbols.text(symbols.bindings[b as usize].name)),
+                Bound::Import(i) => format!("import {}", symbols.text(symbols.imports[i as usize].bound)),
+            };
+            format!("{what} at {}:{} in scope {}", at.line, at.column, e.scope)
+        })
+        .collect();
+    seen.sort();
+    expect![[r#"
+        binding count at 2:9 in scope 1
+        binding total at 3:5 in scope 1
+        def run at 2:1 in scope 0
+        import system at 1:14 in scope 0
+    "#]]
+    .assert_eq(&(seen.join("\n") + "\n"));
+    // 12 bytes: a workspace of 30,000 files keeps 3.6 million.
+    assert_eq!(std::mem::size_of::<Entry>(), 12);
+    for bound in [Bound::Def(0), Bound::Binding(7), Bound::Import((1 << 30) - 1)] {
+        assert_eq!(Entry::new(3, 4, bound).bound(), bound);
+    }
+}

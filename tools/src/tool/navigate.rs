@@ -723,10 +723,10 @@ impl Detail {
 
 fn depth(defs: &[Def], def: &Def) -> usize {
     let mut n = 0;
-    let mut parent = def.parent;
+    let mut parent = def.parent();
     while let Some(p) = parent {
         n += 1;
-        parent = defs[p as usize].parent;
+        parent = defs[p as usize].parent();
     }
     n
 }
@@ -748,7 +748,7 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
         }
         Detail::NestedNames => {
             for (i, def) in defs.iter().enumerate() {
-                if def.parent.is_some() {
+                if def.parent().is_some() {
                     continue;
                 }
                 out.push_str(&format!(
@@ -760,7 +760,7 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
                 ));
                 let children: Vec<String> = defs
                     .iter()
-                    .filter(|d| d.parent == Some(i as u32))
+                    .filter(|d| d.parent() == Some(i as u32))
                     .map(|d| format!("{} {}", d.name(), d.line))
                     .collect();
                 if !children.is_empty() {
@@ -770,10 +770,10 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
         }
         Detail::TopLevel => {
             for (i, def) in defs.iter().enumerate() {
-                if def.parent.is_some() {
+                if def.parent().is_some() {
                     continue;
                 }
-                let held = defs.iter().filter(|d| d.parent == Some(i as u32)).count();
+                let held = defs.iter().filter(|d| d.parent() == Some(i as u32)).count();
                 let held = if held > 0 { format!(" ({held} inside)") } else { String::new() };
                 out.push_str(&format!(
                     "{}-{} {}: {}{held}\n",
@@ -787,7 +787,7 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
         Detail::TopNames => {
             let names: Vec<String> = defs
                 .iter()
-                .filter(|d| d.parent.is_none())
+                .filter(|d| d.parent().is_none())
                 .map(|d| format!("{} {}", d.name(), d.line))
                 .collect();
             for chunk in names.chunks(8) {

@@ -94,7 +94,9 @@ impl Includes {
                     ScopeKind::Module | ScopeKind::Class => Some(def.qualified()),
                     ScopeKind::Function
                         if def.kind == DefKind::Method
-                            && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Class) =>
+                            && def
+                                .parent()
+                                .is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Class) =>
                     {
                         def.qualified().rsplit_once("::").map(|(class, _)| class)
                     }
@@ -140,7 +142,7 @@ fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<(u32, u32)> {
                 return Some((file, s.def));
             }
             // `void Cart::add(…) { this->… }`: the class named before the method.
-            if def.kind == DefKind::Method && def.parent.is_none() {
+            if def.kind == DefKind::Method && def.parent().is_none() {
                 let class = def.qualified().rsplit_once("::")?.0;
                 let name = class.rsplit("::").next().unwrap_or(class);
                 return r
@@ -196,7 +198,7 @@ impl Tables for Includes {
             .filter(|&(f, d)| {
                 let def = r.def(f, d);
                 r.lang(f).spec().family == "c"
-                    && def.parent.is_none()
+                    && def.parent().is_none()
                     && (f == file || !def.signature().starts_with("static "))
             })
             .collect();

@@ -251,7 +251,7 @@ impl Language for CFamily {
     /// (`void Cart::add(…)`) is reached through its class only.
     fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
         def.kind != DefKind::Method
-            || def.parent.is_some_and(|p| symbols.defs[p as usize].kind == DefKind::Class)
+            || def.parent().is_some_and(|p| symbols.defs[p as usize].kind == DefKind::Class)
     }
 
     /// A local after its declaration; file-scope names and a class's members everywhere. A
@@ -265,10 +265,11 @@ impl Language for CFamily {
         }
         let chosen = super::last_local_else_items(entries, symbols, pos);
         if let [one] = chosen.as_slice()
-            && matches!(one.bound, crate::meaning::Bound::Binding(_))
-            && let Some(def) = entries
-                .iter()
-                .find(|e| matches!(e.bound, crate::meaning::Bound::Def(_)) && e.pos.line == one.pos.line)
+            && matches!(one.bound(), crate::meaning::Bound::Binding(_))
+            && let Some(def) = entries.iter().find(|e| {
+                matches!(e.bound(), crate::meaning::Bound::Def(_))
+                    && e.pos(symbols).line == one.pos(symbols).line
+            })
         {
             return vec![*def];
         }

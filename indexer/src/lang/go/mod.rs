@@ -215,7 +215,7 @@ impl Language for Go {
     /// Methods are reached through their receiver's type, an interface's through the interface.
     fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
         def.kind != DefKind::Method
-            && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
+            && def.parent().is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
     }
 
     /// A local is visible after its declaration, and a second `:=` of it in the same scope

@@ -118,7 +118,7 @@ impl Packages {
             found.extend(
                 r.entries_of(f, 0, id)
                     .iter()
-                    .filter(|e| matches!(e.bound, Bound::Def(_)))
+                    .filter(|e| matches!(e.bound(), Bound::Def(_)))
                     .flat_map(|e| r.entry_found(f, *e, depth)),
             );
         }
@@ -136,7 +136,7 @@ impl Packages {
         let mut found = Vec::new();
         for &f in self.package_of(file) {
             for (i, d) in r.symbols(f).defs.iter().enumerate() {
-                if d.kind == DefKind::Method && d.parent.is_none() && d.qualified() == qualified {
+                if d.kind == DefKind::Method && d.parent().is_none() && d.qualified() == qualified {
                     found.push(r.def_found(f, i as u32));
                 }
             }

@@ -63,7 +63,7 @@ impl Packages {
             found.extend(
                 r.entries_of(f, 0, id)
                     .iter()
-                    .filter(|e| matches!(e.bound, Bound::Def(_)))
+                    .filter(|e| matches!(e.bound(), Bound::Def(_)))
                     .flat_map(|e| r.entry_found(f, *e, depth)),
             );
         }
@@ -92,7 +92,7 @@ impl Packages {
                 let fields: Vec<Found> = r
                     .entries_of(file, scope, id)
                     .iter()
-                    .filter(|e| matches!(e.bound, Bound::Binding(_)))
+                    .filter(|e| matches!(e.bound(), Bound::Binding(_)))
                     .flat_map(|e| r.entry_found(file, *e, depth + 1))
                     .collect();
                 if !fields.is_empty() {

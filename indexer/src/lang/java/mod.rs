@@ -331,7 +331,7 @@ impl Language for Java {
     /// but a constructor: its name is its class's.
     fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
         def.kind != crate::symbols::DefKind::Method
-            || def.parent.is_none_or(|p| symbols.defs[p as usize].name() != def.name())
+            || def.parent().is_none_or(|p| symbols.defs[p as usize].name() != def.name())
     }
 
     /// A type's members and fields are visible everywhere in its body; a local after its

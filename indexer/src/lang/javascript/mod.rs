@@ -458,9 +458,10 @@ impl Language for Ecma {
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
         let chosen = super::last_local_else_items(entries, symbols, pos);
         if let [one] = chosen.as_slice()
-            && matches!(one.bound, Bound::Binding(_))
-            && let Some(import) =
-                entries.iter().find(|e| matches!(e.bound, Bound::Import(_)) && e.pos == one.pos)
+            && matches!(one.bound(), Bound::Binding(_))
+            && let Some(import) = entries
+                .iter()
+                .find(|e| matches!(e.bound(), Bound::Import(_)) && e.pos(symbols) == one.pos(symbols))
         {
             return vec![*import];
         }

@@ -290,9 +290,10 @@ impl Language for Python {
         // The right side of `s = f(s)` runs before the assignment: a binding counts only
         // from the next line (or at the use itself, when the use is the binding).
         let before = |e: &Entry| {
-            let assigns = matches!(e.bound, Bound::Binding(b)
+            let assigns = matches!(e.bound(), Bound::Binding(b)
                 if matches!(symbols.bindings[b as usize].kind, BindKind::Assign | BindKind::Loop));
-            e.pos == pos || if assigns { e.pos.line < pos.line } else { e.pos <= pos }
+            let at = e.pos(symbols);
+            at == pos || if assigns { at.line < pos.line } else { at <= pos }
         };
         match entries.iter().rposition(before) {
             Some(i) => vec![entries[i]],

@@ -142,7 +142,7 @@ impl Modules {
             let found: Vec<Found> = entries
                 .iter()
                 .filter(
-                    |e| !matches!(e.bound, Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind)),
+                    |e| !matches!(e.bound(), Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind)),
                 )
                 .flat_map(|e| r.entry_found(file, *e, depth))
                 .collect();
@@ -192,11 +192,11 @@ impl Modules {
                 // `self.x = …` in the methods says what instances hold; a class-level `x = …`
                 // counts only when no method sets it.
                 let set_by_methods = entries.iter().any(|e| {
-                    matches!(e.bound, Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
+                    matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
                 });
                 let found: Vec<Found> = entries
                     .iter()
-                    .filter(|e| match e.bound {
+                    .filter(|e| match e.bound() {
                         Bound::Binding(b) => {
                             !set_by_methods || symbols.bindings[b as usize].kind == BindKind::Attribute
                         }

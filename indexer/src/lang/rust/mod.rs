@@ -321,8 +321,8 @@ impl Language for Rust {
     fn bound_by_name(&self, symbols: &FileSymbols, own_scope: &[u32], def: &Def) -> bool {
         let in_impl = || symbols.impls.iter().any(|i| i.start.line <= def.line && def.end_line <= i.end.line);
         def.kind != DefKind::Method
-            && def.parent.is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
-            && !(def.parent.is_none_or(|p| own_scope[p as usize] == NONE) && in_impl())
+            && def.parent().is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
+            && !(def.parent().is_none_or(|p| own_scope[p as usize] == NONE) && in_impl())
     }
 
     /// A local must come before the use (the last one wins, shadowing the others); items and

@@ -204,7 +204,7 @@ impl Tree {
                 // The inline modules around the declaration add directories.
                 let mut nested: Vec<&str> = Vec::new();
                 let mut around = NONE;
-                let mut p = def.parent;
+                let mut p = def.parent();
                 while let Some(x) = p {
                     if symbols.defs[x as usize].kind == DefKind::Module && inline.contains(&x) {
                         nested.push(symbols.defs[x as usize].name());
@@ -212,7 +212,7 @@ impl Tree {
                             around = x;
                         }
                     }
-                    p = symbols.defs[x as usize].parent;
+                    p = symbols.defs[x as usize].parent();
                 }
                 nested.reverse();
                 let mut bases = Vec::new();
@@ -319,12 +319,12 @@ impl Modules {
         let Value::Module(file, def) = module else { return None };
         if def != NONE {
             let symbols = r.symbols(file);
-            let mut p = symbols.defs[def as usize].parent;
+            let mut p = symbols.defs[def as usize].parent();
             while let Some(x) = p {
                 if r.own_scope(file, x) != NONE && symbols.defs[x as usize].kind == DefKind::Module {
                     return Some(Value::Module(file, x));
                 }
-                p = symbols.defs[x as usize].parent;
+                p = symbols.defs[x as usize].parent();
             }
             return Some(Value::Module(file, NONE));
         }
@@ -348,7 +348,7 @@ impl Modules {
             let found: Vec<Found> = r
                 .entries_of(file, scope, id)
                 .iter()
-                .filter(|e| !matches!(e.bound, Bound::Binding(_)))
+                .filter(|e| !matches!(e.bound(), Bound::Binding(_)))
                 .flat_map(|e| r.entry_found(file, *e, depth))
                 .collect();
             if !found.is_empty() {
@@ -670,7 +670,7 @@ impl Tables for Modules {
                 Some(id) => r
                     .entries_of(file, scope, id)
                     .iter()
-                    .filter(|e| !matches!(e.bound, Bound::Import(_) | Bound::Binding(_)))
+                    .filter(|e| !matches!(e.bound(), Bound::Import(_) | Bound::Binding(_)))
                     .flat_map(|e| r.entry_found(file, *e, depth))
                     .collect(),
                 None => Vec::new(),
@@ -815,7 +815,7 @@ fn module_shape(symbols: &FileSymbols) -> Vec<(u32, &str, u32)> {
     let mut out = Vec::new();
     for (d, def) in symbols.defs.iter().enumerate().filter(|(_, def)| def.kind == DefKind::Module) {
         let mark = if inline.contains(&(d as u32)) { "{" } else { "" };
-        out.push((d as u32, def.name(), def.parent.unwrap_or(NONE)));
+        out.push((d as u32, def.name(), def.parent().unwrap_or(NONE)));
         out.push((d as u32, mark, NONE));
     }
     out
@@ -839,7 +839,7 @@ fn impl_items<'a>(r: &'a dyn Binder, file: u32, imp: u32, name: &'a str) -> impl
     let block = symbols.impls[imp as usize];
     let inside = move |d: &crate::symbols::Def| block.start.line <= d.line && d.end_line <= block.end.line;
     symbols.defs.iter().enumerate().filter_map(move |(i, d)| {
-        let direct = d.parent.is_none_or(|p| !inside(&symbols.defs[p as usize]));
+        let direct = d.parent().is_none_or(|p| !inside(&symbols.defs[p as usize]));
         (d.name() == name && inside(d) && direct).then_some(i as u32)
     })
 }
