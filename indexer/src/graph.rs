@@ -1014,6 +1014,11 @@ impl SymbolGraph {
         out
     }
 
+    /// The files file `file` has an edge into, its own among them, once or more each.
+    pub(crate) fn target_files(&self, file: usize) -> impl Iterator<Item = u32> + '_ {
+        self.out[file].edges().iter().map(|&(_, dst_file, _, _)| dst_file)
+    }
+
     /// What the references of file `file` resolve to, guesses left out: (reference number,
     /// target file, the target's node within it), in reference order.
     pub(crate) fn resolved_parts(&self, file: usize) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
