@@ -1014,6 +1014,20 @@ impl SymbolGraph {
         out
     }
 
+    /// Where each file's nodes start (see `node_base`); the last entry is the number of nodes.
+    pub(crate) fn node_base(&self) -> &Arc<Vec<u32>> {
+        &self.node_base
+    }
+
+    /// File `file`'s edges as (source, target) nodes, by source, then target.
+    pub(crate) fn file_edges(&self, file: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let base = self.node_base[file];
+        self.out[file]
+            .edges()
+            .iter()
+            .map(move |&(src, dst_file, dst, _)| (base + src, self.node_base[dst_file as usize] + dst))
+    }
+
     /// The files file `file` has an edge into, its own among them, once or more each.
     pub(crate) fn target_files(&self, file: usize) -> impl Iterator<Item = u32> + '_ {
         self.out[file].edges().iter().map(|&(_, dst_file, _, _)| dst_file)

@@ -616,11 +616,37 @@ pub(crate) fn carry_tables(previous: &Snapshot, next: &Snapshot) {
     if let Some(carried) = carried {
         next.derived.set(Arc::new(TablesSeed(std::sync::Mutex::new(Some(carried)))));
     }
-    // The same edges have the same users.
+    // The same edges have the same users; other edges, users made from these.
     if next.derived.get::<SymbolGraph>().is_some_and(|after| after.edges_as_before())
         && let Some(users) = previous.derived.get::<Users>()
     {
         next.derived.set(users);
+    } else if let Some(seed) = previous
+        .derived
+        .get::<Users>()
+        .zip(previous.derived.get::<SymbolGraph>())
+        .map(|(users, graph)| Arc::new(UsersSeed::of(users, &graph)))
+        .or_else(|| previous.derived.get::<UsersSeed>())
+    {
+        next.derived.set(seed);
+    }
+}
+
+/// Who used each node in an earlier snapshot, with that snapshot's numbering of nodes and each
+/// file's resolved references: the next [`Users`] are these with the changed files' edges
+/// taken out and put in again. Handed on by snapshots that made no map.
+#[derive(Debug)]
+pub(crate) struct UsersSeed {
+    users: Arc<Users>,
+    files: u64,
+    node_base: Arc<Vec<u32>>,
+    out: Vec<crate::graph::OutId>,
+}
+
+impl UsersSeed {
+    fn of(users: Arc<Users>, graph: &SymbolGraph) -> Self {
+        let out = (0..graph.files.len()).map(|f| graph.out_id(f)).collect();
+        UsersSeed { users, files: files_hash(graph), node_base: graph.node_base().clone(), out }
     }
 }
 
@@ -795,6 +821,19 @@ impl FileTables {
     }
 }
 
+/// Per node, (1 + its users) to the power [`USERS_EXPONENT`], from where each node's users
+/// start (the last entry: where the last one's end). Most nodes have few users: theirs is read
+/// from a table (a `powf` a node took a third of the time at 1.6 million nodes), the same value.
+fn breadth_of(start: &[u32]) -> Vec<f32> {
+    let of = |users: u32| (1.0 + users as f32).powf(USERS_EXPONENT);
+    let few: Vec<f32> = (0..FEW_USERS).map(of).collect();
+    start
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .map(|users| few.get(users as usize).copied().unwrap_or_else(|| of(users)))
+        .collect()
+}
+
 /// Who uses each node: the graph's edges turned around, and each node's breadth. Kept beside
 /// the map tables, made first: PageRank needs them and nothing else of the tables.
 #[derive(Debug)]
@@ -804,6 +843,8 @@ pub(crate) struct Users {
     /// Node `i` is referenced by `list[start[i]..start[i + 1]]`, in node order.
     start: Vec<u32>,
     list: Vec<u32>,
+    /// Made from an earlier snapshot's ([`Users::updated`]).
+    updated: bool,
 }
 
 impl Users {
@@ -817,14 +858,6 @@ impl Users {
         let n = graph.n_nodes();
         let mut counts = vec![0u32; n + 1];
         graph.for_each_edge(|_, dst| counts[dst as usize + 1] += 1);
-        // Most nodes have few users: their breadth is read from a table (a `powf` a node took
-        // a third of the time at 1.6 million nodes), the same value.
-        let of = |users: u32| (1.0 + users as f32).powf(USERS_EXPONENT);
-        let few: Vec<f32> = (0..FEW_USERS).map(of).collect();
-        let breadth: Vec<f32> = counts[1..]
-            .iter()
-            .map(|&users| few.get(users as usize).copied().unwrap_or_else(|| of(users)))
-            .collect();
         for i in 0..n {
             counts[i + 1] += counts[i];
         }
@@ -834,7 +867,66 @@ impl Users {
             list[fill[dst as usize] as usize] = src;
             fill[dst as usize] += 1;
         });
-        Users { breadth, start: counts, list }
+        Users { breadth: breadth_of(&counts), start: counts, list, updated: false }
+    }
+
+    /// The users of `graph`'s nodes made from `seed`'s: each node keeps its users from files
+    /// whose resolved references are the same (renumbered), and gains those from the changed
+    /// files' edges. The same lists as [`Users::build`], in a pass that copies instead of
+    /// scattering every edge; `None` (build them) when files came or went or many changed.
+    fn updated(seed: &UsersSeed, graph: &SymbolGraph) -> Option<Self> {
+        let n_files = graph.files.len();
+        if seed.files != files_hash(graph) || seed.out.len() != n_files {
+            return None;
+        }
+        let (old_base, new_base) = (seed.node_base.as_slice(), graph.node_base().as_slice());
+        let count = |base: &[u32], f: usize| base[f + 1] - base[f];
+        let changed: Vec<bool> = (0..n_files).map(|f| seed.out[f] != graph.out_id(f)).collect();
+        if changed.iter().filter(|&&c| c).count() > (n_files / 8).max(8)
+            || (0..n_files).any(|f| !changed[f] && count(old_base, f) != count(new_base, f))
+        {
+            return None;
+        }
+        // An earlier node as a user: its number now, or none when its file's edges changed.
+        let mut source = vec![u32::MAX; seed.users.start.len() - 1];
+        for f in (0..n_files).filter(|&f| !changed[f]) {
+            for local in 0..count(old_base, f) {
+                source[(old_base[f] + local) as usize] = new_base[f] + local;
+            }
+        }
+        // The changed files' edges, by target, then user.
+        let mut added: Vec<(u32, u32)> = (0..n_files)
+            .filter(|&f| changed[f])
+            .flat_map(|f| graph.file_edges(f).map(|(src, dst)| (dst, src)))
+            .collect();
+        added.sort_unstable();
+        let mut start = Vec::with_capacity(graph.n_nodes() + 1);
+        start.push(0u32);
+        let mut list: Vec<u32> = Vec::with_capacity(seed.users.list.len() + added.len());
+        let mut next = 0;
+        for f in 0..n_files {
+            // A node of a changed file keeps its number's users from unchanged files: their
+            // edges point into the file by that number, in both graphs.
+            for local in 0..count(new_base, f) {
+                let node = new_base[f] + local;
+                let from = list.len();
+                if local < count(old_base, f) {
+                    let kept = seed.users.of(old_base[f] + local).iter().map(|&s| source[s as usize]);
+                    list.extend(kept.filter(|&s| s != u32::MAX));
+                }
+                let first = next;
+                while added.get(next).is_some_and(|&(dst, _)| dst == node) {
+                    next += 1;
+                }
+                if first < next {
+                    list.extend(added[first..next].iter().map(|&(_, src)| src));
+                    list[from..].sort_unstable();
+                }
+                start.push(list.len() as u32);
+            }
+        }
+        debug_assert_eq!(next, added.len(), "every added edge has a target");
+        Some(Users { breadth: breadth_of(&start), start, list, updated: true })
     }
 }
 
@@ -853,12 +945,16 @@ impl Tables {
         // Side by side: who uses each node (then `with_users`), and each file's care with the
         // surface.
         let (mut files, mut users, mut surface) = (None, None, None);
-        let (mut files_ms, mut users_ms, mut surface_ms) = (0, 0, 0);
+        let (mut files_ms, mut users_ms, mut surface_ms, mut users_updated) = (0, 0, 0, false);
         rayon::join(
             || {
                 let t = std::time::Instant::now();
-                let made = snapshot.derived.get_or_init(|| Users::build(graph));
+                let made = snapshot.derived.get_or_init(|| {
+                    let seed = snapshot.derived.get::<UsersSeed>();
+                    seed.and_then(|seed| Users::updated(&seed, graph)).unwrap_or_else(|| Users::build(graph))
+                });
                 users_ms = t.elapsed().as_millis() as u64;
+                users_updated = made.updated;
                 with_users(&made);
                 users = Some(made);
             },
@@ -894,6 +990,7 @@ impl Tables {
         tracing::debug!(
             files_ms,
             users_ms,
+            users_updated,
             surface_ms,
             joined_ms = joined.as_millis() as u64,
             test_support_ms = (started.elapsed() - joined).as_millis() as u64,
@@ -1391,6 +1488,11 @@ mod tests {
         );
         let full = Tables::build(&after, &after.graph(), None, |_| {});
         assert_eq!(table_facts(&new), table_facts(&full));
+        // Who uses each node was made from the snapshot before's lists (the edit renumbered
+        // every node after pricing.py's and changed its edges), as a build from nothing makes it.
+        let users_facts = |u: &Users| format!("{:?}\n{:?}\n{:?}", u.breadth, u.start, u.list);
+        assert!(new.users.updated);
+        assert_eq!(users_facts(&new.users), users_facts(&Users::build(&after.graph())));
         assert!(new.carried.files.iter().zip(&full.carried.files).all(|(a, b)| !Arc::ptr_eq(a, b)));
         // What the package's `__init__.py` offers is taken too: neither it nor what its imports
         // bind changed. Once it changes, it is read again.
@@ -1401,5 +1503,7 @@ mod tests {
         let newer = again.derived.get::<Tables>().expect("the map built its tables");
         assert!(!Arc::ptr_eq(&offer(&newer), &offer(&new)));
         assert_eq!(table_facts(&newer), table_facts(&Tables::build(&again, &again.graph(), None, |_| {})));
+        assert!(newer.users.updated);
+        assert_eq!(users_facts(&newer.users), users_facts(&Users::build(&again.graph())));
     }
 }
