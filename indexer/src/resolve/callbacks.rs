@@ -44,7 +44,7 @@ impl Binder for Resolver {
     }
 
     fn own_scope(&self, file: u32, def: u32) -> u32 {
-        self.ctx(file).own_scope[def as usize]
+        self.ctx(file).own_scope.at(def as usize)
     }
 
     fn defs_named(&self, name: &str) -> Cow<'_, [(u32, u32)]> {

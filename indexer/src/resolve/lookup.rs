@@ -33,7 +33,7 @@ impl Resolver {
             // Where definitions are assignments, a function or class is a variable of its scope
             // too: every `def f` of one scope (in the branches of an `if`, redefined later) is
             // the same name.
-            Target::Def { file, def } => match self.ctx(file).def_scope[def as usize] {
+            Target::Def { file, def } => match self.ctx(file).def_scope.at(def as usize) {
                 scope if scope != NONE && self.lang(file).spec().rules.defs_are_assignments => {
                     Key::Var(file, scope, self.def(file, def).name().to_string())
                 }
@@ -124,7 +124,7 @@ impl Resolver {
             _ => None,
         };
         let Some((f, d)) = function else { return Vec::new() };
-        let scope = self.ctx(f).own_scope[d as usize];
+        let scope = self.ctx(f).own_scope.at(d as usize);
         let symbols = self.symbols(f);
         symbols
             .bindings

@@ -371,7 +371,7 @@ impl Resolver {
                             .defs
                             .iter()
                             .enumerate()
-                            .filter(|(i, d)| ctx.def_scope[*i] == scope && d.name() == name)
+                            .filter(|(i, d)| ctx.def_scope.at(*i) == scope && d.name() == name)
                             .flat_map(|(i, _)| self.definition_hits(Target::Def { file, def: i as u32 })),
                     )
                     .collect();

@@ -1872,3 +1872,14 @@ def run(count):
         assert_eq!(Entry::new(3, 4, bound).bound(), bound);
     }
 }
+
+#[test]
+fn narrow_numbers_give_back_each_number_in_16_bits_when_all_fit() {
+    for numbers in [vec![0, 7, NONE, 65534], vec![0, 65535, NONE, 1 << 20]] {
+        let narrow = Narrow::new(numbers.clone());
+        assert_eq!((0..numbers.len()).map(|i| narrow.at(i)).collect::<Vec<_>>(), numbers);
+    }
+    assert!(matches!(Narrow::new(vec![1, NONE, 65534]), Narrow::Short(_)));
+    // 65,535 is how 16 bits hold `NONE`.
+    assert!(matches!(Narrow::new(vec![65535]), Narrow::Long(_)));
+}
