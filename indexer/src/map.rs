@@ -621,32 +621,42 @@ pub(crate) fn carry_tables(previous: &Snapshot, next: &Snapshot) {
         && let Some(users) = previous.derived.get::<Users>()
     {
         next.derived.set(users);
-    } else if let Some(seed) = previous
-        .derived
-        .get::<Users>()
-        .zip(previous.derived.get::<SymbolGraph>())
-        .map(|(users, graph)| Arc::new(UsersSeed::of(users, &graph)))
-        .or_else(|| previous.derived.get::<UsersSeed>())
-    {
-        next.derived.set(seed);
+    } else {
+        let seed = match previous.derived.get::<Users>().zip(previous.derived.get::<SymbolGraph>()) {
+            Some((users, graph)) => Some(Seeded::of(users, &graph)),
+            None => previous.derived.get::<UsersSeed>().and_then(|seed| seed.take()),
+        };
+        if let Some(seed) = seed {
+            next.derived.set(Arc::new(UsersSeed(std::sync::Mutex::new(Some(seed)))));
+        }
     }
 }
 
 /// Who used each node in an earlier snapshot, with that snapshot's numbering of nodes and each
 /// file's resolved references: the next [`Users`] are these with the changed files' edges
-/// taken out and put in again. Handed on by snapshots that made no map.
+/// taken out and put in again. Handed on by snapshots that made no map; taken (and the earlier
+/// lists freed) when the lists are made.
+#[derive(Debug, Default)]
+pub(crate) struct UsersSeed(std::sync::Mutex<Option<Seeded>>);
+
+impl UsersSeed {
+    fn take(&self) -> Option<Seeded> {
+        self.0.lock().expect("users seed").take()
+    }
+}
+
 #[derive(Debug)]
-pub(crate) struct UsersSeed {
+pub(crate) struct Seeded {
     users: Arc<Users>,
     files: u64,
     node_base: Arc<Vec<u32>>,
     out: Vec<crate::graph::OutId>,
 }
 
-impl UsersSeed {
+impl Seeded {
     fn of(users: Arc<Users>, graph: &SymbolGraph) -> Self {
         let out = (0..graph.files.len()).map(|f| graph.out_id(f)).collect();
-        UsersSeed { users, files: files_hash(graph), node_base: graph.node_base().clone(), out }
+        Seeded { users, files: files_hash(graph), node_base: graph.node_base().clone(), out }
     }
 }
 
@@ -874,7 +884,7 @@ impl Users {
     /// whose resolved references are the same (renumbered), and gains those from the changed
     /// files' edges. The same lists as [`Users::build`], in a pass that copies instead of
     /// scattering every edge; `None` (build them) when files came or went or many changed.
-    fn updated(seed: &UsersSeed, graph: &SymbolGraph) -> Option<Self> {
+    fn updated(seed: &Seeded, graph: &SymbolGraph) -> Option<Self> {
         let n_files = graph.files.len();
         if seed.files != files_hash(graph) || seed.out.len() != n_files {
             return None;
@@ -950,7 +960,7 @@ impl Tables {
             || {
                 let t = std::time::Instant::now();
                 let made = snapshot.derived.get_or_init(|| {
-                    let seed = snapshot.derived.get::<UsersSeed>();
+                    let seed = snapshot.derived.get::<UsersSeed>().and_then(|seed| seed.take());
                     seed.and_then(|seed| Users::updated(&seed, graph)).unwrap_or_else(|| Users::build(graph))
                 });
                 users_ms = t.elapsed().as_millis() as u64;
@@ -1492,6 +1502,8 @@ mod tests {
         // every node after pricing.py's and changed its edges), as a build from nothing makes it.
         let users_facts = |u: &Users| format!("{:?}\n{:?}\n{:?}", u.breadth, u.start, u.list);
         assert!(new.users.updated);
+        // The lists they were made from are let go.
+        assert!(after.derived.get::<UsersSeed>().is_some_and(|seed| seed.take().is_none()));
         assert_eq!(users_facts(&new.users), users_facts(&Users::build(&after.graph())));
         assert!(new.carried.files.iter().zip(&full.carried.files).all(|(a, b)| !Arc::ptr_eq(a, b)));
         // What the package's `__init__.py` offers is taken too: neither it nor what its imports
