@@ -137,9 +137,12 @@ pub struct Def {
 const HAS_DOC: u8 = 1;
 /// [`Def::flags`]: the name is not the end of the qualified name and is held before it.
 const NAME_APART: u8 = 2;
-/// The longest name or qualified name a definition keeps, in bytes (its texts' spans are 16
-/// bits; the header, signature and doc line are cut shorter by the extractor).
+/// The longest name or qualified name a definition keeps, in bytes: its texts' spans are 16
+/// bits, and the two names and the other three texts at their longest fit.
 const MAX_NAME: usize = 16 << 10;
+/// The longest header, signature or doc line a definition keeps, in bytes (the extractor cuts
+/// them to a few hundred characters before).
+const MAX_TEXT: usize = 4 << 10;
 
 /// `text` cut to at most `max` bytes, at a character's start.
 fn at_most(text: &str, max: usize) -> &str {
@@ -179,7 +182,7 @@ impl Def {
         let DefText { qualified, header, signature, doc } = text;
         let (name, qualified) = (at_most(name, MAX_NAME), at_most(qualified, MAX_NAME));
         let (header, signature, doc) =
-            (at_most(header, 4096), at_most(signature, 4096), doc.map(|d| at_most(d, 4096)));
+            (at_most(header, MAX_TEXT), at_most(signature, MAX_TEXT), doc.map(|d| at_most(d, MAX_TEXT)));
         let apart = !qualified.ends_with(name);
         let inside = header.find(signature).filter(|_| !signature.is_empty());
         let own_signature = if inside.is_some() { "" } else { signature };
@@ -659,5 +662,15 @@ mod tests {
         let long = Def::new(&long, DefKind::Function, (1, 1), (0, 0), None, text);
         assert_eq!((long.name().len(), long.qualified().len()), (MAX_NAME, MAX_NAME));
         assert_eq!((long.header(), long.signature(), long.doc()), ("x", "sig", Some("d")));
+        // Every text at its longest, the name apart: the spans still fit 16 bits.
+        let (name, qualified, line) =
+            ("n".repeat(2 * MAX_NAME), "q".repeat(2 * MAX_NAME), "h".repeat(2 * MAX_TEXT));
+        let sig = "s".repeat(2 * MAX_TEXT);
+        let text = DefText { qualified: &qualified, header: &line, signature: &sig, doc: Some(&line) };
+        let most = Def::new(&name, DefKind::Function, (1, 1), (0, 0), None, text);
+        let lengths =
+            [most.name(), most.qualified(), most.header(), most.signature(), most.doc().unwrap_or("")]
+                .map(str::len);
+        assert_eq!(lengths, [MAX_NAME, MAX_NAME, MAX_TEXT, MAX_TEXT, MAX_TEXT]);
     }
 }

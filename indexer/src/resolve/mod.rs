@@ -413,8 +413,10 @@ impl FileCtx {
         extra.sort_unstable();
         let extra_ids = (0..extra.len() as u32).map(|i| symbols.names.len() as u32 + i);
         by_text.extend(extra_ids);
-        let text = |id: u32| -> &str { text_of(symbols, extra.as_slice(), id) };
+        let extra = Narrow::new(extra);
+        let text = |id: u32| -> &str { text_of(symbols, &extra, id) };
         by_text.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
+        let by_text = Narrow::new(by_text);
         let mut own_scope = vec![NONE; symbols.defs.len()];
         for (i, scope) in symbols.scopes.iter().enumerate() {
             if scope.def != NONE {
@@ -441,8 +443,8 @@ impl FileCtx {
             if def_scope[i] == NONE {
                 continue;
             }
-            let name = position_of(symbols, extra.as_slice(), by_text.as_slice(), def.name())
-                .expect("every definition name has an id");
+            let name =
+                position_of(symbols, &extra, &by_text, def.name()).expect("every definition name has an id");
             entries.push(Entry::new(def_scope[i], name, Bound::Def(i as u32)));
         }
         for (i, b) in symbols.bindings.iter().enumerate() {
@@ -468,8 +470,8 @@ impl FileCtx {
         children.sort_unstable();
         children.shrink_to_fit();
         FileCtx {
-            by_text: Narrow::new(by_text),
-            extra: Narrow::new(extra),
+            by_text,
+            extra,
             entries,
             own_scope: Narrow::new(own_scope),
             def_scope: Narrow::new(def_scope),
@@ -503,7 +505,7 @@ impl FileCtx {
 }
 
 /// The text of name id `id`: a name of the file, or past them a definition's name.
-fn text_of<'a>(symbols: &'a FileSymbols, extra: &(impl Numbers + ?Sized), id: u32) -> &'a str {
+fn text_of<'a>(symbols: &'a FileSymbols, extra: &Narrow, id: u32) -> &'a str {
     match symbols.names.get(id) {
         Some(name) => name,
         None => symbols.defs[extra.at(id as usize - symbols.names.len()) as usize].name(),
@@ -511,13 +513,8 @@ fn text_of<'a>(symbols: &'a FileSymbols, extra: &(impl Numbers + ?Sized), id: u3
 }
 
 /// The id whose text is `name`, in ids sorted by text.
-fn position_of(
-    symbols: &FileSymbols,
-    extra: &(impl Numbers + ?Sized),
-    by_text: &(impl Numbers + ?Sized),
-    name: &str,
-) -> Option<u32> {
-    let (mut low, mut high) = (0, by_text.count());
+fn position_of(symbols: &FileSymbols, extra: &Narrow, by_text: &Narrow, name: &str) -> Option<u32> {
+    let (mut low, mut high) = (0, by_text.len());
     while low < high {
         let mid = low + (high - low) / 2;
         let id = by_text.at(mid);
@@ -528,22 +525,6 @@ fn position_of(
         }
     }
     None
-}
-
-/// A list of numbers read by position.
-pub(crate) trait Numbers {
-    fn at(&self, i: usize) -> u32;
-    fn count(&self) -> usize;
-}
-
-impl Numbers for [u32] {
-    fn at(&self, i: usize) -> u32 {
-        self[i]
-    }
-
-    fn count(&self) -> usize {
-        self.len()
-    }
 }
 
 /// A list of numbers in 16 bits each when every one fits ([`NONE`] kept as itself), else in 32:
@@ -563,9 +544,7 @@ impl Narrow {
             Narrow::Long(numbers.into_boxed_slice())
         }
     }
-}
 
-impl Narrow {
     pub(crate) fn at(&self, i: usize) -> u32 {
         match self {
             Narrow::Short(numbers) => match numbers[i] {
@@ -576,21 +555,11 @@ impl Narrow {
         }
     }
 
-    fn count(&self) -> usize {
+    fn len(&self) -> usize {
         match self {
             Narrow::Short(numbers) => numbers.len(),
             Narrow::Long(numbers) => numbers.len(),
         }
-    }
-}
-
-impl Numbers for Narrow {
-    fn at(&self, i: usize) -> u32 {
-        Narrow::at(self, i)
-    }
-
-    fn count(&self) -> usize {
-        Narrow::count(self)
     }
 }
 
