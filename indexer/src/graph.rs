@@ -39,6 +39,10 @@ const RESOLVED: u8 = 0;
 const CANDIDATE: u8 = 1;
 const STD_METHOD: u8 = 2;
 
+/// Files resolved between drops of their scope tables when a graph is built whole with a
+/// resolver of its own.
+const FILES_PER_BATCH: usize = 1024;
+
 /// At most this many changed files are folded into a graph; more rebuild it.
 const MAX_UPDATED_FILES: usize = 64;
 
@@ -768,11 +772,32 @@ impl SymbolGraph {
 
     /// The graph of `snapshot`, built whole: every reference of every file resolved.
     pub fn build(snapshot: &Snapshot) -> Self {
-        let resolver = snapshot.resolver();
-        let out: Vec<Arc<FileOut>> = (0..resolver.n_files() as u32)
-            .into_par_iter()
-            .map(|f| Arc::new(file_out(&resolver, f, false)))
-            .collect();
+        if let Some(resolver) = snapshot.derived.get::<Resolver>() {
+            let out: Vec<Arc<FileOut>> = (0..resolver.n_files() as u32)
+                .into_par_iter()
+                .map(|f| Arc::new(file_out(&resolver, f, false)))
+                .collect();
+            return Self::assemble(snapshot, out, false);
+        }
+        // No resolver yet: this one is the graph's alone while it resolves, so the files' scope
+        // tables can be dropped after each batch of files (every file's at once were the peak
+        // of a cold index, about 62 MB at 30,000 files); a table another batch needs is made
+        // again. Then it is the snapshot's, for the queries after.
+        let mut resolver = Resolver::for_resolving(snapshot);
+        let n = resolver.n_files() as u32;
+        let mut out: Vec<Arc<FileOut>> = Vec::with_capacity(n as usize);
+        for start in (0..n).step_by(FILES_PER_BATCH) {
+            let end = n.min(start + FILES_PER_BATCH as u32);
+            out.par_extend((start..end).into_par_iter().map(|f| Arc::new(file_out(&resolver, f, false))));
+            resolver.forget_file_tables();
+            // The tables' pages go back to the system rather than stay free in the allocator.
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            // SAFETY: malloc_trim only releases memory the allocator holds free.
+            unsafe {
+                libc::malloc_trim(0);
+            }
+        }
+        snapshot.derived.set(Arc::new(resolver));
         Self::assemble(snapshot, out, false)
     }
 

@@ -56,8 +56,10 @@ pub struct Resolver {
     defs_by_name: NameTable<(u32, u32)>,
     /// Python class-body bindings by name (attributes): (file, binding).
     attrs_by_name: NameTable<(u32, u32)>,
-    /// The files whose references include a name.
-    files_by_ref: NameTable<u32>,
+    /// The files whose references include a name: only updates and `references` read it, so
+    /// a graph built whole with a resolver of its own leaves it to first use (24 MB at 30,000
+    /// files, at the peak of a cold index).
+    files_by_ref: OnceLock<NameTable<u32>>,
     /// Each language's tables, indexed by `Lang as usize`.
     tables: [Arc<dyn Tables>; N_LANGS],
 }
@@ -128,26 +130,58 @@ fn hash_name(name: &str) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(name)
 }
 
-impl<V: InFile> Packed<V> {
-    /// The table of `entries`, each (name, value), a name's values kept in the order given.
-    fn new<'a>(entries: impl Iterator<Item = (&'a str, V)>) -> Self {
-        let mut ids: rustc_hash::FxHashMap<&'a str, u32> = Default::default();
-        let mut names: Vec<&'a str> = Vec::new();
-        let mut keyed: Vec<(u32, V)> = Vec::new();
-        for (name, value) in entries {
-            let id = *ids.entry(name).or_insert_with(|| {
-                names.push(name);
-                names.len() as u32 - 1
-            });
-            keyed.push((id, value));
-        }
-        drop(ids);
+/// A [`Packed`] table being filled: each name's text goes straight into the table's one string
+/// when first met, and the values are numbered by name; nothing else is kept per entry (a list
+/// of every (name, value) first cost about 120 MB more at 30,000 files, the peak of a cold
+/// index).
+struct PackedBuilder<V> {
+    text: String,
+    ends: Vec<u32>,
+    index: hashbrown::HashTable<u32>,
+    /// (name number, value), in the order given.
+    keyed: Vec<(u32, V)>,
+}
+
+/// Name `k` of a table whose names end at `ends` in `text`.
+fn name_at<'a>(text: &'a str, ends: &[u32], k: u32) -> &'a str {
+    let start = k.checked_sub(1).map_or(0, |before| ends[before as usize] as usize);
+    &text[start..ends[k as usize] as usize]
+}
+
+impl<V: InFile> PackedBuilder<V> {
+    fn new() -> Self {
+        Self { text: String::new(), ends: Vec::new(), index: hashbrown::HashTable::new(), keyed: Vec::new() }
+    }
+
+    fn push(&mut self, name: &str, value: V) {
+        let (text, ends) = (&self.text, &self.ends);
+        let entry = self.index.entry(
+            hash_name(name),
+            |&k| name_at(text, ends, k) == name,
+            |&k| hash_name(name_at(text, ends, k)),
+        );
+        let k = match entry {
+            hashbrown::hash_table::Entry::Occupied(found) => *found.get(),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                let k = self.ends.len() as u32;
+                slot.insert(k);
+                self.text.push_str(name);
+                self.ends.push(self.text.len() as u32);
+                k
+            }
+        };
+        self.keyed.push((k, value));
+    }
+
+    /// The table: each name's values in the order they were given.
+    fn finish(self) -> Packed<V> {
+        let PackedBuilder { mut text, mut ends, mut index, keyed } = self;
         // A counting sort by name number: stable, so each name's values stay in order.
-        let mut starts = vec![0u32; names.len() + 1];
+        let mut starts = vec![0u32; ends.len() + 1];
         for &(id, _) in &keyed {
             starts[id as usize + 1] += 1;
         }
-        for k in 0..names.len() {
+        for k in 0..ends.len() {
             starts[k + 1] += starts[k];
         }
         let mut fill = starts.clone();
@@ -156,20 +190,16 @@ impl<V: InFile> Packed<V> {
             values[fill[id as usize] as usize] = value;
             fill[id as usize] += 1;
         }
-        let mut text = String::with_capacity(names.iter().map(|n| n.len()).sum());
-        let mut ends = Vec::with_capacity(names.len());
-        let mut index = hashbrown::HashTable::with_capacity(names.len());
-        for (k, name) in names.iter().enumerate() {
-            text.push_str(name);
-            ends.push(text.len() as u32);
-            index.insert_unique(hash_name(name), k as u32, |&k| hash_name(names[k as usize]));
-        }
+        text.shrink_to_fit();
+        ends.shrink_to_fit();
+        index.shrink_to_fit(|&k| hash_name(name_at(&text, &ends, k)));
         Packed { text, ends, starts, values, index }
     }
+}
 
+impl<V: InFile> Packed<V> {
     fn name(&self, k: u32) -> &str {
-        let start = k.checked_sub(1).map_or(0, |before| self.ends[before as usize] as usize);
-        &self.text[start..self.ends[k as usize] as usize]
+        name_at(&self.text, &self.ends, k)
     }
 
     /// The values of `name`, in the order given.
@@ -181,15 +211,13 @@ impl<V: InFile> Packed<V> {
     }
 }
 
-/// Calls `def`, `attr` and `reference` with file `i`'s entries of the three name tables: each
-/// definition, each binding in a class body (Python attributes), each name its references use
-/// (once).
-fn each_name<'a>(
+/// Calls `def` and `attr` with file `i`'s entries of the two tables of what is defined: each
+/// definition, each binding in a class body (Python attributes).
+fn each_defined_name<'a>(
     i: u32,
     symbols: &'a crate::symbols::FileSymbols,
     mut def: impl FnMut(&'a str, (u32, u32)),
     mut attr: impl FnMut(&'a str, (u32, u32)),
-    mut reference: impl FnMut(&'a str, u32),
 ) {
     for (d, definition) in symbols.defs.iter().enumerate() {
         def(definition.name(), (i, d as u32));
@@ -200,6 +228,14 @@ fn each_name<'a>(
             attr(symbols.text(binding.name), (i, b as u32));
         }
     }
+}
+
+/// Calls `reference` with each name file `i`'s references use, once.
+fn each_referenced_name<'a>(
+    i: u32,
+    symbols: &'a crate::symbols::FileSymbols,
+    mut reference: impl FnMut(&'a str, u32),
+) {
     let mut seen = vec![false; symbols.names.len()];
     for r in &symbols.refs {
         if !std::mem::replace(&mut seen[r.name as usize], true) {
@@ -245,21 +281,25 @@ impl Snapshot {
 
 impl Resolver {
     pub fn new(snapshot: &Snapshot) -> Resolver {
+        let resolver = Self::for_resolving(snapshot);
+        resolver.files_by_ref();
+        resolver
+    }
+
+    /// A resolver whose table of the files referencing each name is made on first use.
+    pub(crate) fn for_resolving(snapshot: &Snapshot) -> Resolver {
         let files = with_file_scopes(snapshot);
         let by_path = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i as u32)).collect();
-        let (mut defs, mut attrs, mut refs) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut defs, mut attrs) = (PackedBuilder::new(), PackedBuilder::new());
         for (i, file) in files.iter().enumerate() {
-            each_name(
+            each_defined_name(
                 i as u32,
                 &file.symbols,
-                |name, v| defs.push((name, v)),
-                |name, v| attrs.push((name, v)),
-                |name, v| refs.push((name, v)),
+                |name, v| defs.push(name, v),
+                |name, v| attrs.push(name, v),
             );
         }
-        let defs_by_name = Packed::new(defs.into_iter());
-        let attrs_by_name = Packed::new(attrs.into_iter());
-        let files_by_ref = Packed::new(refs.into_iter());
+        let (defs_by_name, attrs_by_name) = (defs.finish(), attrs.finish());
         let tables = std::array::from_fn(|i| LANGUAGES[i].tables(&files));
         Resolver {
             ctx: (0..files.len()).map(|_| OnceLock::new()).collect(),
@@ -267,9 +307,20 @@ impl Resolver {
             by_path: Arc::new(by_path),
             defs_by_name: NameTable::whole(defs_by_name),
             attrs_by_name: NameTable::whole(attrs_by_name),
-            files_by_ref: NameTable::whole(files_by_ref),
+            files_by_ref: OnceLock::new(),
             tables,
         }
+    }
+
+    /// The files whose references include each name, made whole when first asked for.
+    fn files_by_ref(&self) -> &NameTable<u32> {
+        self.files_by_ref.get_or_init(|| {
+            let mut refs = PackedBuilder::new();
+            for (i, file) in self.files.iter().enumerate() {
+                each_referenced_name(i as u32, &file.symbols, |name, v| refs.push(name, v));
+            }
+            NameTable::whole(refs.finish())
+        })
     }
 
     /// The resolver of `snapshot` made from `previous` (the resolver of `before`): the name
@@ -291,14 +342,18 @@ impl Resolver {
             HashMap::<String, Vec<_>>::new(),
             HashMap::<String, Vec<_>>::new(),
         );
+        let previous_refs = previous.files_by_ref.get();
         for &i in &stale_files {
-            each_name(
+            let symbols = &files[i as usize].symbols;
+            each_defined_name(
                 i,
-                &files[i as usize].symbols,
+                symbols,
                 |name, v| defs.entry(name.to_string()).or_default().push(v),
                 |name, v| attrs.entry(name.to_string()).or_default().push(v),
-                |name, v| refs.entry(name.to_string()).or_default().push(v),
             );
+            if previous_refs.is_some() {
+                each_referenced_name(i, symbols, |name, v| refs.entry(name.to_string()).or_default().push(v));
+            }
         }
         let stale = Arc::new(stale);
         let table =
@@ -317,16 +372,25 @@ impl Resolver {
             by_path: previous.by_path.clone(),
             defs_by_name: table(&previous.defs_by_name, defs),
             attrs_by_name: table(&previous.attrs_by_name, attrs),
-            files_by_ref: NameTable {
-                base: previous.files_by_ref.base.clone(),
-                stale: stale.clone(),
-                fresh: refs,
+            // Not made yet before: made whole from these files when first asked for.
+            files_by_ref: match previous_refs {
+                Some(table) => {
+                    OnceLock::from(NameTable { base: table.base.clone(), stale: stale.clone(), fresh: refs })
+                }
+                None => OnceLock::new(),
             },
             tables: std::array::from_fn(|i| {
                 previous.tables[i].clone().updated(&previous.files, &files, &changed)
             }),
             files,
         })
+    }
+
+    /// Drops every file's scope table (made again on next use).
+    pub(crate) fn forget_file_tables(&mut self) {
+        for ctx in &mut self.ctx {
+            ctx.take();
+        }
     }
 
     pub fn n_files(&self) -> usize {
@@ -355,7 +419,7 @@ impl Resolver {
     }
 
     pub(crate) fn files_referencing(&self, name: &str) -> std::borrow::Cow<'_, [u32]> {
-        self.files_by_ref.get(name)
+        self.files_by_ref().get(name)
     }
 
     pub fn path(&self, file: u32) -> &str {

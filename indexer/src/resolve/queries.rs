@@ -328,7 +328,7 @@ impl Resolver {
         let mut candidates: BTreeSet<Hit> = BTreeSet::new();
         let definitions = self.definition_lines(target);
         let def_positions: BTreeSet<(u32, u32)> = definitions.iter().map(|h| (h.file, h.line)).collect();
-        for &file in self.files_by_ref.get(&name).iter() {
+        for &file in self.files_by_ref().get(&name).iter() {
             let symbols = self.symbols(file);
             let Some(id) = self.name_id(file, &name) else { continue };
             for r in symbols.refs.iter().filter(|r| r.name == id) {

@@ -1822,13 +1822,31 @@ impl Engine {
 
 #[test]
 fn a_packed_name_table_gives_each_name_its_values_in_the_order_given() {
-    let entries = [("new", 3u32), ("len", 1), ("new", 1), ("", 7), ("new", 2), ("len", 0)];
-    let table = super::Packed::new(entries.into_iter());
+    let packed = |entries: &[(&str, u32)]| {
+        let mut builder = super::PackedBuilder::new();
+        for &(name, value) in entries {
+            builder.push(name, value);
+        }
+        builder.finish()
+    };
+    let table = packed(&[("new", 3u32), ("len", 1), ("new", 1), ("", 7), ("new", 2), ("len", 0)]);
     assert_eq!(table.get("new"), &[3, 1, 2]);
     assert_eq!(table.get("len"), &[1, 0]);
     assert_eq!(table.get(""), &[7]);
     assert_eq!(table.get("ne"), &[] as &[u32]);
-    assert_eq!(super::Packed::<u32>::new(std::iter::empty()).get("new"), &[] as &[u32]);
+    assert_eq!(packed(&[]).get("new"), &[] as &[u32]);
+    // Enough names that the hash index grows many times while names are added: each is still
+    // found, with its values, after the table is packed.
+    let names: Vec<String> = (0..5000).map(|i| format!("name{i}")).collect();
+    let entries: Vec<(&str, u32)> = (0..3u32)
+        .flat_map(|round| names.iter().enumerate().map(move |(i, n)| (n.as_str(), 3 * i as u32 + round)))
+        .collect();
+    let table = packed(&entries);
+    for (i, name) in names.iter().enumerate() {
+        let i = i as u32;
+        assert_eq!(table.get(name), &[3 * i, 3 * i + 1, 3 * i + 2], "{name}");
+    }
+    assert_eq!(table.get("name5000"), &[] as &[u32]);
 }
 
 #[test]
