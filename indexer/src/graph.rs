@@ -783,11 +783,17 @@ impl SymbolGraph {
         // tables can be dropped after each batch of files (every file's at once were the peak
         // of a cold index, about 62 MB at 30,000 files); a table another batch needs is made
         // again. Then it is the snapshot's, for the queries after.
+        Self::build_in_batches(snapshot, FILES_PER_BATCH)
+    }
+
+    /// [`SymbolGraph::build`] with a resolver of its own, `per_batch` files resolved between
+    /// drops of the files' scope tables; the resolver is the snapshot's after.
+    fn build_in_batches(snapshot: &Snapshot, per_batch: usize) -> Self {
         let mut resolver = Resolver::for_resolving(snapshot);
         let n = resolver.n_files() as u32;
         let mut out: Vec<Arc<FileOut>> = Vec::with_capacity(n as usize);
-        for start in (0..n).step_by(FILES_PER_BATCH) {
-            let end = n.min(start + FILES_PER_BATCH as u32);
+        for start in (0..n).step_by(per_batch) {
+            let end = n.min(start + per_batch as u32);
             out.par_extend((start..end).into_par_iter().map(|f| Arc::new(file_out(&resolver, f, false))));
             resolver.forget_file_tables();
             // The tables' pages go back to the system rather than stay free in the allocator.
@@ -1502,6 +1508,30 @@ mod tests {
         }
         let garbled = Parts { bytes: vec![0xff; 64], len: 50 };
         assert!(garbled.iter().all(|p| p.weight().is_finite() && p.class < 9));
+    }
+
+    /// A graph built in batches, each file's scope tables dropped after every two files and
+    /// made again when a later file's references need them, is the graph built with one
+    /// resolver that keeps them all; the resolver it hands to the snapshot then makes the table
+    /// of files referencing a name on first use, the same as one made whole.
+    #[test]
+    fn a_graph_built_in_batches_is_the_graph_built_at_once() {
+        use super::{Resolver, SymbolGraph};
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").canonicalize().unwrap();
+        let open = || Index::open(&root, Filter::new(&root, &[]).unwrap(), None).0.snapshot();
+        let (kept, batched) = (open(), open());
+        let resolver = kept.resolver();
+        let at_once = SymbolGraph::build(&kept);
+        let in_batches = SymbolGraph::build_in_batches(&batched, 2);
+        assert!(batched.files.len() > 20, "{} files", batched.files.len());
+        assert!(at_once.n_edges() > 100, "{} edges", at_once.n_edges());
+        assert_eq!(in_batches.edges().collect::<Vec<_>>(), at_once.edges().collect::<Vec<_>>());
+        let handed = batched.derived.get::<Resolver>().expect("the batches' resolver is the snapshot's");
+        for name in ["Cart", "total", "add", "Shape", "main", "no_such_name"] {
+            assert_eq!(handed.files_referencing(name), resolver.files_referencing(name), "{name}");
+        }
+        assert!(!resolver.files_referencing("Cart").is_empty());
     }
 
     /// An edit that leaves every edge as it was keeps the edges as laid out; one that adds an
