@@ -11,7 +11,7 @@ use crate::lang::{Language, is_alias, node_text, pattern_identifiers};
 use crate::matcher::Layout;
 use crate::names::{BindKind, Binding, Impl, Import, NONE, Pos, Scope, ScopeKind};
 use crate::snapshot::Lang;
-use crate::symbols::{Def, DefKind, DefText, FileSymbols, Names, Ref, RefKind, innermost_scope};
+use crate::symbols::{Def, DefKind, DefText, Defs, FileSymbols, Names, Ref, RefKind, innermost_scope};
 
 /// Parses and extracts with a new parser.
 pub fn extract(lang: Lang, source: &str) -> FileSymbols {
@@ -279,14 +279,9 @@ fn collect_matches<'t>(lang: Lang, tree: &'t Tree, bytes: &[u8]) -> (Matches<'t>
 /// The definitions, in source order. Parents come from a sweep over the nested spans,
 /// qualified names from the parent chain, ancestors from the layout (`Node::parent` searches
 /// down from the root each time).
-fn make_defs(
-    lang: Lang,
-    source: &str,
-    layout: &Layout,
-    def_nodes: &[(Node, Node, DefKind, u32)],
-) -> Vec<Def> {
+fn make_defs(lang: Lang, source: &str, layout: &Layout, def_nodes: &[(Node, Node, DefKind, u32)]) -> Defs {
     let bytes = source.as_bytes();
-    let mut defs: Vec<Def> = Vec::with_capacity(def_nodes.len());
+    let mut defs = Defs::default();
     let mut stack: Vec<usize> = Vec::new();
     let language = lang.language();
     let mut docs = crate::lang::DocCache::default();
@@ -312,16 +307,17 @@ fn make_defs(
         let header = cut(line_at(source, own.start_byte() - start.column).trim_end(), 200);
         let signature = signature(lang, *node, bytes);
         let doc = language.doc(*node, parent_node, bytes, &mut docs).map(|line| cut(line, 200));
-        defs.push(Def::new(
+        defs.push(
             &name,
             kind,
             (line, language.end_line(*node)),
             (own.start_byte() as u32, node.end_byte() as u32),
             parent.map(|p| p as u32),
             DefText { qualified: &qualified, header: &header, signature: &signature, doc: doc.as_deref() },
-        ));
+        );
         stack.push(i);
     }
+    defs.shrink_to_fit();
     defs
 }
 
@@ -568,9 +564,9 @@ fn cut(text: &str, max_chars: usize) -> String {
     }
 }
 
-fn qualify(lang: Lang, defs: &[Def], parent: Option<usize>, container: Option<&str>, name: &str) -> String {
+fn qualify(lang: Lang, defs: &Defs, parent: Option<usize>, container: Option<&str>, name: &str) -> String {
     let sep = lang.spec().separator;
-    let mut prefix = parent.map(|p| defs[p].qualified().to_string());
+    let mut prefix = parent.map(|p| defs.at(p).qualified().to_string());
     if let Some(container) = container {
         prefix = Some(match prefix {
             Some(p) => format!("{p}{sep}{container}"),
@@ -631,7 +627,7 @@ mod tests {
         fs.refs
             .iter()
             .map(|r| {
-                let inside = r.enclosing().map(|d| fs.defs[d as usize].qualified()).unwrap_or("-");
+                let inside = r.enclosing().map(|d| fs.defs.at(d as usize).qualified()).unwrap_or("-");
                 format!("{}:{} {} {} in {inside}", r.line, r.column(), fs.ref_name(&r), r.kind().as_str())
             })
             .collect()
@@ -675,9 +671,9 @@ def checkout(cart):
             ]
         );
         let fs = extract(Lang::Python, PY);
-        assert_eq!(fs.defs[1].doc(), Some("A shopping cart."));
+        assert_eq!(fs.defs.at(1).doc(), Some("A shopping cart."));
         assert_eq!(fs.defs[2].parent(), Some(1));
-        assert_eq!(fs.defs[2].header(), "    def add(self, item: Item) -> None:");
+        assert_eq!(fs.defs.at(2).header(), "    def add(self, item: Item) -> None:");
         assert_eq!(fs.syntax_issues, 0);
     }
 
@@ -749,7 +745,7 @@ const PI: f64 = 3.14;
             ]
         );
         let fs = extract(Lang::Rust, RS);
-        assert_eq!(fs.defs[0].doc(), Some("A circle."));
+        assert_eq!(fs.defs.at(0).doc(), Some("A circle."));
     }
 
     #[test]
@@ -792,8 +788,11 @@ const PI: f64 = 3.14;
         let fs = extract(lang, src);
         let mut out = String::new();
         for (i, s) in fs.scopes.iter().enumerate() {
-            let def =
-                if s.def == NONE { "-".to_string() } else { fs.defs[s.def as usize].qualified().to_string() };
+            let def = if s.def == NONE {
+                "-".to_string()
+            } else {
+                fs.defs.at(s.def as usize).qualified().to_string()
+            };
             let parent = if s.parent == NONE { "-".to_string() } else { s.parent.to_string() };
             out.push_str(&format!("scope {i} {:?} parent {parent} def {def}\n", s.kind));
         }

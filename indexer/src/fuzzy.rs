@@ -3,7 +3,7 @@
 //! `search`'s symbol mode finds.
 
 use crate::snapshot::Snapshot;
-use crate::symbols::{Def, DefKind};
+use crate::symbols::{Def, DefKind, DefRef};
 
 /// How a name matched a query; earlier is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -31,9 +31,12 @@ impl NameMatch {
 /// Every definition whose name matches `query` (exact, prefix, camel humps, substring, letters in
 /// order; a qualified query matches qualified names), best first: match quality, then kinds people
 /// look for (types before methods), shorter names, then path and line for a stable order.
-pub fn find_definitions<'a>(snapshot: &'a Snapshot, query: &str) -> Vec<(NameMatch, u32, &'a str, &'a Def)> {
+pub fn find_definitions<'a>(
+    snapshot: &'a Snapshot,
+    query: &str,
+) -> Vec<(NameMatch, u32, &'a str, DefRef<'a>)> {
     let qualified_query = query.contains('.') || query.contains("::");
-    let mut found: Vec<(NameMatch, u32, &str, &Def)> = Vec::new();
+    let mut found: Vec<(NameMatch, u32, &str, DefRef)> = Vec::new();
     for (path, entry) in &snapshot.files {
         for def in &entry.symbols.defs {
             let haystack = if qualified_query { def.qualified() } else { def.name() };
@@ -43,10 +46,10 @@ pub fn find_definitions<'a>(snapshot: &'a Snapshot, query: &str) -> Vec<(NameMat
         }
     }
     found.sort_by(|a, b| {
-        (a.0, a.1, kind_rank(a.3), a.3.name().len(), a.2, a.3.line).cmp(&(
+        (a.0, a.1, kind_rank(&a.3), a.3.name().len(), a.2, a.3.line).cmp(&(
             b.0,
             b.1,
-            kind_rank(b.3),
+            kind_rank(&b.3),
             b.3.name().len(),
             b.2,
             b.3.line,

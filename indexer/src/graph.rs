@@ -227,8 +227,9 @@ pub(crate) fn target_node(resolver: &Resolver, target: Target) -> Option<(u32, L
             }
             let name = symbols.text(b.name);
             let from = symbols.defs.partition_point(|d| d.line < b.line);
-            symbols.defs[from..]
-                .iter()
+            symbols
+                .defs
+                .iter_from(from)
                 .take_while(|d| d.line == b.line)
                 .position(|d| d.name() == name)
                 .map(|i| (file, 1 + (from + i) as u32))
@@ -296,12 +297,12 @@ fn changed_given_names(old: &FileEntry, new: &FileEntry, out: &mut FxHashSet<Str
         given_names(new, out);
         return;
     }
-    let same = |x: &crate::symbols::Def, y: &crate::symbols::Def| {
+    let same = |x: crate::symbols::DefRef, y: crate::symbols::DefRef| {
         (&x.name(), x.kind, x.parent(), x.signature()) == (&y.name(), y.kind, y.parent(), y.signature())
     };
     let first =
         a.defs.iter().zip(&b.defs).position(|(x, y)| !same(x, y)).unwrap_or(a.defs.len().min(b.defs.len()));
-    out.extend(a.defs[first..].iter().chain(&b.defs[first..]).map(|d| d.name().to_string()));
+    out.extend(a.defs.iter_from(first).chain(b.defs.iter_from(first)).map(|d| d.name().to_string()));
     let top =
         |s: &crate::symbols::FileSymbols| -> FxHashSet<(String, String, String)> {
             let bindings =

@@ -53,7 +53,7 @@ pub use worktree::{Donor, seed_search};
 pub use extract::{extract, extract_from_tree, parse_only};
 pub use matcher::{Capture, Layout, Patterns};
 pub use names::Pos;
-pub use symbols::{Def, DefKind, DefText, FileSymbols, Names, Ref, RefKind};
+pub use symbols::{Def, DefIter, DefKind, DefRef, DefText, Defs, FileSymbols, Names, Ref, RefKind};
 pub use syntax::{SyntaxIssue, syntax_issues};
 
 // What names mean, and how files depend on each other.

@@ -400,7 +400,7 @@ impl Render<'_> {
                 if line > last_line + 1 {
                     text.push_str("⋮\n");
                 }
-                let header: String = defs[i].header().chars().take(LINE_CHARS).collect();
+                let header: String = defs.at(i).header().chars().take(LINE_CHARS).collect();
                 text.push_str(&format!("{line:>width$}│{header}\n"));
                 last_line = line;
             }
@@ -410,7 +410,7 @@ impl Render<'_> {
             let mut symbols: Vec<MapSymbol> = chosen
                 .iter()
                 .map(|&i| MapSymbol {
-                    name: defs[i].qualified().to_string(),
+                    name: defs.at(i).qualified().to_string(),
                     kind: defs[i].kind.as_str().to_string(),
                     line: defs[i].line,
                 })
@@ -716,7 +716,7 @@ impl FileCare {
         let protocol = protocol_methods(file, interfaces);
         for (d, def) in defs.iter().enumerate() {
             let local = 1 + d;
-            if let Some(before) = d.checked_sub(1).map(|b| &defs[b])
+            if let Some(before) = d.checked_sub(1).map(|b| defs.at(b))
                 && (before.name(), before.kind, before.parent()) == (def.name(), def.kind, def.parent())
             {
                 let previous = local - 1;
@@ -730,8 +730,8 @@ impl FileCare {
             if let Some(p) = def.parent() {
                 out.parent[local] = 1 + p;
             }
-            let in_tests = aux_file || ancestors(file, d).any(|a| is_test_module(&defs[a]));
-            let parent_def = def.parent().map(|p| &defs[p as usize]);
+            let in_tests = aux_file || ancestors(file, d).any(|a| is_test_module(defs.at(a)));
+            let parent_def = def.parent().map(|p| defs.at(p as usize));
             if in_tests {
                 out.care[local] = AUX_CARE;
             }
@@ -741,7 +741,7 @@ impl FileCare {
             if def.kind == DefKind::Method || parent_def.is_some() {
                 out.care[local] *= MEMBER_CARE;
             }
-            if is_vocabulary(def) && !names[local] {
+            if is_vocabulary(&def) && !names[local] {
                 out.care[local] *= VOCABULARY_CARE;
             }
             if protocol[d] || language.is_type_parameter(def) || language.names_a_file(def) {
@@ -1208,7 +1208,7 @@ fn ancestors<'a>(file: &'a FileEntry, d: usize) -> impl Iterator<Item = usize> +
 }
 
 /// A module of tests inside code (Rust's `mod tests`).
-fn is_test_module(def: &crate::symbols::Def) -> bool {
+fn is_test_module(def: crate::symbols::DefRef) -> bool {
     def.kind == DefKind::Module && matches!(def.name(), "tests" | "test")
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::names::{BindKind, Import, NONE, Pos};
 use crate::snapshot::{FileEntry, Lang};
-use crate::symbols::{Def, FileSymbols, RefKind};
+use crate::symbols::{DefRef, FileSymbols, RefKind};
 
 /// How deep one resolution may chase imports, aliases and base classes.
 pub(crate) const MAX_DEPTH: u32 = 12;
@@ -240,7 +240,7 @@ pub(crate) trait Binder {
 
     fn lang(&self, file: u32) -> Lang;
 
-    fn def(&self, file: u32, def: u32) -> &Def;
+    fn def(&self, file: u32, def: u32) -> DefRef<'_>;
 
     /// The name's id in `file`, if the file has it at all.
     fn name_id(&self, file: u32, name: &str) -> Option<u32>;

@@ -449,7 +449,9 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
     let mut own: Vec<f64> = defs.iter().map(|d| f64::from(d.end_line.saturating_sub(d.line) + 1)).collect();
     let absorbed: Vec<bool> = defs
         .iter()
-        .map(|d| is_function(d) && d.parent().and_then(|p| defs.get(p as usize)).is_some_and(is_function))
+        .map(|d| {
+            is_function(&d) && d.parent().and_then(|p| defs.get(p as usize)).is_some_and(|p| is_function(&p))
+        })
         .collect();
     for (d, absorbed) in defs.iter().zip(&absorbed) {
         if let Some(parent) = d.parent().filter(|_| !absorbed) {
@@ -526,7 +528,7 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
                 });
                 named.sort_unstable();
                 score += FN_NAME * named.iter().map(|i| weights.idf[weights.distinct[*i]]).sum::<f64>();
-                if !is_function(def) {
+                if !is_function(&def) {
                     score *= FN_CONTAINER;
                 }
                 if is_test_def(defs, group) {
@@ -614,7 +616,7 @@ fn is_function(def: &Def) -> bool {
 
 /// Whether a definition is a test: named `test_*` or `test*` (Python, Go, Java), or inside a
 /// module or class named like one (`mod tests`, `class TestParser`).
-fn is_test_def(defs: &[Def], at: usize) -> bool {
+fn is_test_def(defs: &crate::symbols::Defs, at: usize) -> bool {
     let mut at = Some(at as u32);
     while let Some(i) = at {
         let Some(def) = defs.get(i as usize) else { return false };
@@ -671,12 +673,11 @@ mod tests {
             "def outer():\n    def inner():\n        return parse_body\n",
         )
         .unwrap();
-        let def = |name: &str, line: u32, end_line: u32, parent: u32| {
-            let text = crate::symbols::DefText { qualified: name, ..Default::default() };
-            crate::symbols::Def::new(name, DefKind::Function, (line, end_line), (0, 0), Some(parent), text)
-        };
         let mut entry = file_entry("a.py", crate::Lang::Python, 60, 3);
-        entry.symbols.defs = vec![def("outer", 1, 3, 1), def("inner", 2, 3, 1)];
+        for (name, line, end_line, parent) in [("outer", 1, 3, 1), ("inner", 2, 3, 1)] {
+            let text = crate::symbols::DefText { qualified: name, ..Default::default() };
+            entry.symbols.defs.push(name, DefKind::Function, (line, end_line), (0, 0), Some(parent), text);
+        }
         let (text, _) = TextIndex::open(None).unwrap();
         let terms = vec!["parse_body".to_string()];
         let hits = best_lines(dir.path(), &entry, &TermWeights::new(&text, &terms), 3);

@@ -104,10 +104,10 @@ impl RefKind {
     }
 }
 
-/// One definition: 48 bytes. Its name, qualified name, header, signature and doc line are held
-/// end to end in one string (a large workspace has 1.6 million definitions: five strings cost
-/// 88 bytes more a definition, and an allocation each), the name as the end of the qualified
-/// name when it is that (it nearly always is).
+/// One definition: 36 bytes. Its name, qualified name, header, signature and doc line are held
+/// end to end in its file's [`Defs`] string (a large workspace has 1.6 million definitions: a
+/// string each cost 16 bytes and an allocation more), the name as the end of the qualified name
+/// when it is that (it nearly always is). [`Defs`] gives it out with its texts, as a [`DefRef`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Def {
     pub kind: DefKind,
@@ -120,14 +120,17 @@ pub struct Def {
     pub end_byte: u32,
     /// The innermost enclosing definition, as an index into the file's `defs` (`NONE`: none).
     parent: u32,
-    /// The name unless the qualified name ends with it, the qualified name, the header, the
-    /// signature and the doc line, end to end; the signature is left out when the header holds
-    /// it (a one-line signature: `def add(self, item)` in `    def add(self, item):`, nearly
-    /// every definition), and taken from there.
-    text: Box<str>,
-    /// Where the name ends when it stands apart (else where it starts, in the qualified name),
-    /// where the qualified name ends, where the header ends, then where the signature starts
-    /// and ends; the doc line is the rest.
+    /// Where its texts start in the file's [`Defs`] string; they end where the next
+    /// definition's start. Not saved: the texts are saved with each definition.
+    #[serde(skip)]
+    at: u32,
+    /// Within its texts: where the name ends when it stands apart (else where it starts, in the
+    /// qualified name), where the qualified name ends, where the header ends, then where the
+    /// signature starts and ends; the doc line is the rest. The texts are the name unless the
+    /// qualified name ends with it, the qualified name, the header, the signature and the doc
+    /// line, end to end; the signature is left out when the header holds it (a one-line
+    /// signature: `def add(self, item)` in `    def add(self, item):`, nearly every definition),
+    /// and taken from there.
     spans: [u16; 5],
     /// [`HAS_DOC`], [`NAME_APART`].
     flags: u8,
@@ -156,7 +159,7 @@ fn at_most(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// A definition's texts, as [`Def::new`] takes them.
+/// A definition's texts, as [`Defs::push`] takes them.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DefText<'a> {
     /// Within the file: `Class.method` (Python), `module::Type::method` (Rust).
@@ -170,15 +173,124 @@ pub struct DefText<'a> {
 }
 
 impl Def {
-    /// A definition: `lines` are its first and last (1-based), `bytes` its span.
-    pub fn new(
+    /// The innermost enclosing definition, as an index into the file's `defs`.
+    pub fn parent(&self) -> Option<u32> {
+        (self.parent != u32::MAX).then_some(self.parent)
+    }
+
+    /// Whether these spans and flags read within texts of `len` bytes at character starts
+    /// (a saved index is read back from disk).
+    fn fits(&self, text: &str) -> bool {
+        let [name, qualified_end, header_end, signature_start, signature_end] = self.spans.map(usize::from);
+        let qualified_start = if self.flags & NAME_APART != 0 { name } else { 0 };
+        let ordered = qualified_start <= qualified_end
+            && qualified_end <= header_end
+            && header_end <= text.len()
+            && signature_start <= signature_end
+            && signature_end <= text.len()
+            && (self.flags & NAME_APART != 0 || name <= qualified_end);
+        ordered && self.spans.iter().all(|&at| text.is_char_boundary(at.into()))
+    }
+}
+
+/// A definition with its texts, as [`Defs`] gives it out; its fields are the [`Def`]'s.
+#[derive(Debug, Clone, Copy)]
+pub struct DefRef<'a> {
+    def: &'a Def,
+    /// The definition's texts, end to end.
+    text: &'a str,
+}
+
+impl std::ops::Deref for DefRef<'_> {
+    type Target = Def;
+
+    fn deref(&self) -> &Def {
+        self.def
+    }
+}
+
+impl<'a> DefRef<'a> {
+    pub fn name(&self) -> &'a str {
+        if self.flags & NAME_APART != 0 { self.slice(0, 0) } else { self.slice(self.spans[0], 1) }
+    }
+
+    /// Within the file: `Class.method` (Python), `module::Type::method` (Rust).
+    pub fn qualified(&self) -> &'a str {
+        let start = if self.flags & NAME_APART != 0 { self.spans[0] } else { 0 };
+        self.slice(start, 1)
+    }
+
+    /// The definition's first source line, as written (indentation kept, trailing space cut).
+    pub fn header(&self) -> &'a str {
+        self.slice(self.spans[1], 2)
+    }
+
+    /// The signature with whitespace collapsed: `def add(self, item)`, `pub fn new(r: f64) -> Self`.
+    pub fn signature(&self) -> &'a str {
+        self.slice(self.spans[3], 4)
+    }
+
+    /// The first line of the docstring or doc comment.
+    pub fn doc(&self) -> Option<&'a str> {
+        let start = self.spans[2].max(self.spans[4]);
+        (self.flags & HAS_DOC != 0).then(|| self.text.get(start as usize..).unwrap_or(""))
+    }
+
+    /// The texts from `start` to span `end`.
+    fn slice(&self, start: u16, end: usize) -> &'a str {
+        self.text.get(start as usize..self.spans[end] as usize).unwrap_or("")
+    }
+}
+
+/// A file's definitions in source order, their texts end to end in one string.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Defs {
+    list: Vec<Def>,
+    text: String,
+}
+
+/// The definitions without their texts: `defs[i].line`, `defs.len()`.
+impl std::ops::Deref for Defs {
+    type Target = [Def];
+
+    fn deref(&self) -> &[Def] {
+        &self.list
+    }
+}
+
+impl Defs {
+    /// Definition `i`, if there is one.
+    pub fn get(&self, i: usize) -> Option<DefRef<'_>> {
+        let def = self.list.get(i)?;
+        let end = self.list.get(i + 1).map_or(self.text.len(), |next| next.at as usize);
+        Some(DefRef { def, text: self.text.get(def.at as usize..end).unwrap_or("") })
+    }
+
+    /// Definition `i`, which the caller knows there is.
+    pub fn at(&self, i: usize) -> DefRef<'_> {
+        self.get(i).expect("a definition of this file")
+    }
+
+    /// In source order.
+    pub fn iter(&self) -> DefIter<'_> {
+        DefIter { defs: self, range: 0..self.list.len() }
+    }
+
+    /// From definition `start` on, in source order.
+    pub fn iter_from(&self, start: usize) -> DefIter<'_> {
+        DefIter { defs: self, range: start.min(self.list.len())..self.list.len() }
+    }
+
+    /// Adds a definition: `lines` are its first and last (1-based), `bytes` its span.
+    pub fn push(
+        &mut self,
         name: &str,
         kind: DefKind,
         lines: (u32, u32),
         bytes: (u32, u32),
         parent: Option<u32>,
         text: DefText<'_>,
-    ) -> Def {
+    ) {
         let DefText { qualified, header, signature, doc } = text;
         let (name, qualified) = (at_most(name, MAX_NAME), at_most(qualified, MAX_NAME));
         let (header, signature, doc) =
@@ -186,8 +298,10 @@ impl Def {
         let apart = !qualified.ends_with(name);
         let inside = header.find(signature).filter(|_| !signature.is_empty());
         let own_signature = if inside.is_some() { "" } else { signature };
-        let all =
-            [if apart { name } else { "" }, qualified, header, own_signature, doc.unwrap_or("")].concat();
+        let at = self.text.len();
+        for part in [if apart { name } else { "" }, qualified, header, own_signature, doc.unwrap_or("")] {
+            self.text.push_str(part);
+        }
         let qualified_start = if apart { name.len() } else { 0 };
         let qualified_end = qualified_start + qualified.len();
         let name_span = if apart { name.len() } else { qualified_end - name.len() };
@@ -197,53 +311,95 @@ impl Def {
             [name_span, qualified_end, header_end, signature_start, signature_start + signature.len()]
                 .map(|at| u16::try_from(at).expect("a definition's texts are cut to fit 16 bits"));
         let flags = if doc.is_some() { HAS_DOC } else { 0 } | if apart { NAME_APART } else { 0 };
-        Def {
+        self.list.push(Def {
             kind,
             line: lines.0,
             end_line: lines.1,
             start_byte: bytes.0,
             end_byte: bytes.1,
             parent: parent.unwrap_or(u32::MAX),
-            text: all.into_boxed_str(),
+            at: u32::try_from(at).expect("a file's definitions' texts fit 32 bits"),
             spans,
             flags,
+        });
+    }
+
+    /// Gives back the room the list and the string grew beyond what they hold.
+    pub fn shrink_to_fit(&mut self) {
+        self.list.shrink_to_fit();
+        self.text.shrink_to_fit();
+    }
+}
+
+impl<'a> IntoIterator for &'a Defs {
+    type Item = DefRef<'a>;
+    type IntoIter = DefIter<'a>;
+
+    fn into_iter(self) -> DefIter<'a> {
+        self.iter()
+    }
+}
+
+/// A file's definitions with their texts, in source order.
+#[derive(Debug, Clone)]
+pub struct DefIter<'a> {
+    defs: &'a Defs,
+    range: std::ops::Range<usize>,
+}
+
+impl<'a> Iterator for DefIter<'a> {
+    type Item = DefRef<'a>;
+
+    fn next(&mut self) -> Option<DefRef<'a>> {
+        self.range.next().map(|i| self.defs.at(i))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.range.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for DefIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.range.next_back().map(|i| self.defs.at(i))
+    }
+}
+
+impl ExactSizeIterator for DefIter<'_> {}
+
+/// Saved as each definition with its own texts: a file's texts together can be longer than
+/// what a saved index's reader holds at once.
+impl Serialize for Defs {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter().map(|d| (d.def, d.text)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Defs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Defs;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("definitions, each with its texts")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Defs, A::Error> {
+                let mut defs = Defs::default();
+                while let Some((mut def, text)) = seq.next_element::<(Def, std::borrow::Cow<'de, str>)>()? {
+                    if !def.fits(&text) {
+                        return Err(serde::de::Error::custom("a definition's texts do not fit its spans"));
+                    }
+                    def.at = u32::try_from(defs.text.len()).map_err(serde::de::Error::custom)?;
+                    defs.text.push_str(&text);
+                    defs.list.push(def);
+                }
+                defs.shrink_to_fit();
+                Ok(defs)
+            }
         }
-    }
-
-    /// The innermost enclosing definition, as an index into the file's `defs`.
-    pub fn parent(&self) -> Option<u32> {
-        (self.parent != u32::MAX).then_some(self.parent)
-    }
-
-    pub fn name(&self) -> &str {
-        if self.flags & NAME_APART != 0 { self.slice(0, 0) } else { self.slice(self.spans[0], 1) }
-    }
-
-    /// Within the file: `Class.method` (Python), `module::Type::method` (Rust).
-    pub fn qualified(&self) -> &str {
-        let start = if self.flags & NAME_APART != 0 { self.spans[0] } else { 0 };
-        self.slice(start, 1)
-    }
-
-    /// The definition's first source line, as written (indentation kept, trailing space cut).
-    pub fn header(&self) -> &str {
-        self.slice(self.spans[1], 2)
-    }
-
-    /// The signature with whitespace collapsed: `def add(self, item)`, `pub fn new(r: f64) -> Self`.
-    pub fn signature(&self) -> &str {
-        self.slice(self.spans[3], 4)
-    }
-
-    /// `text` from `start` to span `end`.
-    fn slice(&self, start: u16, end: usize) -> &str {
-        &self.text[start as usize..self.spans[end] as usize]
-    }
-
-    /// The first line of the docstring or doc comment.
-    pub fn doc(&self) -> Option<&str> {
-        let start = self.spans[2].max(self.spans[4]);
-        (self.flags & HAS_DOC != 0).then(|| &self.text[start as usize..])
+        deserializer.deserialize_seq(Visit)
     }
 }
 
@@ -482,7 +638,7 @@ impl<'a> IntoIterator for &'a Refs {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileSymbols {
     /// In source order.
-    pub defs: Vec<Def>,
+    pub defs: Defs,
     /// In source order.
     pub refs: Refs,
     /// The distinct names and paths the fields below point at; `Ref::name` indexes this.
@@ -629,29 +785,35 @@ mod tests {
 
     #[test]
     fn a_definition_gives_back_each_text_it_was_made_with() {
-        for doc in [None, Some(""), Some("Adds an item.")] {
+        // All in one file's list: each definition's texts end where the next one's start.
+        let mut defs = Defs::default();
+        let docs = [None, Some(""), Some("Adds an item.")];
+        for doc in docs {
             let text = DefText {
                 qualified: "Cart.add",
                 header: "    def add(self, item):",
                 signature: "def add(self, item)",
                 doc,
             };
-            let def = Def::new("add", DefKind::Method, (3, 5), (10, 80), Some(0), text);
+            defs.push("add", DefKind::Method, (3, 5), (10, 80), Some(0), text);
+        }
+        for (def, doc) in defs.iter().zip(docs) {
             assert_eq!(
                 (def.name(), def.qualified(), def.header(), def.signature(), def.doc()),
                 ("add", "Cart.add", "    def add(self, item):", "def add(self, item)", doc)
             );
         }
-        assert_eq!(std::mem::size_of::<Def>(), 48);
+        assert_eq!(std::mem::size_of::<Def>(), 36);
         let apart = DefText { qualified: "f", header: "fn f(", signature: "fn f(a: u8)", doc: Some("Doc.") };
-        let apart = Def::new("f", DefKind::Function, (1, 3), (0, 9), None, apart);
-        assert_eq!((apart.header(), apart.signature(), apart.doc()), ("fn f(", "fn f(a: u8)", Some("Doc.")));
-        let empty = Def::new("f", DefKind::Function, (1, 1), (0, 0), None, DefText::default());
-        assert_eq!((empty.name(), empty.qualified(), empty.header(), empty.doc()), ("f", "", "", None));
-        assert_eq!((empty.parent(), apart.parent()), (None, None));
+        defs.push("f", DefKind::Function, (1, 3), (0, 9), None, apart);
+        defs.push("f", DefKind::Function, (1, 1), (0, 0), None, DefText::default());
         // A qualified name that does not end with the name keeps the name apart.
         let text = DefText { qualified: "Cart.add_item", header: "add = add_item", ..DefText::default() };
-        let alias = Def::new("add", DefKind::Constant, (4, 4), (0, 14), Some(7), text);
+        defs.push("add", DefKind::Constant, (4, 4), (0, 14), Some(7), text);
+        let (apart, empty, alias) = (defs.at(3), defs.at(4), defs.at(5));
+        assert_eq!((apart.header(), apart.signature(), apart.doc()), ("fn f(", "fn f(a: u8)", Some("Doc.")));
+        assert_eq!((empty.name(), empty.qualified(), empty.header(), empty.doc()), ("f", "", "", None));
+        assert_eq!((empty.parent(), apart.parent()), (None, None));
         assert_eq!(
             (alias.name(), alias.qualified(), alias.header(), alias.parent()),
             ("add", "Cart.add_item", "add = add_item", Some(7))
@@ -659,7 +821,8 @@ mod tests {
         // A name past what the spans hold is cut at a character's start.
         let long = "é".repeat(MAX_NAME);
         let text = DefText { qualified: &long, header: "x", signature: "sig", doc: Some("d") };
-        let long = Def::new(&long, DefKind::Function, (1, 1), (0, 0), None, text);
+        defs.push(&long, DefKind::Function, (1, 1), (0, 0), None, text);
+        let long = defs.at(6);
         assert_eq!((long.name().len(), long.qualified().len()), (MAX_NAME, MAX_NAME));
         assert_eq!((long.header(), long.signature(), long.doc()), ("x", "sig", Some("d")));
         // Every text at its longest, the name apart: the spans still fit 16 bits.
@@ -667,10 +830,40 @@ mod tests {
             ("n".repeat(2 * MAX_NAME), "q".repeat(2 * MAX_NAME), "h".repeat(2 * MAX_TEXT));
         let sig = "s".repeat(2 * MAX_TEXT);
         let text = DefText { qualified: &qualified, header: &line, signature: &sig, doc: Some(&line) };
-        let most = Def::new(&name, DefKind::Function, (1, 1), (0, 0), None, text);
+        defs.push(&name, DefKind::Function, (1, 1), (0, 0), None, text);
+        let most = defs.at(7);
         let lengths =
             [most.name(), most.qualified(), most.header(), most.signature(), most.doc().unwrap_or("")]
                 .map(str::len);
         assert_eq!(lengths, [MAX_NAME, MAX_NAME, MAX_TEXT, MAX_TEXT, MAX_TEXT]);
+        assert_eq!((defs.len(), defs.iter().len(), defs.iter().next_back().map(|d| d.line)), (8, 8, Some(1)));
+        assert_eq!(defs.iter_from(6).map(|d| d.name().len()).collect::<Vec<_>>(), [MAX_NAME, MAX_NAME]);
+        assert!(defs.get(8).is_none() && defs.iter_from(9).next().is_none());
+
+        // Saved and read back, each definition with its own texts: the same list.
+        let saved = postcard::to_allocvec(&defs).unwrap();
+        let back: Defs = postcard::from_bytes(&saved).unwrap();
+        assert_eq!(back, defs);
+    }
+
+    #[test]
+    fn a_saved_definition_whose_spans_pass_its_texts_is_refused() {
+        let mut defs = Defs::default();
+        let text = DefText { qualified: "Cart.add", header: "def add(self):", ..DefText::default() };
+        defs.push("add", DefKind::Method, (1, 2), (0, 20), None, text);
+        let def = &defs.list[0];
+        // The texts cut short, as a damaged saved index may have them.
+        let saved = postcard::to_allocvec(&[(def, "Cart.add")][..]).unwrap();
+        assert!(postcard::from_bytes::<Defs>(&saved).is_err());
+        let saved = postcard::to_allocvec(&[(def, "Cart.adddef add(self):")][..]).unwrap();
+        assert_eq!(postcard::from_bytes::<Defs>(&saved).unwrap().at(0).header(), "def add(self):");
+        // A span inside a character.
+        let mut defs = Defs::default();
+        let text = DefText { qualified: "é", header: "é", ..DefText::default() };
+        defs.push("é", DefKind::Function, (1, 1), (0, 2), None, text);
+        let saved = postcard::to_allocvec(&[(&defs.list[0], "\u{e9}\u{e9}")][..]).unwrap();
+        assert_eq!(postcard::from_bytes::<Defs>(&saved).unwrap().at(0).header(), "é");
+        let saved = postcard::to_allocvec(&[(&defs.list[0], "xé\u{e9}")][..]).unwrap();
+        assert!(postcard::from_bytes::<Defs>(&saved).is_err());
     }
 }

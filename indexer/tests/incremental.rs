@@ -14,7 +14,9 @@ fn facts(graph: &SymbolGraph, snapshot: &tack_indexer::Snapshot) -> Vec<String> 
     let node = |n: u32| {
         let (file, def) = graph.node_place(n);
         match def {
-            Some(d) => format!("{}#{}@{}", graph.files[file], entries[file].symbols.defs[d].qualified(), d),
+            Some(d) => {
+                format!("{}#{}@{}", graph.files[file], entries[file].symbols.defs.at(d).qualified(), d)
+            }
             None => graph.files[file].clone(),
         }
     };

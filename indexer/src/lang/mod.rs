@@ -13,7 +13,7 @@ use crate::names::{Pos, ScopeKind};
 use crate::snapshot::{FileEntry, Lang};
 
 use crate::meaning::{Entry, Tables};
-use crate::symbols::{Def, DefKind, FileSymbols, RefKind};
+use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
 pub(crate) use common::{is_alias, pattern_identifiers, simple_chain};
 
 /// Everything tack needs to know about one language.
@@ -200,13 +200,13 @@ pub(crate) trait Language: Sync {
     /// Whether a definition only names a type parameter (Python's `T = TypeVar("T")`): it is
     /// referenced wherever generic code is annotated, but says nothing of how the code is
     /// built, so the map shows it only after everything else.
-    fn is_type_parameter(&self, _def: &Def) -> bool {
+    fn is_type_parameter(&self, _def: DefRef<'_>) -> bool {
         false
     }
 
     /// Whether a definition only points at a file the map names by its path anyway (Rust's
     /// `mod vm;`, whose body is `vm.rs`): it is no entry of its own.
-    fn names_a_file(&self, _def: &Def) -> bool {
+    fn names_a_file(&self, _def: DefRef<'_>) -> bool {
         false
     }
 
@@ -220,7 +220,7 @@ pub(crate) trait Language: Sync {
     /// Whether a definition is private to its module or type by the language's rules (Python's
     /// `_name`, Rust without `pub`, Go's lower-case names): a newcomer reads the public
     /// surface first. `parent` is the definition enclosing it.
-    fn is_private(&self, _def: &Def, _parent: Option<&Def>) -> bool {
+    fn is_private(&self, _def: DefRef<'_>, _parent: Option<DefRef<'_>>) -> bool {
         false
     }
 
@@ -273,7 +273,7 @@ pub(crate) trait Language: Sync {
     /// Whether a definition is bound by its name in its enclosing scope, rather than reached
     /// through its type or its binding; `own_scope[d]` is the scope that is definition `d`'s
     /// body (`NONE` when it has none).
-    fn bound_by_name(&self, symbols: &FileSymbols, own_scope: &[u32], def: &Def) -> bool;
+    fn bound_by_name(&self, symbols: &FileSymbols, own_scope: &[u32], def: DefRef<'_>) -> bool;
 
     /// Which of one scope's entries for a name a use at `pos` sees; `same_scope`: the use is
     /// in that scope.

@@ -8,7 +8,7 @@ use super::Resolver;
 use crate::meaning::{Binder, Entry, Found, MAX_DEPTH, Target, Value};
 use crate::names::Pos;
 use crate::snapshot::Lang;
-use crate::symbols::{Def, FileSymbols};
+use crate::symbols::{DefRef, FileSymbols};
 
 impl Binder for Resolver {
     fn n_files(&self) -> usize {
@@ -31,7 +31,7 @@ impl Binder for Resolver {
         Resolver::lang(self, file)
     }
 
-    fn def(&self, file: u32, def: u32) -> &Def {
+    fn def(&self, file: u32, def: u32) -> DefRef<'_> {
         Resolver::def(self, file, def)
     }
 
@@ -111,7 +111,7 @@ impl Binder for Resolver {
         let defs = &self.symbols(file).defs;
         self.ctx(file)
             .children_of(def)
-            .filter(|&d| defs[d as usize].name() == name)
+            .filter(|&d| defs.at(d as usize).name() == name)
             .map(|d| self.def_found(file, d))
             .collect()
     }

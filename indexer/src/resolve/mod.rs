@@ -14,7 +14,7 @@ use crate::lang::{LANGUAGES, N_LANGS};
 use crate::meaning::{Bound, Entry, Tables, Target, Value};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::{FileEntry, Lang, Snapshot};
-use crate::symbols::{Def, FileSymbols, innermost_scope};
+use crate::symbols::{DefRef, FileSymbols, innermost_scope};
 
 /// The identity references are compared by: every binding of one variable is the same variable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -447,8 +447,8 @@ impl Resolver {
         &*self.tables[self.lang(file) as usize]
     }
 
-    pub(crate) fn def(&self, file: u32, def: u32) -> &Def {
-        &self.symbols(file).defs[def as usize]
+    pub(crate) fn def(&self, file: u32, def: u32) -> DefRef<'_> {
+        self.symbols(file).defs.at(def as usize)
     }
 
     pub(crate) fn ctx(&self, file: u32) -> &FileCtx {
@@ -468,7 +468,7 @@ impl FileCtx {
         let mut by_text: Vec<u32> = (0..symbols.names.len() as u32).collect();
         by_text.sort_unstable_by(|&a, &b| symbols.names[a].cmp(&symbols.names[b]));
         // The first definition of each name the names lack, numbered in definition order.
-        let name = |d: &u32| symbols.defs[*d as usize].name();
+        let name = |d: &u32| symbols.defs.at(*d as usize).name();
         let mut extra: Vec<u32> = (0..symbols.defs.len() as u32)
             .filter(|d| by_text.binary_search_by(|&id| symbols.names[id].cmp(name(d))).is_err())
             .collect();
@@ -572,7 +572,7 @@ impl FileCtx {
 fn text_of<'a>(symbols: &'a FileSymbols, extra: &Narrow, id: u32) -> &'a str {
     match symbols.names.get(id) {
         Some(name) => name,
-        None => symbols.defs[extra.at(id as usize - symbols.names.len()) as usize].name(),
+        None => symbols.defs.at(extra.at(id as usize - symbols.names.len()) as usize).name(),
     }
 }
 

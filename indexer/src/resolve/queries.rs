@@ -261,7 +261,7 @@ impl Resolver {
         while scope != NONE {
             let s = symbols.scopes[scope as usize];
             if s.def != NONE {
-                return Some(symbols.defs[s.def as usize].qualified().to_string());
+                return Some(symbols.defs.at(s.def as usize).qualified().to_string());
             }
             scope = s.parent;
         }
@@ -338,7 +338,7 @@ impl Resolver {
                     line: r.line,
                     column: r.column(),
                     relation: Relation::of(r.kind()),
-                    symbol: r.enclosing().map(|d| symbols.defs[d as usize].qualified().to_string()),
+                    symbol: r.enclosing().map(|d| symbols.defs.at(d as usize).qualified().to_string()),
                 };
                 if resolution.resolved.iter().any(|t| self.key(*t) == key) {
                     if !def_positions.contains(&(file, r.line)) {

@@ -1869,7 +1869,7 @@ def run(count):
         .map(|e| {
             let at = e.pos(symbols);
             let what = match e.bound() {
-                Bound::Def(d) => format!("def {}", symbols.defs[d as usize].name()),
+                Bound::Def(d) => format!("def {}", symbols.defs.at(d as usize).name()),
                 Bound::Binding(b) => format!("binding {}", symbols.text(symbols.bindings[b as usize].name)),
                 Bound::Import(i) => format!("import {}", symbols.text(symbols.imports[i as usize].bound)),
             };

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::{Def, Hit, Lang, NameMatch, Pos, Resolver, Snapshot, Target, find_definitions};
+use tack_indexer::{
+    Def, DefRef, Defs, Hit, Lang, NameMatch, Pos, Resolver, Snapshot, Target, find_definitions,
+};
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -731,12 +733,12 @@ fn depth(defs: &[Def], def: &Def) -> usize {
     n
 }
 
-fn render_outline(defs: &[Def], detail: Detail) -> String {
+fn render_outline(defs: &Defs, detail: Detail) -> String {
     let mut out = String::new();
     match detail {
         Detail::Full => {
             for def in defs {
-                let indent = "  ".repeat(depth(defs, def));
+                let indent = "  ".repeat(depth(defs, &def));
                 out.push_str(&format!(
                     "{indent}{}-{} {}: {}\n",
                     def.line,
@@ -799,7 +801,7 @@ fn render_outline(defs: &[Def], detail: Detail) -> String {
     out
 }
 
-fn symbol_out(path: &str, def: &Def) -> SymbolOut {
+fn symbol_out(path: &str, def: DefRef) -> SymbolOut {
     SymbolOut {
         name: def.name().to_string(),
         qualified_name: def.qualified().to_string(),
@@ -871,7 +873,7 @@ fn symbols(ws: &Workspace, params: SymbolsParams) -> Observation {
         )
     };
     let shown: Vec<SymbolOut> =
-        found.iter().take(limit).map(|(_, _, path, def)| symbol_out(path, def)).collect();
+        found.iter().take(limit).map(|(_, _, path, def)| symbol_out(path, *def)).collect();
     for s in &shown {
         text.push_str(&format!("{}:{} {} {}: {}\n", s.path, s.line, s.kind, s.qualified_name, s.signature));
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tack_indexer::{Def, Lang, extract};
+use tack_indexer::{Def, DefRef, Defs, Lang, extract};
 
 use crate::observe::observation::Observation;
 use crate::session::Session;
@@ -99,7 +99,7 @@ fn run(ws: &Workspace, session: &Session, params: ReplaceSymbolParams) -> Result
     let defs = extract(lang, content).defs;
     let def = find(&defs, &params.symbol)
         .map_err(|candidates| not_found(&rel, &params.symbol, &defs, &candidates))?;
-    let (start, end, first_indent, indent) = span(lang, content, def, &params.new);
+    let (start, end, first_indent, indent) = span(lang, content, &def, &params.new);
     let mut body = reindent_block(&params.new, first_indent, indent);
     // Speak the file's line endings, as edit_file does.
     if text_match::LineIndex::new(content).crlf {
@@ -138,14 +138,14 @@ fn run(ws: &Workspace, session: &Session, params: ReplaceSymbolParams) -> Result
 /// path (`crate::parser::Parser::parse`) matches the file's `Parser::parse`; a bare or partial
 /// name matches the definitions it ends. More than one at the best level is an error listing
 /// them.
-fn find<'a>(defs: &'a [Def], symbol: &str) -> Result<&'a Def, Vec<&'a Def>> {
+fn find<'a>(defs: &'a Defs, symbol: &str) -> Result<DefRef<'a>, Vec<DefRef<'a>>> {
     let wanted = normalize(symbol);
     let levels: [&dyn Fn(&str) -> bool; 3] =
         [&|q: &str| q == wanted, &|q: &str| wanted.ends_with(&format!(".{q}")), &|q: &str| {
             q.ends_with(&format!(".{wanted}"))
         }];
     for level in levels {
-        let found: Vec<&Def> = defs.iter().filter(|d| level(&normalize(d.qualified()))).collect();
+        let found: Vec<DefRef> = defs.iter().filter(|d| level(&normalize(d.qualified()))).collect();
         match found.len() {
             0 => continue,
             1 => return Ok(found[0]),
@@ -159,8 +159,8 @@ fn normalize(name: &str) -> String {
     name.trim().trim_start_matches("crate::").replace("::", ".").replace(['(', ')'], "")
 }
 
-fn not_found(rel: &str, symbol: &str, defs: &[Def], ambiguous: &[&Def]) -> Observation {
-    let listing = |defs: &mut dyn Iterator<Item = &Def>| -> String {
+fn not_found(rel: &str, symbol: &str, defs: &Defs, ambiguous: &[DefRef]) -> Observation {
+    let listing = |defs: &mut dyn Iterator<Item = DefRef>| -> String {
         defs.take(MAX_LISTED)
             .map(|d| format!("  {} ({}, lines {}-{})\n", d.qualified(), d.kind.as_str(), d.line, d.end_line))
             .collect()
@@ -256,7 +256,7 @@ mod tests {
     fn replace(source: &str, lang: Lang, symbol: &str, new: &str) -> String {
         let defs = extract(lang, source).defs;
         let def = find(&defs, symbol).unwrap();
-        let (start, end, first, rest) = span(lang, source, def, new);
+        let (start, end, first, rest) = span(lang, source, &def, new);
         format!("{}{}{}", &source[..start], reindent_block(new, first, rest), &source[end..])
     }
 

@@ -88,7 +88,7 @@ impl Includes {
         while scope != NONE {
             let s = symbols.scopes[scope as usize];
             if s.def != NONE {
-                let def = &symbols.defs[s.def as usize];
+                let def = symbols.defs.at(s.def as usize);
                 // An out-of-line method's body sees its class's members.
                 let around = match s.kind {
                     ScopeKind::Module | ScopeKind::Class => Some(def.qualified()),
@@ -137,7 +137,7 @@ fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<(u32, u32)> {
     while scope != NONE {
         let s = symbols.scopes[scope as usize];
         if s.def != NONE {
-            let def = &symbols.defs[s.def as usize];
+            let def = symbols.defs.at(s.def as usize);
             if s.kind == ScopeKind::Class {
                 return Some((file, s.def));
             }

@@ -12,7 +12,7 @@ use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{Def, DefKind, FileSymbols};
+use crate::symbols::{DefKind, DefRef, FileSymbols};
 
 pub(super) mod includes;
 
@@ -93,7 +93,7 @@ impl Language for CFamily {
         self.spec
     }
 
-    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+    fn is_private(&self, def: DefRef<'_>, _parent: Option<DefRef<'_>>) -> bool {
         def.signature().starts_with("static ")
     }
 
@@ -249,7 +249,7 @@ impl Language for CFamily {
 
     /// A method is bound in its class's body (bare calls inside it); one defined out of line
     /// (`void Cart::add(…)`) is reached through its class only.
-    fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+    fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: DefRef<'_>) -> bool {
         def.kind != DefKind::Method
             || def.parent().is_some_and(|p| symbols.defs[p as usize].kind == DefKind::Class)
     }

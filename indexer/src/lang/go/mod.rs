@@ -10,7 +10,7 @@ use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{Def, DefKind, FileSymbols};
+use crate::symbols::{DefKind, DefRef, FileSymbols};
 
 mod packages;
 
@@ -95,7 +95,7 @@ impl Language for Go {
         &SPEC
     }
 
-    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+    fn is_private(&self, def: DefRef<'_>, _parent: Option<DefRef<'_>>) -> bool {
         def.name().starts_with(|c: char| c.is_lowercase() || c == '_')
     }
 
@@ -213,7 +213,7 @@ impl Language for Go {
     }
 
     /// Methods are reached through their receiver's type, an interface's through the interface.
-    fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+    fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: DefRef<'_>) -> bool {
         def.kind != DefKind::Method
             && def.parent().is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)
     }

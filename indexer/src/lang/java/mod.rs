@@ -11,7 +11,7 @@ use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{Def, FileSymbols};
+use crate::symbols::{DefRef, FileSymbols};
 
 mod java_packages;
 
@@ -160,7 +160,7 @@ impl Language for Java {
         &SPEC
     }
 
-    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+    fn is_private(&self, def: DefRef<'_>, _parent: Option<DefRef<'_>>) -> bool {
         def.signature().split_whitespace().take_while(|w| !w.contains('(')).any(|w| w == "private")
     }
 
@@ -329,9 +329,9 @@ impl Language for Java {
 
     /// Every member is bound by name in its type's body (methods are called bare inside it),
     /// but a constructor: its name is its class's.
-    fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+    fn bound_by_name(&self, symbols: &FileSymbols, _own_scope: &[u32], def: DefRef<'_>) -> bool {
         def.kind != crate::symbols::DefKind::Method
-            || def.parent().is_none_or(|p| symbols.defs[p as usize].name() != def.name())
+            || def.parent().is_none_or(|p| symbols.defs.at(p as usize).name() != def.name())
     }
 
     /// A type's members and fields are visible everywhere in its body; a local after its

@@ -10,7 +10,7 @@ use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{Def, DefKind, FileSymbols};
+use crate::symbols::{DefKind, DefRef, FileSymbols};
 
 pub(super) mod es_modules;
 
@@ -242,7 +242,7 @@ impl Language for Ecma {
         self.spec
     }
 
-    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+    fn is_private(&self, def: DefRef<'_>, _parent: Option<DefRef<'_>>) -> bool {
         def.name().starts_with(['#', '_'])
             || def.signature().split_whitespace().take_while(|w| !w.contains('(')).any(|w| w == "private")
     }
@@ -448,7 +448,7 @@ impl Language for Ecma {
     }
 
     /// Methods are reached through their class.
-    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], def: DefRef<'_>) -> bool {
         def.kind != DefKind::Method
     }
 

@@ -8,7 +8,7 @@ use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text, sim
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{BindKind, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{Def, DefKind, FileSymbols};
+use crate::symbols::{DefKind, DefRef, FileSymbols};
 
 mod modules;
 
@@ -102,7 +102,7 @@ impl Language for Python {
         &SPEC
     }
 
-    fn is_private(&self, def: &Def, _parent: Option<&Def>) -> bool {
+    fn is_private(&self, def: DefRef<'_>, _parent: Option<DefRef<'_>>) -> bool {
         def.name().starts_with('_') && !def.name().ends_with("__")
     }
 
@@ -114,7 +114,7 @@ impl Language for Python {
         Some("__init__")
     }
 
-    fn is_type_parameter(&self, def: &Def) -> bool {
+    fn is_type_parameter(&self, def: DefRef<'_>) -> bool {
         let Some((_, value)) = def.signature().split_once('=') else { return false };
         let callee = value.trim().split('(').next().unwrap_or("");
         let last = callee.rsplit('.').next().unwrap_or(callee).trim();
@@ -276,7 +276,7 @@ impl Language for Python {
     }
 
     /// A constant is reached through its binding; every other definition by its name.
-    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], def: &Def) -> bool {
+    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], def: DefRef<'_>) -> bool {
         def.kind != DefKind::Constant
     }
 

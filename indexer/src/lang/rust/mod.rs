@@ -8,7 +8,7 @@ use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text, sim
 use crate::meaning::{Entry, Tables};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{Def, DefKind, FileSymbols};
+use crate::symbols::{DefKind, DefRef, FileSymbols};
 
 mod module_tree;
 
@@ -131,7 +131,7 @@ impl Language for Rust {
         &SPEC
     }
 
-    fn is_private(&self, def: &Def, parent: Option<&Def>) -> bool {
+    fn is_private(&self, def: DefRef<'_>, parent: Option<DefRef<'_>>) -> bool {
         // Items of a trait are as public as the trait.
         let in_trait = parent.is_some_and(|p| p.kind == DefKind::Interface);
         // `pub(crate)`, `pub(super)` and `pub(in path)` keep an item inside its crate.
@@ -139,7 +139,7 @@ impl Language for Rust {
         !in_trait && !public
     }
 
-    fn names_a_file(&self, def: &Def) -> bool {
+    fn names_a_file(&self, def: DefRef<'_>) -> bool {
         def.kind == DefKind::Module && def.signature().ends_with(';')
     }
 
@@ -318,7 +318,7 @@ impl Language for Rust {
     }
 
     /// Methods, trait items and the items of an impl are reached through their type.
-    fn bound_by_name(&self, symbols: &FileSymbols, own_scope: &[u32], def: &Def) -> bool {
+    fn bound_by_name(&self, symbols: &FileSymbols, own_scope: &[u32], def: DefRef<'_>) -> bool {
         let in_impl = || symbols.impls.iter().any(|i| i.start.line <= def.line && def.end_line <= i.end.line);
         def.kind != DefKind::Method
             && def.parent().is_none_or(|p| symbols.defs[p as usize].kind != DefKind::Interface)

@@ -207,7 +207,7 @@ impl Tree {
                 let mut p = def.parent();
                 while let Some(x) = p {
                     if symbols.defs[x as usize].kind == DefKind::Module && inline.contains(&x) {
-                        nested.push(symbols.defs[x as usize].name());
+                        nested.push(symbols.defs.at(x as usize).name());
                         if around == NONE {
                             around = x;
                         }
@@ -839,8 +839,8 @@ fn impl_items<'a>(r: &'a dyn Binder, file: u32, imp: u32, name: &'a str) -> impl
     let block = symbols.impls[imp as usize];
     let inside = move |d: &crate::symbols::Def| block.start.line <= d.line && d.end_line <= block.end.line;
     symbols.defs.iter().enumerate().filter_map(move |(i, d)| {
-        let direct = d.parent().is_none_or(|p| !inside(&symbols.defs[p as usize]));
-        (d.name() == name && inside(d) && direct).then_some(i as u32)
+        let direct = d.parent().is_none_or(|p| symbols.defs.get(p as usize).is_none_or(|p| !inside(&p)));
+        (d.name() == name && inside(&d) && direct).then_some(i as u32)
     })
 }
 
