@@ -249,12 +249,16 @@ pub fn candidates(
     let max_rank = rank.iter().cloned().fold(f64::MIN_POSITIVE, f64::max);
 
     let lexical = |p: &str| get(&body, p, nb) + get(&defs, p, nd);
+    let is_test = |p: &str| is_test_path(p) || snapshot.files.get(p).is_some_and(|e| is_bundle(e));
     let mut paths: FxHashSet<&str> = FxHashSet::default();
     for m in [&body, &defs, &path, &docs] {
         paths.extend(m.keys().map(String::as_str));
     }
-    // The ten strongest lexical matches, each scored once.
-    let mut strongest: Vec<(f64, &str)> = paths.iter().map(|p| (lexical(p), *p)).collect();
+    // The ten strongest lexical matches, each scored once, tests below the code as the score
+    // puts them: the files a test calls are what it tests, not what the query is about.
+    let penalty = Weights::for_terms(terms).test_penalty;
+    let seed = |p: &str| lexical(p) - if is_test(p) { penalty } else { 0.0 };
+    let mut strongest: Vec<(f64, &str)> = paths.iter().map(|p| (seed(p), *p)).collect();
     let by_strength = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then(a.1.cmp(b.1));
     if strongest.len() > 10 {
         strongest.select_nth_unstable_by(9, by_strength);
@@ -262,7 +266,8 @@ pub fn candidates(
     }
     strongest.sort_by(by_strength);
     let mut neighbor_score: HashMap<usize, f64> = HashMap::new();
-    for &(strength, p) in &strongest {
+    for &(_, p) in &strongest {
+        let strength = lexical(p);
         let Some(i) = graph.file_index(p) else { continue };
         for &other in graph.neighbours(i) {
             let entry = neighbor_score.entry(other as usize).or_default();
@@ -295,7 +300,7 @@ pub fn candidates(
                 pagerank: i.map_or(0.0, |i| rank[i] / max_rank),
                 neighbors: i.and_then(|i| neighbor_score.get(&i)).copied().unwrap_or(0.0) / 2.0,
                 named: if is_named(p) { 1.0 } else { 0.0 },
-                is_test: is_test_path(p) || snapshot.files.get(p).is_some_and(|e| is_bundle(e)),
+                is_test: is_test(p),
             }
         })
         .collect();
@@ -685,6 +690,46 @@ mod tests {
             hits.iter().map(|h| (h.line, h.symbol.as_deref())).collect::<Vec<_>>(),
             [(3, Some("inner"))]
         );
+    }
+
+    #[test]
+    fn the_files_whose_neighbours_join_the_candidates_are_the_strongest_code_before_tests() {
+        // Ten tests match the query best; the code they test calls a helper that shares no word
+        // with the query. The helper is a candidate through the code, which the tests must not
+        // push out of the ten strongest matches whose neighbours are looked at.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        for i in 0..10 {
+            let calls = "    parse_header(\"header\")\n".repeat(6);
+            let test =
+                format!("from app.parser import parse_header\n\ndef test_parse_header_{i}():\n{calls}");
+            std::fs::write(root.join(format!("tests/test_parse_header_{i}.py")), test).unwrap();
+        }
+        std::fs::write(
+            root.join("app/parser.py"),
+            "from app.store import keep\n\ndef parse_header(text):\n    return keep(text)\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("app/__init__.py"), "").unwrap();
+        std::fs::write(root.join("app/store.py"), "def keep(value):\n    return value\n").unwrap();
+        let (index, _) = crate::Index::open(&root, crate::Filter::new(&root, &[]).unwrap(), None);
+        let snapshot = index.snapshot();
+        let (text, _) = TextIndex::open(None).unwrap();
+        text.sync(&root, &snapshot).unwrap();
+        let terms = query_terms("parse header fails");
+        let found = candidates(&snapshot, &text, &terms, &[], false).unwrap();
+        let features = |path: &str| found.iter().find(|c| c.path == path).cloned();
+        let parser = features("app/parser.py").expect("a lexical match");
+        let strongest_test = features("tests/test_parse_header_0.py").expect("a lexical match");
+        assert!(strongest_test.body + strongest_test.defs > parser.body + parser.defs);
+        let store = features("app/store.py").expect("a candidate through the code that calls it");
+        assert!((store.body, store.defs) == (0.0, 0.0) && store.neighbors > 0.0, "{store:?}");
+        // A short query about tests keeps them among the strongest: the penalty is lifted.
+        let terms = query_terms("tests for parse header");
+        let found = candidates(&snapshot, &text, &terms, &[], false).unwrap();
+        assert!(found.iter().all(|c| c.path != "app/store.py"));
     }
 
     #[test]
