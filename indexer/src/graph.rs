@@ -43,6 +43,10 @@ const STD_METHOD: u8 = 2;
 /// resolver of its own.
 const FILES_PER_BATCH: usize = 1024;
 
+/// References of one file resolved in one run; a file with more is resolved in runs side by
+/// side ([`file_out`]).
+const REFS_PER_RUN: usize = 1024;
+
 /// At most this many changed files are folded into a graph; more rebuild it.
 const MAX_UPDATED_FILES: usize = 64;
 
@@ -264,12 +268,29 @@ fn resolve_parts(resolver: &Resolver, file: u32, (i, r): (u32, &Ref), out: &mut 
     }
 }
 
-/// Every reference of `file` resolved: its parts (with their edges, if `with_edges`).
+/// Every reference of `file` resolved: its parts (with their edges, if `with_edges`), in
+/// reference order. A large file's references are resolved in runs side by side: an edit
+/// resolves the edited file again alone, and its references are what can share the cores.
 fn file_out(resolver: &Resolver, file: u32, with_edges: bool) -> FileOut {
-    let mut parts = Vec::new();
-    for (i, r) in resolver.entry(file).symbols.refs.iter().enumerate() {
-        resolve_parts(resolver, file, (i as u32, &r), &mut parts);
-    }
+    let refs = &resolver.entry(file).symbols.refs;
+    let run = |first: usize, refs: &mut dyn Iterator<Item = Ref>| {
+        let mut parts = Vec::new();
+        for (i, r) in refs.enumerate() {
+            resolve_parts(resolver, file, ((first + i) as u32, &r), &mut parts);
+        }
+        parts
+    };
+    let parts = if refs.len() <= REFS_PER_RUN {
+        run(0, &mut refs.iter())
+    } else {
+        let all: Vec<Ref> = refs.iter().collect();
+        let runs: Vec<Vec<Part>> = all
+            .par_chunks(REFS_PER_RUN)
+            .enumerate()
+            .map(|(k, chunk)| run(k * REFS_PER_RUN, &mut chunk.iter().copied()))
+            .collect();
+        runs.concat()
+    };
     if with_edges { FileOut::new(parts) } else { FileOut::parts_only(parts) }
 }
 
@@ -1533,6 +1554,36 @@ mod tests {
             assert_eq!(handed.files_referencing(name), resolver.files_referencing(name), "{name}");
         }
         assert!(!resolver.files_referencing("Cart").is_empty());
+    }
+
+    /// A file with more references than one run resolves them in runs side by side: the parts
+    /// are those of one run over them all, in reference order, each numbered as its reference.
+    #[test]
+    fn a_large_files_references_resolved_in_runs_are_resolved_as_in_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("shapes.py"), "class Shape:\n    def area(self):\n        return 0\n")
+            .unwrap();
+        let calls: String = (0..1500)
+            .map(|i| format!("def f{i}(s: Shape):\n    return s.area() + f{}(s)\n", i / 2))
+            .collect();
+        std::fs::write(root.join("many.py"), format!("from shapes import Shape\n{calls}")).unwrap();
+        let snapshot = Index::open(&root, Filter::new(&root, &[]).unwrap(), None).0.snapshot();
+        let resolver = snapshot.resolver();
+        let file = snapshot.files.keys().position(|p| p == "many.py").unwrap() as u32;
+        let refs = &resolver.entry(file).symbols.refs;
+        assert!(refs.len() > 3 * super::REFS_PER_RUN, "{} references", refs.len());
+        let mut one_run = Vec::new();
+        for (i, r) in refs.iter().enumerate() {
+            super::resolve_parts(&resolver, file, (i as u32, &r), &mut one_run);
+        }
+        let in_runs: Vec<_> = super::file_out(&resolver, file, false).parts.iter().collect();
+        assert!(
+            in_runs.len() > 3000 && in_runs.iter().any(|p| p.dst_file != file),
+            "{} parts",
+            in_runs.len()
+        );
+        assert_eq!(in_runs, one_run);
     }
 
     /// An edit that leaves every edge as it was keeps the edges as laid out; one that adds an
