@@ -682,7 +682,9 @@ impl WarmStarts {
     fn put(&mut self, key: u64, ranks: Arc<Reached>) {
         self.0.retain(|(k, _)| *k != key);
         if self.0.len() == WARM_STARTS {
-            self.0.pop_front();
+            // The oldest focus goes; the ranks without one stay, for every unfocused map.
+            let oldest = self.0.iter().position(|(_, r)| r.personal.is_some()).unwrap_or(0);
+            self.0.remove(oldest);
         }
         self.0.push_back((key, ranks));
     }
@@ -1161,6 +1163,17 @@ impl SymbolGraph {
         let boosted = |dst: u32| personal.boosted.binary_search(&dst).is_ok();
         let weight = |_: u32, dst: u32, w: f32| if boosted(dst) { w as f64 * BOOST } else { w as f64 };
         let uniform = personal.weights.len() != n || personal.weights.iter().all(|&v| v <= 0.0);
+        let personal_nodes = (!uniform).then(|| personal.nonzero());
+        // Asked before on this graph (another budget, or a focus that names nothing, as no
+        // focus): the ranks it reached, which asking again from the same start would give.
+        let done = self.reached.lock().expect("warm starts").get(key);
+        if let Some(done) = done.filter(|done| {
+            Arc::ptr_eq(&done.node_base, &self.node_base)
+                && done.personal == personal_nodes
+                && done.boosted == personal.boosted
+        }) {
+            return Ranks { rank: done.rank.clone(), iterations: 0 };
+        }
         let from = self.warm_from.get(key);
         let folded = from.as_ref().and_then(|from| self.fold_in(from, personal, uniform));
         let (rank, iterations, residual, scale) = match folded {
@@ -1174,7 +1187,6 @@ impl SymbolGraph {
             }
         };
         let rank = Arc::new(rank);
-        let personal_nodes = (!uniform).then(|| personal.nonzero());
         let reached = Reached {
             node_base: self.node_base.clone(),
             rank: rank.clone(),
@@ -1415,7 +1427,8 @@ struct Run {
 /// out-weight. A cold start takes dozens of iterations, so the shares are worked out once into
 /// a list; a warm one usually meets the tolerance in one or two, fewer than the list costs to
 /// make (an allocation the size of the edges), so its first `unlisted` iterations work each
-/// share out where it is used, the same arithmetic to the last bit.
+/// share out where it is used, the same arithmetic to the last bit. A cold start's iterations
+/// read the list by target ([`pull`]), on every core.
 fn power<'g, W, R, G>(
     n: usize,
     row: R,
@@ -1451,6 +1464,9 @@ where
     };
     let dangling_nodes: Vec<u32> = (0..n as u32).filter(|&i| out_weight[i as usize] <= 0.0).collect();
     let warm = start.is_some();
+    if !warm {
+        return pull(n, &|src| row(src).0, &list_shares(), p, &dangling_nodes);
+    }
     let mut rank = start.unwrap_or_else(|| p.clone());
     let mut shares: Option<Vec<f64>> = None;
     let mut next = vec![0.0; n];
@@ -1485,6 +1501,69 @@ where
                 }
             }
         }
+        delta = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
+        std::mem::swap(&mut rank, &mut next);
+        if delta < TOLERANCE {
+            break;
+        }
+    }
+    let dangling = dangling_nodes.iter().map(|&i| rank[i as usize]).sum();
+    Run { rank, iterations, delta, dangling }
+}
+
+/// Nodes whose new ranks one task of [`pull`] works out.
+const NODES_PER_TASK: usize = 4096;
+
+/// [`power`]'s iterations from the personalization, each node's new rank summed from its
+/// sources in source order: the arithmetic of adding each source's share to its targets in
+/// source order, to the last bit, with the nodes shared out among the cores. `targets` gives a
+/// node's targets and `share` every edge's share, row after row.
+fn pull<'g>(
+    n: usize,
+    targets: &dyn Fn(u32) -> &'g [u32],
+    share: &[f64],
+    p: Vec<f64>,
+    dangling_nodes: &[u32],
+) -> Run {
+    let damping = DAMPING;
+    // The edges by target, sources in order: (source, share).
+    let mut start = vec![0u32; n + 1];
+    for src in 0..n as u32 {
+        for &dst in targets(src) {
+            start[dst as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut filled = start.clone();
+    let mut sources = vec![(0u32, 0.0f64); start[n] as usize];
+    let mut at = 0;
+    for src in 0..n as u32 {
+        for &dst in targets(src) {
+            let slot = &mut filled[dst as usize];
+            sources[*slot as usize] = (src, share[at]);
+            *slot += 1;
+            at += 1;
+        }
+    }
+    let mut rank = p.clone();
+    let mut next = vec![0.0; n];
+    let (mut iterations, mut delta) = (0, 0.0);
+    while iterations < 100 {
+        iterations += 1;
+        let dangling: f64 = dangling_nodes.iter().map(|&i| rank[i as usize]).sum();
+        let teleport = 1.0 - damping + damping * dangling;
+        next.par_chunks_mut(NODES_PER_TASK).enumerate().for_each(|(task, chunk)| {
+            for (k, slot) in chunk.iter_mut().enumerate() {
+                let dst = task * NODES_PER_TASK + k;
+                let mut sum = teleport * p[dst];
+                for &(src, s) in &sources[start[dst] as usize..start[dst + 1] as usize] {
+                    sum += rank[src as usize] * s;
+                }
+                *slot = sum;
+            }
+        });
         delta = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
         std::mem::swap(&mut rank, &mut next);
         if delta < TOLERANCE {
@@ -1556,6 +1635,59 @@ mod tests {
         assert!(!resolver.files_referencing("Cart").is_empty());
     }
 
+    /// A key asked again on one graph (a map of another budget; a focus that names nothing,
+    /// which ranks as no focus) gets the ranks it reached there, without iterating; the same key
+    /// with other weights is ranked anew.
+    #[test]
+    fn a_key_asked_again_on_one_graph_takes_the_ranks_it_reached() {
+        use super::Personal;
+        const KEY: u64 = 7;
+        let shop = crate::index::ShopCopy::new();
+        let graph = shop.index.snapshot().graph();
+        let first = graph.pagerank_keyed(KEY, &Personal::UNIFORM);
+        assert!(first.iterations > 0);
+        let again = graph.pagerank_keyed(KEY, &Personal::UNIFORM);
+        assert_eq!((again.iterations, &again.rank), (0, &first.rank));
+        // Another key starts where the first did: the same ranks, iterated.
+        let other = graph.pagerank_keyed(KEY + 1, &Personal::UNIFORM);
+        assert_eq!((other.iterations, &other.rank), (first.iterations, &first.rank));
+        let mut weights = vec![0.0; graph.n_nodes()];
+        weights[1] = 1.0;
+        let focused = Personal { weights: &weights, boosted: &[], users: &|_| &[] };
+        let ranked = graph.pagerank_keyed(KEY, &focused);
+        assert!(ranked.iterations > 0 && ranked.rank != first.rank);
+        assert_eq!(graph.pagerank_keyed(KEY, &focused).iterations, 0);
+    }
+
+    /// The warm starts keep the last focuses' ranks, and the ranks without a focus however many
+    /// focuses come after them.
+    #[test]
+    fn the_ranks_without_a_focus_outlast_any_number_of_focuses() {
+        use super::{Reached, WARM_STARTS, WarmStarts};
+        use std::sync::Arc;
+        let reached = |personal: Option<Vec<(u32, f64)>>| {
+            Arc::new(Reached {
+                node_base: Arc::new(vec![0, 1]),
+                rank: Arc::new(vec![1.0]),
+                personal,
+                boosted: Vec::new(),
+                out: Vec::new(),
+                scale: 1.0,
+                residual: 0.0,
+            })
+        };
+        let mut starts = WarmStarts::default();
+        starts.put(1, reached(Some(vec![(0, 1.0)])));
+        starts.put(0, reached(None));
+        for key in 2..2 + 3 * WARM_STARTS as u64 {
+            starts.put(key, reached(Some(vec![(0, 1.0)])));
+        }
+        assert!(starts.get(0).is_some_and(|r| r.personal.is_none()));
+        assert!(starts.get(1).is_none() && starts.get(2).is_none());
+        assert!((3 * WARM_STARTS as u64 - 13..2 + 3 * WARM_STARTS as u64).all(|k| starts.get(k).is_some()));
+        assert_eq!(starts.0.len(), WARM_STARTS);
+    }
+
     /// A file with more references than one run resolves them in runs side by side: the parts
     /// are those of one run over them all, in reference order, each numbered as its reference.
     #[test]
@@ -1599,6 +1731,50 @@ mod tests {
         let call = edit("amount * (2 + TAX_RATE)", "apply_discount(amount, None) * (2 + TAX_RATE)");
         assert!(!call.graph().shares_edges_with(&literal.graph()));
         assert!(call.graph().n_edges() > literal.graph().n_edges());
+    }
+
+    /// A cold start's iterations, read by target on every core, give the ranks of adding each
+    /// source's shares to its targets, to the last bit and in as many iterations.
+    #[test]
+    fn ranks_pulled_by_target_are_the_ranks_pushed_by_source() {
+        // Three tasks' worth of nodes, each with up to six targets (some none: dangling).
+        let n = 3 * super::NODES_PER_TASK + 17;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut starts, mut targets, mut weights) = (vec![0usize], Vec::new(), Vec::new());
+        for _ in 0..n {
+            let mut row: Vec<u32> = (0..next() % 7).map(|_| (next() % n as u64) as u32).collect();
+            row.sort_unstable();
+            row.dedup();
+            weights.extend(row.iter().map(|_| (1 + next() % 5) as f32));
+            targets.extend(row);
+            starts.push(targets.len());
+        }
+        let row = |src: u32| {
+            let (from, to) = (starts[src as usize], starts[src as usize + 1]);
+            (&targets[from..to], &weights[from..to])
+        };
+        let boost = |_: u32, dst: u32, w: f32| if dst.is_multiple_of(7) { w as f64 * 10.0 } else { w as f64 };
+        let mut focused = vec![0.0; n];
+        for u in (0..n).step_by(11) {
+            focused[u] = 1.0 / n.div_ceil(11) as f64;
+        }
+        for p in [vec![1.0 / n as f64; n], focused] {
+            let pulled = super::power(n, row, |i| i, p.clone(), &boost, None, 0);
+            // A start at the personalization with every share listed: the iteration by source.
+            let pushed = super::power(n, row, |i| i, p.clone(), &boost, Some(p), 0);
+            assert!(pulled.iterations > 5, "{} iterations", pulled.iterations);
+            assert_eq!(
+                (pulled.iterations, pulled.delta.to_bits()),
+                (pushed.iterations, pushed.delta.to_bits())
+            );
+            assert!(pulled.rank.iter().zip(&pushed.rank).all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
     }
 
     /// A cold start whose personalization reaches few nodes iterates over those alone and gives
