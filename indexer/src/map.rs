@@ -115,14 +115,21 @@ pub fn repo_map(
     let rank_done = started.elapsed();
     let file_rank = file_ranks(&graph, &tables, &node_rank);
     let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
-    let items = order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, budget);
+    // A map of `budget` tokens shows at most `budget` lines of at most `max_per_line`
+    // definitions each (119 where one minified line holds that many), but nearly every map is
+    // full long before `budget` definitions: those are ordered first, and all that could be
+    // shown only when every one of them fits.
+    let order = |most: usize| order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, most);
+    let could_show = budget.saturating_mul(tables.max_per_line);
+    let items = order(budget.min(could_show));
     tracing::debug!(
         tables_and_rank_ms = rank_done.as_millis() as u64,
         rank_ms,
         order_ms = (started.elapsed() - rank_done).as_millis() as u64,
         "map ranked"
     );
-    let map = Render { entries, files: &graph.files, file_rank, tier, items, focus, total_defs };
+    let mut map =
+        Render { entries, files: &graph.files, file_rank: file_rank.clone(), tier, items, focus, total_defs };
     if map.items.is_empty() {
         let text = if map.entries.is_empty() {
             "repo map: no Python or Rust files under the root\n".to_string()
@@ -139,7 +146,12 @@ pub fn repo_map(
             tokens,
         };
     }
-    let (shown_defs, text, files, tokens) = fit_budget(&map, budget, tables.max_per_line, count_tokens);
+    let (mut fitted, all_fit) = fit_budget(&map, budget, tables.max_per_line, count_tokens);
+    if all_fit && budget < could_show {
+        map.items = order(could_show);
+        fitted = fit_budget(&map, budget, tables.max_per_line, count_tokens).0;
+    }
+    let (shown_defs, text, files, tokens) = fitted;
     RepoMap { text, files, total_files: map.entries.len(), total_defs, shown_defs, tokens }
 }
 
@@ -234,15 +246,14 @@ impl Focus {
 /// Each definition at most once, as (file, definition), in the order the map takes them: a focus
 /// identifier's definitions, then the definitions that reference them (so the map shows both
 /// ends of the focus), then the entries by rank, then what is no entry of its own (a trait
-/// impl's `fmt`, a `__repr__`), by rank; no more of them than a map of `budget` tokens could
-/// show.
+/// impl's `fmt`, a `__repr__`), by rank; the best `most` of those last two.
 fn order_defs(
     graph: &SymbolGraph,
     tables: &Tables,
     focus: &[u32],
     node_rank: &[f64],
     file_rank: &[f64],
-    budget: usize,
+    most: usize,
 ) -> Vec<(usize, usize)> {
     let mut seen = vec![false; graph.n_nodes()];
     let mut items: Vec<(usize, usize)> = Vec::new();
@@ -284,16 +295,13 @@ fn order_defs(
             scores[first as usize] += node_rank[node] * tables.care[node] as f64;
         }
     }
-    // Each shown definition takes a line of at least one token, and at most `max_per_line`
-    // share one: no map within the budget shows more than this many, and only they are taken.
-    let shown_at_most = budget.saturating_mul(tables.max_per_line);
-    // The best `shown_at_most` in a heap whose top is the last of them: a node after it is
+    // The best `most` in a heap whose top is the last of them: a node after it is
     // passed over with one comparison, and no list of every node is made (24 bytes a node,
     // 38 MB at 1.6 million, allocated and written on each map).
     let mut best: std::collections::BinaryHeap<Ranked> = std::collections::BinaryHeap::new();
     for (node, &score) in scores.iter().enumerate() {
         let item = Ranked(tables.entry[node], score, node as u32);
-        if best.len() < shown_at_most {
+        if best.len() < most {
             best.push(item);
         } else if let Some(mut last) = best.peek_mut()
             && item < *last
@@ -427,12 +435,14 @@ impl Render<'_> {
 /// fit (Aider stops within 15% below the budget; each step is one render of a few hundred
 /// lines, and the map's last 15% shows a tenth more of the repository), then a step down
 /// should the exact count exceed the estimate.
+/// The most definitions of `map` that fit `budget`: their count, text, files and tokens, and
+/// whether all of the map's definitions fit.
 fn fit_budget(
     map: &Render,
     budget: usize,
     max_per_line: usize,
     count_tokens: &dyn Fn(&str) -> usize,
-) -> (usize, String, Vec<MapFile>, usize) {
+) -> ((usize, String, Vec<MapFile>, usize), bool) {
     // Token counts during the search add up cached per-line counts (the tokenizer splits at
     // line breaks, so the sum matches the whole); the chosen map is then counted exactly.
     let line_tokens: std::cell::RefCell<HashMap<String, usize>> = Default::default();
@@ -458,6 +468,7 @@ fn fit_budget(
     // repository's hundreds of thousands of definitions, and rendering half of them to find
     // that out costs more than the whole search.
     let mut bounded = false;
+    let mut all_fit = n_items == 0;
     while lower <= upper && middle >= 1 {
         // Every line counts at least one token and `middle` definitions take at least this many
         // lines: a count that cannot fit is not rendered.
@@ -474,6 +485,7 @@ fn fit_budget(
         };
         if tokens.is_some() {
             if middle == n_items {
+                all_fit = true;
                 break;
             }
             lower = middle + 1;
@@ -498,7 +510,7 @@ fn fit_budget(
         (text, files) = if shown_defs == 0 { (map.header(0, 0), Vec::new()) } else { map.render(shown_defs) };
         tokens = count_tokens(&text);
     }
-    (shown_defs, text, files, tokens)
+    ((shown_defs, text, files, tokens), all_fit)
 }
 
 /// What a newcomer cares about less: tests, their helpers and fixtures, examples, demos and
@@ -1396,6 +1408,41 @@ mod tests {
         let after = users(&call);
         assert!(!Arc::ptr_eq(&after, &before));
         assert_eq!(after.list.len(), call.graph().n_edges());
+    }
+
+    /// Definitions that share a line share its tokens: when the first as many definitions as
+    /// the budget has tokens all fit, the map goes on to the definitions after them.
+    #[test]
+    fn a_map_goes_past_as_many_definitions_as_tokens_when_they_share_lines() {
+        let file = |path: &str, text: &str| {
+            let lang =
+                crate::snapshot::Lang::from_path(std::path::Path::new(path)).expect("a known language");
+            let symbols = crate::extract::extract(lang, text);
+            let (size, lines) = (text.len() as u64, text.lines().count() as u32);
+            FileEntry { path: path.to_string(), lang, size, mtime_ns: 0, hash: [0; 16], lines, symbols }
+        };
+        // One line of 150 functions, each called from five files, and a helper nothing calls:
+        // the functions come first in the map's order, and all share one line.
+        let line: String = (0..150).map(|i| format!("export function f{i}(){{return {i}}}")).collect();
+        let names: Vec<String> = (0..150).map(|i| format!("f{i}")).collect();
+        let calls: String = names.iter().map(|f| format!("  {f}();\n")).collect();
+        let import = format!("import {{ {} }} from \"../lib/all.js\";\n", names.join(", "));
+        let callers: Vec<(String, String)> = (0..5)
+            .map(|k| (format!("app/caller{k}.js"), format!("{import}function caller{k}() {{\n{calls}}}\n")))
+            .collect();
+        let mut files = vec![file("lib/all.js", &format!("{line}\n"))];
+        files.extend(callers.iter().map(|(path, text)| file(path, text)));
+        files.push(file("app/util.js", "function helper() {\n  return 1;\n}\n"));
+        let snapshot = Snapshot::from_entries(files);
+        let count = |s: &str| s.split_whitespace().count();
+        let map = repo_map(&snapshot, &[], 100, &count);
+        assert!(map.tokens <= 100, "{} tokens", map.tokens);
+        assert!(
+            map.text.contains("app/util.js") && map.text.contains("function helper"),
+            "{} {}",
+            map.shown_defs,
+            map.text
+        );
     }
 
     /// A helper only another helper uses is marked when the other is, whichever comes first
