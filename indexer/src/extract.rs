@@ -338,7 +338,7 @@ fn make_scopes(language: &dyn Language, scope_nodes: &[Node], defs: &[Def]) -> V
     let def_ends: FxHashSet<u32> = defs.iter().map(|d| d.end_byte).collect();
     for node in scope_nodes {
         let (start, end) = (Pos::of(node.start_position()), Pos::of(node.end_position()));
-        while open.len() > 1 && scopes[*open.last().expect("non-empty") as usize].end < end {
+        while open.len() > 1 && { scopes[*open.last().expect("non-empty") as usize].end } < end {
             open.pop();
         }
         let parent = *open.last().expect("the file scope stays open");
@@ -793,31 +793,31 @@ const PI: f64 = 3.14;
             } else {
                 fs.defs.at(s.def as usize).qualified().to_string()
             };
-            let parent = if s.parent == NONE { "-".to_string() } else { s.parent.to_string() };
-            out.push_str(&format!("scope {i} {:?} parent {parent} def {def}\n", s.kind));
+            let parent = if s.parent == NONE { "-".to_string() } else { { s.parent }.to_string() };
+            out.push_str(&format!("scope {i} {:?} parent {parent} def {def}\n", { s.kind }));
         }
         for b in &fs.bindings {
             let hint = if b.hint == NONE { String::new() } else { format!(" : {}", fs.text(b.hint)) };
             out.push_str(&format!(
                 "bind {}:{} {} {:?} in {}{hint}\n",
-                b.line,
-                b.column,
+                { b.line },
+                { b.column },
                 fs.text(b.name),
-                b.kind,
-                b.scope
+                { b.kind },
+                { b.scope }
             ));
         }
         for im in &fs.imports {
             out.push_str(&format!(
                 "import {}:{} module={:?} item={:?} bound={:?} alias={} glob={} in {}\n",
-                im.line,
-                im.column,
+                { im.line },
+                { im.column },
                 fs.text(im.module),
                 fs.text(im.item),
                 fs.text(im.bound),
-                im.alias,
-                im.glob,
-                im.scope
+                { im.alias },
+                { im.glob },
+                { im.scope }
             ));
         }
         for r in fs.refs.iter().filter(|r| r.qualifier != NONE) {

@@ -42,6 +42,7 @@ impl Pos {
 
 /// A region where names are bound. Scopes are in source order; scope 0 is the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(C, packed)]
 pub(crate) struct Scope {
     pub kind: ScopeKind,
     /// Where the region starts and ends (the end is exclusive).
@@ -96,6 +97,7 @@ impl BindKind {
 
 /// One name bound in a scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(C, packed)]
 pub(crate) struct Binding {
     /// Index into the file's `names`.
     pub name: u32,
@@ -113,6 +115,7 @@ pub(crate) struct Binding {
 
 /// One name an import binds (or one glob import).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(C, packed)]
 pub(crate) struct Import {
     /// Index into `names`: Python, the module as written (`a.b`, `..pkg`, `.`); Rust, the path
     /// before the imported item (`crate::geo`, empty for `use foo;`).

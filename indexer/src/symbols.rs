@@ -718,9 +718,9 @@ impl<S: AsRef<str>> FromIterator<S> for Names {
 /// The innermost scope containing `pos`, given scopes sorted by start (nested spans): the
 /// last scope starting at or before it, or the nearest of that scope's parents that contains it.
 pub(crate) fn innermost_scope(scopes: &[Scope], pos: Pos) -> u32 {
-    let i = scopes.partition_point(|s| s.start <= pos);
+    let i = scopes.partition_point(|s| { s.start } <= pos);
     let mut at = i.saturating_sub(1) as u32;
-    while at != 0 && scopes[at as usize].end <= pos {
+    while at != 0 && { scopes[at as usize].end } <= pos {
         at = scopes[at as usize].parent;
     }
     at

@@ -286,7 +286,7 @@ impl Resolver {
                     _ if b.scope == 0 => "variable",
                     _ => "local variable",
                 };
-                format!("{what} {} ({}:{})", symbols.text(b.name), self.path(file), b.line)
+                format!("{what} {} ({}:{})", symbols.text(b.name), self.path(file), { b.line })
             }
             Target::Import { file, import } => {
                 let symbols = self.symbols(file);
@@ -296,7 +296,7 @@ impl Resolver {
                     symbols.text(i.bound),
                     self.import_source(file, &i),
                     self.path(file),
-                    i.line
+                    { i.line }
                 )
             }
         }

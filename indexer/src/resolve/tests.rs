@@ -1886,6 +1886,10 @@ def run(count):
     .assert_eq(&(seen.join("\n") + "\n"));
     // 12 bytes: a workspace of 30,000 files keeps 3.6 million.
     assert_eq!(std::mem::size_of::<Entry>(), 12);
+    // Packed, as 1.5 million scopes, 2.1 million bindings and 250,000 imports are kept there.
+    use crate::names::{Binding, Import, Scope};
+    let sizes = [std::mem::size_of::<Scope>(), std::mem::size_of::<Binding>(), std::mem::size_of::<Import>()];
+    assert_eq!(sizes, [25, 21, 26]);
     for bound in [Bound::Def(0), Bound::Binding(7), Bound::Import((1 << 30) - 1)] {
         assert_eq!(Entry::new(3, 4, bound).bound(), bound);
     }
