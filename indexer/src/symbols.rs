@@ -318,7 +318,8 @@ impl Defs {
             start_byte: bytes.0,
             end_byte: bytes.1,
             parent: parent.unwrap_or(u32::MAX),
-            at: u32::try_from(at).expect("a file's definitions' texts fit 32 bits"),
+            // Past 4 GB of texts in one file (no parsed file comes near) the texts read as empty.
+            at: u32::try_from(at).unwrap_or(u32::MAX),
             spans,
             flags,
         });
