@@ -118,7 +118,8 @@ pub fn repo_map(
     // A map of `budget` tokens shows at most `budget` lines of at most `max_per_line`
     // definitions each (119 where one minified line holds that many), but nearly every map is
     // full long before `budget` definitions: those are ordered first, and all that could be
-    // shown only when every one of them fits.
+    // shown only when the search for the most that fit reaches the end of them (before it, it
+    // tries the counts it would try on the whole order, and finds the same).
     let order = |most: usize| order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, most);
     let could_show = budget.saturating_mul(tables.max_per_line);
     let items = order(budget.min(could_show));
@@ -146,8 +147,8 @@ pub fn repo_map(
             tokens,
         };
     }
-    let (mut fitted, all_fit) = fit_budget(&map, budget, tables.max_per_line, count_tokens);
-    if all_fit && budget < could_show {
+    let (mut fitted, reached_end) = fit_budget(&map, budget, tables.max_per_line, count_tokens);
+    if reached_end && budget < could_show {
         map.items = order(could_show);
         fitted = fit_budget(&map, budget, tables.max_per_line, count_tokens).0;
     }
@@ -436,7 +437,7 @@ impl Render<'_> {
 /// lines, and the map's last 15% shows a tenth more of the repository), then a step down
 /// should the exact count exceed the estimate.
 /// The most definitions of `map` that fit `budget`: their count, text, files and tokens, and
-/// whether all of the map's definitions fit.
+/// whether the search tried all of the map's definitions (a longer list would have gone on).
 fn fit_budget(
     map: &Render,
     budget: usize,
@@ -468,8 +469,9 @@ fn fit_budget(
     // repository's hundreds of thousands of definitions, and rendering half of them to find
     // that out costs more than the whole search.
     let mut bounded = false;
-    let mut all_fit = n_items == 0;
+    let mut reached_end = n_items == 0;
     while lower <= upper && middle >= 1 {
+        reached_end |= middle == n_items;
         // Every line counts at least one token and `middle` definitions take at least this many
         // lines: a count that cannot fit is not rendered.
         let tokens = if 1 + middle.div_ceil(max_per_line) > budget {
@@ -485,7 +487,6 @@ fn fit_budget(
         };
         if tokens.is_some() {
             if middle == n_items {
-                all_fit = true;
                 break;
             }
             lower = middle + 1;
@@ -510,7 +511,7 @@ fn fit_budget(
         (text, files) = if shown_defs == 0 { (map.header(0, 0), Vec::new()) } else { map.render(shown_defs) };
         tokens = count_tokens(&text);
     }
-    ((shown_defs, text, files, tokens), all_fit)
+    ((shown_defs, text, files, tokens), reached_end)
 }
 
 /// What a newcomer cares about less: tests, their helpers and fixtures, examples, demos and

@@ -254,8 +254,8 @@ pub fn candidates(
     for m in [&body, &defs, &path, &docs] {
         paths.extend(m.keys().map(String::as_str));
     }
-    // The ten strongest lexical matches, each scored once, tests below the code as the score
-    // puts them: the files a test calls are what it tests, not what the query is about.
+    // The ten strongest lexical matches, each scored once, a test's strength less the score's
+    // test penalty: the files a test calls are what it tests, not what the query is about.
     let penalty = Weights::for_terms(terms).test_penalty;
     let seed = |p: &str| lexical(p) - if is_test(p) { penalty } else { 0.0 };
     let mut strongest: Vec<(f64, &str)> = paths.iter().map(|p| (seed(p), *p)).collect();

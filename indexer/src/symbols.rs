@@ -392,6 +392,13 @@ impl<'de> Deserialize<'de> for Defs {
                     if !def.fits(&text) {
                         return Err(serde::de::Error::custom("a definition's texts do not fit its spans"));
                     }
+                    // The extractor puts a parent before what it holds: a later or missing one
+                    // would be read out of bounds or in a loop.
+                    if def.parent().is_some_and(|parent| parent as usize >= defs.list.len()) {
+                        return Err(serde::de::Error::custom(
+                            "a definition's parent does not come before it",
+                        ));
+                    }
                     def.at = u32::try_from(defs.text.len()).map_err(serde::de::Error::custom)?;
                     defs.text.push_str(&text);
                     defs.list.push(def);
@@ -841,7 +848,9 @@ mod tests {
         assert_eq!(defs.iter_from(6).map(|d| d.name().len()).collect::<Vec<_>>(), [MAX_NAME, MAX_NAME]);
         assert!(defs.get(8).is_none() && defs.iter_from(9).next().is_none());
 
-        // Saved and read back, each definition with its own texts: the same list.
+        // Saved and read back, each definition with its own texts: the same list (the parents
+        // above, made up, do not come before their definitions, which a saved index refuses).
+        defs.list.iter_mut().for_each(|def| def.parent = u32::MAX);
         let saved = postcard::to_allocvec(&defs).unwrap();
         let back: Defs = postcard::from_bytes(&saved).unwrap();
         assert_eq!(back, defs);
@@ -866,5 +875,16 @@ mod tests {
         assert_eq!(postcard::from_bytes::<Defs>(&saved).unwrap().at(0).header(), "é");
         let saved = postcard::to_allocvec(&[(&defs.list[0], "xé\u{e9}")][..]).unwrap();
         assert!(postcard::from_bytes::<Defs>(&saved).is_err());
+        // A parent that does not come before its definition (itself, or past the list).
+        let mut defs = Defs::default();
+        defs.push("outer", DefKind::Class, (1, 9), (0, 90), None, DefText::default());
+        defs.push("inner", DefKind::Method, (2, 3), (10, 30), Some(0), DefText::default());
+        let saved = postcard::to_allocvec(&defs).unwrap();
+        assert_eq!(postcard::from_bytes::<Defs>(&saved).unwrap(), defs);
+        for parent in [1, 2, 7] {
+            let mut bad = defs.clone();
+            bad.list[1].parent = parent;
+            assert!(postcard::from_bytes::<Defs>(&postcard::to_allocvec(&bad).unwrap()).is_err(), "{parent}");
+        }
     }
 }
