@@ -1428,7 +1428,7 @@ struct Run {
 /// a list; a warm one usually meets the tolerance in one or two, fewer than the list costs to
 /// make (an allocation the size of the edges), so its first `unlisted` iterations work each
 /// share out where it is used, the same arithmetic to the last bit. A cold start's iterations
-/// read the list by target ([`pull`]), on every core.
+/// read the edges by target ([`ByTarget`]), on every core.
 fn power<'g, W, R, G>(
     n: usize,
     row: R,
@@ -1464,39 +1464,42 @@ where
     };
     let dangling_nodes: Vec<u32> = (0..n as u32).filter(|&i| out_weight[i as usize] <= 0.0).collect();
     let warm = start.is_some();
-    if !warm {
-        return pull(n, &row, &share_of, p, &dangling_nodes);
-    }
+    let by_target = (!warm).then(|| ByTarget::new(n, &row, &share_of));
     let mut rank = start.unwrap_or_else(|| p.clone());
     let mut shares: Option<Vec<f64>> = None;
     let mut next = vec![0.0; n];
     let (mut iterations, mut delta) = (0, 0.0);
     while iterations < 100 {
         iterations += 1;
-        if shares.is_none() && (!warm || iterations > unlisted) {
+        if by_target.is_none() && shares.is_none() && iterations > unlisted {
             shares = Some(list_shares());
         }
         let dangling: f64 = dangling_nodes.iter().map(|&i| rank[i as usize]).sum();
-        for (slot, pi) in next.iter_mut().zip(&p) {
-            *slot = (1.0 - damping + damping * dangling) * pi;
-        }
-        match &shares {
-            Some(share) => {
-                let mut at = 0;
-                for src in 0..n as u32 {
-                    let targets = row(src).0;
-                    let from = rank[src as usize];
-                    for (&dst, s) in targets.iter().zip(&share[at..at + targets.len()]) {
-                        next[dst as usize] += from * s;
-                    }
-                    at += targets.len();
-                }
+        let teleport = 1.0 - damping + damping * dangling;
+        if let Some(by_target) = &by_target {
+            by_target.step(&rank, &p, teleport, &mut next);
+        } else {
+            for (slot, pi) in next.iter_mut().zip(&p) {
+                *slot = teleport * pi;
             }
-            None => {
-                for src in 0..n as u32 {
-                    let from = rank[src as usize];
-                    for (&dst, &w) in edges(src) {
-                        next[dst as usize] += from * share_of(src, dst, w);
+            match &shares {
+                Some(share) => {
+                    let mut at = 0;
+                    for src in 0..n as u32 {
+                        let targets = row(src).0;
+                        let from = rank[src as usize];
+                        for (&dst, s) in targets.iter().zip(&share[at..at + targets.len()]) {
+                            next[dst as usize] += from * s;
+                        }
+                        at += targets.len();
+                    }
+                }
+                None => {
+                    for src in 0..n as u32 {
+                        let from = rank[src as usize];
+                        for (&dst, &w) in edges(src) {
+                            next[dst as usize] += from * share_of(src, dst, w);
+                        }
                     }
                 }
             }
@@ -1511,70 +1514,65 @@ where
     Run { rank, iterations, delta, dangling }
 }
 
-/// Nodes whose new ranks one task of [`pull`] works out.
+/// Nodes whose new ranks one task of [`ByTarget::step`] works out.
 const NODES_PER_TASK: usize = 4096;
 
-/// [`power`]'s iterations from the personalization, each node's new rank summed from its
-/// sources in source order: the arithmetic of adding each source's share to its targets in
-/// source order, to the last bit, with the nodes shared out among the cores. `row` gives a
-/// node's targets and their weights, `share_of` an edge's share of its source's rank.
-fn pull<'g>(
-    n: usize,
-    row: &dyn Fn(u32) -> (&'g [u32], &'g [f32]),
-    share_of: &dyn Fn(u32, u32, f32) -> f64,
-    p: Vec<f64>,
-    dangling_nodes: &[u32],
-) -> Run {
-    let damping = DAMPING;
-    // The edges by target, sources in order, each with its share (12 bytes an edge).
-    let mut start = vec![0u32; n + 1];
-    for src in 0..n as u32 {
-        for &dst in row(src).0 {
-            start[dst as usize + 1] += 1;
+/// Every edge by its target, sources in order, each with its share of its source's rank
+/// (12 bytes an edge): a cold start's iterations sum each node's new rank from its sources,
+/// on every core. In source order, that is the arithmetic of adding each source's share to its
+/// targets in source order, to the last bit.
+struct ByTarget {
+    /// Node `i`'s sources are `sources[start[i]..start[i + 1]]`.
+    start: Vec<u32>,
+    sources: Vec<u32>,
+    shares: Vec<f64>,
+}
+
+impl ByTarget {
+    /// `row` gives a node's targets and their weights, `share_of` an edge's share.
+    fn new<'g>(
+        n: usize,
+        row: &dyn Fn(u32) -> (&'g [u32], &'g [f32]),
+        share_of: &dyn Fn(u32, u32, f32) -> f64,
+    ) -> ByTarget {
+        let mut start = vec![0u32; n + 1];
+        for src in 0..n as u32 {
+            for &dst in row(src).0 {
+                start[dst as usize + 1] += 1;
+            }
         }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut filled = start.clone();
-    let edges = start[n] as usize;
-    let (mut sources, mut shares) = (vec![0u32; edges], vec![0.0f64; edges]);
-    for src in 0..n as u32 {
-        let (targets, weights) = row(src);
-        for (&dst, &w) in targets.iter().zip(weights) {
-            let slot = &mut filled[dst as usize];
-            sources[*slot as usize] = src;
-            shares[*slot as usize] = share_of(src, dst, w);
-            *slot += 1;
+        for i in 0..n {
+            start[i + 1] += start[i];
         }
+        let mut filled = start.clone();
+        let edges = start[n] as usize;
+        let (mut sources, mut shares) = (vec![0u32; edges], vec![0.0f64; edges]);
+        for src in 0..n as u32 {
+            let (targets, weights) = row(src);
+            for (&dst, &w) in targets.iter().zip(weights) {
+                let slot = &mut filled[dst as usize];
+                sources[*slot as usize] = src;
+                shares[*slot as usize] = share_of(src, dst, w);
+                *slot += 1;
+            }
+        }
+        ByTarget { start, sources, shares }
     }
-    drop(filled);
-    let mut rank = p.clone();
-    let mut next = vec![0.0; n];
-    let (mut iterations, mut delta) = (0, 0.0);
-    while iterations < 100 {
-        iterations += 1;
-        let dangling: f64 = dangling_nodes.iter().map(|&i| rank[i as usize]).sum();
-        let teleport = 1.0 - damping + damping * dangling;
+
+    /// One iteration: `next[i]` is `teleport · p[i]` plus each source's rank times its share.
+    fn step(&self, rank: &[f64], p: &[f64], teleport: f64, next: &mut [f64]) {
         next.par_chunks_mut(NODES_PER_TASK).enumerate().for_each(|(task, chunk)| {
             for (k, slot) in chunk.iter_mut().enumerate() {
                 let dst = task * NODES_PER_TASK + k;
                 let mut sum = teleport * p[dst];
-                let edges = start[dst] as usize..start[dst + 1] as usize;
-                for (&src, &s) in sources[edges.clone()].iter().zip(&shares[edges]) {
+                let edges = self.start[dst] as usize..self.start[dst + 1] as usize;
+                for (&src, &s) in self.sources[edges.clone()].iter().zip(&self.shares[edges]) {
                     sum += rank[src as usize] * s;
                 }
                 *slot = sum;
             }
         });
-        delta = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
-        std::mem::swap(&mut rank, &mut next);
-        if delta < TOLERANCE {
-            break;
-        }
     }
-    let dangling = dangling_nodes.iter().map(|&i| rank[i as usize]).sum();
-    Run { rank, iterations, delta, dangling }
 }
 
 #[cfg(test)]

@@ -1391,6 +1391,14 @@ mod tests {
     use super::*;
     use crate::index::ShopCopy;
 
+    /// A file's entry, its symbols extracted from `text`.
+    fn entry(path: &str, text: &str) -> FileEntry {
+        let lang = crate::snapshot::Lang::from_path(std::path::Path::new(path)).expect("a known language");
+        let symbols = crate::extract::extract(lang, text);
+        let (size, lines) = (text.len() as u64, text.lines().count() as u32);
+        FileEntry { path: path.to_string(), lang, size, mtime_ns: 0, hash: [0; 16], lines, symbols }
+    }
+
     /// An edit that keeps the edges as laid out keeps who uses each node; one that adds an
     /// edge makes them again.
     #[test]
@@ -1415,13 +1423,6 @@ mod tests {
     /// the budget has tokens all fit, the map goes on to the definitions after them.
     #[test]
     fn a_map_goes_past_as_many_definitions_as_tokens_when_they_share_lines() {
-        let file = |path: &str, text: &str| {
-            let lang =
-                crate::snapshot::Lang::from_path(std::path::Path::new(path)).expect("a known language");
-            let symbols = crate::extract::extract(lang, text);
-            let (size, lines) = (text.len() as u64, text.lines().count() as u32);
-            FileEntry { path: path.to_string(), lang, size, mtime_ns: 0, hash: [0; 16], lines, symbols }
-        };
         // One line of 150 functions, each called from five files, and a helper nothing calls:
         // the functions come first in the map's order, and all share one line.
         let line: String = (0..150).map(|i| format!("export function f{i}(){{return {i}}}")).collect();
@@ -1431,9 +1432,9 @@ mod tests {
         let callers: Vec<(String, String)> = (0..5)
             .map(|k| (format!("app/caller{k}.js"), format!("{import}function caller{k}() {{\n{calls}}}\n")))
             .collect();
-        let mut files = vec![file("lib/all.js", &format!("{line}\n"))];
-        files.extend(callers.iter().map(|(path, text)| file(path, text)));
-        files.push(file("app/util.js", "function helper() {\n  return 1;\n}\n"));
+        let mut files = vec![entry("lib/all.js", &format!("{line}\n"))];
+        files.extend(callers.iter().map(|(path, text)| entry(path, text)));
+        files.push(entry("app/util.js", "function helper() {\n  return 1;\n}\n"));
         let snapshot = Snapshot::from_entries(files);
         let count = |s: &str| s.split_whitespace().count();
         let map = repo_map(&snapshot, &[], 100, &count);
@@ -1450,28 +1451,16 @@ mod tests {
     /// by path: the second pass judges again the file the first marked helper has an edge into.
     #[test]
     fn files_only_tests_use_are_marked_through_a_chain_of_helpers() {
-        let file = |path: &str, text: &str| {
-            let lang = crate::snapshot::Lang::from_path(std::path::Path::new(path)).expect("a Python path");
-            FileEntry {
-                path: path.to_string(),
-                lang,
-                size: text.len() as u64,
-                mtime_ns: 0,
-                hash: [0; 16],
-                lines: text.lines().count() as u32,
-                symbols: crate::extract::extract(lang, text),
-            }
-        };
         let snapshot = Snapshot::from_entries([
-            file("app/__init__.py", ""),
-            file("app/aaa_base.py", "def base_value():\n    return 1\n"),
-            file("app/core.py", "def total(items):\n    return sum(items)\n"),
-            file("app/main.py", "from app.core import total\n\ndef run():\n    return total([1])\n"),
-            file(
+            entry("app/__init__.py", ""),
+            entry("app/aaa_base.py", "def base_value():\n    return 1\n"),
+            entry("app/core.py", "def total(items):\n    return sum(items)\n"),
+            entry("app/main.py", "from app.core import total\n\ndef run():\n    return total([1])\n"),
+            entry(
                 "app/zzz_helper.py",
                 "from app.aaa_base import base_value\n\ndef make_items():\n    return [base_value()]\n",
             ),
-            file(
+            entry(
                 "tests/test_core.py",
                 "from app.core import total\nfrom app.zzz_helper import make_items\n\ndef test_total():\n    assert total(make_items()) == 1\n",
             ),
