@@ -1120,6 +1120,29 @@ impl SymbolGraph {
         self.files.binary_search_by(|p| p.as_str().cmp(path)).ok()
     }
 
+    /// The references that name definition `def` of `file`, read from what the graph was made
+    /// of (nothing is resolved again): each as the referring file, the reference's index in that
+    /// file's `refs`, and whether resolution bound it (else it is a candidate: same name, the
+    /// receiver unknown), in file and reference order. Only `file` and the files joined to it
+    /// can hold one, so a common name (`__init__`, `new`) costs no more than a rare one.
+    pub fn references_to(&self, file: usize, def: usize) -> Vec<(u32, u32, bool)> {
+        let dst = 1 + def as Local;
+        let mut files: Vec<u32> = self.neighbours(file).to_vec();
+        files.push(file as u32);
+        files.sort_unstable();
+        let mut found = Vec::new();
+        for f in files {
+            let Some(out) = self.out.get(f as usize) else { continue };
+            for p in out.parts.iter() {
+                if p.dst_file as usize == file && p.dst == dst {
+                    found.push((f, p.r, p.class % 3 == RESOLVED));
+                }
+            }
+        }
+        found.dedup();
+        found
+    }
+
     /// The files joined to `file` by an edge either way, in file order.
     pub fn neighbours(&self, file: usize) -> &[u32] {
         let all = self.neighbours.get_or_init(|| {
@@ -1634,6 +1657,47 @@ mod tests {
             assert_eq!(handed.files_referencing(name), resolver.files_referencing(name), "{name}");
         }
         assert!(!resolver.files_referencing("Cart").is_empty());
+    }
+
+    /// The calls the graph holds into each definition of the fixtures (read without resolving
+    /// anything again, only in the files joined to the definition's) are the resolver's own
+    /// resolved callers of it, found by resolving every reference to its name in every file.
+    #[test]
+    fn references_to_a_definition_are_the_resolvers_callers() {
+        use crate::meaning::Target;
+        use crate::symbols::RefKind;
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").canonicalize().unwrap();
+        let snapshot = Index::open(&root, Filter::new(&root, &[]).unwrap(), None).0.snapshot();
+        let resolver = snapshot.resolver();
+        let graph = snapshot.graph();
+        let mut checked = 0;
+        for (f, path) in graph.files.iter().enumerate() {
+            let entry = &snapshot.files[path];
+            for d in 0..entry.symbols.defs.len() {
+                let file = resolver.file_index(path).unwrap();
+                let (resolved, _) = resolver.callers(Target::Def { file, def: d as u32 });
+                let mut want: Vec<(String, u32)> =
+                    resolved.iter().map(|h| (resolver.path(h.file).to_string(), h.line)).collect();
+                let mut got: Vec<(String, u32)> = graph
+                    .references_to(f, d)
+                    .into_iter()
+                    .filter(|(_, _, bound)| *bound)
+                    .filter_map(|(g, r, _)| {
+                        let p = &graph.files[g as usize];
+                        let r = snapshot.files[p].symbols.refs.get(r as usize)?;
+                        matches!(r.kind(), RefKind::Call | RefKind::MethodCall).then(|| (p.clone(), r.line))
+                    })
+                    .collect();
+                for list in [&mut want, &mut got] {
+                    list.sort();
+                    list.dedup();
+                }
+                assert_eq!(got, want, "{path} {}", entry.symbols.defs.at(d).qualified());
+                checked += usize::from(!want.is_empty());
+            }
+        }
+        assert!(checked > 30, "{checked} definitions with callers");
     }
 
     /// A key asked again on one graph (a map of another budget; a focus that names nothing,

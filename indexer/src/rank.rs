@@ -177,6 +177,25 @@ pub(crate) fn is_test_path(path: &str) -> bool {
         })
 }
 
+/// Whether code is a test: a test definition (`test_*`, inside `mod tests` or `class TestX`, see
+/// `is_test_def`), or any code in a test file (`tests/`, `test_*.py`, `*_test.go`, `*.test.ts`,
+/// …). Unlike [`is_test_path`], examples, benchmarks and websites are not tests.
+pub fn is_test_code(path: &str, entry: &FileEntry, def: Option<u32>) -> bool {
+    if def.is_some_and(|d| is_test_def(&entry.symbols.defs, d as usize)) {
+        return true;
+    }
+    let (dirs, file) = match path.rsplit_once('/') {
+        Some((dirs, file)) => (dirs, file),
+        None => ("", path),
+    };
+    dirs.split('/').any(|d| matches!(d, "tests" | "test" | "testing" | "__tests__"))
+        || file.starts_with("test_")
+        || crate::lang::specs().any(|spec| {
+            spec.test_file_suffixes.iter().any(|suffix| file.ends_with(suffix))
+                || spec.test_file_names.contains(&file)
+        })
+}
+
 /// Whether a file looks generated as one long run of code rather than written: a minified
 /// bundle (`jquery-1.7.min.js` among a Java project's Javadoc assets) averages hundreds of bytes
 /// a line. Ranked as a test is, below the code.
@@ -316,6 +335,9 @@ pub struct HitLine {
     pub symbol: Option<String>,
     /// The score of the definition the line stands for (see [`best_lines`]).
     pub score: f64,
+    /// That definition, as an index into the file's definitions; `None` for the lines outside
+    /// every definition.
+    pub def: Option<u32>,
 }
 
 /// The innermost definition containing `line`, by qualified name.
@@ -574,8 +596,9 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
         .into_iter()
         .map(|(m, score)| {
             let Matched { line, text, .. } = &lines[m];
+            let def = defs.get(unit_of[m]).map(|_| unit_of[m] as u32);
             let symbol = defs.get(unit_of[m]).map(|d| d.qualified().to_string());
-            HitLine { line: *line, text: text.to_string(), symbol, score }
+            HitLine { line: *line, text: text.to_string(), symbol, score, def }
         })
         .collect()
 }
@@ -741,7 +764,8 @@ mod tests {
 
     #[test]
     fn weak_hits_past_a_files_first_are_dropped_against_the_whole_results_best() {
-        let hit = |line: u32, score: f64| HitLine { line, text: String::new(), symbol: None, score };
+        let hit =
+            |line: u32, score: f64| HitLine { line, text: String::new(), symbol: None, score, def: None };
         let mut files =
             vec![vec![hit(1, 10.0), hit(2, 5.0), hit(3, 4.9)], vec![hit(7, 2.0), hit(8, 6.0)], vec![]];
         keep_strong_hits(&mut files);

@@ -535,6 +535,15 @@ impl Refs {
         self.iter_from(0)
     }
 
+    /// The reference at index `i`.
+    pub fn get(&self, i: usize) -> Option<Ref> {
+        if i >= self.len() {
+            return None;
+        }
+        let start = i / REFS_PER_MARK * REFS_PER_MARK;
+        self.iter_from(start).nth(i - start)
+    }
+
     /// The references from `start` on, `start` a multiple of [`REFS_PER_MARK`].
     fn iter_from(&self, start: usize) -> RefIter<'_> {
         let at = self.marks.get(start / REFS_PER_MARK).map_or(self.bytes.len(), |&m| m as usize);
@@ -774,6 +783,11 @@ mod tests {
         for start in (0..refs.len()).step_by(REFS_PER_MARK) {
             assert_eq!(packed.iter_from(start).collect::<Vec<_>>(), refs[start..], "from {start}");
         }
+        // Each by its number, across marks; none past the end.
+        for (i, r) in refs.iter().enumerate() {
+            assert_eq!(packed.get(i), Some(*r), "reference {i}");
+        }
+        assert_eq!(packed.get(refs.len()), None);
         let rising: Refs = refs.iter().copied().filter(|r| r.line != 3).collect();
         let lines: Vec<u32> = rising.iter().map(|r| r.line).collect();
         for line in [0, 1, 2, 71, 72, 700, 1191, 5000] {
