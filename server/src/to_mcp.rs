@@ -44,7 +44,7 @@ pub fn with_agent_argument(mut tool: Tool) -> Tool {
         other => *other = json!({crate::agents::ARGUMENT: property}),
     };
     let mut input = (*tool.input_schema).clone();
-    add(&mut input, json!({"type": "string", "description": "your agent handle, from an earlier result"}));
+    add(&mut input, json!({"type": "string", "description": "your agent handle"}));
     tool.input_schema = Arc::new(input);
     if let Some(output) = &tool.output_schema {
         let mut output = (**output).clone();

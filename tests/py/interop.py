@@ -18,7 +18,7 @@ import sys
 
 from mcp import Client, StdioServerParameters
 
-CORE = ["repo_map", "search", "read_file", "edit_file", "run", "verify", "find_tools", "call_tool"]
+CORE = ["context", "repo_map", "search", "read_file", "edit_file", "run", "verify", "find_tools", "call_tool"]
 
 failures = []
 
@@ -90,6 +90,12 @@ async def exercise(label, target, mode, structured):
         data = data_of("search", res)
         if data is not None:
             check(len(data["results"]) == 4, f"{label}: structured search has 4 results")
+        res = await client.call_tool("context", {"task": "adding an item to the cart fails", "tokens": "600"})
+        check(text_of(res).startswith("1 function for the task, best first ("), f"{label}: context header {text_of(res)!r}")
+        check("shop/cart.py:2-3 Cart.add (method)\n" in text_of(res), f"{label}: context shows Cart.add")
+        data = data_of("context", res)
+        if data is not None:
+            check(data["functions"][0]["symbol"] == "Cart.add", f"{label}: structured context")
         res = await client.call_tool("read_file", {"path": "../outside"})
         check(res.is_error, f"{label}: escaping path is an error result")
         # Without a session (2026-07-28 over HTTP), each call stands alone unless it names the

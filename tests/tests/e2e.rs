@@ -196,7 +196,17 @@ async fn stdio_2026_client_keeps_a_fixed_list_and_uses_call_tool() {
     let before = tool_names(&client).await;
     assert_eq!(
         before,
-        ["repo_map", "search", "read_file", "edit_file", "run", "verify", "find_tools", "call_tool"]
+        [
+            "context",
+            "repo_map",
+            "search",
+            "read_file",
+            "edit_file",
+            "run",
+            "verify",
+            "find_tools",
+            "call_tool"
+        ]
     );
     let found = call(&client, "find_tools", json!({})).await;
     assert!(text(&found).contains("call them with call_tool(name, arguments)\n"), "{}", text(&found));
@@ -254,7 +264,10 @@ async fn long_runs_report_progress_when_asked() {
 async fn read_only_server_has_no_run() {
     let repo = sample_repo();
     let client = Recorder::default().serve(stdio_transport(repo.path(), &["--read-only"])).await.unwrap();
-    assert_eq!(tool_names(&client).await, ["repo_map", "search", "read_file", "find_tools", "call_tool"]);
+    assert_eq!(
+        tool_names(&client).await,
+        ["context", "repo_map", "search", "read_file", "find_tools", "call_tool"]
+    );
     let err = client
         .call_tool(
             CallToolRequestParams::new("run")

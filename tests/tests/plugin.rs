@@ -128,8 +128,9 @@ fn skill() -> Skill {
 /// The skill's cases, in order, and the tool whose sentence of the server's instructions each
 /// one quotes: the list of where tack's tools answer better than the built-in ones.
 const CASES: &[(&str, &str)] = &[
+    ("A task.", "context"),
     ("An unfamiliar repository.", "repo_map"),
-    ("A bug report or a phrase.", "search"),
+    ("A phrase or an error.", "search"),
     ("A file's lines.", "read_file"),
     ("A definition or its callers.", "find_tools"),
     ("An edit that must not break the file.", "edit_file"),
@@ -425,8 +426,18 @@ async fn claude_code_installs_the_plugin_by_path_and_hands_its_model_tacks_text(
     names.sort_unstable();
     assert_eq!(
         names,
-        ["call_tool", "edit_file", "find_tools", "read_file", "repo_map", "run", "search", "verify"]
-            .map(|n| format!("mcp__plugin_tack_tack__{n}"))
+        [
+            "call_tool",
+            "context",
+            "edit_file",
+            "find_tools",
+            "read_file",
+            "repo_map",
+            "run",
+            "search",
+            "verify"
+        ]
+        .map(|n| format!("mcp__plugin_tack_tack__{n}"))
     );
     assert!(definitions.iter().all(|t| t.get("defer_loading") != Some(&json!(true))), "{definitions:#?}");
     let tool_tokens = count_tokens(&Value::Array(definitions).to_string());

@@ -43,6 +43,7 @@ fn shop() -> tempfile::TempDir {
 /// paged back through its handle.
 fn full_script() -> Vec<ToolCall> {
     vec![
+        call("context", json!({"task": "Receipt shows the wrong amount after a discount code"})),
         call("repo_map", json!({})),
         call("search", json!({"query": "the total applies the discount code before tax"})),
         call("read_file", json!({"path": "shop/cart.py", "start": 20, "lines": 10})),
@@ -75,10 +76,15 @@ fn full_script() -> Vec<ToolCall> {
 /// Asserts what the model received for each call of [`full_script`].
 fn check_full_script(client: &str, results: &[String], repo: &Path, version_before: &str) {
     assert_eq!(results.len(), full_script().len(), "{client}: every call got a result: {results:#?}");
-    let [map, search, read, edit, bad_edit, run, long_run, page, verify, found, outline, wide] = results
+    let [context, map, search, read, edit, bad_edit, run, long_run, page, verify, found, outline, wide] =
+        results
     else {
         unreachable!("the length was checked")
     };
+    // The whole of `context`, as text, the same bytes through every client (Codex puts its
+    // `Wall time … Output:` header first).
+    let context = context.split_once("Output:\n").map_or(context.as_str(), |(_, text)| text);
+    expect_test::expect_file!["snapshots/context_shop.txt"].assert_eq(context);
     let has = |what: &str, text: &str, needle: &str| {
         assert!(text.contains(needle), "{client}: {what} lacks {needle:?}:\n{text}");
     };
@@ -152,8 +158,18 @@ async fn claude_code_over_stdio_hands_its_model_tacks_text() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["call_tool", "edit_file", "find_tools", "read_file", "repo_map", "run", "search", "verify"]
-            .map(|n| format!("mcp__tack__{n}")),
+        [
+            "call_tool",
+            "context",
+            "edit_file",
+            "find_tools",
+            "read_file",
+            "repo_map",
+            "run",
+            "search",
+            "verify"
+        ]
+        .map(|n| format!("mcp__tack__{n}")),
         "Claude Code offers the core tools directly (it sorts them by name)"
     );
     let tokens = count_tokens(&Value::Array(definitions).to_string());
@@ -167,6 +183,41 @@ async fn codex_over_stdio_hands_its_model_tacks_text() {
     let tokens = count_tokens(&Value::Array(model.tool_definitions()).to_string());
     eprintln!("codex: tack's tool definitions take {tokens} tokens");
     assert!(tokens <= 1_500, "tack's tool definitions take {tokens} tokens in Codex's request");
+}
+
+/// A `context` as large as tack's cap allows, on this repository: each client hands its model
+/// tack's whole text, within the client's own limit (Codex cuts a result over 11,964 bytes
+/// itself), ending with what tack left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_context_reaches_the_model_whole_within_each_clients_limit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the repository").to_path_buf();
+    let task = "the search ranks files for a bug report by definitions, paths and the reference graph";
+    for api in [Api::Anthropic, Api::OpenAiResponses] {
+        let script = vec![call("context", json!({"task": task, "tokens": 10000}))];
+        let model = ScriptedModel::start(api, "tack", script).await;
+        let transport = Transport::Stdio { root: root.clone(), args: vec![] };
+        let run = clients::run(api, &model, &transport, &root).await;
+        let client = clients::name(api);
+        assert_ran(client, &run);
+        let results = model.results();
+        let text = results.first().unwrap_or_else(|| panic!("{client}: no result"));
+        for cut in CLIENT_CUTS {
+            assert!(!text.contains(cut), "{client}: the client cut the result itself ({cut:?}):\n{text}");
+        }
+        let body = text.split_once("Output:\n").map_or(text.as_str(), |(_, t)| t);
+        assert!(body.contains(" for the task, best first ("), "{client}: {body}");
+        assert!(body.trim_end().ends_with("callers(symbol=...) lists every caller"), "{client}: {body}");
+        let functions = body.lines().filter(|l| l.contains(" (function)") || l.contains(" (method)")).count();
+        assert!(functions >= 5, "{client}: {functions} functions:\n{body}");
+        if api == Api::OpenAiResponses {
+            assert!(text.len() <= 11_964, "{client}: {} bytes", text.len());
+        }
+        eprintln!(
+            "{client}: a 10,000-token context reached the model as {} tokens, {} bytes",
+            count_tokens(body),
+            body.len()
+        );
+    }
 }
 
 /// A file read, then a 40,000-line run paged back: the short path every transport must carry.

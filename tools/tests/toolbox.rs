@@ -533,7 +533,17 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
     let listed: Vec<&str> = tb.listed(&session, true).iter().map(|t| t.name).collect();
     assert_eq!(
         listed,
-        ["repo_map", "search", "read_file", "edit_file", "run", "verify", "find_tools", "call_tool"]
+        [
+            "context",
+            "repo_map",
+            "search",
+            "read_file",
+            "edit_file",
+            "run",
+            "verify",
+            "find_tools",
+            "call_tool"
+        ]
     );
     let ctx = CallContext { list_can_change: true, ..Default::default() };
     let out = tb.call(&session, "find_tools", json!({"query": "page cut output"}), &ctx);
@@ -547,6 +557,7 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
     assert_eq!(
         listed,
         [
+            "context",
             "repo_map",
             "search",
             "read_file",
@@ -558,7 +569,7 @@ fn find_tools_reveals_and_call_tool_runs_by_name() {
             "read_output"
         ]
     );
-    assert_eq!(tb.listed(&session, false).len(), 8, "a fixed-list client keeps the first list");
+    assert_eq!(tb.listed(&session, false).len(), 9, "a fixed-list client keeps the first list");
     let again = tb.call(&session, "find_tools", json!({"query": "output"}), &ctx);
     assert!(!again.tools_changed, "nothing new was revealed");
 
@@ -585,6 +596,7 @@ fn read_only_removes_run() {
     assert_eq!(
         names,
         [
+            "context",
             "repo_map",
             "search",
             "read_file",

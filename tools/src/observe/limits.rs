@@ -34,6 +34,8 @@ const KNOWN_CLIENTS: &[(&str, ClientLimit)] = &[
 /// window does not call for less.
 const READ_LINES: u64 = 100;
 const SEARCH_LIMIT: u64 = 10;
+/// `context`'s budget in tokens when the call names none.
+const CONTEXT_TOKENS: u64 = 2_000;
 
 /// The smallest cap in tokens that still leaves room for a useful result.
 pub const MIN_TOKENS: usize = 500;
@@ -51,6 +53,8 @@ pub struct Limits {
     pub read_lines: u64,
     /// `search`'s default number of files.
     pub search_limit: u64,
+    /// `context`'s default budget in tokens.
+    pub context_tokens: u64,
 }
 
 impl Limits {
@@ -58,12 +62,15 @@ impl Limits {
     pub fn new(output: &OutputConfig, client: Option<&str>) -> Self {
         let mut tokens = output.max_tokens;
         let (mut read_lines, mut search_limit) = (READ_LINES, SEARCH_LIMIT);
+        let mut context_tokens = CONTEXT_TOKENS;
         if let Some(window) = output.context_window {
             let share = (window / 8).max(MIN_TOKENS);
             tokens = tokens.min(share);
             // About 40 tokens a numbered line of code, 400 a file of search hits.
             read_lines = (share as u64 / 40).clamp(20, READ_LINES);
             search_limit = (share as u64 / 400).clamp(3, SEARCH_LIMIT);
+            // Half the share: a task's code beside what the agent reads next.
+            context_tokens = (share as u64 / 2).min(context_tokens);
         }
         let limit = client
             .and_then(|name| {
@@ -81,7 +88,13 @@ impl Limits {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        Self { budget, error_budget: Budget { chars: error_chars, ..budget }, read_lines, search_limit }
+        Self {
+            budget,
+            error_budget: Budget { chars: error_chars, ..budget },
+            read_lines,
+            search_limit,
+            context_tokens,
+        }
     }
 }
 
@@ -118,6 +131,10 @@ mod tests {
         assert_eq!(limits(&small(16_000), None), (2_000, None, None, 50, 5));
         assert_eq!(limits(&small(8_000), Some("codex-mcp-client")), (1_000, None, Some(11_400), 25, 3));
         assert_eq!(limits(&small(1_000), None).0, MIN_TOKENS, "never below the smallest useful cap");
+        // `context`'s budget: 2,000 tokens unless half an eighth of the window is less.
+        assert_eq!(Limits::new(&OutputConfig::default(), None).context_tokens, 2_000);
+        assert_eq!(Limits::new(&small(32_000), None).context_tokens, 2_000);
+        assert_eq!(Limits::new(&small(16_000), None).context_tokens, 1_000);
     }
 
     #[test]

@@ -32,8 +32,7 @@ impl Tool for CallTool {
             "call_tool",
             "Call a tool by name",
             Group::Core,
-            "Call any tack tool by name with its arguments object, such as \
-             call_tool(name=\"read_output\", arguments={\"handle\": \"h1\"}): the stable route to the tools \
+            "Call any tack tool by name with its arguments object: the stable route to the tools \
              find_tools reveals.",
         )
     };

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use super::Entry;
 use super::apply_patch::{ApplyPatch, Undo, WriteFile};
 use super::call_tool::CallTool;
+use super::context::Context;
 use super::edit_file::EditFile;
 use super::find_tools::FindTools;
 use super::navigate::{Callers, Definition, Outline, References, Symbols};
@@ -23,6 +24,7 @@ pub(crate) fn all() -> &'static [Entry] {
     static ALL: OnceLock<Vec<Entry>> = OnceLock::new();
     ALL.get_or_init(|| {
         vec![
+            Entry::of::<Context>(),
             Entry::of::<RepoMap>(),
             Entry::of::<Search>(),
             Entry::of::<ReadFile>(),

@@ -31,7 +31,7 @@ pub struct EditFileParams {
     /// The text to put in its place.
     #[serde(alias = "new_string", alias = "new_str")]
     pub new: String,
-    /// Replace every occurrence of old instead of requiring exactly one (default false).
+    /// Replace every occurrence (default false: old must occur once).
     #[serde(default, deserialize_with = "lenient::opt_bool")]
     #[schemars(with = "bool")]
     pub replace_all: Option<bool>,
@@ -64,7 +64,7 @@ impl Tool for EditFile {
         "Edit a file",
         Group::Core,
         "Edit a file: replace old (exact text that occurs once; replace_all=true for every \
-             occurrence) with new. Refuses edits that add syntax errors (Python, Rust); with version= (from \
+             occurrence) with new. Refuses edits that add syntax errors; with version= (from \
              read_file), refuses if the file changed since. Answers with the edited lines.",
         EDITS,
     );
@@ -76,8 +76,7 @@ impl Tool for EditFile {
     fn guide(_ws: &Workspace) -> Option<String> {
         Some(
             "edit_file replaces one exact, unique snippet (old -> new; pass read_file's version to refuse \
-             stale edits) and refuses any edit that would add a syntax error, leaving the file untouched; \
-             apply_patch, write_file, replace_symbol and undo (through find_tools) cover multi-file patches, \
+             stale edits) and refuses any edit that would add a syntax error; apply_patch, write_file, replace_symbol and undo (through find_tools) cover multi-file patches, \
              whole files and definitions. "
                 .into(),
         )

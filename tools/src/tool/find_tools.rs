@@ -44,8 +44,8 @@ impl Tool for FindTools {
             "Find more tools",
             Group::Core,
             "Find tack's specialised tools (navigation, patches, plans, paging cut output) by words \
-             such as `references` or `output`; without query, list them all with their input schemas. \
-             Found tools can be called at once with call_tool.",
+             such as `references` or `output`; without query, all of them, with input schemas. call_tool \
+             calls them at once.",
         )
     };
 
@@ -56,8 +56,7 @@ impl Tool for FindTools {
 
     fn guide(_ws: &crate::workspace::Workspace) -> Option<String> {
         Some(
-            "For a definition, its references or its callers, definition, references and callers answer from \
-             tack's name resolution; find_tools reveals them and the other specialised tools (patches, plans), \
+            "definition, references and callers answer from tack's name resolution; find_tools reveals them and the other specialised tools (patches, plans), \
              and call_tool calls any tool by name. "
                 .into(),
         )

@@ -14,6 +14,7 @@ use crate::workspace::Workspace;
 pub(crate) mod apply_patch;
 pub(crate) mod call_tool;
 pub(crate) mod catalog;
+pub(crate) mod context;
 pub(crate) mod edit_file;
 pub(crate) mod find_tools;
 pub(crate) mod navigate;

@@ -65,8 +65,8 @@ impl Tool for ReadFile {
         "Read a file",
         Group::Core,
         "Read a file as numbered lines, 100 at a time (start= first line, 1-based; lines= how \
-             many), or list a directory. The header says how many lines lie above and below. Returns the \
-             file's version, a content hash for conflict-checked edits.",
+             many), or list a directory. The header says how many lines lie above and below, and the \
+             file's version for conflict-checked edits.",
     );
 
     fn run(call: &Call<'_>, params: ReadFileParams) -> Reply {

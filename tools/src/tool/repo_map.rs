@@ -19,7 +19,7 @@ const MIN_TOKENS: u64 = 128;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RepoMapParams {
-    /// Paths, symbol names (`Cart.add`, `shapes::Circle::new`) or words to center the map on.
+    /// Paths, symbols (`Cart.add`) or words to center the map on.
     #[serde(default, deserialize_with = "one_or_many")]
     pub focus: Option<Vec<String>>,
     /// Token budget for the map (default 1024 with a focus, 8192 without).
@@ -29,7 +29,7 @@ pub struct RepoMapParams {
 }
 
 /// Lenient: a single string is a one-item focus.
-fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+pub(crate) fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
     use serde::de::Error;
     match Option::<Value>::deserialize(d)? {
         None | Some(Value::Null) => Ok(None),
@@ -98,8 +98,8 @@ impl Tool for RepoMap {
             "Map the repository",
             Group::Core,
             "Map of the repository: the files and signatures that matter most, ranked by how the \
-             code references itself (PageRank), within a token budget. focus= paths, symbol names or words \
-             centers it on them. Start here in an unfamiliar repository.",
+             code references itself, within a token budget; focus= paths, symbols or words centers it. \
+             For a first look at an unfamiliar repository.",
         )
     };
 

@@ -53,7 +53,7 @@ impl Tool for Run {
             Group::Core,
             "Run a shell command (sh -c) in the repository root. First line `exit=N` or `timeout \
              after Ns`, then stdout and stderr merged in order. Long output keeps head and tail; the middle \
-             stays readable with read_output. Timeout 120 s by default, 600 at most.",
+             stays readable with read_output.",
             Annotations { read_only: false, destructive: true, idempotent: false, open_world: true },
         )
     };

@@ -47,19 +47,18 @@ pub enum Mode {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
-    /// A bug report, a phrase, identifiers (auto); literal text (text); a regular expression (regex).
+    /// A phrase or identifiers (auto); literal text (text); a regular expression (regex).
     pub query: String,
     /// How many files to show (default 10, at most 50).
     #[serde(default, deserialize_with = "lenient::opt_u64")]
     #[schemars(with = "u64")]
     pub limit: Option<u64>,
-    /// Only files whose path matches this glob (such as `src/**/*.py`) or lie under this folder.
+    /// A folder, or a glob such as `src/**/*.py`, to search within.
     #[serde(default)]
     pub path: Option<String>,
-    /// `auto` (default: files ranked by how well they match the words and identifiers, by
-    /// definitions, paths and the reference graph), `text` (literal lines, case-insensitive unless
-    /// the query has a capital), `regex` (Rust regex syntax) or `symbol` (definitions by name:
-    /// exact, prefix, camel humps such as `CA` for `CartAdapter`, fuzzy).
+    /// `auto` (default: files ranked for the words and identifiers), `text` (literal lines,
+    /// case-insensitive unless the query has a capital), `regex` (Rust syntax) or `symbol`
+    /// (definitions by name: exact, prefix, camel humps such as `CA` for `CartAdapter`, fuzzy).
     #[serde(default)]
     pub mode: Option<Mode>,
 }
@@ -102,10 +101,9 @@ impl Tool for Search {
         "search",
         "Search code",
         Group::Core,
-        "Search the repository: by default rank files for a bug report, a phrase or \
-             identifiers; mode=text literal lines, mode=regex a regex, mode=symbol definitions by name. \
-             Answers `N matches in M files`, then files best first with numbered hit lines and their \
-             enclosing symbol. path= narrows to a folder or glob.",
+        "Search the repository: by default rank files for a phrase or identifiers; mode=text literal \
+             lines, mode=regex a regex, mode=symbol definitions by name. Files best first, with numbered \
+             hit lines and their enclosing symbol. path= narrows to a folder or glob.",
     );
 
     fn run(call: &Call<'_>, params: SearchParams) -> Reply {
@@ -114,8 +112,8 @@ impl Tool for Search {
 
     fn guide(_ws: &Workspace) -> Option<String> {
         Some(
-            "Give search a bug report, an error or a phrase: it ranks the files they are about, each with its \
-             best lines; mode=text or mode=regex lists matching lines, like rg. "
+            "For a phrase, an error or identifiers, search ranks the files they are about, each with its best \
+             lines; mode=text or mode=regex lists matching lines, like rg. "
                 .into(),
         )
     }
@@ -196,23 +194,29 @@ fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observati
     obs
 }
 
-/// The `auto` mode: every candidate file scored, the best `limit` with their best lines.
-fn ranked(
+/// The files a query ranks, best first, each with its score; every file is a candidate the
+/// `admits` filter lets through and a field of which matches.
+pub(crate) struct RankedFiles {
+    pub text: std::sync::Arc<tack_indexer::TextIndex>,
+    pub files: Vec<(f64, Candidate)>,
+}
+
+/// `auto` mode's ranking of files, shared by `search` and `context`.
+pub(crate) fn rank_files(
     ws: &Workspace,
     snapshot: &Snapshot,
-    scope: &Scope,
+    admits: &dyn Fn(&str) -> bool,
     query: &str,
     terms: &[String],
-    limit: usize,
-) -> Result<Observation, String> {
+) -> Result<RankedFiles, String> {
     let text = ws.text_index(snapshot).map_err(|err| err.to_string())?;
     let weights = Weights::for_terms(terms);
     let named = named_terms(query);
     let found =
         candidates(snapshot, &text, terms, &named, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
-    let mut scored: Vec<(f64, &Candidate)> = found
-        .iter()
-        .filter(|c| scope.admits(&c.path))
+    let mut scored: Vec<(f64, Candidate)> = found
+        .into_iter()
+        .filter(|c| admits(&c.path))
         .filter(|c| c.body + c.defs + c.path_match + c.docs > 0.0)
         .map(|c| (c.score(&weights), c))
         .collect();
@@ -226,12 +230,25 @@ fn ranked(
     scored.sort_by(|a, b| {
         defines(&b.1.path).cmp(&defines(&a.1.path)).then(b.0.total_cmp(&a.0)).then(a.1.path.cmp(&b.1.path))
     });
+    Ok(RankedFiles { text, files: scored })
+}
+
+/// The `auto` mode: every candidate file scored, the best `limit` with their best lines.
+fn ranked(
+    ws: &Workspace,
+    snapshot: &Snapshot,
+    scope: &Scope,
+    query: &str,
+    terms: &[String],
+    limit: usize,
+) -> Result<Observation, String> {
+    let RankedFiles { text, files: scored } = rank_files(ws, snapshot, &|p| scope.admits(p), query, terms)?;
     let total_files = scored.len() as u64;
     let per_file = text.terms_per_file(terms).map_err(|err| err.to_string())?;
     let total_matches: u64 =
         scored.iter().map(|(_, c)| per_file.get(&c.path).copied().unwrap_or(0) as u64).sum();
     let line_weights = TermWeights::new(&text, terms);
-    let shown: Vec<(f64, &Candidate)> = scored.into_iter().take(limit).collect();
+    let shown: Vec<(f64, Candidate)> = scored.into_iter().take(limit).collect();
     let mut lines: Vec<Vec<HitLine>> = shown
         .iter()
         .map(|(_, c)| {
@@ -251,7 +268,7 @@ fn ranked(
                 .into_iter()
                 .map(|h| Hit { line: h.line as u64, text: hit_text(&h.text), symbol: h.symbol })
                 .collect();
-            FileResult { path: c.path.clone(), score: (score * 1000.0).round() / 1000.0, hits }
+            FileResult { path: c.path, score: (score * 1000.0).round() / 1000.0, hits }
         })
         .collect();
     Ok(render(

@@ -280,9 +280,9 @@ impl Tool for Verify {
             "verify",
             "Run the checks",
             Group::Core,
-            "Run the repository's checks ([verify] in tack.toml, else pytest, cargo test, a \
-             package.json test script, go test, ctest or mvn test, and a configured linter) and read their results: counts, and each failure's test, file:line and \
-             message. scope= a path or test name narrows it. Call it after editing; done() needs a pass.",
+            "Run the repository's checks ([verify] in tack.toml, else its detected tests and linter) and \
+             read the results: counts, and each failure's test, file:line and message. scope= a path or \
+             test name narrows it. Call it after editing; done() needs a pass.",
             Annotations { read_only: false, destructive: false, idempotent: true, open_world: true },
         )
     };

@@ -1,0 +1,754 @@
+//! `context`: one call for a task. From a bug report, a failing test's output, a request or
+//! identifiers, it gives the functions the task most likely means (the `auto` search's function
+//! ranking) with their bodies, the callers, callees and tests of the first few as one-line
+//! signatures with `path:line`, then the files ranked after them. Everything is packed to a
+//! token budget in that order of value, and the result says what it left out.
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tack_indexer::{
+    DefKind, DefRef, FileEntry, HitLine, RefKind, Resolver, Snapshot, Target, TermWeights, best_lines,
+    is_test_code, keep_strong_hits, query_terms,
+};
+
+use crate::observe::lenient;
+use crate::observe::observation::Observation;
+use crate::observe::shape::{Budget, count_tokens, fits_budget, shorten_line};
+use crate::tool::repo_map::one_or_many;
+use crate::tool::search::{RankedFiles, rank_files};
+use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::workspace::Workspace;
+
+/// The least budget a call may ask for (the default is the limits' `context_tokens`).
+const MIN_TOKENS: u64 = 300;
+/// Files whose functions are ranked, and the function lines each may give.
+const FILES: usize = 12;
+const LINES_PER_FILE: usize = 6;
+/// A budget's tokens per function shown: 2,000 tokens show up to 11 functions.
+const TOKENS_PER_FUNCTION: u64 = 180;
+/// The functions whose callers, callees and tests are listed, and how many of each.
+const LINKED: usize = 3;
+const LINKS: usize = 3;
+const CALLERS: usize = 2;
+const TESTS: usize = 2;
+/// Files listed after the functions.
+const NEXT_FILES: usize = 5;
+/// Tokens kept back for the list of next files and the closing line.
+const RESERVE: usize = 120;
+/// A signature or a listed line is cut to this many characters.
+const LINE_CHARS: usize = 100;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextParams {
+    /// A bug report, a failing test's output, a request or identifiers, as written.
+    pub task: String,
+    /// Token budget (default 2000).
+    #[serde(default, deserialize_with = "lenient::opt_u64")]
+    #[schemars(with = "u64")]
+    pub tokens: Option<u64>,
+    /// Paths or symbols to put first.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub focus: Option<Vec<String>>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContextOutput {
+    /// The functions shown, best first.
+    pub functions: Vec<FunctionOut>,
+    /// Files ranked after the functions' files, best first.
+    pub next_files: Vec<String>,
+    /// Ranked functions the budget left out.
+    pub functions_left_out: u64,
+    /// Tokens in the text.
+    pub tokens: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FunctionOut {
+    pub path: String,
+    /// Qualified name: `Session.request`, `Searcher::search_slice`.
+    pub symbol: String,
+    pub line: u32,
+    pub end_line: u32,
+    /// Every line of the body is shown (else the lines around the matches).
+    pub whole: bool,
+    pub callers: Vec<Link>,
+    pub callees: Vec<Link>,
+    pub tests: Vec<Link>,
+}
+
+/// A line elsewhere: a call site, a callee's definition, a test's call.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Link {
+    pub path: String,
+    pub line: u32,
+    /// The enclosing function's signature (for a callee, its own), or the line's text.
+    pub signature: String,
+}
+
+pub(crate) struct Context;
+
+impl Tool for Context {
+    type Params = ContextParams;
+    type Output = ContextOutput;
+    const SPEC: Spec = Spec::reader(
+        "context",
+        "Code for a task",
+        Group::Core,
+        "Start here for a task (a bug report, a failing test's output, a request): in one call, the \
+             functions it most likely means with their bodies, callers, callees and tests as path:line, \
+             and the files to read next.",
+    );
+
+    fn run(call: &Call<'_>, params: ContextParams) -> Reply {
+        context(call.ws, params, call.limits.budget, call.limits.context_tokens).into()
+    }
+
+    fn guide(_ws: &Workspace) -> Option<String> {
+        Some(
+            "For a task (a bug report, a failing test, a request), call context first: the functions it is \
+             about, with bodies, callers, callees and tests, in one call; search and read_file follow up. "
+                .into(),
+        )
+    }
+}
+
+/// A function to show: where it is, and the lines the ranking picked in it.
+struct Function {
+    path: String,
+    def: u32,
+    hits: Vec<u32>,
+}
+
+/// How much of a body to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// Every line but comments and the docstring past its first line, when at most this many
+    /// are left.
+    Code(u32),
+    /// The signature and at most this many of the best matching lines (the second field), each
+    /// with this many lines around it (the first).
+    Around(u32, usize),
+}
+
+fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u64) -> Observation {
+    let task = params.task.trim();
+    if task.is_empty() {
+        return Observation::error(
+            "context needs the task: pass task=\"...\" (a bug report, a failing test's output, a request, or identifiers)",
+        );
+    }
+    let tokens = (params.tokens.unwrap_or(default_tokens).max(MIN_TOKENS) as usize).min(cap.tokens);
+    let budget = Budget { tokens, ..cap };
+    let snapshot = ws.index().snapshot();
+    let resolver = snapshot.resolver();
+    let focus = Focus::new(ws, &resolver, params.focus.as_deref().unwrap_or_default());
+    let query =
+        if focus.words.is_empty() { task.to_string() } else { format!("{task} {}", focus.words.join(" ")) };
+    let terms = query_terms(&query);
+    if terms.is_empty() && focus.defs.is_empty() {
+        return Observation::error(
+            "the task has no words to search for; pass the report, error or identifiers as written",
+        );
+    }
+    let RankedFiles { text, mut files } = if terms.is_empty() {
+        RankedFiles {
+            text: match ws.text_index(&snapshot) {
+                Ok(text) => text,
+                Err(err) => return Observation::error(format!("cannot rank files: {err}")),
+            },
+            files: Vec::new(),
+        }
+    } else {
+        match rank_files(ws, &snapshot, &|_| true, &query, &terms) {
+            Ok(ranked) => ranked,
+            Err(err) => return Observation::error(format!("cannot rank files: {err}")),
+        }
+    };
+    // Files under a focus path first, in their own order.
+    files.sort_by_key(|(_, c)| !focus.admits_first(&c.path));
+    let weights = TermWeights::new(&text, &terms);
+    let max_functions = (tokens as u64 / TOKENS_PER_FUNCTION).max(3) as usize;
+    // A larger budget looks at more files.
+    let top: Vec<&str> = files.iter().take(FILES.max(max_functions)).map(|(_, c)| c.path.as_str()).collect();
+    let mut hits: Vec<Vec<HitLine>> = top
+        .iter()
+        .map(|path| {
+            snapshot
+                .files
+                .get(*path)
+                .map(|entry| best_lines(ws.root().path(), entry, &weights, LINES_PER_FILE))
+                .unwrap_or_default()
+        })
+        .collect();
+    keep_strong_hits(&mut hits);
+
+    let mut functions: Vec<Function> = focus
+        .defs
+        .iter()
+        .map(|(path, def)| Function { path: path.clone(), def: *def, hits: Vec::new() })
+        .collect();
+    for (path, lines) in top.iter().zip(&hits) {
+        for hit in lines {
+            let Some(def) = hit.def else { continue };
+            match functions.iter_mut().find(|f| f.path == *path && f.def == def) {
+                Some(f) => f.hits.push(hit.line),
+                None => functions.push(Function { path: path.to_string(), def, hits: vec![hit.line] }),
+            }
+        }
+    }
+    let mut sources = Sources::new(ws);
+    // Each section with the place of its function among those shown, and whether it is the body.
+    let mut sections: Vec<(usize, bool, String)> = Vec::new();
+    let mut used = 0usize;
+    let mut shown: Vec<FunctionOut> = Vec::new();
+    let room = tokens.saturating_sub(RESERVE);
+    for (rank, function) in functions.iter().enumerate() {
+        if shown.len() == max_functions {
+            break;
+        }
+        let Some(entry) = snapshot.files.get(&function.path) else { continue };
+        let Some(def) = entry.symbols.defs.get(function.def as usize) else { continue };
+        let lines = sources.lines(&function.path);
+        let tries: &[Detail] = match rank {
+            0 => &[Detail::Code(40), Detail::Around(2, 6), Detail::Around(0, 6)],
+            1 | 2 => &[Detail::Code(15), Detail::Around(1, 4), Detail::Around(0, 4)],
+            _ => &[Detail::Code(4), Detail::Around(0, 2)],
+        };
+        let Some((block, whole, cost)) = tries.iter().find_map(|detail| {
+            let (block, whole) = render_body(&function.path, def, &function.hits, &terms, lines, *detail);
+            let cost = count_tokens(&block);
+            (!block.is_empty() && used + cost <= room).then_some((block, whole, cost))
+        }) else {
+            continue;
+        };
+        used += cost;
+        sections.push((shown.len(), true, block));
+        let mut out = FunctionOut {
+            path: function.path.clone(),
+            symbol: def.qualified().to_string(),
+            line: def.line,
+            end_line: def.end_line,
+            whole,
+            callers: Vec::new(),
+            callees: Vec::new(),
+            tests: Vec::new(),
+        };
+        if shown.len() < LINKED
+            && let Some(file) = resolver.file_index(&function.path)
+        {
+            let graph = links(&snapshot, &resolver, &mut sources, file, function.def);
+            let block = render_links(&graph, &function.path, def);
+            let cost = count_tokens(&block);
+            if !block.is_empty() && used + cost <= room {
+                used += cost;
+                sections.push((shown.len(), false, block));
+                (out.callers, out.callees, out.tests) = (graph.callers, graph.callees, graph.tests);
+            }
+        }
+        shown.push(out);
+    }
+    // The files ranked after those whose functions are shown, with the names their hits name.
+    let shown_files: Vec<&str> = shown.iter().map(|f| f.path.as_str()).collect();
+    let mut next: Vec<(String, String)> = Vec::new();
+    for (i, (_, c)) in files.iter().enumerate() {
+        if next.len() == NEXT_FILES {
+            break;
+        }
+        if shown_files.contains(&c.path.as_str()) {
+            continue;
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for h in hits.get(i).into_iter().flatten() {
+            if let Some(s) = h.symbol.as_deref()
+                && !names.contains(&s)
+                && names.len() < 3
+            {
+                names.push(s);
+            }
+        }
+        next.push((c.path.clone(), names.join(", ")));
+    }
+    if shown.is_empty() && next.is_empty() {
+        return Observation::ok(
+            "nothing in the repository matches the task; try other words, or search(query=..., mode=text)\n",
+            json!(ContextOutput {
+                functions: Vec::new(),
+                next_files: Vec::new(),
+                functions_left_out: 0,
+                tokens: 0
+            }),
+        );
+    }
+    // Within the client's own length limit too: the last sections go first, and the header and
+    // the closing lines count what is left.
+    let mut text = render(&shown, &sections, &next, functions.len(), files.len());
+    while !fits_budget(&text, budget) {
+        let Some((at, body, _)) = sections.pop() else { break };
+        if body {
+            shown.truncate(at);
+        } else if let Some(f) = shown.get_mut(at) {
+            (f.callers, f.callees, f.tests) = (Vec::new(), Vec::new(), Vec::new());
+        }
+        text = render(&shown, &sections, &next, functions.len(), files.len());
+    }
+    let out = ContextOutput {
+        next_files: next.into_iter().map(|(p, _)| p).collect(),
+        functions_left_out: (functions.len() - shown.len()) as u64,
+        tokens: count_tokens(&text) as u64,
+        functions: shown,
+    };
+    Observation::ok(text, json!(out))
+}
+
+/// The whole text: a header counting the functions shown, their sections, the next files, and
+/// what was left out (of `ranked` functions and `matching` files) with how to get it.
+fn render(
+    shown: &[FunctionOut],
+    sections: &[(usize, bool, String)],
+    next: &[(String, String)],
+    ranked: usize,
+    matching: usize,
+) -> String {
+    let mut text = if shown.is_empty() {
+        "no function matches the task; the files below do\n".to_string()
+    } else {
+        let whole = shown.iter().filter(|f| f.whole).count();
+        format!(
+            "{} {} for the task, best first ({whole} whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it)\n",
+            shown.len(),
+            plural(shown.len(), "function", "functions"),
+        )
+    };
+    for (_, _, section) in sections {
+        text.push_str(section);
+    }
+    if !next.is_empty() {
+        text.push_str("next files:\n");
+        for (path, names) in next {
+            if names.is_empty() {
+                text.push_str(&format!("  {path}\n"));
+            } else {
+                text.push_str(&format!("  {path}: {names}\n"));
+            }
+        }
+    }
+    let functions_left_out = ranked - shown.len();
+    let more_files = matching.saturating_sub(shown_files_count(shown) + next.len());
+    let mut left: Vec<String> = Vec::new();
+    if functions_left_out > 0 {
+        left.push(format!(
+            "{functions_left_out} more ranked {}",
+            plural(functions_left_out, "function", "functions")
+        ));
+    }
+    if more_files > 0 {
+        left.push(format!("{more_files} more matching {}", plural(more_files, "file", "files")));
+    }
+    if !left.is_empty() {
+        text.push_str(&format!(
+            "left out: {}; search(query=...) ranks every file, read_file(path=..., start=...) shows a whole body, callers(symbol=...) lists every caller\n",
+            left.join(", ")
+        ));
+    }
+    text
+}
+
+fn shown_files_count(shown: &[FunctionOut]) -> usize {
+    let mut paths: Vec<&str> = shown.iter().map(|f| f.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths.len()
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// A function's block: a header naming it with its path and lines, then numbered lines, `⋮`
+/// where lines are left out. Says whether the whole body is shown.
+fn render_body(
+    path: &str,
+    def: DefRef<'_>,
+    hits: &[u32],
+    terms: &[String],
+    lines: &[String],
+    detail: Detail,
+) -> (String, bool) {
+    let (first, last) = (def.line.max(1), def.end_line.max(def.line).min(lines.len() as u32));
+    let span = last.saturating_sub(first) + 1;
+    let keep: Vec<u32> = match detail {
+        Detail::Code(most) => {
+            let prose = prose_lines(lines, first, last);
+            let sig_end = signature_end(lines, first, last);
+            // The docstring's first line with words stays: it says what the function is for.
+            let summary = (sig_end + 1..=last).take_while(|l| prose[(*l - first) as usize]).find(|l| {
+                lines
+                    .get(*l as usize - 1)
+                    .is_some_and(|t| t.chars().filter(|c| c.is_alphanumeric()).count() >= 4)
+            });
+            let keep: Vec<u32> = (first..=last)
+                .filter(|l| *l <= sig_end || !prose[(*l - first) as usize] || Some(*l) == summary)
+                .collect();
+            if keep.len() as u32 > most {
+                return (String::new(), false);
+            }
+            keep
+        }
+        Detail::Around(around, most) => {
+            let mut picked: Vec<u32> = Vec::new();
+            for &h in hits {
+                if h > first && h <= last && !picked.contains(&h) {
+                    picked.push(h);
+                }
+            }
+            picked.truncate(most);
+            for line in matching_lines(lines, first, last, terms) {
+                if picked.len() >= most {
+                    break;
+                }
+                if !picked.contains(&line) {
+                    picked.push(line);
+                }
+            }
+            // A body with no matching line shows its first lines.
+            if picked.is_empty() {
+                picked.extend((first + 1..=last).take(2));
+            }
+            // The whole signature, when it spans a few lines.
+            let mut keep: Vec<u32> = (first..=signature_end(lines, first, last)).collect();
+            for line in picked {
+                keep.push(line);
+                // Blank lines around a match say nothing.
+                let near = line.saturating_sub(around).max(first)..=(line + around).min(last);
+                keep.extend(
+                    near.filter(|l| lines.get(*l as usize - 1).is_some_and(|t| !t.trim().is_empty())),
+                );
+            }
+            keep.sort_unstable();
+            keep.dedup();
+            keep
+        }
+    };
+    // A one-line gap costs what its `⋮` would: show the line instead.
+    let mut filled: Vec<u32> = Vec::with_capacity(keep.len());
+    for line in keep.into_iter().chain(std::iter::once(last + 2)) {
+        if let Some(&before) = filled.last()
+            && line == before + 2
+            && before < last
+        {
+            filled.push(before + 1);
+        }
+        if line <= last {
+            filled.push(line);
+        }
+    }
+    let keep = filled;
+    let whole = keep.len() as u32 == span;
+    let width = keep.last().map_or(1, |l| l.to_string().len());
+    let mut block = format!("{path}:{first}-{last} {} ({})\n", def.qualified(), def.kind.as_str());
+    let mut previous = first.saturating_sub(1);
+    for line in keep {
+        if line > previous + 1 {
+            block.push_str("⋮\n");
+        }
+        let text = lines.get(line as usize - 1).map_or("", String::as_str);
+        block.push_str(&format!("{line:>width$}\t{}\n", shorten_line(text)));
+        previous = line;
+    }
+    if previous < last {
+        block.push_str("⋮\n");
+    }
+    (block, whole)
+}
+
+/// The last line of a signature that starts at `first`: the first line ending as a header ends
+/// (`:`, `{`, `=>`), if one does within six lines; else `first`.
+fn signature_end(lines: &[String], first: u32, last: u32) -> u32 {
+    for line in first..=(first + 5).min(last) {
+        let text = lines.get(line as usize - 1).map_or("", |l| l.trim_end());
+        if text.ends_with(':') || text.ends_with('{') || text.ends_with("=>") {
+            return line;
+        }
+    }
+    first
+}
+
+/// Which lines of `first..=last` are prose: comments, and docstrings (lines from one with an
+/// odd number of triple quotes to the next).
+fn prose_lines(lines: &[String], first: u32, last: u32) -> Vec<bool> {
+    let mut in_docstring = false;
+    (first..=last)
+        .map(|line| {
+            let text = lines.get(line as usize - 1).map_or("", String::as_str);
+            let quotes = text.matches("\"\"\"").count() + text.matches("'''").count();
+            let prose = in_docstring || quotes > 0 || is_comment(text);
+            if quotes % 2 == 1 {
+                in_docstring = !in_docstring;
+            }
+            prose
+        })
+        .collect()
+}
+
+/// The lines of `first..=last` (past the first) holding query terms: code before comments and
+/// docstrings (a fix changes code), then the most distinct terms, then the earlier line.
+fn matching_lines(lines: &[String], first: u32, last: u32, terms: &[String]) -> Vec<u32> {
+    let terms: Vec<&str> = terms.iter().map(String::as_str).filter(|t| t.len() >= 3).collect();
+    let prose = prose_lines(lines, first, last);
+    let mut found: Vec<(bool, usize, u32)> = Vec::new();
+    for line in first + 1..=last {
+        let Some(text) = lines.get(line as usize - 1) else { break };
+        let lower = text.to_ascii_lowercase();
+        let mut seen: Vec<&str> = Vec::new();
+        for t in &terms {
+            if !seen.contains(t) && lower.contains(t) {
+                seen.push(t);
+            }
+        }
+        if !seen.is_empty() {
+            found.push((prose[(line - first) as usize], seen.len(), line));
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    found.into_iter().map(|(_, _, l)| l).collect()
+}
+
+/// Whether a line is a comment in one of the languages tack reads.
+fn is_comment(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with('#') || t.starts_with("//") || t.starts_with("/*") || t.starts_with('*')
+}
+
+/// A function's callers, callees and the tests that call it, from name resolution.
+struct Links {
+    callers: Vec<Link>,
+    more_callers: usize,
+    callees: Vec<Link>,
+    more_callees: usize,
+    tests: Vec<Link>,
+}
+
+fn links(snapshot: &Snapshot, resolver: &Resolver, sources: &mut Sources<'_>, file: u32, def: u32) -> Links {
+    let target = Target::Def { file, def };
+    let (def_line, def_end) = snapshot
+        .files
+        .get(resolver.path(file))
+        .and_then(|e| e.symbols.defs.get(def as usize))
+        .map_or((0, 0), |d| (d.line, d.end_line));
+    // Read from the graph, whose edges are the references as resolved: nothing resolves again.
+    let graph = snapshot.graph();
+    let mut calls: Vec<(String, u32, bool)> = Vec::new();
+    if let Some(g) = graph.file_index(resolver.path(file)) {
+        for (f, r, resolved) in graph.references_to(g, def as usize) {
+            let path = &graph.files[f as usize];
+            let Some(entry) = snapshot.files.get(path) else { continue };
+            let Some(r) = entry.symbols.refs.get(r as usize) else { continue };
+            if matches!(r.kind(), RefKind::Call | RefKind::MethodCall) {
+                calls.push((path.clone(), r.line, resolved));
+            }
+        }
+    }
+    // Resolved calls first, then candidates (their calls from tests count: a test names what
+    // it tests).
+    calls.sort_by_key(|c| !c.2);
+    let mut out = Links {
+        callers: Vec::new(),
+        more_callers: 0,
+        callees: Vec::new(),
+        more_callees: 0,
+        tests: Vec::new(),
+    };
+    // One line per calling function (or per line at module level).
+    let mut seen: Vec<(&str, Option<u32>, u32)> = Vec::new();
+    for (path, line, resolved) in &calls {
+        let Some(entry) = snapshot.files.get(path) else { continue };
+        let enclosing = enclosing_function(entry, *line);
+        let key = (path.as_str(), enclosing, if enclosing.is_some() { 0 } else { *line });
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let is_test = is_test_code(path, entry, enclosing);
+        let signature = match enclosing.and_then(|d| entry.symbols.defs.get(d as usize)) {
+            Some(d) => d.signature().to_string(),
+            None => sources.line(path, *line),
+        };
+        let link = Link { path: path.to_string(), line: *line, signature: cut(&signature) };
+        if is_test {
+            if out.tests.len() < TESTS {
+                out.tests.push(link);
+            }
+        } else if *resolved {
+            if out.callers.len() < CALLERS {
+                out.callers.push(link);
+            } else {
+                out.more_callers += 1;
+            }
+        }
+    }
+    let (callees, _) = resolver.callees(target);
+    for hit in callees {
+        let path = resolver.path(hit.file);
+        let Some(entry) = snapshot.files.get(path) else { continue };
+        // A definition, not a name imported from outside the repository.
+        let Some(callee) = entry
+            .symbols
+            .defs
+            .iter()
+            .find(|d| d.line == hit.line && Some(d.qualified()) == hit.symbol.as_deref())
+        else {
+            continue;
+        };
+        // A recursive call, or a call of a function nested inside, is not a callee worth a line.
+        if hit.file == file && (def_line..=def_end).contains(&callee.line) {
+            continue;
+        }
+        if out.callees.len() < LINKS {
+            out.callees.push(Link {
+                path: path.to_string(),
+                line: hit.line,
+                signature: cut(callee.signature()),
+            });
+        } else {
+            out.more_callees += 1;
+        }
+    }
+    out
+}
+
+/// The outermost function around `line` (a closure's calls are its function's), else the
+/// innermost definition.
+fn enclosing_function(entry: &FileEntry, line: u32) -> Option<u32> {
+    let defs = &entry.symbols.defs;
+    let is_function = |d: &DefRef<'_>| matches!(d.kind, DefKind::Function | DefKind::Method);
+    let mut at = defs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.line <= line && line <= d.end_line)
+        .max_by_key(|(_, d)| (d.line, std::cmp::Reverse(d.end_line)))
+        .map(|(i, _)| i as u32)?;
+    while let Some(d) = defs.get(at as usize)
+        && is_function(&d)
+        && let Some(parent) = d.parent().filter(|p| *p < at)
+        && defs.get(parent as usize).is_some_and(|p| is_function(&p))
+    {
+        at = parent;
+    }
+    Some(at)
+}
+
+fn render_links(links: &Links, path: &str, def: DefRef<'_>) -> String {
+    let mut block = String::new();
+    for l in &links.callers {
+        block.push_str(&format!("  ← {}:{} {}\n", l.path, l.line, l.signature));
+    }
+    if links.more_callers > 0 {
+        block.push_str(&format!(
+            "  ← {} more: callers(symbol=\"{}\")\n",
+            links.more_callers,
+            def.qualified()
+        ));
+    }
+    for l in &links.callees {
+        block.push_str(&format!("  → {}:{} {}\n", l.path, l.line, l.signature));
+    }
+    if links.more_callees > 0 {
+        block.push_str(&format!(
+            "  → {} more: callers(path=\"{path}\", line={}, direction=\"callees\")\n",
+            links.more_callees, def.line
+        ));
+    }
+    for l in &links.tests {
+        block.push_str(&format!("  test {}:{} {}\n", l.path, l.line, l.signature));
+    }
+    block
+}
+
+fn cut(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(LINE_CHARS) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// What `focus` names: definitions to show first, paths whose files rank first, and words that
+/// join the task.
+struct Focus {
+    defs: Vec<(String, u32)>,
+    paths: Vec<String>,
+    words: Vec<String>,
+}
+
+impl Focus {
+    fn new(ws: &Workspace, resolver: &Resolver, items: &[String]) -> Self {
+        let mut focus = Focus { defs: Vec::new(), paths: Vec::new(), words: Vec::new() };
+        for item in items.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
+            if let Ok(resolved) = ws.root().resolve(item)
+                && resolved.abs.exists()
+                && resolved.rel != "."
+            {
+                focus.paths.push(resolved.rel);
+                continue;
+            }
+            let defs: Vec<(String, u32)> = resolver
+                .lookup_symbol(item)
+                .into_iter()
+                .filter_map(|t| match t {
+                    Target::Def { file, def } => Some((resolver.path(file).to_string(), def)),
+                    _ => None,
+                })
+                .take(3)
+                .collect();
+            if defs.is_empty() {
+                focus.words.push(item.to_string());
+            } else {
+                for d in defs {
+                    if !focus.defs.contains(&d) {
+                        focus.defs.push(d);
+                    }
+                }
+            }
+        }
+        focus
+    }
+
+    /// Whether `path` lies under a focus path.
+    fn admits_first(&self, path: &str) -> bool {
+        self.paths
+            .iter()
+            .any(|p| path == p || path.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
+    }
+}
+
+/// Files' lines, read once per call.
+struct Sources<'a> {
+    ws: &'a Workspace,
+    files: HashMap<String, Vec<String>>,
+}
+
+impl<'a> Sources<'a> {
+    fn new(ws: &'a Workspace) -> Self {
+        Self { ws, files: HashMap::new() }
+    }
+
+    fn lines(&mut self, path: &str) -> &[String] {
+        let ws = self.ws;
+        self.files.entry(path.to_string()).or_insert_with(|| {
+            let bytes = ws.root().dir().read(path).unwrap_or_default();
+            String::from_utf8_lossy(&bytes)
+                .split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+                .collect()
+        })
+    }
+
+    fn line(&mut self, path: &str, line: u32) -> String {
+        self.lines(path).get(line.saturating_sub(1) as usize).map_or(String::new(), |l| l.trim().to_string())
+    }
+}

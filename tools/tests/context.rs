@@ -1,0 +1,149 @@
+//! `context` through the toolbox: the text an agent reads for a task, its budget, focus, what it
+//! says it left out, and failures an agent can act on.
+
+use std::path::{Path, PathBuf};
+
+use expect_test::expect;
+use serde_json::{Value, json};
+use tack_tools::{CallContext, Config, Observation, Profile, Session, Toolbox, count_tokens};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name)
+}
+
+fn context(root: &Path, args: Value) -> Observation {
+    let tb = Toolbox::new(root, Config::default(), Profile::Core, true).unwrap();
+    tb.call(&Session::new(), "context", args, &CallContext::default()).observation
+}
+
+#[test]
+fn a_bug_report_reads_as_functions_with_bodies_callers_callees_and_tests() {
+    let obs =
+        context(&fixture("py_shop"), json!({"task": "Receipt shows the wrong amount after a discount code"}));
+    assert!(!obs.is_error, "{}", obs.text);
+    expect![[r#"
+        5 functions for the task, best first (5 whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it)
+        shop/checkout.py:6-11 checkout (function)
+         6	def checkout(cart: Cart, code: str | None = None) -> float:
+         7	    """Charge the cart and send a receipt."""
+         8	    cart.code = code
+         9	    amount = cart.total()
+        10	    send_receipt(cart, amount)
+        11	    return amount
+          → shop/cart.py:23 def total(self) -> float
+          → shop/receipts.py:4 def send_receipt(cart: Cart, amount: float) -> str
+          test tests/test_cart.py:14 def test_checkout_with_code()
+        shop/pricing.py:8-12 apply_discount (function)
+         8	def apply_discount(amount: float, code: str | None) -> float:
+         9	    """Take a discount code off an amount; unknown codes change nothing."""
+        10	    if code is None:
+        11	        return amount
+        12	    return amount * (1 - DISCOUNTS.get(code, 0.0))
+          ← shop/cart.py:25 def total(self) -> float
+          ← shop/checkout.py:15 def quote(cart: Cart) -> float
+        shop/receipts.py:4-6 send_receipt (function)
+        4	def send_receipt(cart: Cart, amount: float) -> str:
+        5	    lines = [f"{item.name} x{item.quantity}" for item in cart.items]
+        6	    return f"Receipt for {cart.customer}: " + ", ".join(lines) + f" = {amount:.2f}"
+          ← shop/checkout.py:10 def checkout(cart: Cart, code: str | None = None) -> float
+        shop/cart.py:23-25 Cart.total (method)
+        23	    def total(self) -> float:
+        24	        raw = sum(item.subtotal() for item in self.items)
+        25	        return with_tax(apply_discount(raw, self.code))
+        tests/test_cart.py:11-14 test_checkout_with_code (function)
+        11	def test_checkout_with_code():
+        12	    cart = Cart("bob")
+        13	    cart.add(Item("book", 10.0))
+        14	    assert checkout(cart, "HALF") == 6.0
+    "#]]
+    .assert_eq(&obs.text);
+    let data = obs.structured.unwrap();
+    assert_eq!(data["functions"][0]["symbol"], json!("checkout"));
+    assert_eq!(data["functions"][0]["whole"], json!(true));
+    assert_eq!(data["functions"][0]["tests"][0]["path"], json!("tests/test_cart.py"));
+    assert_eq!(data["functions"][1]["callers"][1]["line"], json!(15));
+}
+
+#[test]
+fn a_rust_task_names_methods_and_their_callers() {
+    let obs = context(&fixture("rs_shapes"), json!({"task": "the area of a circle is wrong"}));
+    assert!(!obs.is_error, "{}", obs.text);
+    let data = obs.structured.unwrap();
+    let symbols: Vec<&str> =
+        data["functions"].as_array().unwrap().iter().filter_map(|f| f["symbol"].as_str()).collect();
+    assert!(symbols.iter().any(|s| s.ends_with("Circle::area") || *s == "area"), "{symbols:?}\n{}", obs.text);
+    assert!(obs.text.contains("src/shapes/circle.rs:"), "{}", obs.text);
+}
+
+#[test]
+fn the_same_task_gives_the_same_bytes() {
+    let root = fixture("py_shop");
+    let task = json!({"task": "cart total with tax is off by a cent"});
+    assert_eq!(context(&root, task.clone()).text, context(&root, task).text);
+}
+
+#[test]
+fn a_small_budget_shows_fewer_functions_and_says_what_it_left_out() {
+    let root = fixture("py_shop");
+    let task = "Receipt shows the wrong amount after a discount code";
+    let small = context(&root, json!({"task": task, "tokens": 300}));
+    let full = context(&root, json!({"task": task}));
+    let shown = |o: &Observation| o.structured.as_ref().unwrap()["functions"].as_array().unwrap().len();
+    assert!(shown(&small) < shown(&full), "{}\n---\n{}", small.text, full.text);
+    assert!(count_tokens(&small.text) <= 300, "{} tokens:\n{}", count_tokens(&small.text), small.text);
+    assert!(small.text.contains("left out: "), "{}", small.text);
+    assert!(small.text.contains("read_file(path=..., start=...)"), "{}", small.text);
+}
+
+#[test]
+fn a_focus_symbol_comes_first() {
+    let obs = context(
+        &fixture("py_shop"),
+        json!({"task": "Receipt shows the wrong amount after a discount code", "focus": "Cart.remove"}),
+    );
+    let data = obs.structured.unwrap();
+    assert_eq!(data["functions"][0]["symbol"], json!("Cart.remove"), "{}", obs.text);
+    assert!(obs.text.contains("shop/cart.py:18-21 Cart.remove (method)\n"), "{}", obs.text);
+}
+
+#[test]
+fn a_long_body_is_trimmed_around_its_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from("def parse_header(raw):\n    \"\"\"Parse one header line.\"\"\"\n");
+    for i in 0..60 {
+        body.push_str(&format!("    step_{i} = raw + {i}\n"));
+    }
+    body.push_str("    charset = raw.split(';')[1]  # the charset parameter\n");
+    for i in 60..120 {
+        body.push_str(&format!("    step_{i} = raw + {i}\n"));
+    }
+    body.push_str("    return raw\n");
+    std::fs::write(dir.path().join("headers.py"), body).unwrap();
+    let obs = context(dir.path(), json!({"task": "the charset of a header is lost by parse_header"}));
+    assert!(
+        obs.text.contains("headers.py:1-124 parse_header (function)\n 1\tdef parse_header(raw):\n"),
+        "{}",
+        obs.text
+    );
+    assert!(
+        obs.text.contains("63\t    charset = raw.split(';')[1]  # the charset parameter\n"),
+        "{}",
+        obs.text
+    );
+    assert!(obs.text.contains("⋮\n"), "{}", obs.text);
+    assert!(!obs.text.contains("step_100 = raw"), "the unmatched middle is left out:\n{}", obs.text);
+    assert_eq!(obs.structured.unwrap()["functions"][0]["whole"], json!(false));
+}
+
+#[test]
+fn a_task_without_words_or_matches_says_what_to_do() {
+    let root = fixture("py_shop");
+    let empty = context(&root, json!({"task": "  "}));
+    assert!(empty.is_error);
+    assert!(empty.text.contains("pass task="), "{}", empty.text);
+    let none = context(&root, json!({"task": "zebra quokka"}));
+    assert!(!none.is_error, "{}", none.text);
+    assert!(none.text.starts_with("nothing in the repository matches the task"), "{}", none.text);
+    let bad = context(&root, json!({"task": "x", "tokens": "many"}));
+    assert!(bad.is_error, "{}", bad.text);
+}
