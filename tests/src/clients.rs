@@ -51,6 +51,9 @@ pub enum Transport {
     /// A running `tack serve --http` at this URL, and the bearer token it asks for (`None`
     /// under `--no-auth`).
     Http { url: String, token: Option<String> },
+    /// Another MCP server over stdio (a peer measured beside tack), configured under the same
+    /// server name, so a script's tool names read `mcp__tack__<tool>`.
+    Command { program: PathBuf, args: Vec<String>, env: Vec<(String, String)> },
 }
 
 /// What a client run printed, and how it ended.
@@ -98,6 +101,11 @@ pub async fn claude(model: &ScriptedModel, transport: &Transport, cwd: &Path) ->
             json!({"type": "http", "url": url, "headers": {"Authorization": format!("Bearer {token}")}})
         }
         Transport::Http { url, token: None } => json!({"type": "http", "url": url}),
+        Transport::Command { program, args, env } => {
+            let env: serde_json::Map<String, serde_json::Value> =
+                env.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            json!({"type": "stdio", "command": program, "args": args, "env": env})
+        }
     };
     let config = home.path().join("mcp.json");
     std::fs::write(&config, json!({"mcpServers": {"tack": server}}).to_string()).expect("mcp config");
@@ -157,6 +165,15 @@ pub async fn codex(model: &ScriptedModel, transport: &Transport, cwd: &Path) -> 
                 .map(|t| format!("http_headers = {{ Authorization = {} }}\n", json!(format!("Bearer {t}"))))
                 .unwrap_or_default();
             format!("url = {}\n{headers}{COMMON}", json!(url))
+        }
+        Transport::Command { program, args, env } => {
+            let env: Vec<String> = env.iter().map(|(k, v)| format!("{k} = {}", json!(v))).collect();
+            format!(
+                "command = {}\nargs = {}\n{COMMON}[mcp_servers.tack.env]\n{}\n",
+                json!(program),
+                json!(args),
+                env.join("\n")
+            )
         }
     };
     let config = format!("{}\n[mcp_servers.tack]\n{server}", codex_provider(model));

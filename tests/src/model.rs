@@ -73,6 +73,8 @@ pub const LOCAL_MODEL: &str = "gpt-oss:20b";
 pub struct Recorded {
     pub path: String,
     pub body: Value,
+    /// When it arrived.
+    pub at: std::time::Instant,
 }
 
 impl ScriptedModel {
@@ -116,6 +118,21 @@ impl ScriptedModel {
         (0..self.state.script.len()).map_while(|i| self.state.result_of(&last, i)).collect()
     }
 
+    /// For each scripted call the client answered, the time from the turn the stand-in answered
+    /// with that call to the first turn that carries its result: the call's wall time as the
+    /// client ran it, the client's own handling included.
+    pub fn call_times(&self) -> Vec<std::time::Duration> {
+        let turns: Vec<Recorded> =
+            self.requests().into_iter().filter(|r| self.state.offers_tools(&r.body)).collect();
+        (0..self.state.script.len())
+            .map_while(|i| {
+                let asked = turns.iter().find(|t| self.state.calls_made(&t.body) == i)?;
+                let answered = turns.iter().find(|t| self.state.calls_made(&t.body) > i)?;
+                Some(answered.at.saturating_duration_since(asked.at))
+            })
+            .collect()
+    }
+
     /// The tool definitions the client sent its model for tack's tools (the first turn's).
     pub fn tool_definitions(&self) -> Vec<Value> {
         let Some(first) = self.turns().into_iter().next() else { return Vec::new() };
@@ -132,10 +149,11 @@ impl Drop for ScriptedModel {
 impl State {
     fn answer(&self, uri: &Uri, body: &Bytes) -> Response {
         let body: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
-        self.requests
-            .lock()
-            .expect("requests lock")
-            .push(Recorded { path: uri.path().to_string(), body: body.clone() });
+        self.requests.lock().expect("requests lock").push(Recorded {
+            path: uri.path().to_string(),
+            body: body.clone(),
+            at: std::time::Instant::now(),
+        });
         let path = uri.path();
         match self.api {
             Api::Anthropic if path.ends_with("/messages") => self.anthropic_turn(&body),
