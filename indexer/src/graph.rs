@@ -35,6 +35,17 @@ const MAX_CANDIDATES: usize = 8;
 /// a poor one: the call most likely goes to the library. A part keeps the number of its share.
 const SHARES: [f32; 3] = [1.0, 0.5, 0.05];
 /// [`SHARES`]' numbers.
+/// How a reference in the graph binds its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Share {
+    /// Name resolution bound it.
+    Resolved,
+    /// Same name, the receiver's type unknown.
+    Candidate,
+    /// A candidate whose name is a standard method's (`get`, `push`): a weak guess.
+    StdMethod,
+}
+
 const RESOLVED: u8 = 0;
 const CANDIDATE: u8 = 1;
 const STD_METHOD: u8 = 2;
@@ -1122,10 +1133,9 @@ impl SymbolGraph {
 
     /// The references that name definition `def` of `file`, read from what the graph was made
     /// of (nothing is resolved again): each as the referring file, the reference's index in that
-    /// file's `refs`, and whether resolution bound it (else it is a candidate: same name, the
-    /// receiver unknown), in file and reference order. Only `file` and the files joined to it
+    /// file's `refs`, and how resolution bound it, in file and reference order. Only `file` and the files joined to it
     /// can hold one, so a common name (`__init__`, `new`) costs no more than a rare one.
-    pub fn references_to(&self, file: usize, def: usize) -> Vec<(u32, u32, bool)> {
+    pub fn references_to(&self, file: usize, def: usize) -> Vec<(u32, u32, Share)> {
         let dst = 1 + def as Local;
         let mut files: Vec<u32> = self.neighbours(file).to_vec();
         files.push(file as u32);
@@ -1135,7 +1145,12 @@ impl SymbolGraph {
             let Some(out) = self.out.get(f as usize) else { continue };
             for p in out.parts.iter() {
                 if p.dst_file as usize == file && p.dst == dst {
-                    found.push((f, p.r, p.class % 3 == RESOLVED));
+                    let share = match p.class % 3 {
+                        RESOLVED => Share::Resolved,
+                        CANDIDATE => Share::Candidate,
+                        _ => Share::StdMethod,
+                    };
+                    found.push((f, p.r, share));
                 }
             }
         }
@@ -1682,7 +1697,7 @@ mod tests {
                 let mut got: Vec<(String, u32)> = graph
                     .references_to(f, d)
                     .into_iter()
-                    .filter(|(_, _, bound)| *bound)
+                    .filter(|(_, _, share)| *share == super::Share::Resolved)
                     .filter_map(|(g, r, _)| {
                         let p = &graph.files[g as usize];
                         let r = snapshot.files[p].symbols.refs.get(r as usize)?;

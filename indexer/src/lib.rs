@@ -57,7 +57,7 @@ pub use symbols::{Def, DefIter, DefKind, DefRef, DefText, Defs, FileSymbols, Nam
 pub use syntax::{SyntaxIssue, syntax_issues};
 
 // What names mean, and how files depend on each other.
-pub use graph::{Personal, Ranks, SymbolGraph};
+pub use graph::{Personal, Ranks, Share, SymbolGraph};
 pub use meaning::Target;
 pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver};
 

@@ -114,7 +114,7 @@ fn gold_functions(root: &Path, names: &[&str]) -> Vec<Gold> {
             });
         let Some(def) = def else { continue };
         let lines: Vec<&str> = source.lines().collect();
-        let at = |l: u32| lines.get(l as usize - 1).map_or("", |t| t.trim()).to_string();
+        let at = |l: u32| lines.get((l as usize).wrapping_sub(1)).map_or("", |t| t.trim()).to_string();
         let signature = at(def.line);
         let body: Vec<String> = (def.line + 1..=def.end_line)
             .map(at)
@@ -293,11 +293,15 @@ async fn main() {
             let script = match way.as_str() {
                 "context" => vec![call("context", json!({"task": report}))],
                 "search_read" => {
-                    let Some((path, line)) = &first else { continue };
-                    vec![
-                        call("search", json!({"query": report})),
-                        call("read_file", json!({"path": path, "start": line.saturating_sub(10).max(1)})),
-                    ]
+                    // A search that finds nothing is the step, and a miss.
+                    let mut s = vec![call("search", json!({"query": report}))];
+                    if let Some((path, line)) = &first {
+                        s.push(call(
+                            "read_file",
+                            json!({"path": path, "start": line.saturating_sub(10).max(1)}),
+                        ));
+                    }
+                    s
                 }
                 "grep" => {
                     let mut s = vec![call("run", json!({"command": grep}))];
@@ -311,84 +315,122 @@ async fn main() {
             };
             scripts.push((way.clone(), tack.clone(), script));
         }
-        // The peers index after tack's ways ran: codegraph writes `.codegraph/` into the tree.
-        for way in args.ways.iter().filter(|w| *w == "codegraph" || *w == "jcodemunch") {
-            let took = index_peer(way, &args.peers, &root, &jcm_store);
-            index_times.entry(way.clone()).or_default().push(took.as_secs_f64());
-            let (transport, script) = if way == "codegraph" {
-                (
-                    Transport::Command {
-                        program: args.peers.join("cg/node_modules/.bin/codegraph"),
-                        args: ["serve", "--mcp", "--no-watch", "--path"]
-                            .map(String::from)
-                            .into_iter()
-                            .chain([root.display().to_string()])
-                            .collect(),
-                        env: vec![
-                            ("DO_NOT_TRACK".into(), "1".into()),
-                            ("CODEGRAPH_NO_DAEMON".into(), "1".into()),
-                            ("HOME".into(), args.peers.join("home").display().to_string()),
-                        ],
-                    },
-                    vec![call("codegraph_explore", json!({"query": report}))],
-                )
-            } else {
-                (
-                    Transport::Command {
-                        program: args.peers.join("jcm-venv/bin/jcodemunch-mcp"),
-                        args: ["serve", "--log-level", "ERROR"].map(String::from).to_vec(),
-                        env: jcm_env(&jcm_store),
-                    },
-                    // It refuses a query over 500 characters: the report's first 500 stand in.
-                    vec![call(
-                        "get_ranked_context",
-                        json!({"repo": name, "query": report.chars().take(500).collect::<String>(), "token_budget": 3000}),
-                    )],
-                )
-            };
-            scripts.push((way.clone(), transport, script));
-        }
-        for client in &args.clients {
-            let api = if client == "claude" { Api::Anthropic } else { Api::OpenAiResponses };
-            for (way, transport, script) in &scripts {
-                let run = client_run(api, &root, transport.clone(), script.clone()).await;
-                let all = run.texts.join("\n");
-                if let Some(dir) = &args.dump {
-                    std::fs::create_dir_all(dir).expect("dump dir");
-                    std::fs::write(dir.join(format!("{name}.{client}.{way}.txt")), &all).expect("dump");
-                }
-                let first = run.texts.first().and_then(|t| first_file(t, &files));
-                let file_first = first.is_some_and(|f| gold_files.contains(&f));
-                let seen = golds.iter().any(|g| shows(&all, g));
-                let total: usize = run.tokens.iter().sum();
-                let ms: f64 = run.times.iter().map(|t| t.as_secs_f64() * 1000.0).sum();
-                println!(
-                    "{}",
-                    json!({"id": id, "repo": repo, "client": client, "way": way, "tokens": run.tokens,
+        // The peers index after tack's ways ran through every client: codegraph writes
+        // `.codegraph/` into the tree.
+        run_phase(&args, &scripts, &root, &files, &golds, &gold_files, id, repo, &name, &mut table).await;
+        let peers = peer_scripts(&args, &root, &name, report, &jcm_store, &mut index_times);
+        run_phase(&args, &peers, &root, &files, &golds, &gold_files, id, repo, &name, &mut table).await;
+    }
+    print_tables(&table, &index_times);
+}
+
+/// Indexes `root` for each peer among the ways, and the scripts that call their task tools.
+fn peer_scripts(
+    args: &Args,
+    root: &Path,
+    name: &str,
+    report: &str,
+    jcm_store: &Path,
+    index_times: &mut BTreeMap<String, Vec<f64>>,
+) -> Vec<(String, Transport, Vec<ToolCall>)> {
+    let mut scripts = Vec::new();
+    for way in args.ways.iter().filter(|w| *w == "codegraph" || *w == "jcodemunch") {
+        let took = index_peer(way, &args.peers, root, jcm_store);
+        index_times.entry(way.clone()).or_default().push(took.as_secs_f64());
+        let (transport, script) = if way == "codegraph" {
+            (
+                Transport::Command {
+                    program: args.peers.join("cg/node_modules/.bin/codegraph"),
+                    args: ["serve", "--mcp", "--no-watch", "--path"]
+                        .map(String::from)
+                        .into_iter()
+                        .chain([root.display().to_string()])
+                        .collect(),
+                    env: vec![
+                        ("DO_NOT_TRACK".into(), "1".into()),
+                        ("CODEGRAPH_NO_DAEMON".into(), "1".into()),
+                        ("HOME".into(), args.peers.join("home").display().to_string()),
+                    ],
+                },
+                vec![call("codegraph_explore", json!({"query": report}))],
+            )
+        } else {
+            (
+                Transport::Command {
+                    program: args.peers.join("jcm-venv/bin/jcodemunch-mcp"),
+                    args: ["serve", "--log-level", "ERROR"].map(String::from).to_vec(),
+                    env: jcm_env(jcm_store),
+                },
+                // It refuses a query over 500 characters: the report's first 500 stand in.
+                vec![call(
+                    "get_ranked_context",
+                    json!({"repo": name, "query": report.chars().take(500).collect::<String>(), "token_budget": 3000}),
+                )],
+            )
+        };
+        scripts.push((way.clone(), transport, script));
+    }
+    scripts
+}
+
+/// Runs each script through each client and tallies what the model received.
+#[allow(clippy::too_many_arguments)]
+async fn run_phase(
+    args: &Args,
+    scripts: &[(String, Transport, Vec<ToolCall>)],
+    root: &Path,
+    files: &[String],
+    golds: &[Gold],
+    gold_files: &[&str],
+    id: &str,
+    repo: &str,
+    name: &str,
+    table: &mut BTreeMap<(String, String, String), Tally>,
+) {
+    for client in &args.clients {
+        let api = if client == "claude" { Api::Anthropic } else { Api::OpenAiResponses };
+        for (way, transport, script) in scripts {
+            let run = client_run(api, root, transport.clone(), script.clone()).await;
+            let all = run.texts.join("\n");
+            if let Some(dir) = &args.dump {
+                std::fs::create_dir_all(dir).expect("dump dir");
+                std::fs::write(dir.join(format!("{name}.{client}.{way}.txt")), &all).expect("dump");
+            }
+            let first = run.texts.first().and_then(|t| first_file(t, files));
+            let file_first = first.is_some_and(|f| gold_files.contains(&f));
+            let seen = golds.iter().any(|g| shows(&all, g));
+            let total: usize = run.tokens.iter().sum();
+            let ms: f64 = run.times.iter().map(|t| t.as_secs_f64() * 1000.0).sum();
+            println!(
+                "{}",
+                json!({"id": id, "repo": repo, "client": client, "way": way, "tokens": run.tokens,
                            "total": total, "first_file": first, "gold_file_first": file_first,
                            "gold_functions": golds.len(), "gold_function_seen": seen,
                            "call_ms": run.times.iter().map(|t| t.as_millis() as u64).collect::<Vec<_>>(),
                            "complete": run.complete})
-                );
-                for key in [repo.to_string(), "all".to_string()] {
-                    let t = table.entry((key, client.clone(), way.clone())).or_default();
-                    t.instances += 1;
-                    t.tokens.push(total);
-                    t.file_first += usize::from(file_first);
-                    t.with_gold += usize::from(!golds.is_empty());
-                    t.gold_tokens += if golds.is_empty() { 0 } else { total };
-                    t.seen += usize::from(seen && !golds.is_empty());
-                    t.call_ms.push(ms);
-                    t.incomplete += usize::from(!run.complete);
-                }
+            );
+            for key in [repo.to_string(), "all".to_string()] {
+                let t = table.entry((key, client.clone(), way.clone())).or_default();
+                t.instances += 1;
+                t.tokens.push(total);
+                t.file_first += usize::from(file_first);
+                t.with_gold += usize::from(!golds.is_empty());
+                t.gold_tokens += if golds.is_empty() { 0 } else { total };
+                t.seen += usize::from(seen && !golds.is_empty());
+                t.call_ms.push(ms);
+                t.incomplete += usize::from(!run.complete);
             }
         }
     }
+}
+
+/// The tables, one row per repository (and "all"), client and way; the peers' indexing times.
+fn print_tables(table: &BTreeMap<(String, String, String), Tally>, index_times: &BTreeMap<String, Vec<f64>>) {
     eprintln!(
         "| repository | client | way | instances | tokens mean | median | gold file first | gold function seen | tokens per gold function seen | call ms median |"
     );
     eprintln!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-    for ((repo, client, way), t) in &table {
+    for ((repo, client, way), t) in table {
         let mut tokens = t.tokens.clone();
         tokens.sort_unstable();
         let sum: usize = tokens.iter().sum();
@@ -411,7 +453,7 @@ async fn main() {
             t.seen as f64 / t.with_gold.max(1) as f64
         );
     }
-    for (way, times) in &index_times {
+    for (way, times) in index_times {
         let mut t = times.clone();
         t.sort_by(f64::total_cmp);
         eprintln!("{way} indexing: median {:.1} s over {} checkouts", t[t.len() / 2], t.len());

@@ -147,3 +147,45 @@ fn a_task_without_words_or_matches_says_what_to_do() {
     let bad = context(&root, json!({"task": "x", "tokens": "many"}));
     assert!(bad.is_error, "{}", bad.text);
 }
+
+#[test]
+fn a_last_line_left_alone_is_shown_rather_than_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from("def parse_header(raw):\n");
+    for i in 2..47 {
+        body.push_str(&format!("    step_{i} = {i}\n"));
+    }
+    body.push_str("    charset = raw\n    step_48 = 48\n    step_49 = 49\n    return raw\n");
+    std::fs::write(dir.path().join("headers.py"), body).unwrap();
+    let obs = context(dir.path(), json!({"task": "the charset is lost by parse_header"}));
+    assert!(obs.text.contains("47\t    charset = raw\n"), "{}", obs.text);
+    assert!(obs.text.contains("49\t    step_49 = 49\n50\t    return raw\n"), "{}", obs.text);
+    assert!(!obs.text.contains("50\t    return raw\n⋮"), "{}", obs.text);
+}
+
+#[test]
+fn a_file_shorter_on_disk_than_in_the_index_shows_no_empty_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let long: String = (0..40).map(|i| format!("    total_{i} = {i}\n")).collect();
+    std::fs::write(
+        dir.path().join("totals.py"),
+        format!("def other():\n    pass\n\n\ndef compute_total(items):\n{long}"),
+    )
+    .unwrap();
+    let tb = Toolbox::new(dir.path(), Config::default(), Profile::Core, true).unwrap();
+    let ask = || {
+        tb.call(
+            &Session::new(),
+            "context",
+            json!({"task": "compute_total is wrong"}),
+            &CallContext::default(),
+        )
+        .observation
+    };
+    assert!(ask().text.contains("totals.py:5-45 compute_total (function)"));
+    // The file loses its end behind the index's back.
+    std::fs::write(dir.path().join("totals.py"), "def other():\n    pass\n").unwrap();
+    let obs = ask();
+    assert!(!obs.is_error, "{}", obs.text);
+    assert!(!obs.text.contains("totals.py:5-"), "{}", obs.text);
+}

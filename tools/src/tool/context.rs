@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_indexer::{
-    DefKind, DefRef, FileEntry, HitLine, RefKind, Resolver, Snapshot, Target, TermWeights, best_lines,
+    DefKind, DefRef, FileEntry, HitLine, RefKind, Resolver, Share, Snapshot, Target, TermWeights, best_lines,
     is_test_code, keep_strong_hits, query_terms,
 };
 
@@ -207,14 +207,15 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
     let mut used = 0usize;
     let mut shown: Vec<FunctionOut> = Vec::new();
     let room = tokens.saturating_sub(RESERVE);
-    for (rank, function) in functions.iter().enumerate() {
+    for function in &functions {
         if shown.len() == max_functions {
             break;
         }
         let Some(entry) = snapshot.files.get(&function.path) else { continue };
         let Some(def) = entry.symbols.defs.get(function.def as usize) else { continue };
         let lines = sources.lines(&function.path);
-        let tries: &[Detail] = match rank {
+        // The detail goes by the function's place among those shown.
+        let tries: &[Detail] = match shown.len() {
             0 => &[Detail::Code(40), Detail::Around(2, 6), Detail::Around(0, 6)],
             1 | 2 => &[Detail::Code(15), Detail::Around(1, 4), Detail::Around(0, 4)],
             _ => &[Detail::Code(4), Detail::Around(0, 2)],
@@ -286,13 +287,16 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
     }
     // Within the client's own length limit too: the last sections go first, and the header and
     // the closing lines count what is left.
+    // The next files go first, from the last; then sections, from the last.
     let mut text = render(&shown, &sections, &next, functions.len(), files.len());
     while !fits_budget(&text, budget) {
-        let Some((at, body, _)) = sections.pop() else { break };
-        if body {
-            shown.truncate(at);
-        } else if let Some(f) = shown.get_mut(at) {
-            (f.callers, f.callees, f.tests) = (Vec::new(), Vec::new(), Vec::new());
+        if next.pop().is_none() {
+            let Some((at, body, _)) = sections.pop() else { break };
+            if body {
+                shown.truncate(at);
+            } else if let Some(f) = shown.get_mut(at) {
+                (f.callers, f.callees, f.tests) = (Vec::new(), Vec::new(), Vec::new());
+            }
         }
         text = render(&shown, &sections, &next, functions.len(), files.len());
     }
@@ -314,7 +318,9 @@ fn render(
     ranked: usize,
     matching: usize,
 ) -> String {
-    let mut text = if shown.is_empty() {
+    let mut text = if shown.is_empty() && ranked > 0 {
+        "no function fits the budget; raise tokens=, or read the files below\n".to_string()
+    } else if shown.is_empty() {
         "no function matches the task; the files below do\n".to_string()
     } else {
         let whole = shown.iter().filter(|f| f.whole).count();
@@ -379,7 +385,13 @@ fn render_body(
     lines: &[String],
     detail: Detail,
 ) -> (String, bool) {
-    let (first, last) = (def.line.max(1), def.end_line.max(def.line).min(lines.len() as u32));
+    let first = def.line.max(1);
+    let end = def.end_line.max(first);
+    let last = end.min(lines.len() as u32);
+    // The file changed on disk since it was indexed and no longer holds the definition.
+    if first > last {
+        return (String::new(), false);
+    }
     let span = last.saturating_sub(first) + 1;
     let keep: Vec<u32> = match detail {
         Detail::Code(most) => {
@@ -436,7 +448,7 @@ fn render_body(
     };
     // A one-line gap costs what its `⋮` would: show the line instead.
     let mut filled: Vec<u32> = Vec::with_capacity(keep.len());
-    for line in keep.into_iter().chain(std::iter::once(last + 2)) {
+    for line in keep.into_iter().chain(std::iter::once(last + 1)) {
         if let Some(&before) = filled.last()
             && line == before + 2
             && before < last
@@ -448,7 +460,7 @@ fn render_body(
         }
     }
     let keep = filled;
-    let whole = keep.len() as u32 == span;
+    let whole = keep.len() as u32 == span && last == end;
     let width = keep.last().map_or(1, |l| l.to_string().len());
     let mut block = format!("{path}:{first}-{last} {} ({})\n", def.qualified(), def.kind.as_str());
     let mut previous = first.saturating_sub(1);
@@ -521,7 +533,15 @@ fn matching_lines(lines: &[String], first: u32, last: u32, terms: &[String]) -> 
 /// Whether a line is a comment in one of the languages tack reads.
 fn is_comment(text: &str) -> bool {
     let t = text.trim_start();
-    t.starts_with('#') || t.starts_with("//") || t.starts_with("/*") || t.starts_with('*')
+    // `#` starts a comment, but not an attribute (`#[cfg]`, `#!`) or a C preprocessor line;
+    // `*` continues a block comment (` * text`, ` */`), but not `*args` or `*p = 1`.
+    let preprocessor = ["#include", "#define", "#if", "#else", "#elif", "#endif", "#pragma", "#undef"];
+    let hash = t.starts_with('#')
+        && !t.starts_with("#[")
+        && !t.starts_with("#!")
+        && !preprocessor.iter().any(|p| t.starts_with(p));
+    let star = t == "*" || t.starts_with("* ") || t.starts_with("*/");
+    hash || star || t.starts_with("//") || t.starts_with("/*")
 }
 
 /// A function's callers, callees and the tests that call it, from name resolution.
@@ -544,7 +564,12 @@ fn links(snapshot: &Snapshot, resolver: &Resolver, sources: &mut Sources<'_>, fi
     let graph = snapshot.graph();
     let mut calls: Vec<(String, u32, bool)> = Vec::new();
     if let Some(g) = graph.file_index(resolver.path(file)) {
-        for (f, r, resolved) in graph.references_to(g, def as usize) {
+        for (f, r, share) in graph.references_to(g, def as usize) {
+            // A guess on a standard method's name (`.get()` on a dict) says nothing.
+            if share == Share::StdMethod {
+                continue;
+            }
+            let resolved = share == Share::Resolved;
             let path = &graph.files[f as usize];
             let Some(entry) = snapshot.files.get(path) else { continue };
             let Some(r) = entry.symbols.refs.get(r as usize) else { continue };
@@ -568,6 +593,10 @@ fn links(snapshot: &Snapshot, resolver: &Resolver, sources: &mut Sources<'_>, fi
     for (path, line, resolved) in &calls {
         let Some(entry) = snapshot.files.get(path) else { continue };
         let enclosing = enclosing_function(entry, *line);
+        // A call from a closure inside the function itself (recursion) is not a caller.
+        if *path == resolver.path(file) && enclosing == Some(def) {
+            continue;
+        }
         let key = (path.as_str(), enclosing, if enclosing.is_some() { 0 } else { *line });
         if seen.contains(&key) {
             continue;
@@ -750,5 +779,30 @@ impl<'a> Sources<'a> {
 
     fn line(&mut self, path: &str, line: u32) -> String {
         self.lines(path).get(line.saturating_sub(1) as usize).map_or(String::new(), |l| l.trim().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_comment;
+
+    #[test]
+    fn comments_are_told_from_attributes_directives_and_stars_in_code() {
+        for comment in
+            ["# a note", "    #: an attribute's doc", "// a note", "/* a block", " * more of it", " */", "*"]
+        {
+            assert!(is_comment(comment), "{comment:?}");
+        }
+        for code in [
+            "#[cfg(test)]",
+            "#!/usr/bin/env python",
+            "#include <stdio.h>",
+            "#define N 3",
+            "*args,",
+            "*p = 1;",
+            "x = 1  # trailing",
+        ] {
+            assert!(!is_comment(code), "{code:?}");
+        }
     }
 }
