@@ -7,7 +7,8 @@ Python's `sysconfig.get_paths()["stdlib"]`). The server is started over stdio, i
 and one warm-up call of each tool made; then each of the twenty tasks below is asked of
 `context` and of `search`, alternating, `--rounds` times with the rounds' tasks in a different
 order (no call repeats within a round, so no result comes from a repeated call). Prints p50 and
-p95 of each tool's wall time and the ratio of the p50s.
+p95 of each tool's wall time, the ratio of the p50s, and the server's peak RSS once warm and at
+the end.
 """
 
 import argparse
@@ -17,7 +18,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tack_rpc import Tack  # noqa: E402
+from tack_rpc import Tack, pct  # noqa: E402
 
 TASKS = [
     "json.dumps with sort_keys=True raises TypeError when keys mix int and str",
@@ -43,11 +44,6 @@ TASKS = [
 ]
 
 
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
@@ -59,6 +55,7 @@ def main():
     # Warm: the index loaded, the text index built, the tokenizer ready.
     tack.call("search", {"query": "warm up the text index"})
     tack.call("context", {"task": "warm up the function ranking"})
+    warm_rss = tack.peak_rss_kib()
     times = {"context": [], "search": []}
     sizes = []
     rng = random.Random(7)
@@ -77,6 +74,7 @@ def main():
         print(f"{tool}: p50 {pct(ms, 50):.1f} ms, p95 {pct(ms, 95):.1f} ms over {len(ms)} calls")
     print(f"context p50 / search p50: {pct(times['context'], 50) / pct(times['search'], 50):.2f}")
     print(f"context tokens: median {statistics.median(sizes):.0f}, max {max(sizes)}")
+    print(f"server peak RSS: {warm_rss} KiB once warm, {tack.peak_rss_kib()} KiB after every call")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import sysconfig
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tack_rpc import Tack  # noqa: E402
+from tack_rpc import Tack, pct  # noqa: E402
 
 
 def git_repo(path):
@@ -47,11 +47,6 @@ def link_files(root, outside, n, mixed=False):
         with open(twin, "w") as f:
             f.write(f"module.exports = {i};\n")
         os.link(twin, os.path.join(dest, f"f{i}.js"))
-
-
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 def main():

@@ -40,6 +40,20 @@ class Tack:
         result = reply["result"]
         return result.get("structuredContent"), result["content"][0]["text"], result.get("isError", False), elapsed
 
+    def peak_rss_kib(self):
+        """The server's peak resident memory so far (VmHWM), in KiB."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return 0
+
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
+
+
+def pct(values, p):
+    """The `p`th percentile of `values`, nearest rank."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]

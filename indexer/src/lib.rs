@@ -65,7 +65,7 @@ pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver};
 pub use fuzzy::{NameMatch, find_definitions};
 pub use map::{MapFile, MapSymbol, RepoMap, repo_map, repo_map_cached};
 pub use rank::{
-    Candidate, HitLine, TermWeights, Weights, best_lines, candidates, enclosing_symbol, is_test_code,
-    keep_strong_hits, named_terms, query_terms,
+    Candidate, HitLine, TermWeights, Weights, best_lines, candidates, enclosing_function, enclosing_symbol,
+    is_test_code, keep_strong_hits, named_terms, query_terms,
 };
 pub use text::{SyncStats, TextIndex};

@@ -170,7 +170,13 @@ pub(crate) fn is_test_path(path: &str) -> bool {
             *d,
             "tests" | "test" | "testing" | "benches" | "bench" | "examples" | "fuzz" | "www" | "website"
         )
-    }) || file.starts_with("test_")
+    }) || is_test_file_name(file)
+}
+
+/// Whether a file's name (without its folders) is a test's: `test_*`, or a language's test
+/// suffix or name (`*_test.go`, `*.test.ts`, `conftest.py`).
+fn is_test_file_name(file: &str) -> bool {
+    file.starts_with("test_")
         || crate::lang::specs().any(|spec| {
             spec.test_file_suffixes.iter().any(|suffix| file.ends_with(suffix))
                 || spec.test_file_names.contains(&file)
@@ -189,11 +195,7 @@ pub fn is_test_code(path: &str, entry: &FileEntry, def: Option<u32>) -> bool {
         None => ("", path),
     };
     dirs.split('/').any(|d| matches!(d, "tests" | "test" | "testing" | "__tests__"))
-        || file.starts_with("test_")
-        || crate::lang::specs().any(|spec| {
-            spec.test_file_suffixes.iter().any(|suffix| file.ends_with(suffix))
-                || spec.test_file_names.contains(&file)
-        })
+        || is_test_file_name(file)
 }
 
 /// Whether a file looks generated as one long run of code rather than written: a minified
@@ -342,13 +344,25 @@ pub struct HitLine {
 
 /// The innermost definition containing `line`, by qualified name.
 pub fn enclosing_symbol(entry: &FileEntry, line: u32) -> Option<String> {
+    innermost(entry, line).map(|d| entry.symbols.defs.at(d).qualified().to_string())
+}
+
+/// The definition `line` belongs to as a function ranking counts it (see `function_unit`): the
+/// outermost function around it, else the innermost definition; an index into the file's
+/// definitions.
+pub fn enclosing_function(entry: &FileEntry, line: u32) -> Option<u32> {
+    innermost(entry, line).map(|d| function_unit(&entry.symbols.defs, d) as u32)
+}
+
+fn innermost(entry: &FileEntry, line: u32) -> Option<usize> {
     entry
         .symbols
         .defs
         .iter()
-        .filter(|d| d.line <= line && line <= d.end_line)
-        .max_by_key(|d| (d.line, std::cmp::Reverse(d.end_line)))
-        .map(|d| d.qualified().to_string())
+        .enumerate()
+        .filter(|(_, d)| d.line <= line && line <= d.end_line)
+        .max_by_key(|(_, d)| (d.line, std::cmp::Reverse(d.end_line)))
+        .map(|(i, _)| i)
 }
 
 /// Function ranking's BM25 saturation and length normalization, the weight of the query terms a
@@ -672,6 +686,34 @@ mod tests {
             lines,
             symbols: Default::default(),
         }
+    }
+
+    /// Tests are test files and test definitions; examples and benchmarks, which rank below the
+    /// code as tests do, are not tests of it.
+    #[test]
+    fn test_code_is_a_test_file_or_a_test_definition_but_not_an_example() {
+        let plain = |path: &str, lang| file_entry(path, lang, 10, 1);
+        for path in
+            ["tests/cli.py", "pkg/test_parse.py", "cmd/root_test.go", "src/app.test.ts", "a/__tests__/b.js"]
+        {
+            let lang = crate::Lang::from_path(std::path::Path::new(path)).unwrap();
+            assert!(is_test_code(path, &plain(path, lang), None), "{path}");
+        }
+        for path in ["examples/demo.py", "benches/speed.rs", "src/parser.rs"] {
+            let lang = crate::Lang::from_path(std::path::Path::new(path)).unwrap();
+            assert!(!is_test_code(path, &plain(path, lang), None), "{path}");
+        }
+        assert!(is_test_path("examples/demo.py"), "an example still ranks as a test does");
+        let source = "def parse():\n    pass\n\nclass TestParse:\n    def check(self):\n        parse()\n";
+        let entry = FileEntry {
+            symbols: crate::extract::extract(crate::Lang::Python, source),
+            ..plain("src/parse.py", crate::Lang::Python)
+        };
+        let at = |name: &str| entry.symbols.defs.iter().position(|d| d.name() == name).map(|i| i as u32);
+        assert!(!is_test_code("src/parse.py", &entry, at("parse")));
+        assert!(is_test_code("src/parse.py", &entry, at("check")), "a method of class TestParse");
+        assert_eq!(enclosing_function(&entry, 6), at("check"));
+        assert_eq!(enclosing_function(&entry, 2), at("parse"));
     }
 
     #[test]

@@ -14,6 +14,18 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+/// tack's core tools, in the order its tool list gives them (the contract's order).
+pub const CORE_TOOLS: [&str; 9] =
+    ["context", "repo_map", "search", "read_file", "edit_file", "run", "verify", "find_tools", "call_tool"];
+
+/// [`CORE_TOOLS`] as a client names them after the server's prefix (`mcp__tack__`), sorted by
+/// name, as Claude Code lists them.
+pub fn core_tools_as(prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = CORE_TOOLS.iter().map(|n| format!("{prefix}{n}")).collect();
+    names.sort_unstable();
+    names
+}
+
 /// Calls tool `name` with the object `args` over an rmcp client and returns its result; a
 /// transport failure fails the test.
 pub async fn call(

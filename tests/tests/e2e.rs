@@ -194,20 +194,7 @@ async fn stdio_2026_client_keeps_a_fixed_list_and_uses_call_tool() {
         .await
         .expect("discover");
     let before = tool_names(&client).await;
-    assert_eq!(
-        before,
-        [
-            "context",
-            "repo_map",
-            "search",
-            "read_file",
-            "edit_file",
-            "run",
-            "verify",
-            "find_tools",
-            "call_tool"
-        ]
-    );
+    assert_eq!(before, tack_tests::CORE_TOOLS);
     let found = call(&client, "find_tools", json!({})).await;
     assert!(text(&found).contains("call them with call_tool(name, arguments)\n"), "{}", text(&found));
     assert_eq!(tool_names(&client).await, before, "2026-07-28: the list never changes per connection");

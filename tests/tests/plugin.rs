@@ -424,21 +424,7 @@ async fn claude_code_installs_the_plugin_by_path_and_hands_its_model_tacks_text(
     let definitions = model.tool_definitions();
     let mut names: Vec<&str> = definitions.iter().filter_map(|t| t["name"].as_str()).collect();
     names.sort_unstable();
-    assert_eq!(
-        names,
-        [
-            "call_tool",
-            "context",
-            "edit_file",
-            "find_tools",
-            "read_file",
-            "repo_map",
-            "run",
-            "search",
-            "verify"
-        ]
-        .map(|n| format!("mcp__plugin_tack_tack__{n}"))
-    );
+    assert_eq!(names, tack_tests::core_tools_as("mcp__plugin_tack_tack__"));
     assert!(definitions.iter().all(|t| t.get("defer_loading") != Some(&json!(true))), "{definitions:#?}");
     let tool_tokens = count_tokens(&Value::Array(definitions).to_string());
     assert!(tool_tokens <= 1_500, "tack's tool definitions take {tool_tokens} tokens through the plugin");

@@ -158,18 +158,7 @@ async fn claude_code_over_stdio_hands_its_model_tacks_text() {
     names.sort_unstable();
     assert_eq!(
         names,
-        [
-            "call_tool",
-            "context",
-            "edit_file",
-            "find_tools",
-            "read_file",
-            "repo_map",
-            "run",
-            "search",
-            "verify"
-        ]
-        .map(|n| format!("mcp__tack__{n}")),
+        tack_tests::core_tools_as("mcp__tack__"),
         "Claude Code offers the core tools directly (it sorts them by name)"
     );
     let tokens = count_tokens(&Value::Array(definitions).to_string());

@@ -164,27 +164,25 @@ fn a_last_line_left_alone_is_shown_rather_than_marked() {
 }
 
 #[test]
-fn a_file_shorter_on_disk_than_in_the_index_shows_no_empty_function() {
+fn a_file_shorter_on_disk_than_in_the_index_shows_no_empty_or_falsely_whole_function() {
     let dir = tempfile::tempdir().unwrap();
     let long: String = (0..40).map(|i| format!("    total_{i} = {i}\n")).collect();
-    std::fs::write(
-        dir.path().join("totals.py"),
-        format!("def other():\n    pass\n\n\ndef compute_total(items):\n{long}"),
-    )
-    .unwrap();
+    let file = dir.path().join("totals.py");
+    std::fs::write(&file, format!("def other():\n    pass\n\n\ndef compute_total(items):\n{long}")).unwrap();
     let tb = Toolbox::new(dir.path(), Config::default(), Profile::Core, true).unwrap();
     let ask = || {
-        tb.call(
-            &Session::new(),
-            "context",
-            json!({"task": "compute_total is wrong"}),
-            &CallContext::default(),
-        )
-        .observation
+        let args = json!({"task": "compute_total is wrong", "focus": ["compute_total"]});
+        tb.call(&Session::new(), "context", args, &CallContext::default()).observation
     };
     assert!(ask().text.contains("totals.py:5-45 compute_total (function)"));
-    // The file loses its end behind the index's back.
-    std::fs::write(dir.path().join("totals.py"), "def other():\n    pass\n").unwrap();
+    // The file changes behind the index's back (no watcher here): the index still says the
+    // function spans lines 5-45. Cut inside the function, its body is not whole.
+    std::fs::write(&file, format!("def other():\n    pass\n\n\ndef compute_total(items):\n{}", &long[..60]))
+        .unwrap();
+    let obs = ask();
+    assert_eq!(obs.structured.as_ref().unwrap()["functions"][0]["whole"], json!(false), "{}", obs.text);
+    // Cut before it, there is nothing of it to show.
+    std::fs::write(&file, "def other():\n    pass\n").unwrap();
     let obs = ask();
     assert!(!obs.is_error, "{}", obs.text);
     assert!(!obs.text.contains("totals.py:5-"), "{}", obs.text);

@@ -220,6 +220,14 @@ pub fn head_tail(text: &str, budget: Budget, marker: impl Fn(&Omission) -> Strin
     (out, omission)
 }
 
+/// `text` cut to at most `max` characters, `…` marking a cut.
+pub fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
 /// A line cut to [`LONG_LINE_BYTES`] on a character boundary, with the cut named.
 pub fn shorten_line(line: &str) -> String {
     if line.len() <= LONG_LINE_BYTES {

@@ -4,19 +4,18 @@
 //! signatures with `path:line`, then the files ranked after them. Everything is packed to a
 //! token budget in that order of value, and the result says what it left out.
 
-use std::collections::HashMap;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_indexer::{
-    DefKind, DefRef, FileEntry, HitLine, RefKind, Resolver, Share, Snapshot, Target, TermWeights, best_lines,
+    DefRef, HitLine, RefKind, Resolver, Share, Snapshot, Target, TermWeights, best_lines, enclosing_function,
     is_test_code, keep_strong_hits, query_terms,
 };
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
-use crate::observe::shape::{Budget, count_tokens, fits_budget, shorten_line};
+use crate::observe::shape::{Budget, count_tokens, cut_chars, fits_budget, shorten_line};
+use crate::tool::navigate::{LineCache, plural};
 use crate::tool::repo_map::one_or_many;
 use crate::tool::search::{RankedFiles, rank_files};
 use crate::tool::{Call, Group, Reply, Spec, Tool};
@@ -201,7 +200,7 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
             }
         }
     }
-    let mut sources = Sources::new(ws);
+    let mut sources = LineCache::new(ws);
     // Each section with the place of its function among those shown, and whether it is the body.
     let mut sections: Vec<(usize, bool, String)> = Vec::new();
     let mut used = 0usize;
@@ -369,10 +368,6 @@ fn shown_files_count(shown: &[FunctionOut]) -> usize {
     paths.sort_unstable();
     paths.dedup();
     paths.len()
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 /// A function's block: a header naming it with its path and lines, then numbered lines, `⋮`
@@ -553,7 +548,13 @@ struct Links {
     tests: Vec<Link>,
 }
 
-fn links(snapshot: &Snapshot, resolver: &Resolver, sources: &mut Sources<'_>, file: u32, def: u32) -> Links {
+fn links(
+    snapshot: &Snapshot,
+    resolver: &Resolver,
+    sources: &mut LineCache<'_>,
+    file: u32,
+    def: u32,
+) -> Links {
     let target = Target::Def { file, def };
     let (def_line, def_end) = snapshot
         .files
@@ -607,7 +608,8 @@ fn links(snapshot: &Snapshot, resolver: &Resolver, sources: &mut Sources<'_>, fi
             Some(d) => d.signature().to_string(),
             None => sources.line(path, *line),
         };
-        let link = Link { path: path.to_string(), line: *line, signature: cut(&signature) };
+        let link =
+            Link { path: path.to_string(), line: *line, signature: cut_chars(signature.trim(), LINE_CHARS) };
         if is_test {
             if out.tests.len() < TESTS {
                 out.tests.push(link);
@@ -641,34 +643,13 @@ fn links(snapshot: &Snapshot, resolver: &Resolver, sources: &mut Sources<'_>, fi
             out.callees.push(Link {
                 path: path.to_string(),
                 line: hit.line,
-                signature: cut(callee.signature()),
+                signature: cut_chars(callee.signature().trim(), LINE_CHARS),
             });
         } else {
             out.more_callees += 1;
         }
     }
     out
-}
-
-/// The outermost function around `line` (a closure's calls are its function's), else the
-/// innermost definition.
-fn enclosing_function(entry: &FileEntry, line: u32) -> Option<u32> {
-    let defs = &entry.symbols.defs;
-    let is_function = |d: &DefRef<'_>| matches!(d.kind, DefKind::Function | DefKind::Method);
-    let mut at = defs
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.line <= line && line <= d.end_line)
-        .max_by_key(|(_, d)| (d.line, std::cmp::Reverse(d.end_line)))
-        .map(|(i, _)| i as u32)?;
-    while let Some(d) = defs.get(at as usize)
-        && is_function(&d)
-        && let Some(parent) = d.parent().filter(|p| *p < at)
-        && defs.get(parent as usize).is_some_and(|p| is_function(&p))
-    {
-        at = parent;
-    }
-    Some(at)
 }
 
 fn render_links(links: &Links, path: &str, def: DefRef<'_>) -> String {
@@ -696,14 +677,6 @@ fn render_links(links: &Links, path: &str, def: DefRef<'_>) -> String {
         block.push_str(&format!("  test {}:{} {}\n", l.path, l.line, l.signature));
     }
     block
-}
-
-fn cut(text: &str) -> String {
-    let text = text.trim();
-    match text.char_indices().nth(LINE_CHARS) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
 }
 
 /// What `focus` names: definitions to show first, paths whose files rank first, and words that
@@ -752,33 +725,6 @@ impl Focus {
         self.paths
             .iter()
             .any(|p| path == p || path.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
-    }
-}
-
-/// Files' lines, read once per call.
-struct Sources<'a> {
-    ws: &'a Workspace,
-    files: HashMap<String, Vec<String>>,
-}
-
-impl<'a> Sources<'a> {
-    fn new(ws: &'a Workspace) -> Self {
-        Self { ws, files: HashMap::new() }
-    }
-
-    fn lines(&mut self, path: &str) -> &[String] {
-        let ws = self.ws;
-        self.files.entry(path.to_string()).or_insert_with(|| {
-            let bytes = ws.root().dir().read(path).unwrap_or_default();
-            String::from_utf8_lossy(&bytes)
-                .split('\n')
-                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-                .collect()
-        })
-    }
-
-    fn line(&mut self, path: &str, line: u32) -> String {
-        self.lines(path).get(line.saturating_sub(1) as usize).map_or(String::new(), |l| l.trim().to_string())
     }
 }
 

@@ -13,7 +13,7 @@ use tack_indexer::{
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
-use crate::observe::shape::{Budget, fits_budget};
+use crate::observe::shape::{Budget, cut_chars, fits_budget};
 use crate::tool::{Call, Group, Reply, Spec, Tool};
 use crate::workspace::Workspace;
 
@@ -400,7 +400,7 @@ fn hit_line(hit: &NavHit) -> String {
     format!("{}:{}: {}  ({}, {})\n", hit.path, hit.line, hit.text, hit.relation, hit.symbol)
 }
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
@@ -420,27 +420,29 @@ fn nav_hit(resolver: &Resolver, lines: &mut LineCache, hit: &Hit) -> NavHit {
 }
 
 /// Source lines read from disk once per file per call.
-struct LineCache<'a> {
+pub(crate) struct LineCache<'a> {
     ws: &'a Workspace,
     files: HashMap<String, Vec<String>>,
 }
 
 impl<'a> LineCache<'a> {
-    fn new(ws: &'a Workspace) -> Self {
+    pub(crate) fn new(ws: &'a Workspace) -> Self {
         Self { ws, files: HashMap::new() }
     }
 
-    fn line(&mut self, path: &str, line: u32) -> String {
+    /// Every line of the file at `path` (none when it cannot be read).
+    pub(crate) fn lines(&mut self, path: &str) -> &[String] {
         let ws = self.ws;
-        let lines = self.files.entry(path.to_string()).or_insert_with(|| {
+        self.files.entry(path.to_string()).or_insert_with(|| {
             let text = ws.root().dir().read(path).unwrap_or_default();
             String::from_utf8_lossy(&text).lines().map(str::to_string).collect()
-        });
-        let text = lines.get(line.saturating_sub(1) as usize).map_or("", |l| l.trim());
-        match text.char_indices().nth(TEXT_CHARS) {
-            Some((i, _)) => format!("{}…", &text[..i]),
-            None => text.to_string(),
-        }
+        })
+    }
+
+    /// Line `line` (1-based), trimmed and cut at 160 characters.
+    pub(crate) fn line(&mut self, path: &str, line: u32) -> String {
+        let text = self.lines(path).get(line.saturating_sub(1) as usize).map_or("", |l| l.trim());
+        cut_chars(text, TEXT_CHARS)
     }
 }
 
