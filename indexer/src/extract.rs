@@ -20,11 +20,12 @@ pub fn extract(lang: Lang, source: &str) -> FileSymbols {
 }
 
 /// Parses and extracts, reusing `parser` (one per thread is the fast path).
+/// A file nested past [`crate::depth`]'s bounds yields no symbols, only the reason.
 pub(crate) fn extract_with(parser: &mut Parser, lang: Lang, source: &str) -> FileSymbols {
-    parser.set_language(&lang.grammar()).expect("grammar version matches tree-sitter");
-    match parser.parse(source, None) {
-        Some(tree) => extract_from_tree(lang, source, &tree),
-        None => FileSymbols { syntax_issues: 1, ..Default::default() },
+    match crate::depth::parse_bounded(parser, lang, source) {
+        Ok(Some(tree)) => extract_from_tree(lang, source, &tree),
+        Ok(None) => FileSymbols { syntax_issues: 1, ..Default::default() },
+        Err(too_deep) => FileSymbols { too_deep: Some(too_deep), ..Default::default() },
     }
 }
 
@@ -157,6 +158,7 @@ pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
         imports,
         impls,
         exports,
+        too_deep: None,
     }
 }
 
@@ -589,14 +591,13 @@ fn signature(lang: Lang, node: Node, bytes: &[u8]) -> String {
 }
 
 fn count_issues(node: Node) -> u32 {
-    if !node.has_error() {
-        return 0;
-    }
-    if node.is_error() || node.is_missing() {
-        return 1;
-    }
-    let mut cursor = node.walk();
-    node.children(&mut cursor).map(count_issues).sum()
+    let mut count = 0;
+    crate::syntax::visit_errors(node, |node| {
+        let issue = node.is_error() || node.is_missing();
+        count += u32::from(issue);
+        !issue
+    });
+    count
 }
 
 #[cfg(test)]

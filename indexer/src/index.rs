@@ -496,6 +496,9 @@ fn parse_entry(
     } else {
         PARSER.with(|parser| crate::extract::extract_with(&mut parser.borrow_mut(), lang, &source))
     };
+    if let Some(too_deep) = symbols.too_deep {
+        tracing::warn!("{path}: {}", too_deep.reason());
+    }
     FileEntry { path, lang, size, mtime_ns, hash, lines, symbols }
 }
 

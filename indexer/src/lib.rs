@@ -21,6 +21,7 @@ mod walk;
 // Every language's knowledge, behind `lang::Language`.
 mod lang;
 // Extraction and name resolution.
+mod depth;
 mod extract;
 mod resolve;
 mod syntax;
@@ -45,15 +46,16 @@ pub use walk::Filter;
 
 // The index: snapshots of every file's symbols, kept in step with the files and saved.
 pub use index::{Beside, Index, LoadOutcome, RefreshStats};
-pub use snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
+pub use snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot, shown_path};
 pub use store::default_store;
 pub use worktree::{Donor, seed_search};
 
 // One file's symbols, and the matcher that runs the query files over its tree.
+pub use depth::{MAX_NESTING, MAX_TREE_DEPTH};
 pub use extract::{extract, extract_from_tree, parse_only};
 pub use matcher::{Capture, Layout, Patterns};
 pub use names::Pos;
-pub use symbols::{Def, DefIter, DefKind, DefRef, DefText, Defs, FileSymbols, Names, Ref, RefKind};
+pub use symbols::{Def, DefIter, DefKind, DefRef, DefText, Defs, FileSymbols, Names, Ref, RefKind, TooDeep};
 pub use syntax::{SyntaxIssue, syntax_issues};
 
 // What names mean, and how files depend on each other.

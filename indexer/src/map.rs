@@ -399,7 +399,7 @@ impl Render<'_> {
                 }
             }
             let width = shown.iter().next_back().map_or(1, |(line, _)| line.to_string().len());
-            text.push_str(&entry.path);
+            text.push_str(&crate::snapshot::shown_path(&entry.path));
             text.push_str(":\n");
             let mut last_line = 0;
             for &(line, i) in &shown {

@@ -13,6 +13,86 @@ use crate::symbols::{DefRef, FileSymbols, RefKind};
 /// How deep one resolution may chase imports, aliases and base classes.
 pub(crate) const MAX_DEPTH: u32 = 12;
 
+/// How many of a resolution's steps may be under way at once on a thread, however the depth
+/// was passed along: a language that starts a chase anew inside another (a dotted module name
+/// looked up through the module that imports it) cannot recurse past this.
+const MAX_NESTED_STEPS: usize = 96;
+
+/// How many steps one resolution may take in all: a chase that fans out (every glob import of
+/// every module) stops here.
+const MAX_STEPS: u32 = 50_000;
+
+/// A resolution under way on this thread: the steps nested now (those that name what they
+/// follow, so a cycle is seen when it closes), and the steps taken since it began.
+#[derive(Default)]
+struct Chase {
+    nested: Vec<Option<Following>>,
+    steps: u32,
+}
+
+/// What a step follows, when following it again inside itself would close a cycle that adds
+/// nothing (what it finds depends on nothing else): an import, a variable's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Following {
+    Import(u32, u32),
+    Binding(u32, u32),
+    /// A module's member by name: the file, what in it (an inline module, or whether only
+    /// public names count), and the name's hash.
+    Member(u32, u32, u64),
+}
+
+impl Following {
+    pub(crate) fn member(file: u32, within: u32, name: &str) -> Following {
+        use std::hash::BuildHasher as _;
+        Following::Member(file, within, rustc_hash::FxBuildHasher.hash_one(name))
+    }
+}
+
+std::thread_local! {
+    static CHASE: std::cell::RefCell<Chase> = std::cell::RefCell::new(Chase::default());
+}
+
+/// One step of a resolution under way; dropping it ends the step.
+#[must_use]
+pub(crate) struct Step(());
+
+impl Drop for Step {
+    fn drop(&mut self) {
+        CHASE.with_borrow_mut(|chase| {
+            chase.nested.pop();
+        });
+    }
+}
+
+/// Begins a step of name resolution, or `None` past [`MAX_NESTED_STEPS`] or [`MAX_STEPS`]:
+/// then the step finds nothing. Every lookup that may lead back into another calls this first,
+/// so no chain of imports, aliases or bases recurses without a bound.
+pub(crate) fn step() -> Option<Step> {
+    enter(None)
+}
+
+/// [`step`] for a step that follows `what`; `None` too when `what` is already being followed
+/// further up: the cycle it would close adds nothing.
+pub(crate) fn step_following(what: Following) -> Option<Step> {
+    enter(Some(what))
+}
+
+fn enter(what: Option<Following>) -> Option<Step> {
+    CHASE.with_borrow_mut(|chase| {
+        // A resolution begins when no step is under way.
+        if chase.nested.is_empty() {
+            chase.steps = 0;
+        }
+        let cycle = what.is_some() && chase.nested.contains(&what);
+        if cycle || chase.nested.len() >= MAX_NESTED_STEPS || chase.steps >= MAX_STEPS {
+            return None;
+        }
+        chase.nested.push(what);
+        chase.steps += 1;
+        Some(Step(()))
+    })
+}
+
 /// What a name can mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {

@@ -146,3 +146,40 @@ pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
         Err(_) => String::from_utf8_lossy(bytes),
     }
 }
+
+/// A path as a result shows it: a control character (a newline, a tab, an escape) or a line or
+/// paragraph separator written as an escape (`\n`, `\t`, `\u{1b}`), and so a backslash as `\\`,
+/// so no file's name can forge a line of a result or move the terminal's cursor. Names without
+/// such characters are shown as they are.
+pub fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
+    let special = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !path.chars().any(special) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\\' => out.push_str("\\\\"),
+            c if special(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod shown_path_tests {
+    use super::shown_path;
+
+    #[test]
+    fn control_characters_are_escaped_and_plain_names_kept() {
+        assert_eq!(shown_path("src/a b.py"), "src/a b.py");
+        assert_eq!(shown_path("src\\a.py"), "src\\a.py", "a backslash alone is kept");
+        assert_eq!(shown_path("a\nb.py: 3 matches"), "a\\nb.py: 3 matches");
+        assert_eq!(shown_path("x\t\u{1b}[2J\\.py"), "x\\t\\u{1b}[2J\\\\.py");
+        assert_eq!(shown_path("p\u{2028}q"), "p\\u{2028}q");
+    }
+}

@@ -651,6 +651,27 @@ impl<'a> IntoIterator for &'a Refs {
     }
 }
 
+/// Why a file was left unparsed: how deep it nests, and on which line it first passed the
+/// bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TooDeep {
+    /// The bound passed plus one: the walk stops counting there.
+    pub depth: u32,
+    /// 1-based.
+    pub line: u32,
+}
+
+impl TooDeep {
+    /// The reason, as the log and `outline` say it.
+    pub fn reason(&self) -> String {
+        format!(
+            "nested more than {} levels deep at line {}; indexed as text only",
+            self.depth.saturating_sub(1),
+            self.line
+        )
+    }
+}
+
 /// Everything one file defines and references.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileSymbols {
@@ -672,6 +693,8 @@ pub struct FileSymbols {
     pub(crate) impls: Vec<Impl>,
     /// Python `__all__`, when the module sets it.
     pub(crate) exports: Option<Vec<String>>,
+    /// Set when the file nests past a bound and was indexed as text only (no symbols).
+    pub too_deep: Option<TooDeep>,
 }
 
 impl FileSymbols {

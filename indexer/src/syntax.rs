@@ -19,35 +19,62 @@ pub struct SyntaxIssue {
     pub kind: String,
 }
 
-/// Every syntax issue in `source`, in order; empty when it parses cleanly.
+/// Every syntax issue in `source`, in order; empty when it parses cleanly. A source nested past
+/// [`crate::depth`]'s bounds is not parsed: its one issue names the line where it passed them.
 pub fn syntax_issues(lang: Lang, source: &str) -> Vec<SyntaxIssue> {
     let mut parser = Parser::new();
-    parser.set_language(&lang.grammar()).expect("grammar version matches tree-sitter");
-    let Some(tree) = parser.parse(source, None) else {
-        return vec![SyntaxIssue { line: 1, column: 1, end_line: 1, kind: "error".into() }];
+    let tree = match crate::depth::parse_bounded(&mut parser, lang, source) {
+        Ok(Some(tree)) => tree,
+        Ok(None) => return vec![SyntaxIssue { line: 1, column: 1, end_line: 1, kind: "error".into() }],
+        Err(too_deep) => {
+            let kind = format!("nesting past {} levels", too_deep.depth - 1);
+            return vec![SyntaxIssue { line: too_deep.line, column: 1, end_line: too_deep.line, kind }];
+        }
     };
     let mut issues = Vec::new();
-    collect(tree.root_node(), &mut issues);
+    visit_errors(tree.root_node(), |node| {
+        let at = node.start_position();
+        let (line, column) = (at.row as u32 + 1, at.column as u32 + 1);
+        let end_line = node.end_position().row as u32 + 1;
+        if node.is_missing() {
+            issues.push(SyntaxIssue {
+                line,
+                column,
+                end_line: line,
+                kind: format!("missing {}", node.kind()),
+            });
+            return false;
+        }
+        if node.is_error() {
+            issues.push(SyntaxIssue { line, column, end_line, kind: "error".into() });
+        }
+        true
+    });
     issues
 }
 
-fn collect(node: Node, issues: &mut Vec<SyntaxIssue>) {
-    if !node.has_error() {
-        return;
-    }
-    let at = node.start_position();
-    let (line, column) = (at.row as u32 + 1, at.column as u32 + 1);
-    let end_line = node.end_position().row as u32 + 1;
-    if node.is_missing() {
-        issues.push(SyntaxIssue { line, column, end_line: line, kind: format!("missing {}", node.kind()) });
-        return;
-    }
-    if node.is_error() {
-        issues.push(SyntaxIssue { line, column, end_line, kind: "error".into() });
-    }
+/// Calls `visit` on every node of `node`'s subtree that holds an error, in document order,
+/// descending into a node's children only when `visit` returns true. A cursor walk, not a
+/// recursion, so no tree is too deep for it.
+pub(crate) fn visit_errors<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
     let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        collect(child, issues);
+    let mut depth = 0usize;
+    loop {
+        let here = cursor.node();
+        if here.has_error() && visit(here) && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            depth -= 1;
+        }
     }
 }
 

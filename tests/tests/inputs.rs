@@ -262,3 +262,150 @@ fn a_source_file_of_hundreds_of_megabytes_is_indexed_and_searched_without_holdin
     println!("server peak memory with a 300 MB source file: {peak} MB");
     assert!(peak < 150, "the server took {peak} MB");
 }
+
+/// The server's resident memory now, in MB.
+fn rss_mb(server: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS in /proc/PID/status");
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+}
+
+#[test]
+fn import_cycles_a_self_import_an_alias_chain_and_a_file_nested_a_million_deep_index_and_serve() {
+    let repo = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = repo.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    // The one line that overflowed the stack: `a.b` is no file, so it is looked up as the name
+    // `b` of module `a`, which is this very import.
+    write("a.py", "from a.b import b\nb()\n");
+    write("cyc1.py", "from cyc2 import *\nfrom cyc1 import *\nx = y\n");
+    write("cyc2.py", "from cyc1 import *\ny = x\n");
+    let mut chain = String::from("class A0:\n    def f(self): pass\n");
+    for i in 1..10_000 {
+        chain.push_str(&format!("A{i} = A{}\n", i - 1));
+    }
+    chain.push_str("A9999().f()\n");
+    write("chain.py", &chain);
+    write("Cargo.toml", "[package]\nname = \"c\"\nversion = \"0.1.0\"\n");
+    write("src/lib.rs", "pub mod x;\npub mod y;\npub use self::x::*;\n");
+    write("src/x.rs", "pub use crate::y::*;\npub use crate::x::*;\npub fn fx() { fy(); }\n");
+    write("src/y.rs", "pub use crate::x::*;\npub use super::y::*;\npub fn fy() { fx(); }\n");
+    write("web/a.ts", "export * from './b';\nexport { g as f } from './b';\n");
+    write("web/b.ts", "export * from './a';\nexport { f as g } from './a';\nf();\n");
+    write("go.mod", "module ex\n");
+    write("p/p.go", "package p\nimport . \"ex/q\"\nfunc P() { Q() }\n");
+    write("q/q.go", "package q\nimport . \"ex/p\"\nfunc Q() { P() }\n");
+    write("inc/a.h", "#include \"b.h\"\n#include \"a.h\"\nint fa(void);\n");
+    write("inc/b.h", "#include \"a.h\"\nint fb(void) { return fa(); }\n");
+    // 2 MB nested a million deep: indexed as text only.
+    write("deep.py", &format!("deepneedle = {}{}\n", "(".repeat(1_000_000), ")".repeat(1_000_000)));
+
+    let mut server = Server::start(repo.path());
+    let (map, is_error) = server.call("repo_map", json!({}));
+    assert!(!is_error && map.contains("chain.py"), "{map}");
+    for symbol in ["b", "A9999", "fx", "f", "Q", "fa"] {
+        for tool in ["definition", "references", "callers"] {
+            let (text, _) = server.call("call_tool", json!({"name": tool, "arguments": {"symbol": symbol}}));
+            assert!(!text.is_empty(), "{tool} {symbol} answers");
+        }
+    }
+    let (text, is_error) = server.call("context", json!({"task": "A9999 f fails; b() from a.b"}));
+    assert!(!is_error, "{text}");
+
+    let (text, is_error) = server.call("search", json!({"query": "deepneedle"}));
+    assert!(!is_error && text.contains("deep.py"), "the deep file is searched as text: {text}");
+    let (text, is_error) =
+        server.call("call_tool", json!({"name": "outline", "arguments": {"path": "deep.py"}}));
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "deep.py: 0 definitions, 1 lines (nested more than 1000 levels deep at line 1; indexed as text only)"
+    );
+    let (text, is_error) =
+        server.call("edit_file", json!({"path": "deep.py", "old": "deepneedle", "new": "deep_needle"}));
+    assert!(!is_error, "{text}");
+    let log = server.log();
+    assert!(
+        log.contains("deep.py: nested more than 1000 levels deep at line 1; indexed as text only"),
+        "{log}"
+    );
+    let peak = server.peak_mb();
+    println!("server peak memory with import cycles and a file nested a million deep: {peak} MB");
+    assert!(peak < 150, "the server took {peak} MB");
+}
+
+#[test]
+fn a_search_query_over_16_kb_is_refused_and_a_long_task_is_cut_without_flooding_memory() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("a.py"), "def needle_word():\n    return 1\n").unwrap();
+    let mut server = Server::start(repo.path());
+    let (text, is_error) = server.call("search", json!({"query": "needle"}));
+    assert!(!is_error, "{text}");
+    // 15 MB of distinct words, the worst case for a query's terms.
+    let mut huge = String::with_capacity(15_000_000);
+    let mut i = 0u64;
+    while huge.len() < 15_000_000 {
+        huge.push_str(&format!("w{i:x}z "));
+        i += 1;
+    }
+    let before = rss_mb(&server);
+    let (text, is_error) = server.call("search", json!({"query": huge}));
+    assert!(is_error, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "the query is {} bytes; search takes at most 16384 (16 KB): pass the words or identifiers \
+             that matter, or give a long report to context, which cuts it itself",
+            huge.trim().len()
+        )
+    );
+    let after_search = server.peak_mb();
+    let (text, is_error) = server.call("search", json!({"query": "x".repeat(16 * 1024)}));
+    assert!(!is_error, "a query at the bound is searched: {text}");
+    // A long task is cut to its head and its distinct words, and answered.
+    let task = format!("needle_word fails\n{huge}");
+    let (text, is_error) = server.call("context", json!({"task": task}));
+    assert!(!is_error && text.contains("a.py:1-2 needle_word (function)"), "{text}");
+    let peak = server.peak_mb();
+    println!(
+        "server resident memory before a 15 MB query: {before} MB; peak after it: {after_search} MB, \
+         and after a 15 MB task: {peak} MB"
+    );
+    assert!(after_search < before + 100, "the query took the server from {before} MB to {after_search} MB");
+    assert!(peak < before + 150, "the task took the server from {before} MB to {peak} MB");
+}
+
+#[test]
+fn a_file_name_with_a_newline_a_tab_or_an_escape_is_shown_escaped_in_every_result() {
+    let repo = tempfile::tempdir().unwrap();
+    let forged = "x\nforged.py";
+    std::fs::write(repo.path().join(forged), "def needle():\n    return 1\n").unwrap();
+    std::fs::write(repo.path().join("t\tab\u{1b}[2J.py"), "from needle_user import needle\nneedle()\n")
+        .unwrap();
+    let mut server = Server::start(repo.path());
+    let calls = [
+        ("search", json!({"query": "needle"})),
+        ("search", json!({"query": "needle", "mode": "text"})),
+        ("repo_map", json!({})),
+        ("read_file", json!({"path": "."})),
+        ("read_file", json!({"path": forged})),
+        ("context", json!({"task": "needle"})),
+        ("call_tool", json!({"name": "outline", "arguments": {"path": forged}})),
+        ("call_tool", json!({"name": "symbols", "arguments": {"query": "needle"}})),
+        ("call_tool", json!({"name": "definition", "arguments": {"symbol": "needle"}})),
+        ("call_tool", json!({"name": "references", "arguments": {"symbol": "needle"}})),
+    ];
+    for (tool, arguments) in calls {
+        let (text, is_error) = server.call(tool, arguments.clone());
+        assert!(!is_error, "{tool} {arguments}: {text}");
+        assert!(text.contains("x\\nforged.py"), "{tool} {arguments} shows the name escaped:\n{text}");
+        assert!(
+            !text.lines().any(|l| l.starts_with("forged.py")),
+            "{tool} {arguments} has a forged line:\n{text}"
+        );
+        assert!(!text.contains('\u{1b}') && !text.contains("ab\t"), "{tool} {arguments}: {text:?}");
+    }
+}

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::Resolver;
-use crate::meaning::{Binder, Entry, Found, MAX_DEPTH, Target, Value};
+use crate::meaning::{Binder, Entry, Found, MAX_DEPTH, Target, Value, step};
 use crate::names::Pos;
 use crate::snapshot::Lang;
 use crate::symbols::{DefRef, FileSymbols};
@@ -92,6 +92,8 @@ impl Binder for Resolver {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
+        // Not a cycle to cut when met again: `own` may look for another name.
+        let Some(_step) = step() else { return Vec::new() };
         if !skip_own {
             let found = own(file, class, depth);
             if !found.is_empty() {

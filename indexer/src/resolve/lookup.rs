@@ -5,7 +5,9 @@
 
 use super::queries::Resolution;
 use super::{Key, Resolver, dedup};
-use crate::meaning::{Bound, Entry, Found, MAX_DEPTH, Target, Value, is_marker};
+use crate::meaning::{
+    Bound, Entry, Following, Found, MAX_DEPTH, Target, Value, is_marker, step, step_following,
+};
 use crate::names::{BindKind, NONE, Pos, ScopeKind};
 use crate::symbols::{DefKind, Ref, RefKind, innermost_scope};
 
@@ -172,6 +174,9 @@ impl Resolver {
 
     /// A bare name at a position: the innermost binding that is visible there.
     pub(crate) fn lookup_lexical(&self, file: u32, pos: Pos, name: &str, depth: u32) -> Vec<Found> {
+        let Some(_step) = step() else {
+            return Vec::new();
+        };
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -258,6 +263,9 @@ impl Resolver {
 
     /// What one scope entry means, imports followed.
     pub(crate) fn entry_found(&self, file: u32, entry: Entry, depth: u32) -> Vec<Found> {
+        let Some(_step) = step() else {
+            return Vec::new();
+        };
         match entry.bound() {
             Bound::Def(d) => vec![self.def_found(file, d)],
             Bound::Binding(b) => {
@@ -283,6 +291,9 @@ impl Resolver {
 
     /// Where an import leads.
     pub(super) fn follow_import(&self, file: u32, import: u32, depth: u32) -> Vec<Found> {
+        let Some(_step) = step_following(Following::Import(file, import)) else {
+            return Vec::new();
+        };
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -291,6 +302,7 @@ impl Resolver {
 
     /// The value a binding holds, from its hint.
     fn binding_value(&self, file: u32, binding: u32, depth: u32) -> Option<Value> {
+        let _step = step_following(Following::Binding(file, binding))?;
         if depth > MAX_DEPTH {
             return None;
         }
@@ -321,6 +333,7 @@ impl Resolver {
     /// Evaluates a qualifier such as `self.items`, `os.path`, `Cart()`, `geo::Point`,
     /// `Circle::new()` at a position.
     pub(crate) fn eval_chain(&self, file: u32, pos: Pos, chain: &str, depth: u32) -> Option<Value> {
+        let _step = step()?;
         if depth > MAX_DEPTH || chain.is_empty() || chain.contains('?') {
             return None;
         }
@@ -344,6 +357,7 @@ impl Resolver {
 
     /// The value of calling a class (an instance) or a function with an evident return type.
     fn call_result(&self, value: Value, depth: u32) -> Option<Value> {
+        let _step = step()?;
         match value {
             Value::Class(f, d) => Some(Value::Instance(f, d)),
             Value::Super(..) => Some(value),
@@ -367,6 +381,9 @@ impl Resolver {
     /// A member of a value: a module's name, a class's method or attribute (through its bases),
     /// a Rust type's associated item.
     pub(crate) fn member(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
+        let Some(_step) = step() else {
+            return Vec::new();
+        };
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -393,6 +410,9 @@ impl Resolver {
 
     /// A member as a glob import sees it: Python's `__all__` or public names.
     pub(crate) fn member_public(&self, value: Value, name: &str, depth: u32) -> Vec<Found> {
+        let Some(_step) = step() else {
+            return Vec::new();
+        };
         if depth > MAX_DEPTH {
             return Vec::new();
         }

@@ -644,4 +644,6 @@ mod queries;
 pub use queries::{AtPosition, Hit, Relation, Resolution};
 
 #[cfg(test)]
+mod cycles;
+#[cfg(test)]
 mod tests;

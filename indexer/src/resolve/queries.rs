@@ -8,6 +8,7 @@ use super::{Key, Resolver, dedup};
 use crate::lang::LANGUAGES;
 use crate::meaning::{Found, Target, is_marker};
 use crate::names::{BindKind, NONE, Pos, ScopeKind};
+use crate::snapshot::shown_path;
 use crate::symbols::RefKind;
 
 /// How a line relates to the symbol asked about.
@@ -273,9 +274,9 @@ impl Resolver {
         match target {
             Target::Def { file, def } => {
                 let d = self.def(file, def);
-                format!("{} {} ({}:{})", d.kind.as_str(), d.qualified(), self.path(file), d.line)
+                format!("{} {} ({}:{})", d.kind.as_str(), d.qualified(), shown_path(self.path(file)), d.line)
             }
-            Target::Module { file } => format!("module {}", self.path(file)),
+            Target::Module { file } => format!("module {}", shown_path(self.path(file))),
             Target::Binding { file, binding } => {
                 let symbols = self.symbols(file);
                 let b = symbols.bindings[binding as usize];
@@ -286,7 +287,7 @@ impl Resolver {
                     _ if b.scope == 0 => "variable",
                     _ => "local variable",
                 };
-                format!("{what} {} ({}:{})", symbols.text(b.name), self.path(file), { b.line })
+                format!("{what} {} ({}:{})", symbols.text(b.name), shown_path(self.path(file)), { b.line })
             }
             Target::Import { file, import } => {
                 let symbols = self.symbols(file);

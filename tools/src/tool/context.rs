@@ -4,12 +4,15 @@
 //! signatures with `path:line`, then the files ranked after them. Everything is packed to a
 //! token budget in that order of value, and the result says what it left out.
 
+use std::borrow::Cow;
+use std::collections::HashSet;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_indexer::{
     DefRef, HitLine, RefKind, Resolver, Share, Snapshot, Target, TermWeights, best_lines, enclosing_function,
-    is_test_code, keep_strong_hits, query_terms,
+    is_test_code, keep_strong_hits, query_terms, shown_path,
 };
 
 use crate::observe::lenient;
@@ -39,6 +42,12 @@ const NEXT_FILES: usize = 5;
 const RESERVE: usize = 120;
 /// A signature or a listed line is cut to this many characters.
 const LINE_CHARS: usize = 100;
+/// The longest task searched as written, in bytes; a longer one is cut by [`cut_task`].
+const MAX_TASK_BYTES: usize = 16 * 1024;
+/// Of a task cut, the head kept as written: a report's title and first lines.
+const TASK_HEAD_BYTES: usize = 4 * 1024;
+/// A longer word is no name a question means (a hash, base64, a minified line).
+const MAX_WORD_BYTES: usize = 80;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -141,6 +150,8 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
             "context needs the task: pass task=\"...\" (a bug report, a failing test's output, a request, or identifiers)",
         );
     }
+    let task = cut_task(task);
+    let task = task.as_ref();
     let tokens = (params.tokens.unwrap_or(default_tokens).max(MIN_TOKENS) as usize).min(cap.tokens);
     let budget = Budget { tokens, ..cap };
     let snapshot = ws.index().snapshot();
@@ -336,9 +347,9 @@ fn render(
         text.push_str("next files:\n");
         for (path, names) in next {
             if names.is_empty() {
-                text.push_str(&format!("  {path}\n"));
+                text.push_str(&format!("  {}\n", shown_path(path)));
             } else {
-                text.push_str(&format!("  {path}: {names}\n"));
+                text.push_str(&format!("  {}: {names}\n", shown_path(path)));
             }
         }
     }
@@ -457,7 +468,8 @@ fn render_body(
     let keep = filled;
     let whole = keep.len() as u32 == span && last == end;
     let width = keep.last().map_or(1, |l| l.to_string().len());
-    let mut block = format!("{path}:{first}-{last} {} ({})\n", def.qualified(), def.kind.as_str());
+    let mut block =
+        format!("{}:{first}-{last} {} ({})\n", shown_path(path), def.qualified(), def.kind.as_str());
     let mut previous = first.saturating_sub(1);
     for line in keep {
         if line > previous + 1 {
@@ -655,7 +667,7 @@ fn links(
 fn render_links(links: &Links, path: &str, def: DefRef<'_>) -> String {
     let mut block = String::new();
     for l in &links.callers {
-        block.push_str(&format!("  ← {}:{} {}\n", l.path, l.line, l.signature));
+        block.push_str(&format!("  ← {}:{} {}\n", shown_path(&l.path), l.line, l.signature));
     }
     if links.more_callers > 0 {
         block.push_str(&format!(
@@ -665,7 +677,7 @@ fn render_links(links: &Links, path: &str, def: DefRef<'_>) -> String {
         ));
     }
     for l in &links.callees {
-        block.push_str(&format!("  → {}:{} {}\n", l.path, l.line, l.signature));
+        block.push_str(&format!("  → {}:{} {}\n", shown_path(&l.path), l.line, l.signature));
     }
     if links.more_callees > 0 {
         block.push_str(&format!(
@@ -674,7 +686,7 @@ fn render_links(links: &Links, path: &str, def: DefRef<'_>) -> String {
         ));
     }
     for l in &links.tests {
-        block.push_str(&format!("  test {}:{} {}\n", l.path, l.line, l.signature));
+        block.push_str(&format!("  test {}:{} {}\n", shown_path(&l.path), l.line, l.signature));
     }
     block
 }
@@ -728,9 +740,52 @@ impl Focus {
     }
 }
 
+/// A task as searched: as written up to [`MAX_TASK_BYTES`]; past it, its first
+/// [`TASK_HEAD_BYTES`] (the title and first lines, which say what it is about) and then each
+/// distinct word of the rest once, in order, up to [`MAX_TASK_BYTES`] in all. Repeated lines,
+/// long dumps and encoded blobs add nothing a search can use, and the memory a search takes
+/// grows with the text it is given.
+fn cut_task(task: &str) -> Cow<'_, str> {
+    if task.len() <= MAX_TASK_BYTES {
+        return Cow::Borrowed(task);
+    }
+    let mut head_end = TASK_HEAD_BYTES;
+    while !task.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let (head, rest) = task.split_at(head_end);
+    let mut out = String::with_capacity(MAX_TASK_BYTES);
+    out.push_str(head);
+    let mut kept: HashSet<&str> = HashSet::new();
+    for word in rest.split_whitespace().filter(|w| w.len() <= MAX_WORD_BYTES) {
+        if out.len() + word.len() + 1 > MAX_TASK_BYTES {
+            break;
+        }
+        if kept.insert(word) {
+            out.push(' ');
+            out.push_str(word);
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_comment;
+    use super::{MAX_TASK_BYTES, TASK_HEAD_BYTES, cut_task, is_comment};
+
+    #[test]
+    fn a_long_task_keeps_its_head_and_each_distinct_word_of_the_rest_once() {
+        let short = "Cart.total ignores the discount";
+        assert_eq!(cut_task(short), short);
+        let head = format!("Title: Cart.total is wrong\n{}", "é".repeat(TASK_HEAD_BYTES));
+        let task = format!("{head} {}", "repeated_word other_word ".repeat(100_000));
+        let cut = cut_task(&task);
+        assert!(cut.len() <= MAX_TASK_BYTES, "{}", cut.len());
+        assert!(cut.starts_with("Title: Cart.total is wrong\néé"));
+        assert!(cut.is_char_boundary(cut.len()));
+        assert_eq!(cut.matches("repeated_word").count(), 1, "a repeated word is kept once");
+        assert_eq!(cut.matches("other_word").count(), 1);
+    }
 
     #[test]
     fn comments_are_told_from_attributes_directives_and_stars_in_code() {

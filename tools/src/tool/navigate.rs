@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_indexer::{
-    Def, DefRef, Defs, Hit, Lang, NameMatch, Pos, Resolver, Snapshot, Target, find_definitions,
+    Def, DefRef, Defs, Hit, Lang, NameMatch, Pos, Resolver, Snapshot, Target, find_definitions, shown_path,
 };
 
 use crate::observe::lenient;
@@ -387,7 +387,7 @@ fn more_line(n: usize, what: &str, rest: &[Hit], resolver: &Resolver) -> String 
     let mut files: Vec<(u32, usize)> = per_file.into_iter().collect();
     files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let top: Vec<String> =
-        files.iter().take(5).map(|(f, n)| format!("{} ({n})", resolver.path(*f))).collect();
+        files.iter().take(5).map(|(f, n)| format!("{} ({n})", shown_path(resolver.path(*f)))).collect();
     format!(
         "… {n} more {what} in {} {}, most in {}; pass within= a folder or file to narrow, or limit= (at most {MAX_LIMIT})\n",
         files.len(),
@@ -397,7 +397,7 @@ fn more_line(n: usize, what: &str, rest: &[Hit], resolver: &Resolver) -> String 
 }
 
 fn hit_line(hit: &NavHit) -> String {
-    format!("{}:{}: {}  ({}, {})\n", hit.path, hit.line, hit.text, hit.relation, hit.symbol)
+    format!("{}:{}: {}  ({}, {})\n", shown_path(&hit.path), hit.line, hit.text, hit.relation, hit.symbol)
 }
 
 pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
@@ -666,11 +666,14 @@ fn outline(ws: &Workspace, params: OutlineParams, budget: Budget) -> Observation
         bytes: budget.bytes.map(|c| c.saturating_sub(600).max(1_000)),
     };
     let header = format!(
-        "{rel}: {} {}, {} lines{}\n",
+        "{}: {} {}, {} lines{}\n",
+        shown_path(&rel),
         defs.len(),
         plural(defs.len(), "definition", "definitions"),
         entry.lines,
-        if entry.symbols.syntax_issues > 0 {
+        if let Some(too_deep) = entry.symbols.too_deep {
+            format!(" ({})", too_deep.reason())
+        } else if entry.symbols.syntax_issues > 0 {
             format!(" ({} syntax errors; what parses is shown)", entry.symbols.syntax_issues)
         } else {
             String::new()
@@ -877,7 +880,14 @@ fn symbols(ws: &Workspace, params: SymbolsParams) -> Observation {
     let shown: Vec<SymbolOut> =
         found.iter().take(limit).map(|(_, _, path, def)| symbol_out(path, *def)).collect();
     for s in &shown {
-        text.push_str(&format!("{}:{} {} {}: {}\n", s.path, s.line, s.kind, s.qualified_name, s.signature));
+        text.push_str(&format!(
+            "{}:{} {} {}: {}\n",
+            shown_path(&s.path),
+            s.line,
+            s.kind,
+            s.qualified_name,
+            s.signature
+        ));
     }
     if total > limit {
         text.push_str(&format!(

@@ -7,6 +7,7 @@ use rustix::fs::{Mode, OFlags};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tack_indexer::shown_path;
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
@@ -191,8 +192,11 @@ fn read_window(
             total: 0,
             version: Some(version),
         };
-        let text =
-            format!("[{}: empty file; version {}]", resolved.rel, out.version.as_deref().unwrap_or(""));
+        let text = format!(
+            "[{}: empty file; version {}]",
+            shown_path(&resolved.rel),
+            out.version.as_deref().unwrap_or("")
+        );
         return Ok(Observation::ok(text, json!(out)));
     }
     if start > total {
@@ -216,7 +220,7 @@ fn read_window(
     let above = start - 1;
     let below = total - end;
     let header = if above == 0 && below == 0 {
-        format!("[{}: lines {start}-{end} of {total}; version {version}]", resolved.rel)
+        format!("[{}: lines {start}-{end} of {total}; version {version}]", shown_path(&resolved.rel))
     } else {
         format!(
             "[{}: lines {start}-{end} of {total}; {above} above, {below} below; version {version}]",
@@ -258,9 +262,9 @@ fn list_directory(ws: &Workspace, resolved: &ResolvedPath) -> Observation {
     }
     entries.sort();
     let total = entries.len();
-    let mut text = format!("[{}: directory, {total} entries]\n", resolved.rel);
+    let mut text = format!("[{}: directory, {total} entries]\n", shown_path(&resolved.rel));
     for name in entries.iter().take(MAX_ENTRIES) {
-        text.push_str(name);
+        text.push_str(&shown_path(name));
         text.push('\n');
     }
     if total > MAX_ENTRIES {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_indexer::{
     Candidate, HitLine, Snapshot, TermWeights, Weights, best_lines, candidates, enclosing_symbol,
-    keep_strong_hits, named_terms, query_terms,
+    keep_strong_hits, named_terms, query_terms, shown_path,
 };
 
 use crate::observe::lenient;
@@ -25,6 +25,9 @@ use crate::workspace::Workspace;
 
 /// The most files one call may ask for.
 pub const MAX_LIMIT: u64 = 50;
+/// The longest query searched, in bytes: a query's terms, its regex or its literal are built
+/// in memory many times its size, and no question needs more.
+pub const MAX_QUERY_BYTES: usize = 16 * 1024;
 /// Hit lines shown per file.
 const HITS_PER_FILE: usize = 3;
 /// A hit line is cut to this many characters.
@@ -123,6 +126,13 @@ fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observati
     let query = params.query.trim();
     if query.is_empty() {
         return Observation::error("cannot search for an empty query; pass query=\"...\"");
+    }
+    if query.len() > MAX_QUERY_BYTES {
+        return Observation::error(format!(
+            "the query is {} bytes; search takes at most {MAX_QUERY_BYTES} (16 KB): pass the words or \
+             identifiers that matter, or give a long report to context, which cuts it itself",
+            query.len()
+        ));
     }
     let limit = params.limit.unwrap_or(default_limit).clamp(1, MAX_LIMIT) as usize;
     let mode = params.mode.unwrap_or_default();
@@ -446,8 +456,8 @@ fn render(query: &str, mode: Mode, path: Option<&str>, out: SearchOutput) -> Obs
     let mut text = format!("{} matches in {} files\n", out.total_matches, out.total_files);
     for result in &out.results {
         match mode {
-            Mode::Auto | Mode::Symbol => text.push_str(&format!("{}\n", result.path)),
-            _ => text.push_str(&format!("{} ({})\n", result.path, result.score as u64)),
+            Mode::Auto | Mode::Symbol => text.push_str(&format!("{}\n", shown_path(&result.path))),
+            _ => text.push_str(&format!("{} ({})\n", shown_path(&result.path), result.score as u64)),
         }
         let width = result.hits.iter().map(|h| h.line.to_string().len()).max().unwrap_or(1);
         for hit in &result.hits {

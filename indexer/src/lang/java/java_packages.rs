@@ -57,6 +57,8 @@ impl Packages {
 
     /// The top-level types of a package named `name`.
     fn package_member(&self, r: &dyn Binder, files: &[u32], name: &str, depth: u32) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        let Some(_step) = crate::meaning::step() else { return Vec::new() };
         let mut found = Vec::new();
         for &f in files {
             let Some(id) = r.name_id(f, name) else { continue };
@@ -105,6 +107,8 @@ impl Packages {
 
     /// What a dotted path names: the longest package it starts with, then types and members.
     fn resolve_path(&self, r: &dyn Binder, path: &str, depth: u32) -> Option<Value> {
+        // A chase of its own, bounded with the resolver's.
+        let _step = crate::meaning::step()?;
         let parts: Vec<&str> = path.split('.').collect();
         for k in (0..=parts.len()).rev() {
             let package = parts[..k].join(".");

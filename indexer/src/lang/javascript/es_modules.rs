@@ -113,6 +113,9 @@ impl EsModules {
 
     /// A module's top-level names (definitions, bindings, imports), then its `export * from`.
     fn module_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        let following = crate::meaning::Following::member(file, 0, name);
+        let Some(_step) = crate::meaning::step_following(following) else { return Vec::new() };
         r.top_level_then_globs(file, name, depth, &|from, spec| self.resolve(r, from, spec))
     }
 

@@ -124,6 +124,9 @@ impl Modules {
     /// A name a module defines, binds or imports; a submodule of a package. `public`: as a
     /// `from m import *` sees it (`__all__`, else names without a leading underscore).
     fn module_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32, public: bool) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        let following = crate::meaning::Following::member(file, u32::from(public), name);
+        let Some(_step) = crate::meaning::step_following(following) else { return Vec::new() };
         if depth > MAX_DEPTH {
             return Vec::new();
         }

@@ -337,6 +337,9 @@ impl Modules {
 
     /// The items, `use` names and glob-imported names of a module.
     fn module_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        // Not cut as a cycle: the glob answers kept above depend on the whole search.
+        let Some(_step) = crate::meaning::step() else { return Vec::new() };
         if depth > MAX_DEPTH {
             return Vec::new();
         }
@@ -484,6 +487,8 @@ impl Modules {
 
     /// What a path (`crate::geo::Point`, `super::Shape`, `Self::new`, `geo`) means at a position.
     fn resolve_path_at(&self, r: &dyn Binder, file: u32, pos: Pos, path: &str, depth: u32) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        let Some(_step) = crate::meaning::step() else { return Vec::new() };
         if depth > MAX_DEPTH || path.is_empty() {
             return Vec::new();
         }
