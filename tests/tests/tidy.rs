@@ -360,3 +360,24 @@ fn scm_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// The README opens with the test command, which is the script that installs what the tests
+/// need and runs them, and CI runs exactly that script: a fresh machine needs no step the README
+/// does not name.
+#[test]
+fn the_readmes_test_command_is_the_installing_script_ci_runs() {
+    let root = workspace();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("a first sh block");
+    let commands: Vec<&str> = block.lines().map(|l| l.split('#').next().unwrap().trim()).collect();
+    assert_eq!(commands.get(1), Some(&"scripts/test"), "the README's second command:\n{block}");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    let ci_tests: Vec<&str> =
+        ci.lines().filter(|l| l.contains("cargo test") || l.contains("scripts/test")).collect();
+    assert_eq!(ci_tests, ["scripts/test"], "CI runs the tests only through the README's command");
+    let script = std::fs::read_to_string(root.join("scripts/test")).unwrap();
+    assert!(script.trim_end().ends_with("exec cargo test --workspace \"$@\""), "{script}");
+    for package in ["python3-venv", "nodejs npm", "golang-go", "cmake", "g++", "maven", "gradle"] {
+        assert!(script.contains(&format!("need {package}")), "scripts/test installs {package} when missing");
+    }
+}
