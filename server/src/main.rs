@@ -3,6 +3,7 @@
 
 mod agents;
 mod http;
+mod listener;
 mod mcp;
 mod memory;
 mod pool;
@@ -50,10 +51,16 @@ enum Command {
         read_only: bool,
         #[command(flatten)]
         overrides: OutputFlags,
-        /// The token every HTTP request must carry as `Authorization: Bearer TOKEN`. Without
-        /// it, tack makes one and saves it (mode 0600) as `<index dir>/state/http-token`, reused
-        /// at the next start, and logs that path; clients pass it as a header (Claude Code:
-        /// `claude mcp add --transport http tack URL --header "Authorization: Bearer $(cat PATH)"`).
+        /// A file holding the token every HTTP request must carry as `Authorization: Bearer
+        /// TOKEN`: a regular file of yours that no one else may read or write (mode 0600).
+        /// Also from the variable TACK_HTTP_TOKEN. Without either, tack makes a token and saves
+        /// it (mode 0600) as `<index dir>/state/http-token`, reused at the next start, and logs
+        /// that path; clients pass it as a header (Claude Code: `claude mcp add --transport http
+        /// tack URL --header "Authorization: Bearer $(cat PATH)"`).
+        #[arg(long, value_name = "PATH", conflicts_with_all = ["no_auth", "token"])]
+        token_file: Option<PathBuf>,
+        /// The token itself; every local user can read it in tack's command line (ps,
+        /// /proc/PID/cmdline), so prefer --token-file or TACK_HTTP_TOKEN.
         #[arg(long, value_name = "TOKEN", conflicts_with = "no_auth")]
         token: Option<String>,
         /// Serve HTTP on a loopback address without a token, as before tack asked for one there:
@@ -190,6 +197,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             profile,
             read_only,
             overrides,
+            token_file,
             token,
             no_auth,
             session_timeout,
@@ -200,6 +208,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     "tack: --no-auth is refused beyond loopback ({addr}): anyone who reaches it could run commands in the root; drop --no-auth and pass the saved token, or bind 127.0.0.1"
                 );
                 return Ok(ExitCode::from(2));
+            }
+            // The token given is checked before the workspace opens, so a refused file fails fast.
+            let mut given = None;
+            if http.is_some() && !no_auth {
+                match http::given_token(token, token_file.as_deref()) {
+                    Ok(auth) => given = auth,
+                    Err(err) => {
+                        eprintln!("tack: {err:#}");
+                        return Ok(ExitCode::from(2));
+                    }
+                }
             }
             let profile = match profile {
                 ProfileArg::Core => Profile::Core,
@@ -230,7 +249,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let session_timeout = std::time::Duration::from_secs(session_timeout.max(1));
             let limits = SessionLimits { idle: session_timeout, max: max_sessions.max(1) };
-            runtime.block_on(serve(toolbox, http, Token { given: token, no_auth }, limits))?;
+            runtime.block_on(serve(toolbox, http, Token { given, no_auth }, limits))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Map { root, focus, tokens } => {
@@ -339,7 +358,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let outcome = setup::run(&request)?;
             println!("{}", outcome.message());
             if let Some(auth) = auth.filter(|_| project) {
-                let file = auth.file.map_or("<the token tack printed>".into(), |f| f.display().to_string());
+                let file = auth.file().map_or("<the token tack printed>".into(), |f| f.display().to_string());
                 println!(
                     "the client reads the token from ${var}: export {var}=\"$(cat {file})\"",
                     var = setup::TOKEN_VAR
@@ -539,10 +558,11 @@ struct SessionLimits {
     max: usize,
 }
 
-/// How HTTP requests are authenticated: the `--token` given, else the saved one, or none with
-/// `--no-auth` (loopback only, checked before the workspace opens).
+/// How HTTP requests are authenticated: the token given (`--token-file`, `TACK_HTTP_TOKEN`,
+/// `--token`), else the saved one, or none with `--no-auth` (loopback only, checked before the
+/// workspace opens).
 struct Token {
-    given: Option<String>,
+    given: Option<http::Auth>,
     no_auth: bool,
 }
 
@@ -564,7 +584,7 @@ async fn serve(
                     );
                     None
                 }
-                Token { given: Some(token), .. } => Some(http::Auth { token, file: None }),
+                Token { given: Some(auth), .. } => Some(auth),
                 Token { given: None, .. } => Some(http::saved_token(state_dir.as_deref())?),
             };
             http::serve(shared, addr, auth, limits.idle, limits.max).await

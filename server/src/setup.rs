@@ -1,7 +1,8 @@
 //! `tack setup claude|codex`: adds tack to a client's configuration, once.
 //!
 //! Claude Code is configured through `claude mcp add` when `claude` is on PATH (it owns its
-//! file's format), else by editing the file it reads. Codex is always configured by editing its
+//! file's format), else by editing the file it reads; an entry holding the HTTP token is always
+//! written to the file, since no token goes on a command line another user could read. Codex is always configured by editing its
 //! `config.toml` with `toml_edit`: `codex mcp add` can write neither a project's
 //! `.codex/config.toml` nor `http_headers`, and an edit keeps the user's comments and order.
 //! Either way only tack's own entry changes, and a second run changes nothing.
@@ -18,7 +19,7 @@ const NAME: &str = "tack";
 
 /// The variable a project's configuration reads the HTTP token from: a file the repository may
 /// commit never holds the token itself.
-pub const TOKEN_VAR: &str = "TACK_HTTP_TOKEN";
+pub use crate::http::TOKEN_VAR;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Client {
@@ -123,6 +124,11 @@ fn entry(req: &Request) -> anyhow::Result<Entry> {
     }
 }
 
+/// Whether the entry holds the token itself (rather than the name of a variable holding it).
+fn holds_token(entry: &Entry) -> bool {
+    matches!(entry, Entry::Http { header, .. } if !header.starts_with("Bearer ${"))
+}
+
 fn describe(entry: &Entry) -> String {
     match entry {
         Entry::Stdio { command, args } => format!("{command} {} (stdio)", args.join(" ")),
@@ -156,8 +162,10 @@ fn claude(req: &Request, want: &Entry) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Changed(format!("would have {message}")));
     }
     match &req.claude {
-        Some(claude) => claude_cli(claude, req, want, scope, have.is_some())?,
-        None => {
+        // `claude mcp add --header` would put the token on a command line, which every local
+        // user can read while it runs: an entry that holds the token is written to the file.
+        Some(claude) if !holds_token(want) => claude_cli(claude, req, want, scope, have.is_some())?,
+        _ => {
             let text = text.unwrap_or_else(|| "{}".to_string());
             write_atomic(&file, &set_claude_entry(&text, want, &file)?)?;
         }

@@ -190,6 +190,8 @@ pub struct HttpServer {
     pub child: Child,
     pub url: String,
     pub token: Option<String>,
+    /// The lines it logged before it served.
+    pub log: Vec<String>,
 }
 
 impl HttpServer {
@@ -216,14 +218,23 @@ impl HttpServer {
 pub fn token_from_log(line: &str) -> Option<String> {
     let rest = line.strip_prefix("tack: requests need Authorization: Bearer ")?;
     match rest.strip_prefix("<the token in ").and_then(|r| r.strip_suffix('>')) {
-        Some(path) => Some(std::fs::read_to_string(path).expect("the saved token is readable")),
+        Some(path) => {
+            Some(std::fs::read_to_string(path).expect("the saved token is readable").trim().to_string())
+        }
         None => Some(rest.trim().to_string()),
     }
 }
 
 /// Starts `tack serve --http` on a free loopback port and waits until it listens.
 pub async fn start_http(root: &Path, extra: &[&str]) -> HttpServer {
-    let mut child = Command::new(tack_binary())
+    start_http_as(root, extra, |_| {}).await
+}
+
+/// [`start_http`], with `prepare` applied to the command before it starts (an environment
+/// variable, a `pre_exec`).
+pub async fn start_http_as(root: &Path, extra: &[&str], prepare: impl FnOnce(&mut Command)) -> HttpServer {
+    let mut command = Command::new(tack_binary());
+    command
         .args(["serve", "--http", "127.0.0.1:0", "--root"])
         .arg(root)
         .args(extra)
@@ -231,28 +242,30 @@ pub async fn start_http(root: &Path, extra: &[&str]) -> HttpServer {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("tack starts");
+        .kill_on_drop(true);
+    prepare(&mut command);
+    let mut child = command.spawn().expect("tack starts");
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = BufReader::new(stderr).lines();
     let given =
         extra.iter().position(|a| *a == "--token").and_then(|i| extra.get(i + 1)).map(|t| t.to_string());
-    let (url, token) = tokio::time::timeout(Duration::from_secs(30), async {
+    let (url, token, log) = tokio::time::timeout(Duration::from_secs(30), async {
         let mut token = given;
+        let mut log = Vec::new();
         while let Ok(Some(line)) = lines.next_line().await {
             if let Some(url) = line.strip_prefix("tack: serving MCP at ") {
-                return (url.trim().to_string(), token);
+                return (url.trim().to_string(), token, log);
             }
             token = token.or_else(|| token_from_log(&line));
+            log.push(line);
         }
-        panic!("tack exited before serving");
+        panic!("tack exited before serving:\n{}", log.join("\n"));
     })
     .await
     .expect("tack serves within 30 s");
     // Keep draining stderr so the server never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    HttpServer { child, url, token }
+    HttpServer { child, url, token, log }
 }
 
 /// Live processes whose command line is exactly `argv` (zombies count as dead). Commands run in
@@ -283,3 +296,25 @@ pub fn wait_for_processes(argv: &[&str], secs: u64, want: impl Fn(&[u32]) -> boo
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The whole response to a raw POST of `body` to `url` with extra header lines (each ending in
+/// `\r\n`) on a connection of its own; what arrived within 10 s.
+pub async fn raw_post(url: &str, headers: &str, body: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let (host, path) = rest.split_once('/').expect("a path");
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let Ok(mut stream) = tokio::net::TcpStream::connect(host).await else { return String::new() };
+    if stream.write_all(request.as_bytes()).await.is_err() {
+        return String::new();
+    }
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response)).await;
+    String::from_utf8_lossy(&response).into_owned()
+}
+
+/// A JSON-RPC `initialize` request, the first a client sends.
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;

@@ -156,3 +156,58 @@ async fn a_local_model_through_codex_oss_gets_every_result_within_an_eighth_of_i
         assert!(tokens <= 2_000, "{} took {tokens} tokens of a 16,000-token window:\n{result}", call.name);
     }
 }
+
+/// `tack setup` never puts the HTTP token on a command line (where every local user can read
+/// it): with a `claude` and a `codex` on PATH that record their arguments, the token reaches
+/// each client's file, and no argument any of them was started with.
+#[test]
+fn setup_never_puts_the_http_token_on_a_command_line() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let repo = sample_repo();
+    let home = tempfile::tempdir().unwrap();
+    let index = tempfile::tempdir().unwrap();
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let argv = home.path().join("argv");
+    for client in ["claude", "codex"] {
+        let script = format!("#!/bin/sh\necho \"{client} $*\" >> '{}'\n", argv.display());
+        std::fs::write(bin.join(client), script).unwrap();
+        std::fs::set_permissions(bin.join(client), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let setup = |args: &[&str]| {
+        stdout_of(
+            Command::new(tack_binary())
+                .arg("setup")
+                .args(args)
+                .args(["--index-dir", index.path().to_str().unwrap()])
+                .current_dir(repo.path())
+                .env("HOME", home.path())
+                .env("CODEX_HOME", home.path())
+                .env("PATH", &path),
+        )
+    };
+    let url = "http://127.0.0.1:8765/mcp";
+
+    // Over stdio Claude Code's own CLI adds tack (so the recorder is the one that runs).
+    setup(&["claude"]);
+    let calls = std::fs::read_to_string(&argv).unwrap();
+    assert!(calls.starts_with("claude mcp add -s user tack -- "), "{calls}");
+
+    setup(&["claude", "--http", url]);
+    setup(&["codex", "--http", url]);
+    setup(&["claude", "--http", url, "--project"]);
+    let token = std::fs::read_to_string(index.path().join("state/http-token")).unwrap();
+    let calls = std::fs::read_to_string(&argv).unwrap();
+    assert!(!calls.contains(&token), "a client was started with the token on its command line:\n{calls}");
+    // The project's file names the variable, through Claude Code's CLI.
+    assert!(calls.contains("Authorization: Bearer ${TACK_HTTP_TOKEN}"), "{calls}");
+
+    // The token is in the user's files, where the clients read it.
+    let claude: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(claude["mcpServers"]["tack"]["url"], json!(url));
+    assert_eq!(claude["mcpServers"]["tack"]["headers"]["Authorization"], json!(format!("Bearer {token}")));
+    let codex = std::fs::read_to_string(home.path().join("config.toml")).unwrap();
+    assert!(codex.contains(&format!("http_headers = {{ Authorization = \"Bearer {token}\" }}")), "{codex}");
+}
