@@ -69,6 +69,17 @@ mod tests {
         }
     }
 
+    /// An output schema drops `null` from its types (absent is how tack spells "none"), so a
+    /// result field that may be `null` must be left out when empty, or the result breaks the
+    /// schema and clients that check it (the official Python SDK) refuse it.
+    #[test]
+    fn results_omit_what_they_lack_rather_than_send_null() {
+        for tool in all() {
+            let nullable = (tool.required_nullable)();
+            assert!(nullable.is_empty(), "{} may send null in {nullable:?}", tool.spec.name);
+        }
+    }
+
     #[test]
     fn input_schemas_are_plain_objects() {
         for tool in all() {
