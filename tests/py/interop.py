@@ -125,6 +125,24 @@ async def exercise(label, target, mode, structured):
             check(after == CORE + ["read_output"], f"{label}: discovery adds read_output ({version}), got {after}")
         else:
             check(after == CORE, f"{label}: list fixed on {version}, got {after}")
+        # done before any verify: the gate names no verified tree, and leaves the field out (the
+        # SDK checks the result against done's output schema, which has no null in it).
+        if version < "2026-07-28":
+            await client.call_tool("find_tools", {"query": "done"})
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            check("done" in listed, f"{label}: find_tools adds done")
+            res = await client.call_tool("done", {})
+            if structured:
+                schemas["done"] = listed["done"].output_schema
+        else:
+            res = await client.call_tool("call_tool", {"name": "done", "arguments": {}, **keep})
+        check(not res.is_error and text_of(res).startswith("not done"), f"{label}: done answers {text_of(res)[:80]!r}")
+        if structured:
+            data = res.structured_content or {}
+            check(data.get("done") is False and "verified_tree" not in data and None not in data.values(),
+                  f"{label}: structured done leaves out what it lacks: {data}")
+            if version < "2026-07-28":
+                data_of("done", res)
         print(f"ok {label}: protocol {version}, {len(names)} tools", flush=True)
         return tool_dump(tools)
 

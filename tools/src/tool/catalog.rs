@@ -69,6 +69,20 @@ mod tests {
         }
     }
 
+    /// An output schema drops `null` from its types (absent is how tack spells "none"), so a
+    /// result field that may be `null` must be left out when empty, or the result breaks the
+    /// schema and clients that check it (the official Python SDK) refuse it.
+    #[test]
+    fn results_omit_what_they_lack_rather_than_send_null() {
+        let nullable: Vec<String> = all()
+            .iter()
+            .flat_map(|tool| {
+                (tool.required_nullable)().into_iter().map(|f| format!("{}: {f}", tool.spec.name))
+            })
+            .collect();
+        assert!(nullable.is_empty(), "results that may send null: {nullable:?}");
+    }
+
     #[test]
     fn input_schemas_are_plain_objects() {
         for tool in all() {

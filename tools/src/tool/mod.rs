@@ -260,6 +260,9 @@ pub(crate) struct Entry {
     pub trace: fn(Option<&Value>) -> Option<(&'static str, Value)>,
     pub target: fn(&Value) -> Option<&str>,
     pub failure: fn(&Observation) -> Option<String>,
+    /// The result's required fields that may serialize as `null` (a test keeps it empty).
+    #[cfg(test)]
+    pub required_nullable: fn() -> Vec<String>,
 }
 
 impl Entry {
@@ -277,6 +280,8 @@ impl Entry {
             trace: T::trace,
             target: T::target,
             failure: T::failure,
+            #[cfg(test)]
+            required_nullable: schema::required_nullable::<T::Output>,
         }
     }
 

@@ -102,7 +102,8 @@ pub struct DoneOutput {
     pub done: bool,
     pub verified_since_last_edit: bool,
     /// The tree the last passing verify checked (16 hex digits over every indexed file's path
-    /// and content), while nothing has changed since.
+    /// and content), while nothing has changed since; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verified_tree: Option<String>,
     /// The checks that passing verify ran.
     pub checks_run: Vec<String>,
@@ -140,6 +141,14 @@ pub struct Handoff {
     /// The plan when the note was written.
     #[serde(default)]
     pub plan: Vec<PlanStep>,
+}
+
+/// What `handoff` answers: the note it saved or read, with what tack recorded beside it; an
+/// empty object when no note was saved.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HandoffOutput {
+    #[serde(flatten)]
+    pub saved: Option<Handoff>,
 }
 
 impl Handoff {
@@ -364,7 +373,7 @@ pub(crate) struct HandoffTool;
 
 impl Tool for HandoffTool {
     type Params = HandoffParams;
-    type Output = Handoff;
+    type Output = HandoffOutput;
     const SPEC: Spec = Spec {
         reads: false,
         annotations: RECORDS,
@@ -389,7 +398,7 @@ fn handoff(ws: &Workspace, session: &Session, params: HandoffParams) -> Observat
             Ok(Some(handoff)) => Observation::ok(handoff.render(), json!(handoff)),
             Ok(None) => Observation::ok(
                 "no handoff note saved; write one with handoff(note=\"what was done, what is left\")\n",
-                json!({}),
+                json!(HandoffOutput { saved: None }),
             ),
             Err(err) => Observation::error(err.to_string()),
         };

@@ -39,6 +39,61 @@ pub(crate) fn gated(mut map: Map<String, Value>) -> Map<String, Value> {
     map
 }
 
+/// The fields of `T`, as it serializes, that are required and yet may be `null` (an `Option`
+/// without `skip_serializing_if`), by their path such as `checks[].exit`. The output schema
+/// drops `null` from every type, so such a field, when empty, breaks the tool's own schema.
+#[cfg(test)]
+pub(crate) fn required_nullable<T: JsonSchema>() -> Vec<String> {
+    let schema = settings().for_serialize().into_generator().into_root_schema_for::<T>();
+    let mut found = Vec::new();
+    find_required_nullable(&schema.to_value(), "", &mut found);
+    found
+}
+
+#[cfg(test)]
+fn find_required_nullable(schema: &Value, path: &str, found: &mut Vec<String>) {
+    let Value::Object(map) = schema else { return };
+    let required: Vec<&str> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if let Some(Value::Object(props)) = map.get("properties") {
+        for (name, prop) in props {
+            let at = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+            if required.contains(&name.as_str()) && admits_null(prop) {
+                found.push(at.clone());
+            }
+            find_required_nullable(prop, &at, found);
+        }
+    }
+    if let Some(items) = map.get("items") {
+        find_required_nullable(items, &format!("{path}[]"), found);
+    }
+    for combinator in ["anyOf", "oneOf", "allOf"] {
+        for variant in map.get(combinator).and_then(Value::as_array).into_iter().flatten() {
+            find_required_nullable(variant, path, found);
+        }
+    }
+}
+
+#[cfg(test)]
+fn admits_null(schema: &Value) -> bool {
+    let has_null = |key: &str| match schema.get(key) {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(values)) => values.iter().any(|v| v.is_null() || v == "null"),
+        _ => false,
+    };
+    has_null("type")
+        || schema.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(Value::is_null))
+        || schema.get("const") == Some(&Value::Null)
+        || ["anyOf", "oneOf"]
+            .iter()
+            .any(|c| schema.get(*c).and_then(Value::as_array).is_some_and(|vs| vs.iter().any(admits_null)))
+}
+
 /// Draft 2020-12 (the MCP default) with every subschema inlined: no `$defs` to chase.
 fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)

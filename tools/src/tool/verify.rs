@@ -46,7 +46,8 @@ pub struct CheckResult {
     pub name: String,
     /// The command as run, scope included.
     pub command: String,
-    /// The exit code; absent when the check was stopped or killed by a signal.
+    /// The exit code; absent when the check was skipped, stopped or killed by a signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<i32>,
     pub passed: u64,
     pub failed: u64,
