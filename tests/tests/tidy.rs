@@ -220,7 +220,8 @@ fn code_outside_lang(crate_src: &str) -> Vec<(String, String)> {
     rust_files(&workspace().join(crate_src), &mut files);
     files
         .iter()
-        .filter(|f| !f.ends_with("tests.rs"))
+        // Test modules: `tests.rs`, and a file of tests beside it (`cycle_tests.rs`).
+        .filter(|f| !f.to_string_lossy().ends_with("tests.rs"))
         .map(|f| (f.strip_prefix(workspace()).unwrap().display().to_string(), f))
         .filter(|(rel, _)| !rel.starts_with("indexer/src/lang/"))
         .map(|(rel, f)| {

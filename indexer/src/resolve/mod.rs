@@ -644,6 +644,6 @@ mod queries;
 pub use queries::{AtPosition, Hit, Relation, Resolution};
 
 #[cfg(test)]
-mod cycles;
+mod cycle_tests;
 #[cfg(test)]
 mod tests;
