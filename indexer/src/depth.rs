@@ -2,8 +2,9 @@
 //! never parsed whole, so no parse costs more than its size and no walk of a tree recurses
 //! without a bound.
 //!
-//! tree-sitter's memory grows with nesting as well as size (a 2 MB file of a million nested
-//! parentheses cost 535 MB to parse), and the extractor's helpers walk a tree recursively. Two
+//! tree-sitter's memory grows with nesting as well as size (indexing a 2 MB file of a million
+//! nested parentheses peaked at 758 MB, BENCHMARKS.md), and the extractor's helpers walk a tree
+//! recursively. Two
 //! checks keep both bounded: brackets are counted before the parse, and the tree's depth is
 //! measured, without recursion, after it (a chain of `+` or `.` nests without brackets).
 
@@ -16,8 +17,8 @@ use crate::symbols::TooDeep;
 /// site-packages and the cargo registry's sources is 206 (brackets in strings counted too).
 pub const MAX_NESTING: u32 = 1_000;
 
-/// The deepest syntax tree walked. Real trees stay well under it (BENCHMARKS.md); a recursive
-/// walk this deep uses a few hundred KB of a thread's 2 MB stack.
+/// The deepest syntax tree walked: twice the bracket bound, since an expression in brackets
+/// takes about two levels of the tree. It bounds how deep the extractor's recursive helpers go.
 pub const MAX_TREE_DEPTH: u32 = 2_000;
 
 /// Where `source` first nests brackets deeper than [`MAX_NESTING`], if it does.

@@ -37,7 +37,8 @@ pub(crate) enum Following {
     Import(u32, u32),
     Binding(u32, u32),
     /// A module's member by name: the file, what in it (an inline module, or whether only
-    /// public names count), and the name's hash.
+    /// public names count), and the name's 64-bit hash (a collision would only end one chase
+    /// early).
     Member(u32, u32, u64),
 }
 

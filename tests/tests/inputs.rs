@@ -306,10 +306,21 @@ fn import_cycles_a_self_import_an_alias_chain_and_a_file_nested_a_million_deep_i
     let mut server = Server::start(repo.path());
     let (map, is_error) = server.call("repo_map", json!({}));
     assert!(!is_error && map.contains("chain.py"), "{map}");
-    for symbol in ["b", "A9999", "fx", "f", "Q", "fa"] {
+    // Every navigation call answers (a server that overflowed would not); where a name has a
+    // definition, it is found.
+    for (symbol, defined_in) in [
+        ("b", None),
+        ("A9999", Some("chain.py")),
+        ("fx", Some("src/x.rs")),
+        ("f", None),
+        ("Q", Some("q/q.go")),
+    ] {
         for tool in ["definition", "references", "callers"] {
             let (text, _) = server.call("call_tool", json!({"name": tool, "arguments": {"symbol": symbol}}));
             assert!(!text.is_empty(), "{tool} {symbol} answers");
+            if let (Some(path), "definition") = (defined_in, tool) {
+                assert!(text.contains(path), "{symbol} is defined in {path}:\n{text}");
+            }
         }
     }
     let (text, is_error) = server.call("context", json!({"task": "A9999 f fails; b() from a.b"}));
