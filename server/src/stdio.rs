@@ -5,12 +5,13 @@
 //! session starts (an `initialize`, or a request carrying the 2026-07-28 metadata), rmcp ends
 //! the session on any notification or response, so the filter drops those until then.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -59,6 +60,10 @@ pub async fn serve(server: TackServer) -> anyhow::Result<()> {
                     Err(reply) => {
                         let _ = errors_tx.send(reply.to_string());
                     }
+                }
+                // One long message must not keep its buffer for the rest of the session.
+                if buf.capacity() > PIPE_BYTES {
+                    buf = Vec::new();
                 }
             }
             let _ = to_rmcp.shutdown().await;
@@ -141,18 +146,16 @@ struct Filter {
 
 impl Filter {
     /// The message to pass on (`None`: nothing to pass), or the error to answer it with.
-    fn check(&mut self, line: Line<'_>) -> Result<Option<String>, Value> {
-        let message = check(line, &self.in_flight)?;
-        let Some(text) = message else { return Ok(None) };
+    fn check<'a>(&mut self, line: Line<'a>) -> Result<Option<&'a str>, Value> {
+        let Some(Checked { text, method, id }) = check(line, &self.in_flight)? else { return Ok(None) };
         if self.started {
             // A second initialize would replace the negotiated protocol revision mid-session.
-            if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(&text)
-                && fields.get("method") == Some(&json!("initialize"))
-                && let Some(id) = fields.get("id")
+            if method.as_deref() == Some("initialize")
+                && let Some(id) = id
             {
                 self.in_flight.lock().expect("in-flight lock").remove(&id.to_string());
                 return Err(error(
-                    id.clone(),
+                    id,
                     -32600,
                     "Invalid request: this session is already initialized; initialize once per connection"
                         .into(),
@@ -160,7 +163,7 @@ impl Filter {
             }
             return Ok(Some(text));
         }
-        let Ok(message) = serde_json::from_str::<ClientJsonRpcMessage>(&text) else {
+        let Ok(message) = serde_json::from_str::<ClientJsonRpcMessage>(text) else {
             return Ok(Some(text));
         };
         match message {
@@ -184,8 +187,20 @@ impl Filter {
     }
 }
 
+/// A message that may pass, with what the filter read of it.
+#[derive(Debug)]
+struct Checked<'a> {
+    text: &'a str,
+    method: Option<String>,
+    id: Option<Value>,
+}
+
+/// A message's top-level fields, each left as its JSON text: reading the envelope of a
+/// request with megabytes of arguments copies none of them.
+type Envelope<'a> = HashMap<String, &'a RawValue>;
+
 /// The message to pass on (`None`: a blank line), or the error to answer it with.
-fn check(line: Line<'_>, in_flight: &InFlight) -> Result<Option<String>, Value> {
+fn check<'a>(line: Line<'a>, in_flight: &InFlight) -> Result<Option<Checked<'a>>, Value> {
     let bytes = match line {
         Line::TooLong(prefix) => {
             tracing::warn!("stdin line over {MAX_LINE_BYTES} bytes");
@@ -204,30 +219,36 @@ fn check(line: Line<'_>, in_flight: &InFlight) -> Result<Option<String>, Value> 
         tracing::warn!("stdin line is not UTF-8: {err}");
         error(id_in(bytes), -32700, format!("Parse error: the line is not UTF-8 ({err}); send UTF-8 JSON"))
     })?;
-    let message: Value = serde_json::from_str(text).map_err(|err| {
+    let not_json = |err: serde_json::Error| {
         tracing::warn!("stdin line is not JSON: {err}");
         error(id_in(bytes), -32700, format!("Parse error: {err}; send one JSON-RPC message per line"))
-    })?;
-    let Value::Object(fields) = &message else {
-        let what =
-            if message.is_array() { "batches are not supported" } else { "a message is a JSON object" };
-        return Err(error(Value::Null, -32600, format!("Invalid request: {what}")));
     };
-    let id = fields.get("id").cloned();
+    let message: &RawValue = serde_json::from_str(text).map_err(not_json)?;
+    let fields = match message.get().as_bytes().first() {
+        Some(b'{') => serde_json::from_str::<Envelope<'_>>(message.get()).map_err(not_json)?,
+        first => {
+            let what =
+                if first == Some(&b'[') { "batches are not supported" } else { "a message is a JSON object" };
+            return Err(error(Value::Null, -32600, format!("Invalid request: {what}")));
+        }
+    };
+    let field = |name: &str| fields.get(name).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+    let id = field("id");
     let reply_id = id.clone().filter(valid_id).unwrap_or(Value::Null);
-    if fields.get("jsonrpc") != Some(&json!("2.0")) {
+    if field("jsonrpc") != Some(json!("2.0")) {
         return Err(error(reply_id, -32600, "Invalid request: \"jsonrpc\" must be \"2.0\"".to_string()));
     }
-    match (fields.get("method"), &id) {
-        (Some(Value::String(method)), None) => {
+    let method = fields.get("method").map(|raw| serde_json::from_str::<Value>(raw.get()));
+    match (&method, &id) {
+        (Some(Ok(Value::String(method))), None) => {
             // A cancelled request may never be answered: its id is free again.
             if method == "notifications/cancelled"
-                && let Some(cancelled) = message.pointer("/params/requestId")
+                && let Some(cancelled) = field("params").as_ref().and_then(|p| p.get("requestId"))
             {
                 in_flight.lock().expect("in-flight lock").remove(&cancelled.to_string());
             }
         }
-        (Some(Value::String(_)), Some(id)) => {
+        (Some(Ok(Value::String(_))), Some(id)) => {
             if !valid_id(id) {
                 return Err(error(
                     Value::Null,
@@ -253,7 +274,11 @@ fn check(line: Line<'_>, in_flight: &InFlight) -> Result<Option<String>, Value> 
             return Err(error(reply_id, -32600, "Invalid request: a message needs \"method\"".into()));
         }
     }
-    Ok(Some(text.to_string()))
+    let method = match method {
+        Some(Ok(Value::String(method))) => Some(method),
+        _ => None,
+    };
+    Ok(Some(Checked { text, method, id }))
 }
 
 /// Forgets the id of a response rmcp writes, so the client may use it again.
@@ -299,7 +324,7 @@ mod tests {
     use super::*;
 
     fn checked(line: &[u8]) -> Result<Option<String>, Value> {
-        check(Line::Whole(line), &InFlight::default())
+        check(Line::Whole(line), &InFlight::default()).map(|c| c.map(|c| c.text.to_string()))
     }
 
     #[test]
@@ -316,6 +341,9 @@ mod tests {
         assert!(checked(br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).is_err());
         assert!(checked(br#"{"jsonrpc":"2.0","id":1}"#).is_err(), "neither a request nor a response");
         assert_eq!(checked(b"   "), Ok(None));
+        assert_eq!(checked(b" 7 ").unwrap_err()["error"]["code"], json!(-32600), "not an object");
+        let last = checked(br#"{"jsonrpc":"2.0","id":1,"method":"ping","jsonrpc":"1.0"}"#);
+        assert!(last.is_err(), "of two fields with one name the last counts");
         let too_long = check(
             Line::TooLong(br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":"#),
             &InFlight::default(),

@@ -157,8 +157,8 @@ impl Toolbox {
     /// detector watches, and the trace is written.
     pub fn call(&self, session: &Session, name: &str, args: Value, ctx: &CallContext) -> CallOutcome {
         let started = std::time::Instant::now();
-        let key = format!("{name} {args}");
-        let args_for_trace = args.clone();
+        let key = call_key(name, &args);
+        let args_for_trace = clipped(&args);
         let limits = self.ws.limits(ctx.client.as_deref());
         let target = self.entry(name).and_then(|e| (e.target)(&args)).unwrap_or(name).to_string();
         let entry = self.entry(&target);
@@ -338,6 +338,35 @@ fn push_line(text: &mut String, line: &str) {
 }
 
 /// The session trace's record of one call.
+/// Identifies a call by its tool and a hash of its arguments, so a call with megabytes of
+/// arguments is not kept whole by the stall detector.
+fn call_key(name: &str, args: &Value) -> String {
+    let mut hasher = blake3::Hasher::new();
+    // Writing JSON into a hasher cannot fail.
+    let _ = serde_json::to_writer(&mut hasher, args);
+    format!("{name} {}", &hasher.finalize().to_hex()[..32])
+}
+
+/// The longest string argument a trace keeps whole.
+const TRACED_STRING_BYTES: usize = 4096;
+
+/// The arguments as a trace keeps them: a string longer than [`TRACED_STRING_BYTES`] is cut,
+/// with its length said, so the trace (and the call's memory) stays small.
+fn clipped(args: &Value) -> Value {
+    match args {
+        Value::String(text) if text.len() > TRACED_STRING_BYTES => {
+            let mut end = TRACED_STRING_BYTES;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            Value::String(format!("{}… ({} bytes)", &text[..end], text.len()))
+        }
+        Value::Array(items) => Value::Array(items.iter().map(clipped).collect()),
+        Value::Object(fields) => Value::Object(fields.iter().map(|(k, v)| (k.clone(), clipped(v))).collect()),
+        other => other.clone(),
+    }
+}
+
 fn trace_record(
     observation: &Observation,
     target: &str,
@@ -390,4 +419,29 @@ fn marker(handle: &str, o: &shape::Omission, limit: &str) -> String {
         o.total_lines,
         o.first_line
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TRACED_STRING_BYTES, call_key, clipped};
+    use serde_json::json;
+
+    #[test]
+    fn a_call_is_known_by_a_hash_of_its_arguments_and_traced_with_long_strings_cut() {
+        let huge = "é".repeat(1 << 20);
+        let args = json!({"query": huge, "paths": ["a.py", huge], "n": 3});
+        let key = call_key("search", &args);
+        assert_eq!(key.len(), "search ".len() + 32, "{key}");
+        assert_eq!(key, call_key("search", &args.clone()));
+        assert_ne!(key, call_key("search", &json!({"query": "other", "paths": ["a.py", huge], "n": 3})));
+        assert_ne!(key, call_key("context", &args));
+        let traced = clipped(&args);
+        let kept = traced["query"].as_str().unwrap();
+        assert!(kept.len() < TRACED_STRING_BYTES + 32, "{}", kept.len());
+        assert!(kept.ends_with("… (2097152 bytes)"), "{}", &kept[kept.len() - 40..]);
+        assert_eq!(traced["paths"][0], "a.py");
+        assert_eq!(traced["paths"][1], traced["query"]);
+        assert_eq!(traced["n"], 3);
+        assert_eq!(clipped(&json!({"query": "short"})), json!({"query": "short"}));
+    }
 }
