@@ -457,7 +457,7 @@ async fn commands_write_only_inside_the_root_and_their_scratch_folder_unless_the
     let escapes = [
         format!("echo x > {out}/new.txt"),
         format!("echo x >> {out}/kept.txt"),
-        format!("rm -f {out}/kept.txt"),
+        format!("rm {out}/kept.txt"),
         format!("mkdir {out}/dir"),
         format!("ln -s /etc/passwd {out}/link"),
         format!("cp src/lib.rs {out}/copied.rs"),
@@ -499,12 +499,15 @@ async fn commands_write_only_inside_the_root_and_their_scratch_folder_unless_the
             )
             .await;
             assert!(text(&inside).starts_with("exit=0\na\nb\n"), "{}", text(&inside));
-            let refusal = call(&client, "run", json!({"command": format!("echo x > {out}/new.txt")})).await;
+            // Outside folders are absent where commands see by allow-list; `/` is there, and
+            // Landlock refuses a write to it.
+            let refusal = call(&client, "run", json!({"command": "echo x > /tack-landlock-probe.txt"})).await;
             assert!(
                 text(&refusal).contains("Permission denied"),
                 "the kernel's own error: {}",
                 text(&refusal)
             );
+            assert!(!std::path::Path::new("/tack-landlock-probe.txt").exists());
         }
         client.cancel().await.unwrap();
     }

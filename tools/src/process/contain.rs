@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::process::mounts;
+use crate::process::{mounts, view};
 use landlock::{
     ABI, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, path_beneath_rules,
 };
@@ -44,7 +44,7 @@ impl Containment {
     pub fn describe(self) -> &'static str {
         match self {
             Containment::Namespaces { network: true, mounts: true, .. } => {
-                "each command runs in its own PID, network, mount, UTS and IPC namespaces without capabilities: nothing it starts outlives it, it reaches no network but its own loopback, it sees its own /dev, /dev/shm and /proc, git's hooks and config read-only and no credential store"
+                "each command runs in its own PID, network, mount, UTS and IPC namespaces without capabilities: nothing it starts outlives it, it reaches no network but its own loopback, and it sees only the system's folders read-only, the repository, its scratch folder as /tmp, an empty home with its toolchains read-only, tack's own layer over build caches, its own /dev, /dev/shm and /proc, and git's hooks and config read-only"
             }
             Containment::Namespaces { network: true, mounts: false, .. } => {
                 "each command runs in its own PID and network namespaces (the kernel refused a mount namespace, so commands see the host's /dev and /proc, the user's credential stores, and may change git's hooks and config)"
@@ -94,9 +94,15 @@ const MODES: [Containment; 8] = {
 fn works(mode: Containment) -> bool {
     let mut probe = Command::new("/bin/sh");
     probe.args(["-c", "exit 0"]);
-    let scratch = [scratch_dir()];
-    apply(&mut probe, mode, None, mounts::Plan::new(&scratch, &scratch, &[] as &[&Path]));
+    apply(&mut probe, mode, None, probe_plan());
     probe.status().is_ok_and(|s| s.success())
+}
+
+/// The mounts of a probe: the system's folders and the scratch folder, pinned and read-only.
+fn probe_plan() -> mounts::Plan {
+    let scratch = scratch_dir();
+    let sight = view::Sight::new(scratch, scratch);
+    mounts::Plan::new(&view::view(&sight), scratch, &[scratch], &[scratch], &[] as &[&Path])
 }
 
 /// What the kernel here does not enforce for commands, for the end of `run`'s description the
@@ -126,10 +132,14 @@ pub(crate) enum ContainError {
     Writes(RulesetError),
 }
 
-/// What a command may touch beyond the machine-wide rules: where it may write, what it sees
-/// read-only (or pinned, so it cannot be swapped) and what it cannot read at all.
-#[derive(Debug, Default)]
+/// What a command may touch beyond the machine-wide rules: what it sees at all, where it may
+/// write, what it sees read-only (or pinned, so it cannot be swapped) and what it cannot read.
+#[derive(Debug)]
 pub(crate) struct Reach<'a> {
+    /// Its filesystem, where mount namespaces work: nothing else exists for it.
+    pub view: &'a [view::Mount],
+    /// The folder it starts in.
+    pub cwd: &'a Path,
     /// Folders it may write beneath (Landlock).
     pub writable: &'a [PathBuf],
     /// Folders bound over themselves, so they cannot be renamed or removed.
@@ -157,7 +167,12 @@ pub(crate) fn contain(cmd: &mut Command, network: bool, reach: &Reach<'_>) -> Re
     } else {
         None
     };
-    apply(cmd, mode, ruleset, mounts::Plan::new(reach.pinned, reach.read_only, reach.hidden));
+    apply(
+        cmd,
+        mode,
+        ruleset,
+        mounts::Plan::new(reach.view, reach.cwd, reach.pinned, reach.read_only, reach.hidden),
+    );
     Ok(())
 }
 
@@ -300,15 +315,18 @@ fn apply(cmd: &mut Command, mode: Containment, ruleset: Option<RulesetCreated>, 
 ///
 /// # Safety
 /// Only between fork and exec.
-unsafe fn confine(ruleset: Option<i32>, rights: u64, private_dev: bool) -> io::Result<()> {
+unsafe fn confine(ruleset: Option<i32>, rights: u64, plan: Option<&mounts::Plan>) -> io::Result<()> {
     // SAFETY (whole body): prctl and raw system calls on stack memory that outlives them.
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
             return Err(io::Error::last_os_error());
         }
         if let Some(fd) = ruleset {
-            if private_dev {
+            if let Some(plan) = plan {
                 for folder in [c"/dev/shm", c"/dev/pts"] {
+                    allow_beneath(fd, folder, rights)?;
+                }
+                for folder in mounts::writable(plan) {
                     allow_beneath(fd, folder, rights)?;
                 }
             }
@@ -375,7 +393,7 @@ unsafe fn enter(
         // Die with the tack thread that started this command.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
         let Containment::Namespaces { user, network, mounts } = mode else {
-            return confine(ruleset, rights, false);
+            return confine(ruleset, rights, None);
         };
         let mut flags = libc::CLONE_NEWPID;
         if user {
@@ -399,22 +417,20 @@ unsafe fn enter(
         if network {
             loopback_up()?;
         }
-        if mounts {
-            mounts::make(plan)?;
-        }
         let pid = libc::fork();
         if pid < 0 {
             return Err(io::Error::last_os_error());
         }
         if pid == 0 {
             // Process 1 of the namespace: dies when the process waiting for it dies, and
-            // takes the whole namespace with it. Its /proc shows its own namespace, and it is
-            // confined before the command starts (Landlock forbids mounting after).
+            // takes the whole namespace with it. It builds the command's filesystem (its /proc
+            // shows its own namespace) and is confined before the command starts (Landlock
+            // forbids mounting after).
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
             if mounts {
-                mounts::fresh_proc()?;
+                mounts::make(plan)?;
             }
-            return confine(ruleset, rights, mounts);
+            return confine(ruleset, rights, mounts.then_some(plan));
         }
         // The waiting process holds nothing open (not the pipe std uses to report a failed
         // exec, nor the output pipe), then leaves as the command did.
@@ -514,7 +530,7 @@ mod tests {
     fn output(mode: Containment, script: &str) -> String {
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", script]);
-        apply(&mut cmd, mode, None, mounts::Plan::default());
+        apply(&mut cmd, mode, None, probe_plan());
         let out = cmd.output().expect("the contained shell runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
@@ -533,7 +549,7 @@ mod tests {
             assert_eq!(output(mode, "echo $(id -u) $(id -g)"), ids, "{mode:?}");
             let mut cmd = Command::new("/bin/sh");
             cmd.args(["-c", "exit 7"]);
-            apply(&mut cmd, mode, None, mounts::Plan::default());
+            apply(&mut cmd, mode, None, probe_plan());
             assert_eq!(cmd.status().unwrap().code(), Some(7), "{mode:?}: the exit code passes through");
         }
         assert_ne!(output(Containment::ProcessGroup, "echo $$"), "1\n");

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::call_context::CallContext;
 use crate::observe::redact::{is_credential_name, is_credential_value};
 use crate::process::contain::Reach;
+use crate::process::view;
 use crate::workspace::Workspace;
 use crate::workspace::config::RunConfig;
 use crate::workspace::protected::{self, Protection};
@@ -107,13 +108,16 @@ pub(crate) fn execute(
         let inherited = std::env::var(name).unwrap_or_default();
         cmd.env(name, format!("{inherited} -Djava.io.tmpdir={}", scratch.display()).trim_start());
     }
-    let mut writable = vec![dir.to_path_buf(), scratch.to_path_buf()];
-    writable.extend(policy.writable.iter().cloned());
-    writable.extend(ws.toolchain_caches().iter().cloned());
+    let mut granted = policy.writable.clone();
     // The folder the user told cargo to build in, wherever it is.
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
-        writable.push(dir.join(target));
+        granted.push(dir.join(target));
     }
+    let mut writable = vec![dir.to_path_buf(), scratch.to_path_buf()];
+    writable.extend(granted.iter().cloned());
+    // Written directly only where the kernel gives no mount namespace; otherwise a command
+    // writes tack's layer over each (`cache_layers`).
+    writable.extend(ws.toolchain_caches().iter().cloned());
     let protection =
         if ws.config().allow_protected_writes { Protection::default() } else { protected::protection(dir) };
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
@@ -123,8 +127,27 @@ pub(crate) fn execute(
     let hidden = protected::unreadable(home.as_deref(), &extra, &policy.readable);
     let linked = ws.linked_outside();
     let read_only: Vec<_> = protection.read_only.iter().chain(linked.iter()).cloned().collect();
-    let reach =
-        Reach { writable: &writable, pinned: &protection.pinned, read_only: &read_only, hidden: &hidden };
+    let caches = cache_layers(ws, home.as_deref());
+    let path = std::env::var_os("PATH");
+    let sight = view::Sight {
+        root: dir,
+        scratch,
+        home: home.as_deref(),
+        path: path.as_deref(),
+        writable: &granted,
+        readable: &policy.readable,
+        caches: &caches,
+        network: policy.network,
+    };
+    let view = view::view(&sight);
+    let reach = Reach {
+        view: &view,
+        cwd: dir,
+        writable: &writable,
+        pinned: &protection.pinned,
+        read_only: &read_only,
+        hidden: &hidden,
+    };
     crate::process::contain::contain(&mut cmd, policy.network, &reach).map_err(StartError::Contain)?;
     let mut child = cmd.spawn().map_err(StartError::Spawn)?;
     // Drop our copies of the write end, so the pipe closes when the group is gone.
@@ -189,6 +212,45 @@ pub(crate) fn execute(
     let removed = protected::remove_new(dir, &protection.absent);
     ws.refresh_linked();
     Ok(Execution { end, output: capture.into_text(), removed })
+}
+
+/// The build caches a command writes, each with tack's layer over it for this root: those the
+/// repository's projects use, made if missing, and those the user has of Go, Gradle, Maven,
+/// cargo, npm and pip. A cache whose layer cannot be made is not shown.
+fn cache_layers(ws: &Workspace, home: Option<&std::path::Path>) -> Vec<view::Cache> {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let cargo = env("CARGO_HOME").or_else(|| home.map(|h| h.join(".cargo")));
+    let user_cache = env("XDG_CACHE_HOME").or_else(|| home.map(|h| h.join(".cache")));
+    let shared = [
+        cargo.as_ref().map(|c| c.join("registry")),
+        cargo.as_ref().map(|c| c.join("git")),
+        home.map(|h| h.join(".npm")),
+        user_cache.as_ref().map(|c| c.join("pip")),
+        env("GOMODCACHE")
+            .or_else(|| env("GOPATH").map(|p| p.join("pkg/mod")))
+            .or_else(|| home.map(|h| h.join("go/pkg/mod"))),
+        env("GOCACHE").or_else(|| user_cache.as_ref().map(|c| c.join("go-build"))),
+        env("GRADLE_USER_HOME").or_else(|| home.map(|h| h.join(".gradle"))),
+        home.map(|h| h.join(".m2/repository")),
+    ];
+    let mut paths: Vec<std::path::PathBuf> = ws.toolchain_caches().to_vec();
+    paths.extend(shared.into_iter().flatten().filter(|p| p.is_dir()));
+    paths.sort();
+    paths.dedup();
+    let base = ws.state_dir().unwrap_or(crate::process::contain::scratch_dir()).join("layers");
+    paths
+        .into_iter()
+        .filter_map(|path| match view::cache_layer(&base, ws.root().path(), &path) {
+            Ok(layer) => Some(view::Cache { path, layer }),
+            Err(err) => {
+                tracing::warn!(
+                    "commands see {} read-only: cannot make tack's layer over it: {err}",
+                    path.display()
+                );
+                None
+            }
+        })
+        .collect()
 }
 
 /// The names among `vars` whose name or value looks like a credential and that are not passed

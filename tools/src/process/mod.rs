@@ -3,3 +3,4 @@
 pub(crate) mod contain;
 pub(crate) mod execute;
 pub(crate) mod mounts;
+pub(crate) mod view;

@@ -91,6 +91,12 @@ impl Tool for Run {
         if contain::containment().isolates_network() && !ws.config().run.network {
             text.push_str("Commands reach no network but their own localhost, so downloads fail. ");
         }
+        if matches!(contain::containment(), contain::Containment::Namespaces { mounts: true, .. }) {
+            text.push_str(
+                "Commands see only the system's folders, the repository, $TMPDIR (also /tmp) and an empty home \
+                 holding their toolchains; what they write in that home is gone after the command. ",
+            );
+        }
         if contain::confines_writes() {
             text.push_str(if ws.config().run.writable.is_empty() {
                 "Commands may write only inside the repository and $TMPDIR. "
@@ -107,7 +113,16 @@ impl Tool for Run {
                         None => dir.display().to_string(),
                     })
                     .collect();
-                text.push_str(&format!("They may also write the toolchains' caches: {}. ", shown.join(", ")));
+                let sees_layer =
+                    matches!(contain::containment(), contain::Containment::Namespaces { mounts: true, .. });
+                text.push_str(&if sees_layer {
+                    format!(
+                        "What they write to the toolchains' caches ({}) stays in tack's copy for this repository. ",
+                        shown.join(", ")
+                    )
+                } else {
+                    format!("They may also write the toolchains' caches: {}. ", shown.join(", "))
+                });
             }
         }
         Some(text)

@@ -291,6 +291,11 @@ const CREDENTIAL_STORES: &[&str] = &[
     ".cargo/credentials",
     ".git-credentials",
     ".config/git/credentials",
+    // Inside folders a command sees (a toolchain's, a build cache's overlay); the rest of the
+    // home is absent for commands where mount namespaces work.
+    ".gradle/gradle.properties",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
 ];
 
 /// Files outside any home that hold credentials.

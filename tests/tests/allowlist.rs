@@ -1,0 +1,248 @@
+//! A command sees the filesystem by allow-list, through the real binary, as root and as an
+//! ordinary user (uid 65534 through `setpriv`): what is not bound (the user's credentials, a
+//! Unix socket outside the root, another tack's token) is absent, the toolchains it runs are
+//! there read-only, and what it writes to a build cache (Go's modules, Gradle's init scripts,
+//! Maven's repository) lands in tack's layer for that root, never in the user's cache.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+use tack_tests::tack_binary;
+use tack_tools::Containment;
+
+/// The uid and gid of the ordinary user the tests also run as.
+const NOBODY: u32 = 65534;
+
+/// `tack serve` over stdio, spoken to with plain JSON-RPC.
+struct Tack {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    id: u64,
+}
+
+impl Tack {
+    /// A server on `root` with `home` as `$HOME` and its cache in `cache`, as `user`.
+    fn start(root: &Path, home: &Path, cache: &Path, user: Option<u32>) -> Tack {
+        let mut command = match user {
+            Some(id) => {
+                let mut c = Command::new("setpriv");
+                c.args([format!("--reuid={id}"), format!("--regid={id}"), "--clear-groups".into()])
+                    .arg(tack_binary());
+                c
+            }
+            None => Command::new(tack_binary()),
+        };
+        command
+            .args(["serve", "--root"])
+            .arg(root)
+            .env("HOME", home)
+            .env("XDG_CACHE_HOME", cache)
+            .env("GOMODCACHE", home.join("go/pkg/mod"))
+            .env("GOCACHE", home.join(".cache/go-build"))
+            .env_remove("GOPATH")
+            .env_remove("GRADLE_USER_HOME")
+            .env("TACK_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = command.spawn().expect("tack starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut tack = Tack { child, stdin, stdout, id: 0 };
+        tack.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+        );
+        writeln!(tack.stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+        tack
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.id += 1;
+        let id = self.id;
+        writeln!(self.stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server ended");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// `run`'s text for `command`.
+    fn run(&mut self, command: &str) -> String {
+        let reply = self.request("tools/call", json!({"name": "run", "arguments": {"command": command}}));
+        reply["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{reply}")).to_string()
+    }
+}
+
+impl Drop for Tack {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether commands get mount namespaces here; says why not when they do not.
+fn mounts_contained() -> bool {
+    let found = tack_tools::containment();
+    let contained = matches!(found, Containment::Namespaces { mounts: true, .. });
+    if !contained {
+        eprintln!("skipped: this kernel gives commands no mount namespace ({found:?})");
+    }
+    contained
+}
+
+/// The users to run as: root's own, and uid 65534 when tack runs as root here.
+fn users() -> Vec<Option<u32>> {
+    // SAFETY: getuid cannot fail.
+    let root = unsafe { libc::getuid() } == 0;
+    if root { vec![None, Some(NOBODY)] } else { vec![None] }
+}
+
+/// A fresh folder `user` owns (mode 0755 so the other may look up what the test reads).
+fn folder(user: Option<u32>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    give(dir.path(), user);
+    dir
+}
+
+/// Hands `path` and what is beneath it to `user`.
+fn give(path: &Path, user: Option<u32>) {
+    let Some(id) = user else { return };
+    for entry in walk(path) {
+        std::os::unix::fs::lchown(&entry, Some(id), Some(id)).unwrap();
+    }
+}
+
+fn walk(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).unwrap().flatten() {
+            out.extend(walk(&entry.path()));
+        }
+    }
+    out
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_command_sees_no_credential_socket_or_token_outside_what_is_bound_and_its_toolchains_run() {
+    if !mounts_contained() {
+        return;
+    }
+    for user in users() {
+        let (root, home, cache, outside) = (folder(None), folder(None), folder(None), folder(None));
+        write(&root.path().join("build.gradle"), "// a Gradle build, so ~/.gradle is its cache\n");
+        let secrets = [
+            (".claude/.credentials.json", "CLAUDE-SECRET"),
+            (".codex/auth.json", "CODEX-SECRET"),
+            (".pgpass", "PGPASS-SECRET"),
+            (".my.cnf", "MYCNF-SECRET"),
+            (".Xauthority", "XAUTH-SECRET"),
+            (".gradle/gradle.properties", "GRADLE-SECRET"),
+            (".m2/settings.xml", "MAVEN-SECRET"),
+            (".cache/tack/other-server/state/http-token", "TOKEN-SECRET"),
+        ];
+        for (file, secret) in secrets {
+            write(&home.path().join(file), secret);
+        }
+        write(&outside.path().join("notes.txt"), "OUTSIDE-SECRET");
+        let socket = outside.path().join("daemon.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        for dir in [&root, &home, &cache, &outside] {
+            give(dir.path(), user);
+        }
+        let mut tack = Tack::start(root.path(), home.path(), cache.path(), user);
+        let reads: Vec<String> = secrets
+            .iter()
+            .map(|(file, _)| format!("~/{file}"))
+            .chain([outside.path().join("notes.txt").display().to_string()])
+            .collect();
+        let out = tack.run(&format!(
+            "for f in {}; do cat \"$f\" 2>/dev/null; done; \
+             /usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' {} \
+             2>/dev/null && echo CONNECTED; \
+             ls / | tr '\\n' ' '; echo; head -c 5 /etc/passwd; echo; cat /etc/shadow | wc -c; \
+             git --version | cut -c1-11; /usr/bin/python3 -c 'print(6 * 7)'",
+            reads.join(" ").replace('~', "$HOME"),
+            socket.display(),
+        ));
+        for (_, secret) in secrets {
+            assert!(!out.contains(secret), "{user:?}: {secret} was read:\n{out}");
+        }
+        assert!(!out.contains("OUTSIDE-SECRET") && !out.contains("CONNECTED"), "{user:?}:\n{out}");
+        assert!(listener.accept().is_err(), "{user:?}: the outside socket was reached");
+        let listing = out.lines().nth(1).unwrap_or("");
+        for absent in ["home ", "run ", "mnt ", "srv ", "boot "] {
+            assert!(!listing.contains(absent), "{user:?}: / shows {absent}: {listing}");
+        }
+        for present in ["usr ", "etc ", "tmp ", "proc ", "dev "] {
+            assert!(listing.contains(present), "{user:?}: / lacks {present}: {listing}");
+        }
+        assert!(
+            out.contains("\nroot:\n0\ngit version\n42\n"),
+            "{user:?}: the system and its tools are there:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
+    if !mounts_contained() {
+        return;
+    }
+    for user in users() {
+        let (home, cache) = (folder(None), folder(None));
+        write(&home.path().join("go/pkg/mod/example.com/m@v1/m.go"), "package m // ORIGINAL\n");
+        std::fs::create_dir_all(home.path().join(".gradle")).unwrap();
+        std::fs::create_dir_all(home.path().join(".m2/repository")).unwrap();
+        let project = |dir: &Path| {
+            write(&dir.join("go.mod"), "module example.com/p\n\ngo 1.19\n");
+            write(&dir.join("build.gradle"), "// Gradle\n");
+            write(&dir.join("pom.xml"), "<project/>\n");
+        };
+        let (first, second) = (folder(None), folder(None));
+        project(first.path());
+        project(second.path());
+        for dir in [&home, &cache, &first, &second] {
+            give(dir.path(), user);
+        }
+        let poison = "echo 'package m // POISON' > $GOMODCACHE/example.com/m@v1/m.go; \
+                      mkdir -p ~/.gradle/init.d && echo POISON > ~/.gradle/init.d/evil.gradle; \
+                      echo POISON > ~/.m2/repository/evil.jar; echo POISON > $GOCACHE/evil; \
+                      cat $GOMODCACHE/example.com/m@v1/m.go";
+        let look = "cat $GOMODCACHE/example.com/m@v1/m.go ~/.gradle/init.d/evil.gradle ~/.m2/repository/evil.jar \
+                    $GOCACHE/evil 2>&1";
+        let out = Tack::start(first.path(), home.path(), cache.path(), user).run(poison);
+        assert!(out.contains("POISON"), "{user:?}: the command sees its own write:\n{out}");
+        assert_eq!(
+            std::fs::read_to_string(home.path().join("go/pkg/mod/example.com/m@v1/m.go")).unwrap(),
+            "package m // ORIGINAL\n",
+            "{user:?}: the user's module cache is unchanged"
+        );
+        for planted in [".gradle/init.d", ".m2/repository/evil.jar", ".cache/go-build/evil"] {
+            assert!(!home.path().join(planted).exists(), "{user:?}: {planted} reached the user's cache");
+        }
+        let again = Tack::start(first.path(), home.path(), cache.path(), user).run(look);
+        assert_eq!(again.matches("POISON").count(), 4, "{user:?}: the root keeps its layer:\n{again}");
+        let other = Tack::start(second.path(), home.path(), cache.path(), user).run(look);
+        assert!(
+            !other.contains("POISON") && other.contains("ORIGINAL"),
+            "{user:?}: another root sees the user's cache as it is:\n{other}"
+        );
+    }
+}
