@@ -1,9 +1,15 @@
 """What one `run true` costs through `tack serve`, on roots that differ only in their hard links,
 calls alternating between the servers in one run; and how long finding those links takes.
 
-    python3 bench/run_cost.py TACK_BINARY [--calls 55] [--venv DIR]
+    python3 bench/run_cost.py TACK_BINARY [--calls 55] [--venv DIR] [--baseline OTHER] [--only plain]
 
-Roots (made under a scratch folder): `plain` (a git repository of a few files), `linked-N` (the
+`--baseline OTHER` also serves the `plain` root with another binary, in the same alternation, and
+quotes the ratio; `--only` keeps the roots named. Each server's first `run` (a new root: tack
+makes its cache layers then) is timed apart from the warm-up.
+
+Roots (made under a scratch folder): `plain` (a git repository of a few files), `projects` (the
+same with a Go module, a crate, an npm package, a Python project and a Maven project: a command
+sees an overlay over each of their caches), `linked-N` (the
 same plus N small files in one folder hard-linked to twins outside the root, N = 64 and 4096:
 tack binds the folder read-only for each command), `mixed-4096` (the same with a file of the
 root's own in that folder: 4,096 binds, one per link, the most tack makes), and `venv` (the same plus DIR, default the running
@@ -55,6 +61,8 @@ def main():
     ap.add_argument("--calls", type=int, default=55)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--venv", default=sysconfig.get_paths()["stdlib"])
+    ap.add_argument("--baseline")
+    ap.add_argument("--only", nargs="*")
     args = ap.parse_args()
 
     scratch = tempfile.mkdtemp(prefix="tack-run-cost-")
@@ -70,24 +78,46 @@ def main():
     git_repo(root)
     link_files(root, os.path.join(scratch, "outside-mixed"), 4096, mixed=True)
     roots["mixed-4096"] = root
+    # A root whose projects use every cache tack lays an overlay over (Go, Maven, cargo, npm, pip).
+    roots["projects"] = os.path.join(scratch, "projects")
+    git_repo(roots["projects"])
+    for name, text in [
+        ("go.mod", "module example.com/p\n\ngo 1.19\n"),
+        ("Cargo.toml", '[package]\nname = "p"\nversion = "0.1.0"\n'),
+        ("package.json", '{"scripts": {"test": "node --test"}}\n'),
+        ("pyproject.toml", "[project]\nname = 'p'\n"),
+        ("java/pom.xml", "<project/>\n"),
+    ]:
+        os.makedirs(os.path.dirname(os.path.join(roots["projects"], name)), exist_ok=True)
+        with open(os.path.join(roots["projects"], name), "w") as f:
+            f.write(text)
     roots["venv"] = os.path.join(scratch, "venv")
     git_repo(roots["venv"])
     subprocess.run(["cp", "-al", args.venv, os.path.join(roots["venv"], ".venv")], check=True)
     venv_files = sum(len(files) for _, _, files in os.walk(os.path.join(roots["venv"], ".venv")))
 
+    if args.only:
+        roots = {name: root for name, root in roots.items() if name in args.only}
+    binaries = {name: args.binary for name in roots}
+    if args.baseline:
+        roots["baseline-plain"] = roots["plain"]
+        binaries["baseline-plain"] = args.baseline
     servers = {}
     logs = {}
     for name, root in roots.items():
         logs[name] = open(os.path.join(scratch, f"{name}.log"), "w+")
         index = os.path.join(scratch, f"{name}.index")
-        tack = Tack(args.binary, root, index, stderr=logs[name], log="tack_tools=debug,warn")
+        tack = Tack(binaries[name], root, index, stderr=logs[name], log="tack_tools=debug,warn")
         servers[name] = tack
 
     times = {name: [] for name in servers}
+    first = {}
     for i in range(args.warmup + args.calls):
         for name, tack in servers.items():
             _, text, is_error, seconds = tack.call("run", {"command": "true"})
             assert not is_error, text
+            if i == 0:
+                first[name] = seconds * 1000
             if i >= args.warmup:
                 times[name].append(seconds * 1000)
 
@@ -107,7 +137,7 @@ def main():
         )
         print(
             f"{name:12} p50 {statistics.median(times[name]):6.2f} ms  p95 {pct(times[name], 95):6.2f} ms"
-            f"  ({statistics.median(times[name]) / base:.2f}x plain)  {walk}"
+            f"  ({statistics.median(times[name]) / base:.2f}x plain)  first {first[name]:7.2f} ms  {walk}"
         )
     shutil.rmtree(scratch, ignore_errors=True)
 

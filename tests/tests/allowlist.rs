@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
-use tack_tests::tack_binary;
+use tack_tests::{fixture_copy, tack_binary};
 use tack_tools::Containment;
 
 /// The uid and gid of the ordinary user the tests also run as.
@@ -78,7 +78,12 @@ impl Tack {
 
     /// `run`'s text for `command`.
     fn run(&mut self, command: &str) -> String {
-        let reply = self.request("tools/call", json!({"name": "run", "arguments": {"command": command}}));
+        self.call("run", json!({"command": command}))
+    }
+
+    /// The text of tool `name`'s result.
+    fn call(&mut self, name: &str, arguments: Value) -> String {
+        let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         reply["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{reply}")).to_string()
     }
 }
@@ -210,10 +215,11 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
         write(&home.path().join("go/pkg/mod/example.com/m@v1/m.go"), "package m // ORIGINAL\n");
         std::fs::create_dir_all(home.path().join(".gradle")).unwrap();
         std::fs::create_dir_all(home.path().join(".m2/repository")).unwrap();
+        // A Go module with a Maven and a Gradle project beside it, each in its folder.
         let project = |dir: &Path| {
             write(&dir.join("go.mod"), "module example.com/p\n\ngo 1.19\n");
-            write(&dir.join("build.gradle"), "// Gradle\n");
-            write(&dir.join("pom.xml"), "<project/>\n");
+            write(&dir.join("service/build.gradle"), "// Gradle\n");
+            write(&dir.join("library/pom.xml"), "<project/>\n");
         };
         let (first, second) = (folder(None), folder(None));
         project(first.path());
@@ -244,5 +250,48 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
             !other.contains("POISON") && other.contains("ORIGINAL"),
             "{user:?}: another root sees the user's cache as it is:\n{other}"
         );
+    }
+}
+
+/// The fixtures whose toolchains come from the system's folders on a Debian machine, each with
+/// a command to prepare it and the failure `verify` must report. (Rust's and this machine's
+/// Python live in root's own home, which another user cannot enter: they are checked as root
+/// by tests/tests/verify.rs.)
+const SYSTEM_TOOLCHAIN_FIXTURES: &[(&str, &str, &str)] = &[
+    ("verify_go", "", "calc_test.go:13 example.com/calc.TestTotal"),
+    (
+        "verify_java",
+        "mkdir -p .mvn && printf -- '-o\\n-Dmaven.repo.local=/usr/share/maven-repo\\n' > .mvn/maven.config",
+        "src/test/java/calc/CalcTest.java:15 calc.CalcTest.totals",
+    ),
+    ("verify_gradle", "", "src/test/java/calc/CalcTest.java:15 calc.CalcTest.totals"),
+    ("verify_js", "", "test/calc.test.js:10 total sums prices"),
+    ("verify_cpp", "cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >/dev/null", "calc_test.cpp:16 total"),
+];
+
+#[test]
+fn verify_builds_and_tests_the_system_toolchains_fixtures_offline_as_root_and_as_an_ordinary_user() {
+    if !mounts_contained() {
+        return;
+    }
+    for user in users() {
+        for (fixture, prepare, failure) in SYSTEM_TOOLCHAIN_FIXTURES {
+            let (home, cache) = (folder(None), folder(None));
+            let repo = fixture_copy(fixture);
+            std::fs::set_permissions(repo.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+            for dir in [home.path(), cache.path(), repo.path()] {
+                give(dir, user);
+            }
+            let mut tack = Tack::start(repo.path(), home.path(), cache.path(), user);
+            if !prepare.is_empty() {
+                let prepared = tack.run(prepare);
+                assert!(prepared.starts_with("exit=0"), "{user:?} {fixture}: {prepared}");
+            }
+            let result = tack.call("verify", json!({}));
+            assert!(
+                result.contains("checks failed") && result.contains(failure),
+                "{user:?} {fixture}: verify reads the failing test:\n{result}"
+            );
+        }
     }
 }

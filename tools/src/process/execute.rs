@@ -102,11 +102,19 @@ pub(crate) fn execute(
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, scratch);
     }
-    // The JVM ignores TMPDIR and writes /tmp, which commands may not: Gradle's and Maven's
-    // launchers pass these options to it (with no note on stderr, unlike JAVA_TOOL_OPTIONS).
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    // The JVM ignores TMPDIR and writes /tmp, and takes its home from the password database, not
+    // $HOME, around which a command's view is built: Gradle's and Maven's launchers pass these
+    // options to it (with no note on stderr, unlike JAVA_TOOL_OPTIONS).
+    let jvm_home = home
+        .as_deref()
+        .and_then(std::path::Path::to_str)
+        .filter(|h| !h.contains(char::is_whitespace))
+        .map(|h| format!(" -Duser.home={h}"))
+        .unwrap_or_default();
     for name in ["GRADLE_OPTS", "MAVEN_OPTS"] {
         let inherited = std::env::var(name).unwrap_or_default();
-        cmd.env(name, format!("{inherited} -Djava.io.tmpdir={}", scratch.display()).trim_start());
+        cmd.env(name, format!("{inherited} -Djava.io.tmpdir={}{jvm_home}", scratch.display()).trim_start());
     }
     let mut granted = policy.writable.clone();
     // The folder the user told cargo to build in, wherever it is.
@@ -120,14 +128,13 @@ pub(crate) fn execute(
     writable.extend(ws.toolchain_caches().iter().cloned());
     let protection =
         if ws.config().allow_protected_writes { Protection::default() } else { protected::protection(dir) };
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     // tack's own state (the HTTP token among it) is no command's business either.
     let own_state: Vec<_> = ws.state_dir().map(std::path::Path::to_path_buf).into_iter().collect();
     let extra: Vec<_> = policy.unreadable.iter().chain(&own_state).cloned().collect();
     let hidden = protected::unreadable(home.as_deref(), &extra, &policy.readable);
     let linked = ws.linked_outside();
     let read_only: Vec<_> = protection.read_only.iter().chain(linked.iter()).cloned().collect();
-    let caches = cache_layers(ws, home.as_deref());
+    let caches = cache_layers(ws);
     let path = std::env::var_os("PATH");
     let sight = view::Sight {
         root: dir,
@@ -214,37 +221,18 @@ pub(crate) fn execute(
     Ok(Execution { end, output: capture.into_text(), removed })
 }
 
-/// The build caches a command writes, each with tack's layer over it for this root: those the
-/// repository's projects use, made if missing, and those the user has of Go, Gradle, Maven,
-/// cargo, npm and pip. A cache whose layer cannot be made is not shown.
-fn cache_layers(ws: &Workspace, home: Option<&std::path::Path>) -> Vec<view::Cache> {
-    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
-    let cargo = env("CARGO_HOME").or_else(|| home.map(|h| h.join(".cargo")));
-    let user_cache = env("XDG_CACHE_HOME").or_else(|| home.map(|h| h.join(".cache")));
-    let shared = [
-        cargo.as_ref().map(|c| c.join("registry")),
-        cargo.as_ref().map(|c| c.join("git")),
-        home.map(|h| h.join(".npm")),
-        user_cache.as_ref().map(|c| c.join("pip")),
-        env("GOMODCACHE")
-            .or_else(|| env("GOPATH").map(|p| p.join("pkg/mod")))
-            .or_else(|| home.map(|h| h.join("go/pkg/mod"))),
-        env("GOCACHE").or_else(|| user_cache.as_ref().map(|c| c.join("go-build"))),
-        env("GRADLE_USER_HOME").or_else(|| home.map(|h| h.join(".gradle"))),
-        home.map(|h| h.join(".m2/repository")),
-    ];
-    let mut paths: Vec<std::path::PathBuf> = ws.toolchain_caches().to_vec();
-    paths.extend(shared.into_iter().flatten().filter(|p| p.is_dir()));
-    paths.sort();
-    paths.dedup();
+/// The build caches the root's projects write (Go's, Gradle's, Maven's, cargo's, the package
+/// managers'), each with tack's layer over it for this root; a cache whose layer cannot be made
+/// is not shown. Only these: an overlay costs a command's start about a millisecond.
+fn cache_layers(ws: &Workspace) -> Vec<view::Cache> {
     let base = ws.state_dir().unwrap_or(crate::process::contain::scratch_dir()).join("layers");
-    paths
-        .into_iter()
-        .filter_map(|path| match view::cache_layer(&base, ws.root().path(), &path) {
-            Ok(layer) => Some(view::Cache { path, layer }),
+    ws.toolchain_caches()
+        .iter()
+        .filter_map(|path| match view::cache_layer(&base, ws.root().path(), path) {
+            Ok(layer) => Some(view::Cache { path: path.clone(), layer }),
             Err(err) => {
                 tracing::warn!(
-                    "commands see {} read-only: cannot make tack's layer over it: {err}",
+                    "commands do not see {}: cannot make tack's layer over it: {err}",
                     path.display()
                 );
                 None

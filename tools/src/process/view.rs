@@ -119,7 +119,7 @@ pub(crate) fn view(sight: &Sight<'_>) -> Vec<Mount> {
             _ => {}
         }
     }
-    mounts.extend(unreadable_in(Path::new("/etc")));
+    mounts.extend(etc_hidden().iter().cloned());
     if sight.network {
         mounts.extend(resolver_file());
     }
@@ -193,6 +193,34 @@ fn toolchains(home: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
     found.sort();
     // A folder inside another found one is bound with it.
     found.dedup_by(|inner, outer| inner.starts_with(outer));
+    found
+}
+
+/// What in `/etc` is not world-readable, as last found. The walk (about 1,500 entries, a few
+/// milliseconds) runs again in the background after each use, so a command's start does not
+/// wait for it; a file made unreadable since is hidden from the command after the next walk.
+fn etc_hidden() -> std::sync::Arc<Vec<Mount>> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    static FOUND: Mutex<Option<Arc<Vec<Mount>>>> = Mutex::new(None);
+    static WALKING: AtomicBool = AtomicBool::new(false);
+    let walk = || Arc::new(unreadable_in(Path::new("/etc")));
+    let cached = FOUND.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let Some(found) = cached else {
+        let found = walk();
+        *FOUND.lock().unwrap_or_else(|e| e.into_inner()) = Some(found.clone());
+        return found;
+    };
+    if !WALKING.swap(true, Ordering::AcqRel) {
+        let spawned = std::thread::Builder::new().name("tack-etc-walk".into()).spawn(move || {
+            let fresh = walk();
+            *FOUND.lock().unwrap_or_else(|e| e.into_inner()) = Some(fresh);
+            WALKING.store(false, Ordering::Release);
+        });
+        if spawned.is_err() {
+            WALKING.store(false, Ordering::Release);
+        }
+    }
     found
 }
 

@@ -181,7 +181,7 @@ fn npm_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
             name: format!("{manager} test"),
             command,
             format,
-            caches: Vec::new(),
+            caches: caches(manager),
         });
     }
     let configs = [
@@ -208,6 +208,20 @@ fn npm_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
         });
     }
     checks
+}
+
+/// Where a package manager keeps what it downloaded: npm's `npm_config_cache` (else `~/.npm`),
+/// yarn's `~/.cache/yarn`, pnpm's store and bun's cache.
+fn caches(manager: &str) -> Vec<std::path::PathBuf> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let npm = std::env::var_os("npm_config_cache").filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let cache = match manager {
+        "npm" => npm.or_else(|| home.map(|h| h.join(".npm"))),
+        "yarn" => home.map(|h| h.join(".cache/yarn")),
+        "pnpm" => home.map(|h| h.join(".local/share/pnpm/store")),
+        _ => home.map(|h| h.join(".bun/install/cache")),
+    };
+    cache.into_iter().collect()
 }
 
 /// The arguments that make a test script's runner write what the verify tool reads, and that

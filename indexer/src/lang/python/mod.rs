@@ -357,12 +357,19 @@ fn import_qualifier(node: Node, dotted: Node, bytes: &[u8]) -> Option<String> {
 /// the folder when there is one, listing failures by node id and leaving no cache folder; and
 /// ruff or flake8 when configured.
 fn python_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
+    // pip's cache: `PIP_CACHE_DIR`, else `pip` in `XDG_CACHE_HOME` or `~/.cache`.
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let pip_cache: Vec<std::path::PathBuf> = env("PIP_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|c| c.join("pip")))
+        .or_else(|| env("HOME").map(|h| h.join(".cache/pip")))
+        .into_iter()
+        .collect();
     let exists = |name: &str| dir.join(name).exists();
     let check = |name: &str, command: String, format: &'static str| super::ProjectCheck {
         name: name.into(),
         command,
         format,
-        caches: Vec::new(),
+        caches: pip_cache.clone(),
     };
     let has_tests = std::fs::read_dir(dir.join("tests"))
         .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "py")))

@@ -453,16 +453,24 @@ fn use_tree<'t>(node: Node<'t>, prefix: &str, bytes: &[u8], out: &mut Vec<RawImp
     }
 }
 
-/// A `Cargo.toml`: `cargo test`, and clippy with warnings as errors when `clippy.toml` is there.
+/// A `Cargo.toml`: `cargo test`, and clippy with warnings as errors when `clippy.toml` is there,
+/// with cargo's registry as a cache.
 fn cargo_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
     if !dir.join("Cargo.toml").is_file() {
         return Vec::new();
     }
+    // Cargo's downloaded crates and git checkouts, in `CARGO_HOME` (else `~/.cargo`).
+    let home = std::env::var_os("CARGO_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo")));
+    let caches: Vec<std::path::PathBuf> =
+        home.map(|h| vec![h.join("registry"), h.join("git")]).unwrap_or_default();
     let check = |name: &str, command: &str, format: &'static str| super::ProjectCheck {
         name: name.into(),
         command: command.into(),
         format,
-        caches: Vec::new(),
+        caches: caches.clone(),
     };
     let mut out = vec![check("cargo test", "cargo test --color never", "cargo-test")];
     if dir.join("clippy.toml").exists() || dir.join(".clippy.toml").exists() {
