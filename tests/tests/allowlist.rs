@@ -27,6 +27,11 @@ struct Tack {
 impl Tack {
     /// A server on `root` with `home` as `$HOME` and its cache in `cache`, as `user`.
     fn start(root: &Path, home: &Path, cache: &Path, user: Option<u32>) -> Tack {
+        Self::start_with(root, home, cache, user, &[])
+    }
+
+    /// The same with `env` set too.
+    fn start_with(root: &Path, home: &Path, cache: &Path, user: Option<u32>, env: &[(&str, &str)]) -> Tack {
         let mut command = match user {
             Some(id) => {
                 let mut c = Command::new("setpriv");
@@ -46,6 +51,7 @@ impl Tack {
             .env_remove("GOPATH")
             .env_remove("GRADLE_USER_HOME")
             .env("TACK_LOG", "warn")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
@@ -210,7 +216,9 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
     if !mounts_contained() {
         return;
     }
-    for user in users() {
+    // Overlays where the kernel allows them, and the copies made where it refuses them.
+    for (user, overlays) in users().into_iter().flat_map(|u| [(u, "1"), (u, "0")]) {
+        let env = [("TACK_OVERLAYS", overlays)];
         let (home, cache) = (folder(None), folder(None));
         write(&home.path().join("go/pkg/mod/example.com/m@v1/m.go"), "package m // ORIGINAL\n");
         std::fs::create_dir_all(home.path().join(".gradle")).unwrap();
@@ -233,8 +241,8 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
                       cat $GOMODCACHE/example.com/m@v1/m.go";
         let look = "cat $GOMODCACHE/example.com/m@v1/m.go ~/.gradle/init.d/evil.gradle ~/.m2/repository/evil.jar \
                     $GOCACHE/evil 2>&1";
-        let out = Tack::start(first.path(), home.path(), cache.path(), user).run(poison);
-        assert!(out.contains("POISON"), "{user:?}: the command sees its own write:\n{out}");
+        let out = Tack::start_with(first.path(), home.path(), cache.path(), user, &env).run(poison);
+        assert!(out.contains("POISON"), "{user:?} {overlays}: the command sees its own write:\n{out}");
         assert_eq!(
             std::fs::read_to_string(home.path().join("go/pkg/mod/example.com/m@v1/m.go")).unwrap(),
             "package m // ORIGINAL\n",
@@ -243,12 +251,16 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
         for planted in [".gradle/init.d", ".m2/repository/evil.jar", ".cache/go-build/evil"] {
             assert!(!home.path().join(planted).exists(), "{user:?}: {planted} reached the user's cache");
         }
-        let again = Tack::start(first.path(), home.path(), cache.path(), user).run(look);
-        assert_eq!(again.matches("POISON").count(), 4, "{user:?}: the root keeps its layer:\n{again}");
-        let other = Tack::start(second.path(), home.path(), cache.path(), user).run(look);
+        let again = Tack::start_with(first.path(), home.path(), cache.path(), user, &env).run(look);
+        assert_eq!(
+            again.matches("POISON").count(),
+            4,
+            "{user:?} {overlays}: the root keeps its layer:\n{again}"
+        );
+        let other = Tack::start_with(second.path(), home.path(), cache.path(), user, &env).run(look);
         assert!(
             !other.contains("POISON") && other.contains("ORIGINAL"),
-            "{user:?}: another root sees the user's cache as it is:\n{other}"
+            "{user:?} {overlays}: another root sees the user's cache as it is:\n{other}"
         );
     }
 }

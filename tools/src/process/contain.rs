@@ -98,6 +98,45 @@ fn works(mode: Containment) -> bool {
     probe.status().is_ok_and(|s| s.success())
 }
 
+/// Whether a command's view can lay an overlay over a build cache here (unprivileged overlayfs,
+/// Linux 5.11 and later), found once by a command writing through one; `TACK_OVERLAYS=0` says
+/// no, to use (and test) the copies made where they are refused.
+pub(crate) fn overlays_work() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        if std::env::var_os("TACK_OVERLAYS").is_some_and(|v| v == "0") {
+            return false;
+        }
+        if !matches!(containment(), Containment::Namespaces { mounts: true, .. }) {
+            return false;
+        }
+        let probe = scratch_dir().join("overlay-probe");
+        let (lower, layer) = (probe.join("lower"), probe.join("layer"));
+        let made = [lower.clone(), layer.join("upper"), layer.join("work")]
+            .iter()
+            .all(|dir| std::fs::create_dir_all(dir).is_ok());
+        let cache = view::Cache { path: lower.clone(), layer: layer.clone(), copied: false };
+        let scratch = scratch_dir();
+        let sight = view::Sight { caches: std::slice::from_ref(&cache), ..view::Sight::new(scratch, scratch) };
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", &format!("echo x > '{}/written'", lower.display())]);
+        let none: &[&Path] = &[];
+        let plan = mounts::Plan::new(&view::view(&sight), scratch, none, none, none);
+        apply(&mut cmd, containment(), None, plan);
+        let works = made
+            && cmd.status().is_ok_and(|s| s.success())
+            && layer.join("upper/written").exists()
+            && !lower.join("written").exists();
+        let _ = std::fs::remove_dir_all(&probe);
+        if !works {
+            tracing::warn!(
+                "the kernel refuses overlays in commands' namespaces: each root gets a copy of the build caches it uses"
+            );
+        }
+        works
+    })
+}
+
 /// The mounts of a probe: the system's folders and the scratch folder, pinned and read-only.
 fn probe_plan() -> mounts::Plan {
     let scratch = scratch_dir();

@@ -226,16 +226,30 @@ pub(crate) fn execute(
 /// is not shown. Only these: an overlay costs a command's start about a millisecond.
 fn cache_layers(ws: &Workspace) -> Vec<view::Cache> {
     let base = ws.state_dir().unwrap_or(crate::process::contain::scratch_dir()).join("layers");
+    let copied = !crate::process::contain::overlays_work();
     ws.toolchain_caches()
         .iter()
-        .filter_map(|path| match view::cache_layer(&base, ws.root().path(), path) {
-            Ok(layer) => Some(view::Cache { path: path.clone(), layer }),
-            Err(err) => {
-                tracing::warn!(
-                    "commands do not see {}: cannot make tack's layer over it: {err}",
-                    path.display()
-                );
-                None
+        .filter_map(|path| {
+            let made = view::cache_layer(&base, ws.root().path(), path).and_then(|layer| {
+                if copied && path.is_dir() {
+                    let started = Instant::now();
+                    let files = view::copy_cache(path, &layer)?;
+                    if files > 0 {
+                        tracing::info!(
+                            "copied {} ({files} files, {:.1} s) for this root's commands: overlays are refused here",
+                            path.display(),
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                }
+                Ok(layer)
+            });
+            match made {
+                Ok(layer) => Some(view::Cache { path: path.clone(), layer, copied }),
+                Err(err) => {
+                    tracing::warn!("commands do not see {}: cannot make tack's layer over it: {err}", path.display());
+                    None
+                }
             }
         })
         .collect()

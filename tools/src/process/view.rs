@@ -67,6 +67,8 @@ pub(crate) struct Cache {
     pub path: PathBuf,
     /// Holds `upper/` and `work/`, made by [`cache_layer`].
     pub layer: PathBuf,
+    /// `upper/` is a copy of the cache, bound in its place: where overlays are refused.
+    pub copied: bool,
 }
 
 /// What one command is given beyond the system's folders.
@@ -145,7 +147,7 @@ pub(crate) fn view(sight: &Sight<'_>) -> Vec<Mount> {
     }
     for cache in sight.caches {
         let (upper, work) = (cache.layer.join("upper"), cache.layer.join("work"));
-        if cache.path.is_dir() {
+        if cache.path.is_dir() && !cache.copied {
             mounts.push(Mount::Overlay { at: cache.path.clone(), lower: cache.path.clone(), upper, work });
         } else {
             mounts.push(Mount::Bind { source: upper, target: cache.path.clone(), read_only: false });
@@ -279,6 +281,46 @@ pub(crate) fn cache_layer(base: &Path, root: &Path, cache: &Path) -> std::io::Re
     Ok(layer)
 }
 
+/// Makes `layer/upper` a copy of `cache` once (where overlays are refused): copied beside it,
+/// then renamed into place, so a copy cut short is made again. Files, folders and links are
+/// copied with their modes; other kinds are left out. Returns how many files it copied (0 when
+/// the copy was there).
+pub(crate) fn copy_cache(cache: &Path, layer: &Path) -> std::io::Result<u64> {
+    let (upper, partial) = (layer.join("upper"), layer.join("upper.partial"));
+    if layer.join("copied").exists() {
+        return Ok(0);
+    }
+    if partial.exists() {
+        std::fs::remove_dir_all(&partial)?;
+    }
+    let mut files = 0u64;
+    let mut pending = vec![(cache.to_path_buf(), partial.clone())];
+    while let Some((from, to)) = pending.pop() {
+        let meta = from.symlink_metadata()?;
+        std::fs::create_dir(&to)?;
+        for entry in std::fs::read_dir(&from)? {
+            let entry = entry?;
+            let (source, target) = (entry.path(), to.join(entry.file_name()));
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                pending.push((source, target));
+            } else if kind.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
+            } else if kind.is_file() {
+                std::fs::copy(&source, &target)?;
+                files += 1;
+            }
+        }
+        std::fs::set_permissions(&to, meta.permissions())?;
+    }
+    if upper.exists() {
+        std::fs::remove_dir_all(&upper)?;
+    }
+    std::fs::rename(&partial, &upper)?;
+    std::fs::write(layer.join("copied"), b"")?;
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,8 +350,12 @@ mod tests {
         ])
         .unwrap();
         let caches = [
-            Cache { path: home.path().join("go/pkg/mod"), layer: scratch.path().join("l1") },
-            Cache { path: home.path().join(".m2/repository"), layer: scratch.path().join("l2") },
+            Cache { path: home.path().join("go/pkg/mod"), layer: scratch.path().join("l1"), copied: false },
+            Cache {
+                path: home.path().join(".m2/repository"),
+                layer: scratch.path().join("l2"),
+                copied: false,
+            },
         ];
         let mounts = view(&Sight {
             home: Some(home.path()),
@@ -391,5 +437,28 @@ mod tests {
                 Mount::Hide { at: etc.path().join("ssl/private"), folder: true },
             ]
         );
+    }
+
+    #[test]
+    fn a_cache_is_copied_once_with_its_links_and_modes_and_a_cut_copy_is_made_again() {
+        use std::os::unix::fs::PermissionsExt;
+        let cache = tempfile::tempdir().unwrap();
+        let layer = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(cache.path().join("a/b")).unwrap();
+        std::fs::write(cache.path().join("a/b/f.txt"), "cached").unwrap();
+        std::fs::write(cache.path().join("run.sh"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(cache.path().join("run.sh"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        std::os::unix::fs::symlink("a/b/f.txt", cache.path().join("link")).unwrap();
+        std::fs::create_dir_all(layer.path().join("upper.partial/left-over")).unwrap();
+        assert_eq!(copy_cache(cache.path(), layer.path()).unwrap(), 2);
+        let upper = layer.path().join("upper");
+        assert_eq!(std::fs::read_to_string(upper.join("a/b/f.txt")).unwrap(), "cached");
+        assert_eq!(std::fs::read_link(upper.join("link")).unwrap(), Path::new("a/b/f.txt"));
+        assert_eq!(std::fs::metadata(upper.join("run.sh")).unwrap().permissions().mode() & 0o777, 0o755);
+        assert!(!layer.path().join("upper.partial").exists());
+        std::fs::write(upper.join("a/b/f.txt"), "changed by a command").unwrap();
+        assert_eq!(copy_cache(cache.path(), layer.path()).unwrap(), 0, "copied once");
+        assert_eq!(std::fs::read_to_string(upper.join("a/b/f.txt")).unwrap(), "changed by a command");
     }
 }
