@@ -127,7 +127,7 @@ pub(crate) fn view(sight: &Sight<'_>) -> Vec<Mount> {
     }
     if let Some(home) = sight.home.filter(|h| h.is_absolute() && h.parent().is_some()) {
         mounts.push(Mount::Scratch { at: home.into() });
-        for folder in toolchains(home, sight.path) {
+        for folder in toolchains(home, sight.path, sight.root) {
             mounts.push(Mount::Bind { source: folder.clone(), target: folder, read_only: true });
         }
     }
@@ -142,7 +142,11 @@ pub(crate) fn view(sight: &Sight<'_>) -> Vec<Mount> {
             mounts.push(Mount::Bind { source: path.clone(), target: path.clone(), read_only });
         }
     }
-    if sight.scratch != Path::new("/tmp") && sight.scratch.is_dir() {
+    // Not over a root that is (or holds) `/tmp`.
+    if sight.scratch != Path::new("/tmp")
+        && sight.scratch.is_dir()
+        && !Path::new("/tmp").starts_with(sight.root)
+    {
         mounts.push(Mount::Bind { source: sight.scratch.into(), target: "/tmp".into(), read_only: false });
     }
     for cache in sight.caches {
@@ -163,26 +167,31 @@ pub(crate) fn view(sight: &Sight<'_>) -> Vec<Mount> {
 /// folder below it, since a shim calls the rest of its tool), those named by their variables or
 /// found at their usual place, git's configuration, and `PATH` folders elsewhere outside the
 /// system's folders.
-fn toolchains(home: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
+fn toolchains(home: &Path, path: Option<&std::ffi::OsStr>, root: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     for entry in path.map(std::env::split_paths).into_iter().flatten() {
-        if !entry.is_absolute() || !entry.is_dir() {
+        // The root's own (a `.venv/bin`, `node_modules/.bin`) is there already, writable.
+        if !entry.is_absolute() || !entry.is_dir() || entry.starts_with(root) {
             continue;
         }
         // A `bin` folder's programs use their prefix's `lib` and `share` (a virtual
         // environment's packages, a Node prefix's modules).
         let prefix = entry.parent().filter(|_| entry.file_name().is_some_and(|n| n == "bin"));
-        if let Ok(below) = entry.strip_prefix(home) {
+        let folder = if let Ok(below) = entry.strip_prefix(home) {
             let Some(first) = below.components().next() else { continue };
             if SHARED_HOME_FOLDERS.iter().any(|s| Path::new(s) == Path::new(first.as_os_str())) {
                 found.extend(prefix.map(|p| p.join("lib")).filter(|lib| lib.is_dir()));
-                found.push(entry.clone());
+                entry.clone()
             } else {
-                found.push(home.join(first));
+                home.join(first)
             }
         } else if !SYSTEM.iter().any(|s| entry.starts_with(s)) {
-            found.push(prefix.map_or(entry.clone(), Path::to_path_buf));
-        }
+            prefix.map_or(entry.clone(), Path::to_path_buf)
+        } else {
+            continue;
+        };
+        // Never a folder holding the root, which would be bound read-only beneath it.
+        found.push(if root.starts_with(&folder) { entry.clone() } else { folder });
     }
     for (variable, usual) in HOME_TOOLCHAINS {
         let named = std::env::var_os(variable).filter(|v| !v.is_empty()).map(PathBuf::from);
@@ -192,6 +201,7 @@ fn toolchains(home: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
         }
     }
     found.extend(GIT_CONFIG.iter().map(|p| home.join(p)).filter(|p| p.exists()));
+    found.retain(|folder| !root.starts_with(folder) && !folder.starts_with(root));
     found.sort();
     // A folder inside another found one is bound with it.
     found.dedup_by(|inner, outer| inner.starts_with(outer));
@@ -460,5 +470,42 @@ mod tests {
         std::fs::write(upper.join("a/b/f.txt"), "changed by a command").unwrap();
         assert_eq!(copy_cache(cache.path(), layer.path()).unwrap(), 0, "copied once");
         assert_eq!(std::fs::read_to_string(upper.join("a/b/f.txt")).unwrap(), "changed by a command");
+    }
+
+    #[test]
+    fn a_toolchain_in_the_root_or_holding_it_is_left_to_the_roots_own_bind() {
+        let home = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let root = home.path().join("work/project");
+        for folder in ["work/project/.venv/bin", "work/bin", ".cargo/bin"] {
+            std::fs::create_dir_all(home.path().join(folder)).unwrap();
+        }
+        let path = std::env::join_paths([
+            root.join(".venv/bin"),
+            home.path().join("work/bin"),
+            home.path().join(".cargo/bin"),
+        ])
+        .unwrap();
+        // (This machine's own RUSTUP_HOME and the like are found too, outside the test's home.)
+        let found: Vec<PathBuf> = toolchains(home.path(), Some(&path), &root)
+            .into_iter()
+            .filter(|f| f.starts_with(home.path()))
+            .collect();
+        assert_eq!(found, vec![home.path().join(".cargo"), home.path().join("work/bin")]);
+        let mounts =
+            view(&Sight { home: Some(home.path()), path: Some(&path), ..Sight::new(&root, scratch.path()) });
+        let root_bind = mounts.iter().position(|m| m.target() == root).unwrap();
+        assert!(
+            !mounts.iter().any(
+                |m| matches!(m, Mount::Bind { target, read_only: true, .. } if target.starts_with(&root))
+            ),
+            "nothing in the root is read-only: {mounts:#?}"
+        );
+        assert!(mounts[root_bind..].iter().all(|m| m.target() != home.path().join("work")));
+        let slash_tmp = view(&Sight::new(Path::new("/tmp"), scratch.path()));
+        assert!(
+            !slash_tmp.iter().any(|m| matches!(m, Mount::Bind { target, source, .. } if target == Path::new("/tmp") && source != Path::new("/tmp"))),
+            "a root at /tmp is not covered by the scratch folder"
+        );
     }
 }
