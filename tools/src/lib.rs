@@ -28,6 +28,7 @@ pub use observe::limits::Limits;
 pub use observe::observation::Observation;
 pub use observe::shape::count_tokens;
 pub use process::contain::{Containment, confines_writes, containment};
+pub use process::seccomp::filters_syscalls;
 pub use session::Session;
 pub use tool::{Annotations, Gate, Group, Overflow, Spec, ToolSpec, Work};
 pub use toolbox::{CallOutcome, Profile, Toolbox};

@@ -14,7 +14,8 @@
 //!
 //! The namespace is entered between fork and exec: the forked child unshares, forks the
 //! namespace's process 1 (which goes on to exec the shell), closes every descriptor, and waits
-//! for it, leaving with its exit status. Only async-signal-safe calls happen there.
+//! for it, leaving with its exit status. Only async-signal-safe calls happen there. Last before
+//! exec, `seccomp::seal` installs the command's system call filter.
 
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::process::{mounts, view};
+use crate::process::{mounts, seccomp, view};
 use landlock::{
     ABI, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, path_beneath_rules,
 };
@@ -94,7 +95,7 @@ const MODES: [Containment; 8] = {
 fn works(mode: Containment) -> bool {
     let mut probe = Command::new("/bin/sh");
     probe.args(["-c", "exit 0"]);
-    apply(&mut probe, mode, None, probe_plan());
+    apply(&mut probe, mode, None, None, probe_plan());
     probe.status().is_ok_and(|s| s.success())
 }
 
@@ -122,7 +123,7 @@ pub(crate) fn overlays_work() -> bool {
         cmd.args(["-c", &format!("echo x > '{}/written'", lower.display())]);
         let none: &[&Path] = &[];
         let plan = mounts::Plan::new(&view::view(&sight), scratch, none, none, none);
-        apply(&mut cmd, containment(), None, plan);
+        apply(&mut cmd, containment(), None, None, plan);
         let works = made
             && cmd.status().is_ok_and(|s| s.success())
             && layer.join("upper/written").exists()
@@ -146,7 +147,7 @@ fn probe_plan() -> mounts::Plan {
 
 /// What the kernel here does not enforce for commands, for the end of `run`'s description the
 /// model reads: empty where every boundary holds.
-pub fn caveats(containment: Containment, confines_writes: bool) -> String {
+pub fn caveats(containment: Containment, confines_writes: bool, filters_syscalls: bool) -> String {
     let mut gaps = Vec::new();
     if containment == Containment::ProcessGroup {
         gaps.push("a process that calls setsid can outlive its command");
@@ -160,6 +161,9 @@ pub fn caveats(containment: Containment, confines_writes: bool) -> String {
     if !confines_writes {
         gaps.push("commands can write outside the repository");
     }
+    if !filters_syscalls {
+        gaps.push("with no system call filter, commands can make user namespaces, use the user's keyring, io_uring and bpf, and type into tack's terminal");
+    }
     if gaps.is_empty() { String::new() } else { format!(" On this machine {}.", gaps.join(", ")) }
 }
 
@@ -169,6 +173,8 @@ pub fn caveats(containment: Containment, confines_writes: bool) -> String {
 pub(crate) enum ContainError {
     #[error("cannot confine the command's writes: {0}")]
     Writes(RulesetError),
+    #[error(transparent)]
+    Syscalls(&'static seccomp::FilterError),
 }
 
 /// What a command may touch beyond the machine-wide rules: what it sees at all, where it may
@@ -206,10 +212,12 @@ pub(crate) fn contain(cmd: &mut Command, network: bool, reach: &Reach<'_>) -> Re
     } else {
         None
     };
+    let filter = seccomp::filter().map_err(ContainError::Syscalls)?;
     apply(
         cmd,
         mode,
         ruleset,
+        filter,
         mounts::Plan::new(reach.view, reach.cwd, reach.pinned, reach.read_only, reach.hidden),
     );
     Ok(())
@@ -272,7 +280,7 @@ pub fn confines_writes() -> bool {
             }
             let mut probe = Command::new("/bin/sh");
             probe.args(["-c", "exit 0"]);
-            apply(&mut probe, Containment::ProcessGroup, Some(ruleset), mounts::Plan::default());
+            apply(&mut probe, Containment::ProcessGroup, Some(ruleset), None, mounts::Plan::default());
             probe.status().is_ok_and(|s| s.success())
         });
         if works {
@@ -326,7 +334,13 @@ pub fn scratch_dir() -> &'static Path {
     })
 }
 
-fn apply(cmd: &mut Command, mode: Containment, ruleset: Option<RulesetCreated>, plan: mounts::Plan) {
+fn apply(
+    cmd: &mut Command,
+    mode: Containment,
+    ruleset: Option<RulesetCreated>,
+    filter: Option<&'static seccomp::Filter>,
+    plan: mounts::Plan,
+) {
     // Formatted here, before the fork: the child may not allocate.
     // SAFETY: getuid and getgid cannot fail and touch no memory.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
@@ -337,12 +351,12 @@ fn apply(cmd: &mut Command, mode: Containment, ruleset: Option<RulesetCreated>, 
     let rights = write_rights(kernel_abi()).bits();
     // SAFETY: the hook runs between fork and exec and makes only async-signal-safe calls
     // (prctl, unshare, open, write, close, mount, mkdir, symlink, statfs, fork, waitpid,
-    // signal, kill, _exit and the Landlock and capset system calls) on memory prepared
-    // before the fork.
+    // signal, kill, _exit and the Landlock, capset and seccomp system calls) on memory prepared
+    // before the fork (the filter was compiled once, before any fork).
     unsafe {
         cmd.pre_exec(move || {
             let fd = ruleset.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
-            enter(mode, &uid_map, &gid_map, fd, rights, &plan)
+            enter(mode, &uid_map, &gid_map, fd, rights, filter, &plan)
         });
     }
 }
@@ -425,6 +439,7 @@ unsafe fn enter(
     gid_map: &[u8],
     ruleset: Option<i32>,
     rights: u64,
+    filter: Option<&seccomp::Filter>,
     plan: &mounts::Plan,
 ) -> io::Result<()> {
     // SAFETY (whole body): async-signal-safe calls on memory this process owns; see `apply`.
@@ -432,7 +447,8 @@ unsafe fn enter(
         // Die with the tack thread that started this command.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
         let Containment::Namespaces { user, network, mounts } = mode else {
-            return confine(ruleset, rights, None);
+            confine(ruleset, rights, None)?;
+            return seccomp::seal(filter);
         };
         let mut flags = libc::CLONE_NEWPID;
         if user {
@@ -469,7 +485,8 @@ unsafe fn enter(
             if mounts {
                 mounts::make(plan)?;
             }
-            return confine(ruleset, rights, mounts.then_some(plan));
+            confine(ruleset, rights, mounts.then_some(plan))?;
+            return seccomp::seal(filter);
         }
         // The waiting process holds nothing open (not the pipe std uses to report a failed
         // exec, nor the output pipe), then leaves as the command did.
@@ -552,15 +569,16 @@ mod tests {
     #[test]
     fn the_run_description_names_each_boundary_this_kernel_lacks_and_nothing_when_all_hold() {
         let full = Containment::Namespaces { user: false, network: true, mounts: true };
-        assert_eq!(caveats(full, true), "");
+        assert_eq!(caveats(full, true, true), "");
         assert_eq!(
-            caveats(Containment::ProcessGroup, false),
+            caveats(Containment::ProcessGroup, false, false),
             " On this machine a process that calls setsid can outlive its command, commands reach the network, \
              commands see the host's /proc and /dev, can read the user's credential stores and can change git's \
-             hooks and config, commands can write outside the repository."
+             hooks and config, commands can write outside the repository, with no system call filter, commands \
+             can make user namespaces, use the user's keyring, io_uring and bpf, and type into tack's terminal."
         );
         assert_eq!(
-            caveats(Containment::Namespaces { user: true, network: false, mounts: true }, true),
+            caveats(Containment::Namespaces { user: true, network: false, mounts: true }, true, true),
             " On this machine commands reach the network."
         );
     }
@@ -569,7 +587,7 @@ mod tests {
     fn output(mode: Containment, script: &str) -> String {
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", script]);
-        apply(&mut cmd, mode, None, probe_plan());
+        apply(&mut cmd, mode, None, None, probe_plan());
         let out = cmd.output().expect("the contained shell runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
@@ -588,7 +606,7 @@ mod tests {
             assert_eq!(output(mode, "echo $(id -u) $(id -g)"), ids, "{mode:?}");
             let mut cmd = Command::new("/bin/sh");
             cmd.args(["-c", "exit 7"]);
-            apply(&mut cmd, mode, None, probe_plan());
+            apply(&mut cmd, mode, None, None, probe_plan());
             assert_eq!(cmd.status().unwrap().code(), Some(7), "{mode:?}: the exit code passes through");
         }
         assert_ne!(output(Containment::ProcessGroup, "echo $$"), "1\n");

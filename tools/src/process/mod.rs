@@ -3,4 +3,5 @@
 pub(crate) mod contain;
 pub(crate) mod execute;
 pub(crate) mod mounts;
+pub(crate) mod seccomp;
 pub(crate) mod view;

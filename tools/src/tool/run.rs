@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::call_context::CallContext;
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
-use crate::process::contain;
+use crate::process::{contain, seccomp};
 use crate::tool::{Annotations, Call, Gate, Group, Reply, Spec, Tool, Work};
 use crate::workspace::Workspace;
 
@@ -67,7 +67,11 @@ impl Tool for Run {
         static TEXT: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
         TEXT.get_or_init(|| {
             let base = Self::SPEC.description;
-            let caveats = contain::caveats(contain::containment(), contain::confines_writes());
+            let caveats = contain::caveats(
+                contain::containment(),
+                contain::confines_writes(),
+                seccomp::filters_syscalls(),
+            );
             if caveats.is_empty() { base } else { Box::leak(format!("{base}{caveats}").into_boxed_str()) }
         })
     }
