@@ -1,9 +1,11 @@
 //! What a command can ask of the kernel, through the real binary, as root and (when the tests run
 //! as root) as uid 65534: the seccomp filter refuses the keyring calls, new user namespaces,
-//! `perf_event_open`, `bpf`, `io_uring` and `userfaultfd`, and answers `ENOSYS` to `clone3`
-//! while forks, threads and subprocesses still work. Each test says when this kernel lacks the
-//! boundary and skips that part.
+//! TIOCSTI and TIOCLINUX, `perf_event_open`, `bpf`, `io_uring` and `userfaultfd`, and answers
+//! `ENOSYS` to `clone3` while forks, threads and subprocesses still work; and each command has a
+//! session (no controlling terminal), a keyring and descriptors of its own. Each test says when
+//! this kernel lacks the boundary and skips that part.
 
+use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 
 use rmcp::model::CallToolResult;
@@ -12,6 +14,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
 use tack_tests::{call, tack_binary};
+use tack_tools::Containment;
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -171,6 +174,16 @@ fn filtered() -> bool {
     filtered
 }
 
+/// Whether commands run in namespaces here (so each has a session of its own).
+fn namespaced() -> bool {
+    let found = tack_tools::containment();
+    let namespaced = matches!(found, Containment::Namespaces { .. });
+    if !namespaced {
+        println!("skipped the session's part: this kernel gives commands no namespace ({found:?})");
+    }
+    namespaced
+}
+
 #[tokio::test]
 async fn the_keyring_calls_are_refused_and_the_session_keyring_tack_started_with_is_out_of_reach() {
     for user in users() {
@@ -253,6 +266,121 @@ async fn a_command_cannot_make_a_user_namespace_by_unshare_or_clone() {
     }
 }
 
+/// A pseudo-terminal made by the test: the side a user's shell reads (`slave`) and the other.
+struct Pty {
+    _master: std::fs::File,
+    slave: std::fs::File,
+}
+
+impl Pty {
+    fn open() -> Pty {
+        use std::os::fd::FromRawFd;
+        // SAFETY: the calls below take descriptors this function owns and buffers on its stack.
+        unsafe {
+            let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
+            assert!(master >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+            assert_eq!(libc::grantpt(master), 0);
+            assert_eq!(libc::unlockpt(master), 0);
+            let mut name = [0 as libc::c_char; 128];
+            assert_eq!(libc::ptsname_r(master, name.as_mut_ptr(), name.len()), 0);
+            let slave = libc::open(name.as_ptr(), libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
+            assert!(slave >= 0, "open the pty: {}", std::io::Error::last_os_error());
+            // Raw, so every byte typed in is counted as waiting to be read at once.
+            let mut modes: libc::termios = std::mem::zeroed();
+            assert_eq!(libc::tcgetattr(slave, &mut modes), 0);
+            libc::cfmakeraw(&mut modes);
+            assert_eq!(libc::tcsetattr(slave, libc::TCSANOW, &modes), 0);
+            Pty { _master: std::fs::File::from_raw_fd(master), slave: std::fs::File::from_raw_fd(slave) }
+        }
+    }
+
+    /// Bytes typed into the terminal that its reader has not read.
+    fn typed(&self) -> libc::c_int {
+        let mut waiting: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one int.
+        assert_eq!(unsafe { libc::ioctl(self.slave.as_raw_fd(), libc::FIONREAD, &mut waiting) }, 0);
+        waiting
+    }
+}
+
+#[tokio::test]
+async fn a_command_has_no_controlling_terminal_and_cannot_type_into_one() {
+    let (filtered, namespaced) = (filtered(), namespaced());
+    for user in users() {
+        let place = Place::new(user);
+        // tack runs on a terminal, as when a user starts it from a shell: the terminal is its
+        // controlling one. TIOCSTI there would type into the user's shell.
+        let pty = Pty::open();
+        let tty = pty.slave.as_raw_fd();
+        let client = serve(user, &place, move || {
+            // SAFETY: setsid and ioctl are async-signal-safe and take no memory.
+            unsafe {
+                if libc::setsid() < 0 || libc::ioctl(tty, libc::TIOCSCTTY, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        })
+        .await;
+
+        let inherited = run(
+            &client,
+            &python_calls(
+                r#"
+                import fcntl, termios
+                try:
+                    tty = os.open('/dev/tty', os.O_RDWR)
+                except OSError as e:
+                    print('/dev/tty:', errno.errorcode[e.errno]); sys.exit()
+                print('/dev/tty: opened')
+                try:
+                    fcntl.ioctl(tty, termios.TIOCSTI, b'#'); print('TIOCSTI: ok')
+                except OSError as e:
+                    print('TIOCSTI:', errno.errorcode[e.errno])
+                "#,
+            ),
+        )
+        .await;
+        if namespaced {
+            assert_eq!(inherited, "exit=0\n/dev/tty: ENXIO\n", "{user:?}: no controlling terminal");
+        } else if filtered {
+            assert!(inherited.ends_with("TIOCSTI: EPERM\n"), "{user:?}: {inherited}");
+        }
+
+        // A terminal the command makes its own controlling one: the filter is all that stands
+        // between it and TIOCSTI, however the request's upper bits are set.
+        let own = run(
+            &client,
+            &python_calls(
+                r#"
+                import fcntl, termios
+                try: os.setsid()
+                except OSError: pass  # already a session's leader
+                leader, tty = os.openpty()
+                fcntl.ioctl(tty, termios.TIOCSCTTY, 0)
+                byte = ctypes.c_char(b'#')
+                call('TIOCSTI', tty, termios.TIOCSTI, ctypes.byref(byte), name='ioctl')
+                call('TIOCSTI sign-extended', tty, 0xFFFFFFFF00000000 | termios.TIOCSTI, ctypes.byref(byte), name='ioctl')
+                call('TIOCLINUX', tty, 0x541C, ctypes.byref(ctypes.c_char(b'\x06')), name='ioctl')
+                call('TIOCGWINSZ', tty, termios.TIOCGWINSZ, ctypes.byref(ctypes.create_string_buffer(8)), name='ioctl')
+                "#,
+            ),
+        )
+        .await;
+        if filtered {
+            assert_eq!(
+                own,
+                "exit=0\nTIOCSTI: EPERM\nTIOCSTI sign-extended: EPERM\nTIOCLINUX: EPERM\nTIOCGWINSZ: ok\n",
+                "{user:?}: other terminal requests still work"
+            );
+        }
+        client.cancel().await.unwrap();
+        if namespaced || filtered {
+            assert_eq!(pty.typed(), 0, "{user:?}: nothing was typed into tack's terminal");
+        }
+    }
+}
+
 #[tokio::test]
 async fn clone3_answers_enosys_and_forks_threads_and_subprocesses_still_work() {
     let filtered = filtered();
@@ -320,6 +448,39 @@ async fn perf_events_bpf_io_uring_and_userfaultfd_are_refused() {
             out, "exit=0\nperf_event_open: EPERM\nbpf: EPERM\nio_uring_setup: EPERM\nuserfaultfd: EPERM\n",
             "{user:?}"
         );
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_descriptor_tack_inherited_does_not_reach_a_command() {
+    for user in users() {
+        let place = Place::new(user);
+        // A file outside the root, open for writing in tack without close-on-exec: as when the
+        // program that starts tack leaks one.
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("outside.txt");
+        let file = std::fs::File::create(&target).unwrap();
+        let leaked: RawFd = file.as_raw_fd();
+        let client = serve(user, &place, move || {
+            // SAFETY: dup2 is async-signal-safe; the copy it makes has no close-on-exec flag.
+            if unsafe { libc::dup2(leaked, 9) } < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+        .await;
+        let out = run(
+            &client,
+            &format!(
+                "echo shell >&9; echo proc > /proc/self/fd/9; {} -c 'import os; os.write(9, b\"python\")'; ls /proc/self/fd",
+                python()
+            ),
+        )
+        .await;
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "", "{user:?}: a command wrote outside: {out}");
+        // ls's own listing: its standard streams and the folder it reads.
+        assert!(out.ends_with("\n0\n1\n2\n3\n"), "{user:?}: only 0-2 reach the command: {out}");
         client.cancel().await.unwrap();
     }
 }

@@ -15,7 +15,8 @@
 //! The namespace is entered between fork and exec: the forked child unshares, forks the
 //! namespace's process 1 (which goes on to exec the shell), closes every descriptor, and waits
 //! for it, leaving with its exit status. Only async-signal-safe calls happen there. Last before
-//! exec, `seccomp::seal` installs the command's system call filter.
+//! exec, `seccomp::seal` gives the command a session, keyring and descriptors of its own and
+//! its system call filter.
 
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -139,7 +140,7 @@ pub(crate) fn overlays_work() -> bool {
 }
 
 /// The mounts of a probe: the system's folders and the scratch folder, pinned and read-only.
-fn probe_plan() -> mounts::Plan {
+pub(super) fn probe_plan() -> mounts::Plan {
     let scratch = scratch_dir();
     let sight = view::Sight::new(scratch, scratch);
     mounts::Plan::new(&view::view(&sight), scratch, &[scratch], &[scratch], &[] as &[&Path])
@@ -334,7 +335,7 @@ pub fn scratch_dir() -> &'static Path {
     })
 }
 
-fn apply(
+pub(super) fn apply(
     cmd: &mut Command,
     mode: Containment,
     ruleset: Option<RulesetCreated>,
@@ -351,8 +352,9 @@ fn apply(
     let rights = write_rights(kernel_abi()).bits();
     // SAFETY: the hook runs between fork and exec and makes only async-signal-safe calls
     // (prctl, unshare, open, write, close, mount, mkdir, symlink, statfs, fork, waitpid,
-    // signal, kill, _exit and the Landlock, capset and seccomp system calls) on memory prepared
-    // before the fork (the filter was compiled once, before any fork).
+    // signal, kill, _exit, setsid, fcntl and the Landlock, capset, keyctl, close_range and
+    // seccomp system calls) on memory prepared before the fork (the filter was compiled once,
+    // before any fork).
     unsafe {
         cmd.pre_exec(move || {
             let fd = ruleset.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
@@ -447,8 +449,9 @@ unsafe fn enter(
         // Die with the tack thread that started this command.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
         let Containment::Namespaces { user, network, mounts } = mode else {
+            // tack kills the command by its process group here, so it keeps the session.
             confine(ruleset, rights, None)?;
-            return seccomp::seal(filter);
+            return seccomp::seal(false, filter);
         };
         let mut flags = libc::CLONE_NEWPID;
         if user {
@@ -486,7 +489,7 @@ unsafe fn enter(
                 mounts::make(plan)?;
             }
             confine(ruleset, rights, mounts.then_some(plan))?;
-            return seccomp::seal(filter);
+            return seccomp::seal(true, filter);
         }
         // The waiting process holds nothing open (not the pipe std uses to report a failed
         // exec, nor the output pipe), then leaves as the command did.

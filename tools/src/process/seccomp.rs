@@ -1,5 +1,6 @@
-//! The last step a command's process takes before exec, after `contain` has confined it: a
-//! seccomp filter.
+//! The last steps a command's process takes before exec, after `contain` has confined it: a
+//! session of its own (no controlling terminal to type into), a fresh session keyring (none of
+//! the user's keys), no descriptor but 0-2 across exec, and a seccomp filter.
 //!
 //! The filter takes Docker's default profile as its anchor, with the opposite default: Docker
 //! allows a list and refuses the rest, while a build needs nearly every call, so this one allows
@@ -227,19 +228,62 @@ const _: () = assert!(
         && std::mem::align_of::<seccompiler::sock_filter>() == std::mem::align_of::<libc::sock_filter>()
 );
 
-/// The last step before exec: `filter`, when there is one.
+/// `KEYCTL_JOIN_SESSION_KEYRING`: with no name, a new anonymous session keyring.
+const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+
+/// The last steps before exec: with `new_session`, a session of its own (so no controlling
+/// terminal: `/dev/tty` cannot be opened); a fresh session keyring; every descriptor past 2
+/// closed at exec; and, last, `filter`.
 ///
 /// # Safety
 /// Only between fork and exec: it makes only async-signal-safe calls and allocates nothing.
-pub(crate) unsafe fn seal(filter: Option<&Filter>) -> io::Result<()> {
-    if let Some(filter) = filter {
-        // SAFETY: between fork and exec, as this function's caller promises.
-        unsafe {
+pub(crate) unsafe fn seal(new_session: bool, filter: Option<&Filter>) -> io::Result<()> {
+    // SAFETY (whole body): system calls on stack memory and on the filter, which the forked
+    // process holds a copy of and which outlives the calls.
+    unsafe {
+        if new_session && libc::setsid() < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // Replaces the inherited session keyring (the user's login keys) with an empty one. A
+        // kernel without keys, or a sandbox around tack refusing keyctl, leaves the command no
+        // keyring to reach either way.
+        if libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, std::ptr::null::<libc::c_char>()) < 0
+        {
+            let error = io::Error::last_os_error();
+            if !matches!(error.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) {
+                return Err(error);
+            }
+        }
+        close_inherited_at_exec();
+        if let Some(filter) = filter {
             install(&filter.absent)?;
             install(&filter.refused)?;
         }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Marks every descriptor past stderr close-on-exec, so that only 0-2 reach the command: not
+/// one tack inherited without the flag. Marked rather than closed: std still writes a failed
+/// exec's error to its pipe, and the hook still owns Landlock's ruleset descriptor.
+///
+/// # Safety
+/// Only between fork and exec.
+unsafe fn close_inherited_at_exec() {
+    // SAFETY: close_range and fcntl on descriptor numbers; no memory is passed.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC) == 0 {
+            return;
+        }
+        // Before Linux 5.11 (no CLOSE_RANGE_CLOEXEC): the flag one descriptor at a time, up to
+        // the usual limit of open files.
+        for fd in 3..1024 {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
 }
 
 /// Hands `program` to the kernel for this process and all it starts. `no_new_privs` is set
@@ -289,5 +333,40 @@ mod tests {
         };
         assert_eq!(filter.refused.last(), Some(&allow));
         assert_eq!(filter.absent.last(), Some(&allow));
+    }
+
+    #[test]
+    fn a_command_is_filtered_and_gets_descriptors_0_to_2_only_in_a_namespace_and_in_a_process_group() {
+        use crate::process::contain::{self, Containment};
+        use std::os::unix::process::CommandExt;
+        let Ok(Some(filter)) = filter() else {
+            eprintln!("skipped: this kernel or architecture has no seccomp filter");
+            return;
+        };
+        if !std::path::Path::new("/usr/bin/unshare").exists() {
+            eprintln!("skipped: no /usr/bin/unshare to try a user namespace with");
+            return;
+        }
+        let leaked = std::fs::File::open("/dev/null").unwrap();
+        let leaked = std::os::fd::AsRawFd::as_raw_fd(&leaked);
+        for mode in [contain::containment(), Containment::ProcessGroup] {
+            let mut cmd = std::process::Command::new("/bin/sh");
+            cmd.args(["-c", "ls /proc/self/fd; /usr/bin/unshare --user true"]);
+            // A descriptor without close-on-exec, as one tack inherited would be. Registered
+            // before `apply`'s hook, so it runs first.
+            // SAFETY: dup2 is async-signal-safe.
+            unsafe {
+                cmd.pre_exec(move || match libc::dup2(leaked, 9) {
+                    9 => Ok(()),
+                    _ => Err(io::Error::last_os_error()),
+                });
+            }
+            contain::apply(&mut cmd, mode, None, Some(filter), contain::probe_plan());
+            let out = cmd.output().expect("the contained shell runs");
+            let (stdout, stderr) =
+                (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert_eq!(stdout, "0\n1\n2\n3\n", "{mode:?}: ls's streams and its folder only");
+            assert!(stderr.contains("Operation not permitted"), "{mode:?}: {stderr}");
+        }
     }
 }
