@@ -97,8 +97,7 @@ impl Tool for Run {
         }
         if matches!(contain::containment(), contain::Containment::Namespaces { mounts: true, .. }) {
             text.push_str(
-                "Commands see only the system's folders, the repository, $TMPDIR (also /tmp) and an empty home \
-                 holding their toolchains; what they write in that home is gone after the command. ",
+                "Commands see only the system, their toolchains, the repository and $TMPDIR (also /tmp). ",
             );
         }
         if contain::confines_writes() {
