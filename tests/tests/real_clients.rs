@@ -31,6 +31,7 @@ const CLIENT_CUTS: &[&str] = &[
 fn shop() -> tempfile::TempDir {
     let repo = fixture_copy("py_shop");
     let python = python_with(&[("pytest", PYTEST)]);
+    // (Commands see the venv because the server is told it is readable: `shows_the_venv`.)
     let config = format!(
         "[[verify.checks]]\nname = \"tests\"\ncommand = \"{} -m pytest -q -p no:cacheprovider\"\nformat = \"pytest\"\n",
         python.display()
@@ -137,9 +138,18 @@ fn assert_ran(client: &str, run: &ClientRun) {
     assert!(run.success, "{client} failed\n{}", run.dump());
 }
 
+/// The server's arguments that show commands the test venv, which is outside every folder a
+/// command sees unless the user names it (as a person names a venv kept elsewhere).
+fn shows_the_venv() -> Vec<String> {
+    let python = python_with(&[("pytest", PYTEST)]);
+    let venv = python.parent().and_then(Path::parent).expect("the venv holds bin/python");
+    vec!["--readable".into(), venv.display().to_string()]
+}
+
 /// Runs [`full_script`] through one client over stdio and checks what its model received.
-async fn full_script_through(api: Api, args: Vec<String>) -> ScriptedModel {
+async fn full_script_through(api: Api, mut args: Vec<String>) -> ScriptedModel {
     let repo = shop();
+    args.extend(shows_the_venv());
     let version = version_of(&std::fs::read(repo.path().join("shop/cart.py")).unwrap());
     let model = ScriptedModel::start(api, "tack", full_script()).await;
     let transport = Transport::Stdio { root: repo.path().to_path_buf(), args };
@@ -226,7 +236,8 @@ fn paging_script() -> Vec<ToolCall> {
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_code_over_http_hands_its_model_tacks_text() {
     let repo = shop();
-    let server = start_http(repo.path(), &[]).await;
+    let readable = shows_the_venv();
+    let server = start_http(repo.path(), &readable.iter().map(String::as_str).collect::<Vec<_>>()).await;
     let model = ScriptedModel::start(Api::Anthropic, "tack", paging_script()).await;
     let run = clients::claude(
         &model,
