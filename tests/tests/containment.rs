@@ -154,8 +154,9 @@ async fn nothing_a_command_leaves_behind_runs_later_and_git_commit_inside_run_st
     assert!(plant.contains("Read-only file system"), "{plant}");
     assert!(
         plant.ends_with(
-            "\ntack removed .cargo/config.toml, which the command made: git, cargo or an editor would run it later \
-             without asking (a person can allow it with allow_protected_writes in their own tack config)\n"
+            "\ntack removed .cargo/config.toml, which the command made: it is a toolchain selector or wrapper setting, \
+             which the toolchain's next command (even --version) runs (a person can allow it with \
+             allow_protected_writes in their own tack config)\n"
         ),
         "the model is told: {plant}"
     );

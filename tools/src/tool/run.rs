@@ -164,11 +164,9 @@ fn run(ws: &Workspace, params: RunParams, ctx: &CallContext) -> Observation {
             text.push('\n');
         }
     }
-    for rel in &removed {
-        text.push_str(&format!(
-            "tack removed {rel}, which the command made: git, cargo or an editor would run it later without asking \
-             (a person can allow it with allow_protected_writes in their own tack config)\n"
-        ));
+    for line in &removed {
+        text.push_str(line);
+        text.push('\n');
     }
     let out = RunOutput { exit_code, timed_out, cancelled, output_lines };
     Observation::ok(text, json!(out))

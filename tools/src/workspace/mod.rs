@@ -13,6 +13,7 @@ use crate::observe::limits::{self, Limits};
 use crate::write::files::VersionCache;
 
 pub(crate) mod config;
+pub(crate) mod git_files;
 pub(crate) mod path_guard;
 pub(crate) mod protected;
 pub(crate) mod state_store;

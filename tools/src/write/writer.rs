@@ -37,14 +37,14 @@ pub fn resolve_for_write(ws: &Workspace, path: &str, verb: &str) -> Result<Resol
     }
     // Where a link leads counts, not only its name.
     let target = resolved.abs.strip_prefix(ws.root().path()).map(|p| p.to_string_lossy().into_owned());
-    let protected = |rel: &str| crate::workspace::protected::refuses(ws.root().path(), rel);
+    let refused = |rel: &str| crate::workspace::protected::refuses(ws.root().path(), rel);
     if !ws.config().allow_protected_writes
-        && (protected(&resolved.rel) || target.is_ok_and(|t| protected(&t)))
+        && let Some(kind) = refused(&resolved.rel).or_else(|| target.ok().and_then(|t| refused(&t)))
     {
         return Err(Observation::error(format!(
             "cannot {verb} {}: {}",
             resolved.rel,
-            crate::workspace::protected::REFUSAL
+            crate::workspace::protected::refusal(kind)
         )));
     }
     Ok(resolved)
