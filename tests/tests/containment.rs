@@ -173,6 +173,16 @@ async fn nothing_a_command_leaves_behind_runs_later_and_git_commit_inside_run_st
     )
     .await;
     assert_eq!(commit, "exit=0\nsecond\nfirst\n");
+    // So do stash and checkout: a branch made, a change stashed and brought back, the first
+    // branch checked out again.
+    let stash = run(
+        &client,
+        "git checkout -qb side && echo changed >> b.txt && git stash -q && cat b.txt && git checkout -q - && \
+         git stash pop -q && cat b.txt && git stash list | wc -l && git branch --show-current",
+    )
+    .await;
+    let branch = git(root, &["branch", "--show-current"]).stdout;
+    assert_eq!(stash, format!("exit=0\nb\nb\nchanged\n0\n{}", String::from_utf8_lossy(&branch)));
     client.cancel().await.unwrap();
 
     // The user's next commit and status outside tack run nothing that was planted.
