@@ -172,9 +172,10 @@ pub(crate) fn refuses(root: &Path, rel: &str) -> Option<Kind> {
 const OUTPUT_FOLDERS: &[&str] = &["node_modules", "target", ".venv", "venv", ".tox", ".nox", ".gradle"];
 
 /// At most this many entries of the tree are looked at in one walk, nearest the root first;
-/// past it `run` says what was not looked at. A look took about 3.7 µs an entry in a debug
-/// build here, and a bare walk 1.3 µs in a release one (BENCHMARKS.md), so this bounds one
-/// look near three quarters of a second, a quarter in a release build.
+/// past it `run` says what was not looked at. A look took 1.7 to 2 µs an entry in a release
+/// build here, about what reading the folders costs, and 3.4 to 4.3 µs in a debug one
+/// (BENCHMARKS.md), so this bounds one look near 0.4 s (0.9 s in a debug build); a command
+/// pays for two.
 const MAX_WALK: usize = 200_000;
 
 /// Protected paths under `root`, nearest first, without following links, and whether the walk
