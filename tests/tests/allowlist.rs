@@ -265,11 +265,12 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
     }
 }
 
-/// The fixtures whose toolchains come from the system's folders on a Debian machine, each with
-/// a command to prepare it and the failure `verify` must report. (Rust's and this machine's
-/// Python live in root's own home, which another user cannot enter: they are checked as root
-/// by tests/tests/verify.rs.)
-const SYSTEM_TOOLCHAIN_FIXTURES: &[(&str, &str, &str)] = &[
+/// The fixtures of every toolchain, each with a command to prepare it and the failure `verify`
+/// must report. As root the toolchains are the machine's own (rustup's, pyenv's); as another
+/// user, who cannot enter root's home, Debian's (`scripts/test` installs its cargo and pytest).
+const TOOLCHAIN_FIXTURES: &[(&str, &str, &str)] = &[
+    ("verify_rs", "", "src/lib.rs:30 tests::total_is_the_sum"),
+    ("verify_py", "", "tests/test_calc.py:17 tests/test_calc.py::test_total"),
     ("verify_go", "", "calc_test.go:13 example.com/calc.TestTotal"),
     (
         "verify_java",
@@ -282,12 +283,12 @@ const SYSTEM_TOOLCHAIN_FIXTURES: &[(&str, &str, &str)] = &[
 ];
 
 #[test]
-fn verify_builds_and_tests_the_system_toolchains_fixtures_offline_as_root_and_as_an_ordinary_user() {
+fn verify_builds_and_tests_each_toolchains_fixture_offline_as_root_and_as_an_ordinary_user() {
     if !mounts_contained() {
         return;
     }
     for user in users() {
-        for (fixture, prepare, failure) in SYSTEM_TOOLCHAIN_FIXTURES {
+        for (fixture, prepare, failure) in TOOLCHAIN_FIXTURES {
             let (home, cache) = (folder(None), folder(None));
             let repo = fixture_copy(fixture);
             std::fs::set_permissions(repo.path(), std::fs::Permissions::from_mode(0o755)).unwrap();

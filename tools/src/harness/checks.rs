@@ -721,12 +721,17 @@ fn pytest(output: &str) -> Parsed {
 }
 
 /// Panics by thread name: `thread 'x' panicked at path:line:col:` then the message lines
-/// (current Rust), or `thread 'x' panicked at 'message', path:line:col` (before 1.73).
+/// (current Rust), or `thread 'x' panicked at 'message', path:line:col` (before 1.73), whose
+/// message may run over lines (`assert_eq!`'s `left:` and `right:`).
 fn panics(output: &str) -> BTreeMap<String, Failure> {
     static NEW: OnceLock<Regex> = OnceLock::new();
     static OLD: OnceLock<Regex> = OnceLock::new();
+    static OLD_START: OnceLock<Regex> = OnceLock::new();
+    static OLD_END: OnceLock<Regex> = OnceLock::new();
     let new = re(&NEW, r"^thread '([^']+)' (?:\(\d+\) )?panicked at ([^:\s]+):(\d+):\d+:$");
     let old = re(&OLD, r"^thread '([^']+)' panicked at '(.*)', ([^:\s]+):(\d+):\d+$");
+    let old_start = re(&OLD_START, r"^thread '([^']+)' panicked at '(.*)$");
+    let old_end = re(&OLD_END, r"^(.*)', ([^:\s]+):(\d+):\d+$");
     let mut found = BTreeMap::new();
     let lines: Vec<&str> = output.lines().collect();
     for (i, line) in lines.iter().enumerate() {
@@ -752,6 +757,21 @@ fn panics(output: &str) -> BTreeMap<String, Failure> {
                 line: caps[4].parse().ok(),
                 message: clip(&caps[2], 600),
             });
+        } else if let Some(start) = old_start.captures(line) {
+            let mut message = vec![start[2].to_string()];
+            for next in lines[i + 1..].iter().take(12) {
+                if let Some(end) = old_end.captures(next) {
+                    message.push(end[1].to_string());
+                    found.entry(start[1].to_string()).or_insert(Failure {
+                        test: Some(start[1].to_string()),
+                        path: Some(end[2].to_string()),
+                        line: end[3].parse().ok(),
+                        message: clip(message.join("\n").trim(), 600),
+                    });
+                    break;
+                }
+                message.push(next.to_string());
+            }
         }
     }
     found
@@ -1519,6 +1539,35 @@ test result: ok. 2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; fini
             expect![[r#"
                 passed=5 failed=1 skipped=1 recognised=true
                 tests::total_is_wrong @ src/lib.rs:21 | assertion `left == right` failed /   left: 3 /  right: 4
+            "#]],
+        );
+    }
+
+    #[test]
+    fn libtest_before_rust_1_73_quotes_a_message_over_several_lines() {
+        check(
+            Format::CargoTest,
+            "running 2 tests
+test tests::adds ... ok
+test tests::total_is_the_sum ... FAILED
+
+failures:
+
+---- tests::total_is_the_sum stdout ----
+thread 'tests::total_is_the_sum' panicked at 'assertion failed: `(left == right)`
+  left: `2`,
+ right: `3`', src/lib.rs:30:9
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+
+failures:
+    tests::total_is_the_sum
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+",
+            expect![[r#"
+                passed=1 failed=1 skipped=0 recognised=true
+                tests::total_is_the_sum @ src/lib.rs:30 | assertion failed: `(left == right)` /   left: `2`, /  right: `3`
             "#]],
         );
     }

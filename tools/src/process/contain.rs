@@ -157,7 +157,7 @@ pub fn caveats(containment: Containment, confines_writes: bool, filters_syscalls
         gaps.push("commands reach the network");
     }
     if !matches!(containment, Containment::Namespaces { mounts: true, .. }) {
-        gaps.push("commands see the host's /proc and /dev, can read the user's credential stores and can change git's hooks and config");
+        gaps.push("commands see the host's whole filesystem (the user's credential stores and sockets included), write the user's build caches directly and can change git's hooks and config");
     }
     if !confines_writes {
         gaps.push("commands can write outside the repository");
@@ -576,8 +576,8 @@ mod tests {
         assert_eq!(
             caveats(Containment::ProcessGroup, false, false),
             " On this machine a process that calls setsid can outlive its command, commands reach the network, \
-             commands see the host's /proc and /dev, can read the user's credential stores and can change git's \
-             hooks and config, commands can write outside the repository, with no system call filter, commands \
+             commands see the host's whole filesystem (the user's credential stores and sockets included), write \
+             the user's build caches directly and can change git's hooks and config, commands can write outside the repository, with no system call filter, commands \
              can make user namespaces, use the user's keyring, io_uring and bpf, and type into tack's terminal."
         );
         assert_eq!(
