@@ -2,6 +2,7 @@
 //! or HTTP, make small repositories to point it at, and drive the real Claude Code and Codex
 //! binaries against a scripted model.
 
+pub mod as_user;
 pub mod bench;
 pub mod clients;
 pub mod model;

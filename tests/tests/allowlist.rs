@@ -4,101 +4,27 @@
 //! there read-only, and what it writes to a build cache (Go's modules, Gradle's init scripts,
 //! Maven's repository) lands in tack's layer for that root, never in the user's cache.
 
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::Path;
 
-use serde_json::{Value, json};
-use tack_tests::{fixture_copy, tack_binary};
+use serde_json::json;
+use tack_tests::as_user::{Tack, give, users};
+use tack_tests::fixture_copy;
 use tack_tools::Containment;
 
-/// The uid and gid of the ordinary user the tests also run as.
-const NOBODY: u32 = 65534;
-
-/// `tack serve` over stdio, spoken to with plain JSON-RPC.
-struct Tack {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    id: u64,
-}
-
-impl Tack {
-    /// A server on `root` with `home` as `$HOME` and its cache in `cache`, as `user`.
-    fn start(root: &Path, home: &Path, cache: &Path, user: Option<u32>) -> Tack {
-        Self::start_with(root, home, cache, user, &[])
-    }
-
-    /// The same with `env` set too.
-    fn start_with(root: &Path, home: &Path, cache: &Path, user: Option<u32>, env: &[(&str, &str)]) -> Tack {
-        let mut command = match user {
-            Some(id) => {
-                let mut c = Command::new("setpriv");
-                c.args([format!("--reuid={id}"), format!("--regid={id}"), "--clear-groups".into()])
-                    .arg(tack_binary());
-                c
-            }
-            None => Command::new(tack_binary()),
-        };
+/// A server on `root` with `home` as `$HOME`, its cache in `cache` and Go's caches in the
+/// home, as `user`, with `env` set too.
+fn serve(root: &Path, home: &Path, cache: &Path, user: Option<u32>, env: &[(&str, &str)]) -> Tack {
+    Tack::start(root, user, |command| {
         command
-            .args(["serve", "--root"])
-            .arg(root)
             .env("HOME", home)
             .env("XDG_CACHE_HOME", cache)
             .env("GOMODCACHE", home.join("go/pkg/mod"))
             .env("GOCACHE", home.join(".cache/go-build"))
             .env_remove("GOPATH")
             .env_remove("GRADLE_USER_HOME")
-            .env("TACK_LOG", "warn")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        let mut child = command.spawn().expect("tack starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut tack = Tack { child, stdin, stdout, id: 0 };
-        tack.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
-        );
-        writeln!(tack.stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
-        tack
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.id += 1;
-        let id = self.id;
-        writeln!(self.stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server ended");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
-    }
-
-    /// `run`'s text for `command`.
-    fn run(&mut self, command: &str) -> String {
-        self.call("run", json!({"command": command}))
-    }
-
-    /// The text of tool `name`'s result.
-    fn call(&mut self, name: &str, arguments: Value) -> String {
-        let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
-        reply["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{reply}")).to_string()
-    }
-}
-
-impl Drop for Tack {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+            .envs(env.iter().copied());
+    })
 }
 
 /// Whether commands get mount namespaces here; says why not when they do not.
@@ -111,37 +37,12 @@ fn mounts_contained() -> bool {
     contained
 }
 
-/// The users to run as: root's own, and uid 65534 when tack runs as root here.
-fn users() -> Vec<Option<u32>> {
-    // SAFETY: getuid cannot fail.
-    let root = unsafe { libc::getuid() } == 0;
-    if root { vec![None, Some(NOBODY)] } else { vec![None] }
-}
-
 /// A fresh folder `user` owns (mode 0755 so the other may look up what the test reads).
 fn folder(user: Option<u32>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     give(dir.path(), user);
     dir
-}
-
-/// Hands `path` and what is beneath it to `user`.
-fn give(path: &Path, user: Option<u32>) {
-    let Some(id) = user else { return };
-    for entry in walk(path) {
-        std::os::unix::fs::lchown(&entry, Some(id), Some(id)).unwrap();
-    }
-}
-
-fn walk(path: &Path) -> Vec<PathBuf> {
-    let mut out = vec![path.to_path_buf()];
-    if path.is_dir() && !path.is_symlink() {
-        for entry in std::fs::read_dir(path).unwrap().flatten() {
-            out.extend(walk(&entry.path()));
-        }
-    }
-    out
 }
 
 fn write(path: &Path, text: &str) {
@@ -177,7 +78,7 @@ fn a_command_sees_no_credential_socket_or_token_outside_what_is_bound_and_its_to
         for dir in [&root, &home, &cache, &outside] {
             give(dir.path(), user);
         }
-        let mut tack = Tack::start(root.path(), home.path(), cache.path(), user);
+        let mut tack = serve(root.path(), home.path(), cache.path(), user, &[]);
         let reads: Vec<String> = secrets
             .iter()
             .map(|(file, _)| format!("~/{file}"))
@@ -241,7 +142,7 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
                       cat $GOMODCACHE/example.com/m@v1/m.go";
         let look = "cat $GOMODCACHE/example.com/m@v1/m.go ~/.gradle/init.d/evil.gradle ~/.m2/repository/evil.jar \
                     $GOCACHE/evil 2>&1";
-        let out = Tack::start_with(first.path(), home.path(), cache.path(), user, &env).run(poison);
+        let out = serve(first.path(), home.path(), cache.path(), user, &env).run(poison);
         assert!(out.contains("POISON"), "{user:?} {overlays}: the command sees its own write:\n{out}");
         assert_eq!(
             std::fs::read_to_string(home.path().join("go/pkg/mod/example.com/m@v1/m.go")).unwrap(),
@@ -251,13 +152,13 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
         for planted in [".gradle/init.d", ".m2/repository/evil.jar", ".cache/go-build/evil"] {
             assert!(!home.path().join(planted).exists(), "{user:?}: {planted} reached the user's cache");
         }
-        let again = Tack::start_with(first.path(), home.path(), cache.path(), user, &env).run(look);
+        let again = serve(first.path(), home.path(), cache.path(), user, &env).run(look);
         assert_eq!(
             again.matches("POISON").count(),
             4,
             "{user:?} {overlays}: the root keeps its layer:\n{again}"
         );
-        let other = Tack::start_with(second.path(), home.path(), cache.path(), user, &env).run(look);
+        let other = serve(second.path(), home.path(), cache.path(), user, &env).run(look);
         assert!(
             !other.contains("POISON") && other.contains("ORIGINAL"),
             "{user:?} {overlays}: another root sees the user's cache as it is:\n{other}"
@@ -295,7 +196,7 @@ fn verify_builds_and_tests_each_toolchains_fixture_offline_as_root_and_as_an_ord
             for dir in [home.path(), cache.path(), repo.path()] {
                 give(dir, user);
             }
-            let mut tack = Tack::start(repo.path(), home.path(), cache.path(), user);
+            let mut tack = serve(repo.path(), home.path(), cache.path(), user, &[]);
             if !prepare.is_empty() {
                 let prepared = tack.run(prepare);
                 assert!(prepared.starts_with("exit=0"), "{user:?} {fixture}: {prepared}");

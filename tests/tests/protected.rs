@@ -8,62 +8,13 @@
 //! when the tests run as root, as uid 65534 (through `setpriv`) in a folder that user owns.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use serde_json::{Value, json};
-use tack_tests::tack_binary;
+use serde_json::json;
+use tack_tests::as_user::{Tack, give, tree, users};
 use tack_tools::Containment;
-
-/// The uid and gid of the ordinary user the tests also run as.
-const NOBODY: u32 = 65534;
-
-/// `tack serve` over stdio, spoken to with plain JSON-RPC.
-struct Tack {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    id: u64,
-}
-
-impl Tack {
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.id += 1;
-        let id = self.id;
-        writeln!(self.stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server ended");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
-    }
-
-    /// A tool's text, reached through `call_tool` so tools outside the core list answer too.
-    fn call(&mut self, name: &str, arguments: Value) -> String {
-        let reply = self.request(
-            "tools/call",
-            json!({"name": "call_tool", "arguments": {"name": name, "arguments": arguments}}),
-        );
-        reply["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{reply}")).to_string()
-    }
-
-    fn run(&mut self, command: &str) -> String {
-        self.call("run", json!({"command": command}))
-    }
-}
-
-impl Drop for Tack {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Whether commands get mount namespaces here; says why not when they do not.
 fn mounts_contained() -> bool {
@@ -73,24 +24,6 @@ fn mounts_contained() -> bool {
         eprintln!("skipped: this kernel gives commands no mount namespace ({found:?})");
     }
     contained
-}
-
-/// The users to run as: root's own, and uid 65534 when the tests run as root.
-fn users() -> Vec<Option<u32>> {
-    // SAFETY: getuid cannot fail.
-    let root = unsafe { libc::getuid() } == 0;
-    if root { vec![None, Some(NOBODY)] } else { vec![None] }
-}
-
-/// Every path beneath `path` (itself included), links not followed.
-fn tree(path: &Path) -> Vec<PathBuf> {
-    let mut out = vec![path.to_path_buf()];
-    if path.is_dir() && !path.is_symlink() {
-        for entry in std::fs::read_dir(path).unwrap().flatten() {
-            out.extend(tree(&entry.path()));
-        }
-    }
-    out
 }
 
 /// What `path` holds: each path beneath it with its file's text (empty for folders).
@@ -138,10 +71,7 @@ impl Fixture {
 
     /// Hands `path` and what is beneath it to the fixture's user.
     fn give(&self, path: &Path) {
-        let Some(id) = self.user else { return };
-        for entry in tree(path) {
-            std::os::unix::fs::lchown(&entry, Some(id), Some(id)).unwrap();
-        }
+        give(path, self.user);
     }
 
     /// `program` run in `dir` (beneath the fixture's folder) as the person runs it outside
@@ -188,35 +118,12 @@ impl Fixture {
 
     /// `tack serve` on `root/`, as the fixture's user.
     fn serve(&self) -> Tack {
-        let mut command = match self.user {
-            Some(id) => {
-                let mut c = Command::new("setpriv");
-                c.args([format!("--reuid={id}"), format!("--regid={id}"), "--clear-groups".into()])
-                    .arg(tack_binary());
-                c
-            }
-            None => Command::new(tack_binary()),
-        };
-        command
-            .args(["serve", "--root"])
-            .arg(self.path("root"))
-            .env("HOME", self.path("home"))
-            .env("XDG_CACHE_HOME", self.path("cache"))
-            .env("XDG_CONFIG_HOME", self.path("home/.config"))
-            .env("TACK_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        let mut child = command.spawn().expect("tack starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut tack = Tack { child, stdin, stdout, id: 0 };
-        tack.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
-        );
-        writeln!(tack.stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
-        tack
+        Tack::start(&self.path("root"), self.user, |command| {
+            command
+                .env("HOME", self.path("home"))
+                .env("XDG_CACHE_HOME", self.path("cache"))
+                .env("XDG_CONFIG_HOME", self.path("home/.config"));
+        })
     }
 }
 
@@ -240,7 +147,7 @@ fn member(path: &str, top: &str, kind: &str) {
         for place in places {
             let rel = format!("{place}{path}");
             let before = snapshot(&fx.path(&format!("root/{rel}")));
-            let wrote = tack.call("write_file", json!({"path": rel, "content": "from the agent\n"}));
+            let wrote = tack.call_tool("write_file", json!({"path": rel, "content": "from the agent\n"}));
             assert!(
                 wrote.starts_with(&format!("cannot write {rel}: it is {kind}"))
                     && wrote.contains("allow_protected_writes"),
@@ -360,7 +267,7 @@ fn git_folders_and_files_at_any_depth() {
         let mut tack = fx.serve();
         let who = user.map_or("root".to_string(), |id| format!("uid {id}"));
         for rel in ["sub/.git", "deep/er/.git", "deep/er/.git/HEAD"] {
-            let wrote = tack.call("write_file", json!({"path": rel, "content": "gitdir: /elsewhere\n"}));
+            let wrote = tack.call_tool("write_file", json!({"path": rel, "content": "gitdir: /elsewhere\n"}));
             assert!(wrote.starts_with(&format!("cannot write {rel}: it is {GIT}")), "{who}: {wrote}");
         }
         if !mounts_contained() {
@@ -401,7 +308,7 @@ fn the_folder_core_hooks_path_names() {
         let mut tack = fx.serve();
         let who = user.map_or("root".to_string(), |id| format!("uid {id}"));
         for rel in ["githooks/pre-commit", "sub/tools/hooks/pre-commit"] {
-            let wrote = tack.call("write_file", json!({"path": rel, "content": "#!/bin/sh\n"}));
+            let wrote = tack.call_tool("write_file", json!({"path": rel, "content": "#!/bin/sh\n"}));
             assert!(wrote.starts_with(&format!("cannot write {rel}: it is {HOOKS}")), "{who}: {wrote}");
         }
         if !mounts_contained() {
