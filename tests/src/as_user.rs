@@ -13,6 +13,16 @@ use crate::tack_binary;
 /// The uid and gid of the ordinary user the tests also run as.
 pub const NOBODY: u32 = 65534;
 
+/// Whether commands get mount namespaces here; says why not when they do not.
+pub fn mounts_contained() -> bool {
+    let found = tack_tools::containment();
+    let contained = matches!(found, tack_tools::Containment::Namespaces { mounts: true, .. });
+    if !contained {
+        eprintln!("skipped: this kernel gives commands no mount namespace ({found:?})");
+    }
+    contained
+}
+
 /// The users to run as: the tests' own, and uid 65534 when the tests run as root.
 pub fn users() -> Vec<Option<u32>> {
     // SAFETY: getuid cannot fail.

@@ -8,9 +8,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::json;
-use tack_tests::as_user::{Tack, give, users};
+use tack_tests::as_user::{Tack, give, mounts_contained, users};
 use tack_tests::fixture_copy;
-use tack_tools::Containment;
 
 /// A server on `root` with `home` as `$HOME`, its cache in `cache` and Go's caches in the
 /// home, as `user`, with `env` set too.
@@ -25,16 +24,6 @@ fn serve(root: &Path, home: &Path, cache: &Path, user: Option<u32>, env: &[(&str
             .env_remove("GRADLE_USER_HOME")
             .envs(env.iter().copied());
     })
-}
-
-/// Whether commands get mount namespaces here; says why not when they do not.
-fn mounts_contained() -> bool {
-    let found = tack_tools::containment();
-    let contained = matches!(found, Containment::Namespaces { mounts: true, .. });
-    if !contained {
-        eprintln!("skipped: this kernel gives commands no mount namespace ({found:?})");
-    }
-    contained
 }
 
 /// A fresh folder `user` owns (mode 0755 so the other may look up what the test reads).

@@ -11,8 +11,8 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
+use tack_tests::as_user::mounts_contained;
 use tack_tests::{call, sample_repo, tack_binary, test_cache_home};
-use tack_tools::Containment;
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -41,16 +41,6 @@ fn text(result: &CallToolResult) -> &str {
 
 async fn run(client: &Client, command: &str) -> String {
     text(&call(client, "run", json!({"command": command})).await).to_string()
-}
-
-/// Whether commands get mount namespaces here; says why not when they do not.
-fn mounts_contained() -> bool {
-    let found = tack_tools::containment();
-    let contained = matches!(found, Containment::Namespaces { mounts: true, .. });
-    if !contained {
-        eprintln!("skipped: this kernel gives commands no mount namespace ({found:?})");
-    }
-    contained
 }
 
 #[tokio::test]

@@ -13,18 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::json;
-use tack_tests::as_user::{Tack, give, tree, users};
-use tack_tools::Containment;
-
-/// Whether commands get mount namespaces here; says why not when they do not.
-fn mounts_contained() -> bool {
-    let found = tack_tools::containment();
-    let contained = matches!(found, Containment::Namespaces { mounts: true, .. });
-    if !contained {
-        eprintln!("skipped: this kernel gives commands no mount namespace ({found:?})");
-    }
-    contained
-}
+use tack_tests::as_user::{Tack, give, mounts_contained, tree, users};
 
 /// What `path` holds: each path beneath it with its file's text (empty for folders).
 fn snapshot(path: &Path) -> BTreeMap<PathBuf, String> {
