@@ -8,7 +8,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::tack_binary;
+use crate::{tack_binary, tack_binary_for_anyone};
 
 /// The uid and gid of the ordinary user the tests also run as.
 pub const NOBODY: u32 = 65534;
@@ -65,7 +65,7 @@ impl Tack {
             Some(id) => {
                 let mut c = Command::new("setpriv");
                 c.args([format!("--reuid={id}"), format!("--regid={id}"), "--clear-groups".into()])
-                    .arg(tack_binary());
+                    .arg(tack_binary_for_anyone());
                 c
             }
             None => Command::new(tack_binary()),

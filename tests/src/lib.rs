@@ -64,6 +64,29 @@ pub fn tack_binary() -> &'static Path {
     })
 }
 
+/// The `tack` binary where every user may run it: [`tack_binary`] itself when each folder above
+/// it lets others through, else a copy made once in a fresh folder of the system's temporary
+/// folder (a checkout in root's own home, as on many CI machines, is closed to others).
+pub fn tack_binary_for_anyone() -> &'static Path {
+    use std::os::unix::fs::PermissionsExt;
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let binary = tack_binary();
+        let open =
+            |p: &Path, bits: u32| std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & bits == bits);
+        if open(binary, 0o005) && binary.ancestors().skip(1).all(|dir| open(dir, 0o001)) {
+            return binary.to_path_buf();
+        }
+        let dir = std::env::temp_dir().join(format!("tack-for-anyone-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a folder for the copy");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let copy = dir.join("tack");
+        std::fs::copy(binary, &copy).expect("the binary copies");
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        copy
+    })
+}
+
 /// Runs `command` to its end and returns its stdout, after asserting it succeeded (the failure
 /// shows the command, its status and both streams).
 pub fn stdout_of(command: &mut std::process::Command) -> String {

@@ -13,7 +13,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
-use tack_tests::{call, tack_binary};
+use tack_tests::{call, tack_binary, tack_binary_for_anyone};
 use tack_tools::Containment;
 
 type Client = RunningService<RoleClient, ()>;
@@ -82,7 +82,7 @@ async fn serve(
         User::Same => tokio::process::Command::new(tack_binary()),
         User::Nobody => {
             let mut setpriv = tokio::process::Command::new("setpriv");
-            setpriv.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(tack_binary());
+            setpriv.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(tack_binary_for_anyone());
             setpriv
         }
     };
