@@ -108,7 +108,13 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
     }
     // Overlays where the kernel allows them, and the copies made where it refuses them.
     for (user, overlays) in users().into_iter().flat_map(|u| [(u, "1"), (u, "0")]) {
-        let env = [("TACK_OVERLAYS", overlays)];
+        // Go's build cache outside the home and the temporary folder, where no folder a command
+        // may write holds it.
+        let go_build = tempfile::tempdir_in("/var/tmp").unwrap();
+        std::fs::set_permissions(go_build.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let go_cache = go_build.path().join("go-build").display().to_string();
+        std::fs::create_dir_all(&go_cache).unwrap();
+        let env = [("TACK_OVERLAYS", overlays), ("GOCACHE", go_cache.as_str())];
         let (home, cache) = (folder(None), folder(None));
         write(&home.path().join("go/pkg/mod/example.com/m@v1/m.go"), "package m // ORIGINAL\n");
         std::fs::create_dir_all(home.path().join(".gradle")).unwrap();
@@ -122,7 +128,7 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
         let (first, second) = (folder(None), folder(None));
         project(first.path());
         project(second.path());
-        for dir in [&home, &cache, &first, &second] {
+        for dir in [&home, &cache, &first, &second, &go_build] {
             give(dir.path(), user);
         }
         let poison = "echo 'package m // POISON' > $GOMODCACHE/example.com/m@v1/m.go; \
@@ -138,9 +144,10 @@ fn what_a_command_writes_to_a_build_cache_stays_in_tacks_layer_for_its_root() {
             "package m // ORIGINAL\n",
             "{user:?}: the user's module cache is unchanged"
         );
-        for planted in [".gradle/init.d", ".m2/repository/evil.jar", ".cache/go-build/evil"] {
+        for planted in [".gradle/init.d", ".m2/repository/evil.jar"] {
             assert!(!home.path().join(planted).exists(), "{user:?}: {planted} reached the user's cache");
         }
+        assert!(!Path::new(&go_cache).join("evil").exists(), "{user:?}: the build cache was written");
         let again = serve(first.path(), home.path(), cache.path(), user, &env).run(look);
         assert_eq!(
             again.matches("POISON").count(),

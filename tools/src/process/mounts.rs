@@ -90,7 +90,7 @@ pub(crate) struct Plan {
     /// Then, in the new root, over what it shows.
     steps: Vec<Step>,
     /// Folders of the new root the command may write beneath besides its own (Landlock):
-    /// its home and the caches' overlays.
+    /// its home, the caches' overlays and its writable binds.
     writable: Vec<CString>,
 }
 
@@ -149,6 +149,11 @@ impl Plan {
                 let Some(source_c) = inside(OLD, source) else { return };
                 as_folder(&mut self.ops, source.is_dir());
                 self.ops.push(Op::Bind { source: source_c, target, read_only: *read_only });
+                // A writable bind of a folder Landlock was not told of (tack's copy of a cache)
+                // is allowed where it is mounted.
+                if !read_only {
+                    self.writable.extend(writable());
+                }
             }
             Mount::Link { points_to, .. } => {
                 let Ok(points_to) = CString::new(points_to.as_os_str().as_bytes()) else { return };
