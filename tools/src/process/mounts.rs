@@ -151,7 +151,7 @@ impl Plan {
                 self.ops.push(Op::Bind { source: source_c, target, read_only: *read_only });
                 // A writable bind of a folder Landlock was not told of (tack's copy of a cache)
                 // is allowed where it is mounted.
-                if !read_only {
+                if !read_only && source.is_dir() {
                     self.writable.extend(writable());
                 }
             }
