@@ -56,6 +56,17 @@ fn entry_for(
             same.mtime_ns = mtime_ns;
             Some((Arc::new(same), false))
         }
+        // A text file is searched by its words: nothing to parse, and nothing to keep of a
+        // binary file, a generated one, or one past the parse bound.
+        _ if !lang.has_grammar() => {
+            let Content::Whole(bytes) = content else { return None };
+            let lines = count_lines(&bytes);
+            if !crate::lang::is_text(&bytes) || crate::lang::is_generated(size, lines) {
+                return None;
+            }
+            let symbols = FileSymbols::default();
+            Some((Arc::new(FileEntry { path: rel, lang, size, mtime_ns, hash, lines, symbols }), true))
+        }
         _ => {
             let entry = match content {
                 Content::Whole(bytes) => parse_entry(rel, lang, size, mtime_ns, hash, &bytes),
@@ -178,7 +189,7 @@ impl Index {
             None => (BTreeMap::new(), LoadOutcome::InMemory),
             Some(dir) => match load(&dir.join("index.bin"), root) {
                 Ok(Some(entries)) => {
-                    let n = entries.len();
+                    let n = entries.iter().filter(|e| e.lang.has_grammar()).count();
                     let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
                     (files, LoadOutcome::Loaded { files: n })
                 }
@@ -187,7 +198,7 @@ impl Index {
                     .unwrap_or((BTreeMap::new(), LoadOutcome::Rebuilt { reason })),
             },
         };
-        let snapshot = Snapshot::new(files, 0);
+        let snapshot = new_snapshot(files, 0);
         // The resolved references saved with the index, when they belong to exactly its files:
         // a reopen then resolves only what changed since.
         if let Some(dir) = &store
@@ -257,7 +268,7 @@ impl Index {
             return self.current.read().expect("index lock").clone();
         }
         let previous = self.current.read().expect("index lock").clone();
-        let mut files = previous.files.clone();
+        let mut files = previous.all_entries();
         let dir = crate::beneath::RootDir::open(&self.root).ok();
         let mut parsed = 0;
         let mut changed = false;
@@ -265,7 +276,7 @@ impl Index {
             let abs = self.root.join(rel);
             match std::fs::symlink_metadata(&abs) {
                 Ok(meta) if meta.is_file() => {
-                    let Some(lang) = Lang::from_path(&abs) else { continue };
+                    let Some(lang) = Lang::of_file(&abs) else { continue };
                     let Some(old) = files.get(rel.as_str()) else {
                         // Whether a new file is ignored takes the walker: rescan.
                         self.refresh_locked(&|_, _| {}, None);
@@ -276,9 +287,11 @@ impl Index {
                     let Some((entry, was_parsed)) =
                         dir.as_ref().and_then(|d| entry_for(d, rel.clone(), lang, times, Some(old), false))
                     else {
+                        // A text file that turned binary, generated or too large is searched no more.
+                        changed |= files.remove(rel.as_str()).is_some();
                         continue;
                     };
-                    parsed += usize::from(was_parsed);
+                    parsed += usize::from(was_parsed && lang.has_grammar());
                     if !Arc::ptr_eq(old, &entry) {
                         files.insert(rel.clone(), entry);
                         changed = true;
@@ -313,7 +326,7 @@ impl Index {
         beside: Option<Beside<'_>>,
     ) {
         let started = Instant::now();
-        let snapshot = Snapshot::new(files, previous.generation + 1);
+        let snapshot = new_snapshot(files, previous.generation + 1);
         // A few changed files update the previous resolver and graph (the graph resolves with
         // the new resolver); anything else builds them anew.
         if let Some(resolver) =
@@ -392,7 +405,7 @@ impl Index {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 continue;
             }
-            let Some(lang) = Lang::from_path(entry.path()) else { continue };
+            let Some(lang) = Lang::of_file(entry.path()) else { continue };
             let Some(rel) = entry.path().strip_prefix(&self.root).ok().and_then(|p| p.to_str()) else {
                 continue;
             };
@@ -414,9 +427,9 @@ impl Index {
             .into_iter()
             .par_bridge()
             .filter_map(|(rel, lang, size, mtime_ns)| {
-                let old = previous.files.get(&rel);
+                let old = previous.entry(&rel);
                 let (entry, was_parsed) = entry_for(dir.as_ref()?, rel, lang, (size, mtime_ns), old, true)?;
-                if was_parsed {
+                if was_parsed && entry.lang.has_grammar() {
                     parsed.fetch_add(1, Ordering::Relaxed);
                 }
                 let n = done.fetch_add(1, Ordering::Relaxed) as usize + 1;
@@ -430,12 +443,13 @@ impl Index {
         let files: BTreeMap<String, Arc<FileEntry>> =
             results.into_iter().map(|e| (e.path.clone(), e)).collect();
         let parsed = parsed.load(Ordering::Relaxed) as usize;
-        let removed = previous.files.keys().filter(|k| !files.contains_key(*k)).count();
-        let reused = files.len() - parsed;
+        let before = previous.files.len() + previous.texts.len();
+        let removed = previous.all_entries().keys().filter(|k| !files.contains_key(*k)).count();
+        let reused = files.values().filter(|e| e.lang.has_grammar()).count() - parsed;
         let changed = parsed > 0
             || removed > 0
-            || files.len() != previous.files.len()
-            || files.iter().any(|(k, v)| previous.files.get(k).is_none_or(|old| !Arc::ptr_eq(old, v)));
+            || files.len() != before
+            || files.iter().any(|(k, v)| previous.entry(k).is_none_or(|old| !Arc::ptr_eq(old, v)));
         if changed {
             self.install(files, &previous, beside);
         }
@@ -476,6 +490,12 @@ pub(crate) fn content_hash(bytes: &[u8]) -> [u8; 16] {
     let mut hash = [0u8; 16];
     hash.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
     hash
+}
+
+/// A snapshot of `entries`: the files a grammar parses apart from the text files.
+fn new_snapshot(entries: BTreeMap<String, Arc<FileEntry>>, generation: u64) -> Snapshot {
+    let (files, texts) = entries.into_iter().partition(|(_, e)| e.lang.has_grammar());
+    Snapshot::new(files, texts, generation)
 }
 
 fn parse_entry(
@@ -578,7 +598,7 @@ fn seeded(
     let entries = load(&donor.store.join("index.bin"), &donor.root).ok()??;
     let files: BTreeMap<String, Arc<FileEntry>> =
         entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
-    let n = files.len();
+    let n = files.values().filter(|e| e.lang.has_grammar()).count();
     Some((files, LoadOutcome::Seeded { from: donor, files: n, reason }))
 }
 
@@ -665,6 +685,36 @@ mod tests {
         let (index, outcome) = open(repo.path(), store.path());
         assert_eq!(outcome, LoadOutcome::Loaded { files: 2 });
         assert_eq!(index.refresh(&|_, _| {}).parsed, 0);
+    }
+
+    #[test]
+    fn text_files_are_kept_apart_for_search_and_binary_generated_or_lock_files_left_out() {
+        let (repo, store) = setup();
+        fs::write(repo.path().join("install.sh"), "enable_plugin() {\n  echo on\n}\n").unwrap();
+        fs::write(repo.path().join("logo.dat"), b"\x89PNG\0\0binary").unwrap();
+        fs::write(repo.path().join("blob"), b"head\0tail").unwrap();
+        fs::write(repo.path().join("data.json"), format!("[{}]\n", "1,".repeat(6000))).unwrap();
+        fs::write(repo.path().join("yarn.lock"), "alpha@1:\n  version 1\n").unwrap();
+        let (index, _) = open(repo.path(), store.path());
+        let stats = index.refresh(&|_, _| {});
+        assert_eq!((stats.files, stats.parsed), (2, 2), "text files are not parsed");
+        let snapshot = index.snapshot();
+        assert_eq!(snapshot.files.keys().collect::<Vec<_>>(), ["a.py", "b.py"]);
+        assert_eq!(snapshot.texts.keys().collect::<Vec<_>>(), ["install.sh", "notes.md"]);
+        assert!(snapshot.texts.values().all(|e| e.symbols.defs.is_empty() && !e.lang.has_grammar()));
+        assert_eq!(snapshot.entry("install.sh").map(|e| e.lines), Some(3));
+        assert!(index.save().unwrap());
+        drop(index);
+
+        let (index, outcome) = open(repo.path(), store.path());
+        assert_eq!(outcome, LoadOutcome::Loaded { files: 2 });
+        assert_eq!(index.snapshot().texts.len(), 2, "text files are saved and loaded with the rest");
+        // A text file that turns binary is searched no more; a new one is found by the rescan.
+        fs::write(repo.path().join("notes.md"), b"now\0binary").unwrap();
+        fs::write(repo.path().join("more.txt"), "more notes\n").unwrap();
+        let snapshot = index.apply_changes(&["notes.md".into(), "more.txt".into()]);
+        assert_eq!(snapshot.texts.keys().collect::<Vec<_>>(), ["install.sh", "more.txt"]);
+        assert_eq!(index.parsed_total(), 0, "no source file was parsed again");
     }
 
     #[test]

@@ -86,6 +86,32 @@ pub fn repo_map_cached(
 
 /// Builds the map within `budget` tokens, counted by `count_tokens` (which counts any non-empty
 /// text as at least one token).
+/// The map of a root with no file in a language tack parses: its text files by path, as many
+/// as `budget` tokens hold, so even a repository of scripts or documents shows its layout.
+fn text_files_map(snapshot: &Snapshot, budget: usize, count_tokens: &dyn Fn(&str) -> usize) -> String {
+    if snapshot.texts.is_empty() {
+        return "repo map: no file under the root is in a language tack parses, and none is text\n".into();
+    }
+    let n = snapshot.texts.len();
+    let mut text = format!(
+        "repo map: no definitions (no file is in a language tack parses); {n} text {}, which search ranks:\n",
+        if n == 1 { "file" } else { "files" }
+    );
+    let mut used = count_tokens(&text);
+    for (shown, path) in snapshot.texts.keys().enumerate() {
+        let line = format!("{}\n", crate::snapshot::shown_path(path));
+        let cost = count_tokens(&line);
+        // Room is kept for the closing line.
+        if used + cost + 8 > budget {
+            text.push_str(&format!("… {} more\n", n - shown));
+            break;
+        }
+        used += cost;
+        text.push_str(&line);
+    }
+    text
+}
+
 pub fn repo_map(
     snapshot: &Snapshot,
     focus: &[String],
@@ -133,7 +159,7 @@ pub fn repo_map(
         Render { entries, files: &graph.files, file_rank: file_rank.clone(), tier, items, focus, total_defs };
     if map.items.is_empty() {
         let text = if map.entries.is_empty() {
-            "repo map: no Python or Rust files under the root\n".to_string()
+            text_files_map(snapshot, budget, count_tokens)
         } else {
             map.header(0, 0)
         };

@@ -23,6 +23,9 @@ pub enum Lang {
     Java,
     C,
     Cpp,
+    /// A text file no grammar reads (documentation, configuration, a language tack does not
+    /// parse): searched by its words, with no symbols. Never in the registry.
+    Text,
 }
 
 /// Files larger than this are listed without symbols (generated code, vendored bundles).
@@ -46,7 +49,10 @@ pub struct FileEntry {
 /// An immutable view of the whole index. Queries hold one; updates make a new one.
 #[derive(Debug, Default)]
 pub struct Snapshot {
+    /// The files a grammar parses: what resolution, the graph and the map are made of.
     pub files: BTreeMap<String, Arc<FileEntry>>,
+    /// Every other text file the walk admits (of the language `Text`): only search reads them.
+    pub texts: BTreeMap<String, Arc<FileEntry>>,
     /// Increases with every update that changed something.
     pub generation: u64,
     /// What the floors above computed from these files (name resolution, the graph, what
@@ -55,14 +61,30 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    pub(crate) fn new(files: BTreeMap<String, Arc<FileEntry>>, generation: u64) -> Self {
-        Snapshot { files, generation, derived: Derived::default() }
+    pub(crate) fn new(
+        files: BTreeMap<String, Arc<FileEntry>>,
+        texts: BTreeMap<String, Arc<FileEntry>>,
+        generation: u64,
+    ) -> Self {
+        Snapshot { files, texts, generation, derived: Derived::default() }
+    }
+
+    /// The entry of `path`, parsed or text.
+    pub fn entry(&self, path: &str) -> Option<&Arc<FileEntry>> {
+        self.files.get(path).or_else(|| self.texts.get(path))
+    }
+
+    /// Every entry, parsed and text, by path.
+    pub(crate) fn all_entries(&self) -> BTreeMap<String, Arc<FileEntry>> {
+        let mut all = self.files.clone();
+        all.extend(self.texts.iter().map(|(p, e)| (p.clone(), e.clone())));
+        all
     }
 
     /// A snapshot of the given entries (tests and tools that index files they hold in memory).
     pub fn from_entries(entries: impl IntoIterator<Item = FileEntry>) -> Snapshot {
         let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
-        Snapshot::new(files, 0)
+        Snapshot::new(files, BTreeMap::new(), 0)
     }
 
     pub fn n_defs(&self) -> usize {

@@ -10,7 +10,7 @@ use crate::snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
 
 /// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
 /// version is rebuilt. Query files need no bump: their hash is part of the saved header.
-pub(crate) const FORMAT_VERSION: u32 = 10;
+pub(crate) const FORMAT_VERSION: u32 = 11;
 const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// The default place for a root's index: the user's cache directory, keyed by the root's path,
 /// so opening a repository never writes into it.
@@ -38,7 +38,8 @@ fn queries_fingerprint() -> [u8; 8] {
 
 pub(crate) fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+    let entries: Vec<&FileEntry> =
+        snapshot.files.values().chain(snapshot.texts.values()).map(|e| e.as_ref()).collect();
     let root_bytes = root.as_os_str().as_encoded_bytes();
     let tmp = dir.join(format!("index.bin.tmp{}", std::process::id()));
     {

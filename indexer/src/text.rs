@@ -405,8 +405,7 @@ impl TextIndex {
         }
         let mut writer = self.writer.lock().expect("text index writer");
         let mut stats = SyncStats::default();
-        let stale: Vec<String> =
-            state.docs.keys().filter(|p| !snapshot.files.contains_key(*p)).cloned().collect();
+        let stale: Vec<String> = state.docs.keys().filter(|p| snapshot.entry(p).is_none()).cloned().collect();
         for path in stale {
             writer.delete_term(Term::from_field_text(self.fields.path, &path));
             state.docs.remove(&path);
@@ -414,7 +413,7 @@ impl TextIndex {
         }
         let dir = crate::beneath::RootDir::open(root).ok();
         let mut pending = 0usize;
-        for (path, entry) in &snapshot.files {
+        for (path, entry) in snapshot.files.iter().chain(&snapshot.texts) {
             if state.docs.get(path) == Some(&entry.hash) {
                 continue;
             }
@@ -792,8 +791,11 @@ mod tests {
         assert_eq!(edited.terms_per_file(&terms).unwrap()["b.py"], 3);
     }
 
-    /// `dir` holding one Python file, `a.py` defining `alpha`, and its symbol index.
+    /// `dir/repo` holding one Python file, `a.py` defining `alpha`, and its symbol index (apart
+    /// from the search index a test keeps in `dir`, whose files would be searched as text).
     fn one_file_repository(dir: &Path) -> (PathBuf, crate::index::Index) {
+        let dir = dir.join("repo");
+        std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("a.py"), "def alpha():\n    return 1\n").unwrap();
         let root = dir.canonicalize().unwrap();
         let filter = crate::walk::Filter::new(&root, &[]).unwrap();

@@ -130,15 +130,15 @@ fn directories(index: &Index, dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Whether a changed path can change the index: source files, directories, ignore files;
-/// nothing under `.git`.
+/// Whether a changed path can change the index: source and text files, directories, ignore
+/// files; nothing under `.git`.
 fn matters(root: &Path, path: &Path) -> bool {
     let Ok(rel) = path.strip_prefix(root) else { return false };
     if rel.components().next().is_some_and(|c| c.as_os_str() == ".git") {
         return false;
     }
     let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    Lang::from_path(rel).is_some() || rel.extension().is_none() || name == ".gitignore" || name == ".ignore"
+    Lang::of_file(rel).is_some() || rel.extension().is_none() || name == ".gitignore" || name == ".ignore"
 }
 
 #[cfg(test)]
@@ -153,7 +153,9 @@ mod tests {
         assert!(matters(root, Path::new("/r/src/newdir")));
         assert!(matters(root, Path::new("/r/.gitignore")));
         assert!(!matters(root, Path::new("/r/.git/index")));
-        assert!(!matters(root, Path::new("/r/notes.txt")));
+        assert!(matters(root, Path::new("/r/notes.txt")), "a text file is searched");
+        assert!(!matters(root, Path::new("/r/logo.png")));
+        assert!(!matters(root, Path::new("/r/Cargo.lock")));
         assert!(!matters(root, Path::new("/elsewhere/a.py")));
     }
 }

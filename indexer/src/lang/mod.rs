@@ -15,6 +15,9 @@ use crate::snapshot::{FileEntry, Lang};
 use crate::meaning::{Entry, Tables};
 use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
 pub(crate) use common::{is_alias, pattern_identifiers, simple_chain};
+pub use plain::heading_at;
+pub(crate) use plain::{is_changelog, is_prose};
+pub(crate) use plain::{is_generated, is_text};
 
 /// Everything tack needs to know about one language.
 pub(crate) struct LangSpec {
@@ -128,6 +131,7 @@ mod cpp;
 mod go;
 mod java;
 mod javascript;
+mod plain;
 mod python;
 mod rust;
 mod typescript;
@@ -409,6 +413,18 @@ impl Lang {
         specs().find(|spec| spec.extensions.contains(&ext)).map(|spec| spec.lang)
     }
 
+    /// What the index makes of a file: its grammar's language, by extension, else
+    /// [`Lang::Text`] when its name allows text (its first bytes decide: [`is_text`]); `None`
+    /// for what is never searched (images, archives, lock files).
+    pub fn of_file(path: &Path) -> Option<Lang> {
+        Lang::from_path(path).or_else(|| plain::may_be_text(path).then_some(Lang::Text))
+    }
+
+    /// Whether a grammar reads the language's files: every language but [`Lang::Text`].
+    pub fn has_grammar(self) -> bool {
+        self != Lang::Text
+    }
+
     pub(crate) fn language(self) -> &'static dyn Language {
         LANGUAGES[self as usize]
     }
@@ -418,6 +434,9 @@ impl Lang {
     }
 
     pub fn name(self) -> &'static str {
+        if self == Lang::Text {
+            return "text";
+        }
         self.spec().name
     }
 

@@ -84,6 +84,10 @@ pub struct FunctionOut {
     pub end_line: u32,
     /// Every line of the body is shown (else the lines around the matches).
     pub whole: bool,
+    /// A passage of a file without definitions (a document, a script no grammar reads): its
+    /// lines around the matches, `symbol` the heading above them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub passage: bool,
     pub callers: Vec<Link>,
     pub callees: Vec<Link>,
     pub tests: Vec<Link>,
@@ -125,10 +129,11 @@ impl Tool for Context {
     }
 }
 
-/// A function to show: where it is, and the lines the ranking picked in it.
+/// A function to show: where it is, and the lines the ranking picked in it. A file without
+/// definitions has no function: its hit lines are shown as a passage (`def` is `None`).
 struct Function {
     path: String,
-    def: u32,
+    def: Option<u32>,
     hits: Vec<u32>,
 }
 
@@ -189,8 +194,7 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
         .iter()
         .map(|path| {
             snapshot
-                .files
-                .get(*path)
+                .entry(path)
                 .map(|entry| best_lines(ws.root().path(), entry, &weights, LINES_PER_FILE))
                 .unwrap_or_default()
         })
@@ -200,11 +204,18 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
     let mut functions: Vec<Function> = focus
         .defs
         .iter()
-        .map(|(path, def)| Function { path: path.clone(), def: *def, hits: Vec::new() })
+        .map(|(path, def)| Function { path: path.clone(), def: Some(*def), hits: Vec::new() })
         .collect();
     for (path, lines) in top.iter().zip(&hits) {
+        // A file with no definitions (one no grammar reads: a document, a script) is shown as
+        // the passage around its best lines.
+        let passage = snapshot.entry(path).is_some_and(|e| e.symbols.defs.is_empty());
         for hit in lines {
-            let Some(def) = hit.def else { continue };
+            let def = match hit.def {
+                Some(def) => Some(def),
+                None if passage => None,
+                None => continue,
+            };
             match functions.iter_mut().find(|f| f.path == *path && f.def == def) {
                 Some(f) => f.hits.push(hit.line),
                 None => functions.push(Function { path: path.to_string(), def, hits: vec![hit.line] }),
@@ -221,8 +232,36 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
         if shown.len() == max_functions {
             break;
         }
+        let Some(at) = function.def else {
+            let lines = sources.lines(&function.path);
+            let (around, most) = match shown.len() {
+                0 => (3, 6),
+                1 | 2 => (2, 4),
+                _ => (1, 2),
+            };
+            let Some((block, first, last, heading)) = (0..=around).rev().find_map(|around| {
+                let passage = render_passage(&function.path, &function.hits, lines, around, most)?;
+                (used + count_tokens(&passage.0) <= room).then_some(passage)
+            }) else {
+                continue;
+            };
+            used += count_tokens(&block);
+            sections.push((shown.len(), true, block));
+            shown.push(FunctionOut {
+                path: function.path.clone(),
+                symbol: heading.unwrap_or_default(),
+                line: first,
+                end_line: last,
+                whole: false,
+                passage: true,
+                callers: Vec::new(),
+                callees: Vec::new(),
+                tests: Vec::new(),
+            });
+            continue;
+        };
         let Some(entry) = snapshot.files.get(&function.path) else { continue };
-        let Some(def) = entry.symbols.defs.get(function.def as usize) else { continue };
+        let Some(def) = entry.symbols.defs.get(at as usize) else { continue };
         let lines = sources.lines(&function.path);
         // The detail goes by the function's place among those shown.
         let tries: &[Detail] = match shown.len() {
@@ -245,6 +284,7 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
             line: def.line,
             end_line: def.end_line,
             whole,
+            passage: false,
             callers: Vec::new(),
             callees: Vec::new(),
             tests: Vec::new(),
@@ -252,7 +292,7 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
         if shown.len() < LINKED
             && let Some(file) = resolver.file_index(&function.path)
         {
-            let graph = links(&snapshot, &resolver, &mut sources, file, function.def);
+            let graph = links(&snapshot, &resolver, &mut sources, file, at);
             let block = render_links(&graph, &function.path, def);
             let cost = count_tokens(&block);
             if !block.is_empty() && used + cost <= room {
@@ -334,11 +374,21 @@ fn render(
         "no function matches the task; the files below do\n".to_string()
     } else {
         let whole = shown.iter().filter(|f| f.whole).count();
-        format!(
-            "{} {} for the task, best first ({whole} whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it)\n",
-            shown.len(),
-            plural(shown.len(), "function", "functions"),
-        )
+        let passages = shown.iter().filter(|f| f.passage).count();
+        let functions = shown.len() - passages;
+        let mut counted = Vec::new();
+        if functions > 0 || passages == 0 {
+            counted.push(format!("{functions} {}", plural(functions, "function", "functions")));
+        }
+        if passages > 0 {
+            counted.push(format!("{passages} {}", plural(passages, "passage", "passages")));
+        }
+        let legend = if functions > 0 {
+            format!("{whole} whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it")
+        } else {
+            "⋮ marks lines left out".to_string()
+        };
+        format!("{} for the task, best first ({legend})\n", counted.join(" and "))
     };
     for (_, _, section) in sections {
         text.push_str(section);
@@ -483,6 +533,53 @@ fn render_body(
         block.push_str("⋮\n");
     }
     (block, whole)
+}
+
+/// A passage of a file without definitions: the hit lines (at most `most`), each with the
+/// `around` lines on either side that are not blank, under a header naming the lines and the
+/// heading above the first hit (a document's section). With the first and last line shown and
+/// that heading; `None` when the file no longer holds the lines.
+fn render_passage(
+    path: &str,
+    hits: &[u32],
+    lines: &[String],
+    around: u32,
+    most: usize,
+) -> Option<(String, u32, u32, Option<String>)> {
+    let n = lines.len() as u32;
+    let mut picked: Vec<u32> = hits.iter().copied().filter(|h| (1..=n).contains(h)).collect();
+    picked.dedup();
+    picked.truncate(most);
+    let mut keep: Vec<u32> = Vec::new();
+    for &line in &picked {
+        keep.push(line);
+        let near = line.saturating_sub(around).max(1)..=(line + around).min(n);
+        keep.extend(near.filter(|l| lines.get(*l as usize - 1).is_some_and(|t| !t.trim().is_empty())));
+    }
+    keep.sort_unstable();
+    keep.dedup();
+    let (&first, &last) = (keep.first()?, keep.last()?);
+    let heading = tack_indexer::heading_at(path, &lines.join("\n"), picked.iter().copied().min()?);
+    let width = last.to_string().len();
+    let mut block = format!("{}:{first}-{last}", shown_path(path));
+    if let Some(heading) = &heading {
+        block.push_str(&format!(" {}", shorten_line(heading)));
+    }
+    block.push_str(" (text)\n");
+    let mut previous = first;
+    for line in keep {
+        // A one-line gap costs what its `⋮` would: the line is shown instead.
+        if line == previous + 2 {
+            let text = lines.get(previous as usize).map_or("", String::as_str);
+            block.push_str(&format!("{:>width$}\t{}\n", previous + 1, shorten_line(text)));
+        } else if line > previous + 2 {
+            block.push_str("⋮\n");
+        }
+        let text = lines.get(line as usize - 1).map_or("", String::as_str);
+        block.push_str(&format!("{line:>width$}\t{}\n", shorten_line(text)));
+        previous = line;
+    }
+    Some((block, first, last, heading))
 }
 
 /// The last line of a signature that starts at `first`: the first line ending as a header ends

@@ -263,8 +263,7 @@ fn ranked(
         .iter()
         .map(|(_, c)| {
             snapshot
-                .files
-                .get(&c.path)
+                .entry(&c.path)
                 .map(|entry| best_lines(ws.root().path(), entry, &line_weights, HITS_PER_FILE))
                 .unwrap_or_default()
         })

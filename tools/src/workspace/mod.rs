@@ -186,12 +186,14 @@ impl Workspace {
         })
     }
 
-    /// Every indexed file's content hash as the tree is now, the index first brought up to date
+    /// Every indexed file's content hash (source and text files: a script or a configuration
+    /// changes what a check does too) as the tree is now, the index first brought up to date
     /// with the disk: what a passing verify verified, and what `done` compares with it, so a
     /// change by `run`, another agent or an editor is seen as well as tack's own writes.
     pub(crate) fn tree(&self) -> std::collections::BTreeMap<String, [u8; 16]> {
         self.index.refresh(&|_, _| {});
-        self.index.snapshot().files.iter().map(|(path, entry)| (path.clone(), entry.hash)).collect()
+        let snapshot = self.index.snapshot();
+        snapshot.files.iter().chain(&snapshot.texts).map(|(path, entry)| (path.clone(), entry.hash)).collect()
     }
 
     /// Where the plan and the note are saved; `None` when they live in memory.

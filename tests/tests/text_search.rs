@@ -1,0 +1,114 @@
+//! Nothing is invisible: in a repository of a language tack has no grammar for (Bash, C#,
+//! Kotlin, Ruby, Swift), or of only documentation and configuration, `search` and `context`
+//! answer through the real server, and the first file is the one a hand-written question is
+//! about. The texts an agent reads are snapshots.
+
+use std::path::Path;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tack_tests::{fixture_copy, tack_binary};
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn start(root: &Path, store: &Path) -> Client {
+    let transport = TokioChildProcess::new(tokio::process::Command::new(tack_binary()).configure(|cmd| {
+        cmd.arg("serve").arg("--root").arg(root).arg("--index-dir").arg(store).env("TACK_LOG", "error");
+    }))
+    .expect("tack starts");
+    ().serve(transport).await.expect("handshake")
+}
+
+/// The text of one call.
+async fn call(client: &Client, tool: &str, args: Value) -> String {
+    let Value::Object(args) = args else { panic!("arguments are an object") };
+    let result =
+        client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)).await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{tool} failed: {result:?}");
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+/// Asks `search` and `context` the question about `fixture` whose answer is `expected`: both put
+/// that file first (search's first result, context's first passage, as the text names them).
+/// Returns both texts for the snapshot.
+async fn ask(fixture: &str, question: &str, expected: &str) -> String {
+    let repo = fixture_copy(fixture);
+    let store = tempfile::tempdir().unwrap();
+    let client = start(repo.path(), store.path()).await;
+    let search = call(&client, "search", json!({ "query": question, "limit": 3 })).await;
+    // A count line, then each file: its path alone on a line, its hits indented below.
+    let first = search.lines().nth(1).unwrap_or("");
+    assert_eq!(first, expected, "search put another file first:\n{search}");
+    let context = call(&client, "context", json!({ "task": question, "tokens": 600 })).await;
+    let section = context.lines().nth(1).unwrap_or("");
+    assert!(
+        section.starts_with(&format!("{expected}:")) && section.ends_with("(text)"),
+        "context showed another file first, or not as a passage:\n{context}"
+    );
+    client.cancel().await.unwrap();
+    format!("$ search {question:?}\n{search}\n$ context {question:?}\n{context}")
+}
+
+#[tokio::test]
+async fn bash_scripts_answer_which_function_turns_a_plugin_on() {
+    let text =
+        ask("text_bash", "which function turns on a plugin so new shells load it", "lib/plugins.sh").await;
+    expect_test::expect_file!["snapshots/text_bash.txt"].assert_eq(&text);
+}
+
+#[tokio::test]
+async fn csharp_answers_where_requests_are_checked_before_their_handler() {
+    let question = "where are requests checked for errors before their handler runs";
+    let text = ask("text_csharp", question, "src/Pipeline/ValidationBehavior.cs").await;
+    expect_test::expect_file!["snapshots/text_csharp.txt"].assert_eq(&text);
+}
+
+#[tokio::test]
+async fn kotlin_answers_how_a_failed_call_is_tried_again() {
+    let question = "how is a failed call attempted again after waiting longer each time";
+    let text = ask("text_kotlin", question, "src/main/kotlin/net/RetryInterceptor.kt").await;
+    expect_test::expect_file!["snapshots/text_kotlin.txt"].assert_eq(&text);
+}
+
+#[tokio::test]
+async fn ruby_answers_how_a_changed_session_cookie_is_detected() {
+    let question = "how is a session cookie changed by the client detected";
+    let text = ask("text_ruby", question, "lib/mini/session/cookie.rb").await;
+    expect_test::expect_file!["snapshots/text_ruby.txt"].assert_eq(&text);
+}
+
+/// A repository with no file in a parsed language still has a map: its text files.
+#[tokio::test]
+async fn the_map_of_a_repository_without_a_parsed_language_lists_its_files() {
+    let repo = fixture_copy("text_ruby");
+    let store = tempfile::tempdir().unwrap();
+    let client = start(repo.path(), store.path()).await;
+    let map = call(&client, "repo_map", json!({})).await;
+    client.cancel().await.unwrap();
+    expect_test::expect![[r#"
+        repo map: no definitions (no file is in a language tack parses); 4 text files, which search ranks:
+        lib/mini/request.rb
+        lib/mini/session/cookie.rb
+        lib/mini/static.rb
+        mini.gemspec
+    "#]]
+    .assert_eq(&map);
+}
+
+#[tokio::test]
+async fn swift_answers_where_a_response_with_a_bad_status_is_rejected() {
+    let question = "reject a response whose status code is not acceptable";
+    let text = ask("text_swift", question, "Sources/Net/Validation.swift").await;
+    expect_test::expect_file!["snapshots/text_swift.txt"].assert_eq(&text);
+}
+
+#[tokio::test]
+async fn markdown_and_yaml_answer_a_task_question_and_a_documentation_question() {
+    let task =
+        ask("text_docs", "which task writes sshd_config and checks it is valid", "tasks/server.yml").await;
+    let docs = ask("text_docs", "what was renamed or is gone when upgrading", "docs/upgrading.md").await;
+    expect_test::expect_file!["snapshots/text_docs.txt"].assert_eq(&format!("{task}\n{docs}"));
+}
