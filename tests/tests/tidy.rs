@@ -385,3 +385,30 @@ fn the_readmes_test_command_is_the_installing_script_ci_runs() {
         assert!(script.contains(&format!("need {package}")), "scripts/test installs {package} when missing");
     }
 }
+
+/// Every runner a language's checks may name is one `verify` has: a name it lacks would leave
+/// the check's output to be guessed from its command. Each language declares the runners its
+/// checks name (`LangSpec::runners`, which `project_checks` holds its checks to), and every
+/// check the fixtures' projects get names one of those.
+#[test]
+fn every_runner_a_language_names_exists() {
+    let runners = tack_tools::runner_names();
+    let named = tack_indexer::check_runners();
+    assert!(named.len() >= 6, "{named:?}");
+    let missing: Vec<&str> = named.iter().copied().filter(|name| !runners.contains(name)).collect();
+    assert!(
+        missing.is_empty(),
+        "languages name runners verify does not have: {missing:?}; it has {runners:?}"
+    );
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(workspace().join("fixtures")).unwrap().flatten() {
+        if entry.path().is_dir() {
+            for check in tack_indexer::project_checks(&entry.path()) {
+                found.push((entry.file_name().to_string_lossy().into_owned(), check.format));
+            }
+        }
+    }
+    assert!(found.len() >= 8, "the fixtures get only these checks: {found:?}");
+    let unnamed: Vec<&(String, &str)> = found.iter().filter(|(_, format)| !named.contains(format)).collect();
+    assert!(unnamed.is_empty(), "checks that name a runner no language declares: {unnamed:?}");
+}
