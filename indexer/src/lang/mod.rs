@@ -76,6 +76,11 @@ pub struct ProjectCheck {
     pub caches: Vec<std::path::PathBuf>,
 }
 
+/// The projects [`project_checks`] finds checks for, said as absent: how the verify tool says
+/// what it looked for when it finds none.
+pub const NO_CHECKED_PROJECT: &str = "no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
+     no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake build folder";
+
 /// The text of the small file `name` in `dir` (empty when there is none or it is refused).
 pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {
     match crate::beneath::read_bounded(&dir.join(name), 1 << 20, Some(dir)) {

@@ -318,11 +318,11 @@ fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallCon
 fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation> {
     let mut planned = detect(ws);
     if planned.is_empty() {
-        return Err(Observation::error(
-            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
-             no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake build folder, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
-             = \"tests\"\ncommand = \"make test\"",
-        ));
+        return Err(Observation::error(format!(
+            "no checks to run: tack found {}, and tack.toml has no [verify] checks. Add one, such as:\n\
+             [[verify.checks]]\nname = \"tests\"\ncommand = \"make test\"",
+            tack_indexer::NO_CHECKED_PROJECT
+        )));
     }
     if let Some(scope) = scope.map(str::trim).filter(|s| !s.is_empty()) {
         let is_path = ws.root().resolve(scope).is_ok_and(|p| p.abs.exists());
@@ -616,6 +616,20 @@ mod tests {
         assert!(apply_scope(planned("make test"), "x", false).skip.is_some());
         assert!(
             apply_scope(planned("node_modules/.bin/eslint --format json ."), "adds", false).skip.is_some()
+        );
+    }
+
+    #[test]
+    fn a_repository_with_no_check_is_told_what_was_looked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path(), crate::Config::default()).unwrap();
+        let refusal = plan(&ws, None).unwrap_err();
+        assert_eq!(
+            refusal.text,
+            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
+             no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake \
+             build folder, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname = \
+             \"tests\"\ncommand = \"make test\""
         );
     }
 
