@@ -37,7 +37,7 @@ mod store;
 mod worktree;
 
 pub use error::Error;
-pub use lang::{ProjectCheck, heading_at, project_checks};
+pub use lang::{NO_CHECKED_PROJECT, ProjectCheck, check_runners, heading_at, project_checks};
 
 // Files: which ones belong to the repository, and opening them beneath the root.
 pub use beneath::{RootDir, read_bounded, special_kind};

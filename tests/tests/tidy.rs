@@ -231,16 +231,67 @@ fn code_outside_lang(crate_src: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The string literals of a file's code lines (comments left out), with their 1-based lines.
+/// The string literals of a file's code (comments left out), each with the 1-based line it
+/// starts on: plain, byte and raw strings, a literal over several lines whole (a `\` at a
+/// line's end joins it to the next as the compiler does), char literals and lifetimes passed
+/// over.
 fn string_literals(code: &str) -> Vec<(usize, String)> {
-    let literal = regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).unwrap();
+    let chars: Vec<char> = code.chars().collect();
+    let continuation = regex::Regex::new(r"\\\n\s*").unwrap();
     let mut out = Vec::new();
-    for (i, line) in code.lines().enumerate() {
-        let line = line.trim_start();
-        if line.starts_with("//") {
-            continue;
+    let (mut i, mut line) = (0, 1);
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    // Moves past `chars[from..to]`, counting the lines passed.
+    let pass = |from: usize, to: usize, line: &mut usize| {
+        *line += chars[from..to.min(chars.len())].iter().filter(|c| **c == '\n').count();
+        to
+    };
+    while i < chars.len() {
+        let rest = &chars[i..];
+        let after_word = i > 0 && is_word(chars[i - 1]);
+        if rest.starts_with(&['/', '/']) {
+            let end = rest.iter().position(|c| *c == '\n').map_or(chars.len(), |n| i + n);
+            i = pass(i, end, &mut line);
+        } else if rest.starts_with(&['/', '*']) {
+            let end = (i + 2..chars.len())
+                .find(|&j| chars[j - 1] == '*' && chars[j] == '/')
+                .map_or(chars.len(), |j| j + 1);
+            i = pass(i, end, &mut line);
+        } else if !after_word
+            && (rest.starts_with(&['r', '"'])
+                || rest.starts_with(&['r', '#'])
+                || rest.starts_with(&['b', 'r']))
+        {
+            let start = if rest[0] == 'b' { i + 2 } else { i + 1 };
+            let hashes = chars[start..].iter().take_while(|c| **c == '#').count();
+            if chars.get(start + hashes) != Some(&'"') {
+                i += 1;
+                continue;
+            }
+            let open = start + hashes + 1;
+            let closing: Vec<char> = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+            let end = (open..chars.len()).find(|&j| chars[j..].starts_with(&closing)).unwrap_or(chars.len());
+            out.push((line, chars[open..end].iter().collect()));
+            i = pass(i, end + closing.len(), &mut line);
+        } else if rest[0] == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            let text: String = chars[i + 1..j.min(chars.len())].iter().collect();
+            out.push((line, continuation.replace_all(&text, "").into_owned()));
+            i = pass(i, j + 1, &mut line);
+        } else if rest[0] == '\'' {
+            // A char literal (`'"'`, `'\''`), else a lifetime's or a label's quote.
+            let end = match rest.get(1) {
+                Some('\\') => (i + 3..chars.len()).find(|&j| chars[j] == '\'').map_or(chars.len(), |j| j + 1),
+                Some(_) if rest.get(2) == Some(&'\'') => i + 3,
+                _ => i + 1,
+            };
+            i = pass(i, end, &mut line);
+        } else {
+            i = pass(i, i + 1, &mut line);
         }
-        out.extend(literal.captures_iter(line).map(|cap| (i + 1, cap[1].to_string())));
     }
     out
 }
@@ -384,4 +435,105 @@ fn the_readmes_test_command_is_the_installing_script_ci_runs() {
     for package in ["python3-venv", "nodejs npm", "golang-go", "cmake", "g++", "maven", "gradle"] {
         assert!(script.contains(&format!("need {package}")), "scripts/test installs {package} when missing");
     }
+}
+
+/// Every runner a language's checks may name is one `verify` has: a name it lacks would leave
+/// the check's output to be guessed from its command. Each language declares the runners its
+/// checks name (`LangSpec::runners`, which `project_checks` holds its checks to), and every
+/// check the fixtures' projects get names one of those.
+#[test]
+fn every_runner_a_language_names_exists() {
+    let runners = tack_tools::runner_names();
+    let named = tack_indexer::check_runners();
+    assert!(named.len() >= 6, "{named:?}");
+    let missing: Vec<&str> = named.iter().copied().filter(|name| !runners.contains(name)).collect();
+    assert!(
+        missing.is_empty(),
+        "languages name runners verify does not have: {missing:?}; it has {runners:?}"
+    );
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(workspace().join("fixtures")).unwrap().flatten() {
+        if entry.path().is_dir() {
+            for check in tack_indexer::project_checks(&entry.path()) {
+                found.push((entry.file_name().to_string_lossy().into_owned(), check.format));
+            }
+        }
+    }
+    assert!(found.len() >= 8, "the fixtures get only these checks: {found:?}");
+    let unnamed: Vec<&(String, &str)> = found.iter().filter(|(_, format)| !named.contains(format)).collect();
+    assert!(unnamed.is_empty(), "checks that name a runner no language declares: {unnamed:?}");
+}
+
+/// What differs between test runners lives in `tools/src/harness/runners/`, a file each, and
+/// what differs between languages in the indexer's `lang/`: a tool's code (`tools/src/tool/`,
+/// tests left out) has no string literal that is a runner's name or a file extension (a
+/// language sniffed by its files), or that names a program a runner runs or the file that marks
+/// a language's project (`mvn `, `ctest`, `go.mod`).
+#[test]
+fn tools_name_no_runner_and_no_language() {
+    let runners = tack_tools::runner_names();
+    let extension = regex::Regex::new(r"^\.[A-Za-z0-9]+$").unwrap();
+    let program = regex::Regex::new(
+        // Words that are English too are taken only as they begin a command.
+        r"\b(pytest|pyflakes|flake8|ruff|mypy|cargo|nextest|clippy|go (test|vet|build)|node --test|npm|npx|pnpm|yarn|jest|vitest|mocha|eslint|tsc|mvn|gradlew?|ctest|cmake)\b",
+    )
+    .unwrap();
+    let markers = [
+        "Cargo.toml",
+        "go.mod",
+        "pom.xml",
+        "build.gradle",
+        "package.json",
+        "tsconfig.json",
+        "pyproject.toml",
+        "setup.py",
+        "pytest.ini",
+        "CMakeLists.txt",
+    ];
+    let mut files = Vec::new();
+    rust_files(&workspace().join("tools/src/tool"), &mut files);
+    assert!(files.len() > 10, "found only {} tool files", files.len());
+    let mut named = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let rel = file.strip_prefix(workspace()).unwrap().display().to_string();
+        for (line, text) in string_literals(code) {
+            if runners.contains(&text.as_str())
+                || extension.is_match(&text)
+                || program.is_match(&text)
+                || markers.iter().any(|m| text.contains(m))
+            {
+                named.push(format!("{rel}:{line}: {text:?}"));
+            }
+        }
+    }
+    assert!(named.is_empty(), "tool code that names a runner or a language: {named:#?}");
+}
+
+/// A runner's name is spelled only in its own file under `tools/src/harness/runners/`: code
+/// elsewhere in the tools or the server that compares a format with a name, or picks one by
+/// it, is a second list of runners to keep in step.
+#[test]
+fn only_runner_files_spell_a_runner_name() {
+    let runners = tack_tools::runner_names();
+    assert!(runners.len() >= 8, "{runners:?}");
+    let mut files = Vec::new();
+    rust_files(&workspace().join("tools/src"), &mut files);
+    rust_files(&workspace().join("server/src"), &mut files);
+    let mut spelled = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(workspace()).unwrap().display().to_string();
+        if rel.starts_with("tools/src/harness/runners/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (line, text) in string_literals(code) {
+            if runners.contains(&text.as_str()) {
+                spelled.push(format!("{rel}:{line}: {text:?}"));
+            }
+        }
+    }
+    assert!(spelled.is_empty(), "runner names outside their runner files: {spelled:#?}");
 }

@@ -5,8 +5,9 @@
 //!   shapes the result, records the call;
 //! - `tool/`: one type per tool behind the `Tool` trait, and `tool/catalog.rs`, the one list;
 //! - `write/` (writer, patch format, text matching, syntax guard), `harness/` (gate, stall
-//!   detector, trace, check output), `process/` (running commands, containment), `observe/`
-//!   (observations, caps, handles, lenient arguments, limits, redaction);
+//!   detector, trace, and `runners/`: the test runners and linters whose output `verify`
+//!   reads), `process/` (running commands, containment), `observe/` (observations, caps,
+//!   handles, lenient arguments, limits, redaction);
 //! - [`Workspace`] (what every call shares) and [`Session`] (what one agent has).
 //!
 //! Nothing here names MCP: the server turns a [`ToolSpec`] into a protocol tool and an
@@ -23,6 +24,7 @@ mod workspace;
 mod write;
 
 pub use call_context::{CallContext, Progress};
+pub use harness::runners::runner_names;
 pub use harness::summarize_trace;
 pub use observe::limits::Limits;
 pub use observe::observation::Observation;

@@ -58,19 +58,31 @@ pub(crate) struct LangSpec {
     /// How a project in this language is checked: the tests and linters its files declare
     /// (`package.json`'s test script), found in a folder. One language of a family says it.
     pub checks: fn(&std::path::Path) -> Vec<ProjectCheck>,
+    /// The runners, by name, that read the output of the checks `checks` finds: no check names
+    /// another, and a tidy test holds each to a runner the verify tool has.
+    pub runners: &'static [&'static str],
 }
 
-/// A check a project declares: what `verify` runs, and how its output is read (a format name
-/// the verify tool knows: `tap`, `pytest`, `diagnostics`, …).
+/// A check a project declares: what `verify` runs, and how its output is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectCheck {
     pub name: String,
     pub command: String,
+    /// The runner that reads its output (`tap`, `pytest`, `diagnostics`, …), one of its
+    /// language's `LangSpec::runners`.
     pub format: &'static str,
     /// Folders outside the root the toolchain writes its caches in (Go's build cache): commands
-    /// may write there too.
+    /// may write there too. They are the toolchain's, so they stay with the language that finds
+    /// the project rather than with the runner that reads the check: `go build`, `go vet` and a
+    /// `run` write Go's build cache as `go test` does, and only the project says which
+    /// toolchain it uses.
     pub caches: Vec<std::path::PathBuf>,
 }
+
+/// The projects [`project_checks`] finds checks for, said as absent: how the verify tool says
+/// what it looked for when it finds none.
+pub const NO_CHECKED_PROJECT: &str = "no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
+     no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake build folder";
 
 /// The text of the small file `name` in `dir` (empty when there is none or it is refused).
 pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {
@@ -85,12 +97,30 @@ pub fn project_checks(dir: &std::path::Path) -> Vec<ProjectCheck> {
     let mut out: Vec<ProjectCheck> = Vec::new();
     for spec in specs() {
         for check in (spec.checks)(dir) {
+            debug_assert!(
+                spec.runners.contains(&check.format),
+                "{}'s check {} names the runner {:?}, which its spec's `runners` leaves out",
+                spec.name,
+                check.name,
+                check.format
+            );
             if !out.contains(&check) {
                 out.push(check);
             }
         }
     }
     out
+}
+
+/// Every runner a language's checks name, in language order, each once.
+pub fn check_runners() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for name in specs().flat_map(|spec| spec.runners) {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// What kinds of definition a reference can mean, where languages differ.

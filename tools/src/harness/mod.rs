@@ -1,7 +1,8 @@
 //! Per-session harness state: the verification gate (writes versus passing verifies), the stall
-//! detector, and the append-only JSONL trace of every call.
+//! detector, and the append-only JSONL trace of every call. Below it, [`runners`]: the test
+//! runners and linters whose output `verify` reads.
 
-pub(crate) mod checks;
+pub(crate) mod runners;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;

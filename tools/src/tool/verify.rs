@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::call_context::CallContext;
 use crate::harness::VerifyRecord;
-use crate::harness::checks::{self, Failure, Format};
+use crate::harness::runners::{Failure, Format, Invocation, Reports, Scope, shell_quote};
 use crate::observe::observation::Observation;
 use crate::process::execute::{self, End};
 use crate::session::Session;
@@ -134,7 +134,7 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
     // go test, ctest.
     let at_root = tack_indexer::project_checks(root);
     for check in &at_root {
-        add(&check.name, check.command.clone(), Format::from_name(check.format).unwrap_or(Format::Plain));
+        add(&check.name, check.command.clone(), runner_of(check));
     }
     // A monorepo's projects one or two folders down, of kinds the root does not check itself:
     // each runs in its folder.
@@ -146,7 +146,7 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
             planned.push(Planned {
                 name: format!("{} in {folder}", check.name),
                 command: format!("cd {} && {}", shell_quote(&folder), check.command),
-                format: Format::from_name(check.format).unwrap_or(Format::Plain),
+                format: runner_of(&check),
                 timeout_s: default_timeout,
                 skip: None,
                 dir: Some(folder.clone()),
@@ -156,115 +156,31 @@ pub fn detect(ws: &Workspace) -> Vec<Planned> {
     planned
 }
 
-/// A word for `sh -c`: single-quoted unless it is plainly safe.
-fn shell_quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@".contains(c)) {
-        return word.to_string();
-    }
-    format!("'{}'", word.replace('\'', "'\\''"))
+/// The runner a language's check names. One that does not exist (a tidy test holds every name
+/// a language declares to a runner) is guessed from the command, and logged, rather than read
+/// as plain text unseen.
+fn runner_of(check: &tack_indexer::ProjectCheck) -> Format {
+    Format::from_name(check.format).unwrap_or_else(|| {
+        tracing::error!(
+            "the check {} names the runner {:?}, which tack does not have; guessing from its command",
+            check.name,
+            check.format
+        );
+        Format::guess(&check.command)
+    })
 }
 
-/// Narrows a check to `scope`: a path the check can take, or a test name.
+/// Narrows a check to `scope`, a path the check can take or a test name: through the `{scope}`
+/// placeholder of a configured check, else as its runner narrows its command.
 pub fn apply_scope(mut check: Planned, scope: &str, is_path: bool) -> Planned {
-    let quoted = shell_quote(scope);
     if check.command.contains("{scope}") {
-        check.command = check.command.replace("{scope}", &quoted);
+        check.command = check.command.replace("{scope}", &shell_quote(scope));
         return check;
     }
-    match check.format {
-        Format::Pytest if is_path => check.command = format!("{} {quoted}", check.command),
-        Format::Pytest => check.command = format!("{} -k {quoted}", check.command),
-        Format::CargoTest | Format::Nextest => {
-            let test_target = is_path
-                .then(|| scope.strip_prefix("tests/").and_then(|s| s.strip_suffix(".rs")))
-                .flatten()
-                .filter(|s| !s.contains('/'));
-            match test_target {
-                Some(target) => check.command = format!("{} --test {}", check.command, shell_quote(target)),
-                None if is_path => {
-                    check.skip = Some(format!(
-                        "skipped: scope {scope:?} is a path, and {} narrows only to tests/NAME.rs or a test name",
-                        check.name
-                    ))
-                }
-                None if check.command.contains(" -- ") => {
-                    check.command = format!("{} {quoted}", check.command)
-                }
-                None => check.command = format!("{} -- {quoted}", check.command),
-            }
-        }
-        // Go: the package of a path (a folder, or a file's folder), or -run for a name.
-        Format::GoTest if is_path => {
-            let dir =
-                if scope.ends_with(".go") { scope.rsplit_once('/').map_or("", |(d, _)| d) } else { scope };
-            let dir = dir.trim_end_matches('/');
-            let packages =
-                if dir.is_empty() || dir == "." { "./...".to_string() } else { format!("./{dir}/...") };
-            check.command = check.command.replace("./...", &shell_quote(&packages));
-        }
-        Format::GoTest => check.command = format!("{} -run {quoted}", check.command),
-        // CTest: tests by a name pattern; a path names no test.
-        Format::Junit if !is_path && check.command.contains("ctest ") => {
-            check.command = check.command.replacen("ctest ", &format!("ctest -R {quoted} "), 1)
-        }
-        // Maven: -Dtest= a class or Class#method; Gradle: --tests a class or Class.method; a
-        // test file by its class.
-        Format::Junit
-            if (check.command.contains("mvn ") || check.command.contains("gradle"))
-                && (!is_path || scope.ends_with(".java") || scope.ends_with(".kt")) =>
-        {
-            let test = if is_path {
-                let file = scope.rsplit('/').next().unwrap_or(scope);
-                file.rsplit_once('.').map_or(file, |(class, _)| class).to_string()
-            } else {
-                scope.to_string()
-            };
-            check.command = if check.command.contains("mvn ") {
-                check.command.replacen("mvn ", &format!("mvn -Dtest={} ", shell_quote(&test)), 1)
-            } else {
-                // Gradle before 4.7 matches only qualified names: a bare class is any package's.
-                let test = test.replace('#', ".");
-                let test = if test.starts_with(|c: char| c.is_ascii_uppercase()) {
-                    format!("*{test}")
-                } else {
-                    test
-                };
-                check.command.replacen(" test ", &format!(" test --tests {} ", shell_quote(&test)), 1)
-            }
-        }
-        Format::Junit => {
-            check.skip = Some(format!(
-                "skipped: scope {scope:?} is a path, and {} narrows only to a test name",
-                check.name
-            ))
-        }
-        // Node's test runner, Mocha, Jest and Vitest: files to run, or a name pattern.
-        Format::Tap | Format::JestJson if is_path => check.command = format!("{} {quoted}", check.command),
-        Format::Tap if check.command.contains("--reporter tap") => {
-            check.command = format!("{} --grep {quoted}", check.command)
-        }
-        Format::Tap => check.command = format!("{} --test-name-pattern={quoted}", check.command),
-        Format::JestJson => check.command = format!("{} -t {quoted}", check.command),
-        // ESLint checks `.` unscoped: the path instead.
-        Format::EslintJson if is_path => {
-            let base = check.command.strip_suffix(" .").unwrap_or(&check.command);
-            check.command = format!("{base} {quoted}")
-        }
-        // tsc given files ignores tsconfig.json: it checks the whole project or nothing.
-        Format::Diagnostics if check.command.contains("tsc ") => {
-            check.skip = Some(format!("skipped: {} checks the whole project, not a scope", check.name))
-        }
-        Format::Diagnostics if is_path => check.command = format!("{} {quoted}", check.command),
-        Format::Diagnostics | Format::EslintJson => {
-            check.skip =
-                Some(format!("skipped: scope {scope:?} is a test name, not a path {} can check", check.name))
-        }
-        Format::Plain => {
-            check.skip = Some(format!(
-                "skipped: {} has no {{scope}} placeholder in [verify], so it cannot be narrowed",
-                check.name
-            ))
-        }
+    let invocation = Invocation { name: &check.name, command: &check.command };
+    match check.format.narrow(&invocation, &Scope { text: scope, is_path }) {
+        Ok(command) => check.command = command,
+        Err(reason) => check.skip = Some(reason),
     }
     check
 }
@@ -402,11 +318,11 @@ fn verify(ws: &Workspace, session: &Session, params: VerifyParams, ctx: &CallCon
 fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation> {
     let mut planned = detect(ws);
     if planned.is_empty() {
-        return Err(Observation::error(
-            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
-             no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake build folder, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname \
-             = \"tests\"\ncommand = \"make test\"",
-        ));
+        return Err(Observation::error(format!(
+            "no checks to run: tack found {}, and tack.toml has no [verify] checks. Add one, such as:\n\
+             [[verify.checks]]\nname = \"tests\"\ncommand = \"make test\"",
+            tack_indexer::NO_CHECKED_PROJECT
+        )));
     }
     if let Some(scope) = scope.map(str::trim).filter(|s| !s.is_empty()) {
         let is_path = ws.root().resolve(scope).is_ok_and(|p| p.abs.exists());
@@ -455,7 +371,7 @@ fn plan(ws: &Workspace, scope: Option<&str>) -> Result<Vec<Planned>, Observation
 /// One finished check read: counts and failures from its output, or its last lines when the
 /// output is not one tack reads and the check failed.
 fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -> CheckResult {
-    let mut parsed = checks::parse(check.format, &execution.output);
+    let mut parsed = check.format.read(&execution.output);
     // Runners that name files by their absolute path (node's): as the other tools name them.
     let root = format!("{}/", ws.root().path().display());
     for failure in &mut parsed.failures {
@@ -495,22 +411,15 @@ fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -
                 failure.path = Some(only.clone());
             }
         }
-        // Go names a file by its package's import path: the longest tail of it that is a file
-        // under the root is the one (the module's own prefix is no folder).
-        if check.format == Format::GoTest
-            && let Some(path) = failure.path.clone()
+        // A runner that names files otherwise (Go, by import path): the file it means.
+        let base = check.dir.as_deref().map_or(ws.root().path().to_path_buf(), |d| ws.root().path().join(d));
+        if let Some(path) = failure.path.as_deref()
+            && let Some(file) = check.format.file_in_project(path, &|rel| base.join(rel).is_file())
         {
-            let parts: Vec<&str> = path.split('/').collect();
-            let base =
-                check.dir.as_deref().map_or(ws.root().path().to_path_buf(), |d| ws.root().path().join(d));
-            failure.path = (0..parts.len())
-                .map(|i| parts[i..].join("/"))
-                .find(|tail| base.join(tail).is_file())
-                .map(|tail| match &check.dir {
-                    Some(dir) => format!("{dir}/{tail}"),
-                    None => tail,
-                })
-                .or(Some(path));
+            failure.path = Some(match &check.dir {
+                Some(dir) => format!("{dir}/{file}"),
+                None => file,
+            });
         }
     }
     let stopped = match execution.end {
@@ -539,7 +448,7 @@ fn read_check(ws: &Workspace, check: &Planned, execution: &execute::Execution) -
         failed: if recognised || exit == Some(0) { parsed.failed } else { parsed.failed.max(1) },
         skipped: parsed.skipped,
         failures,
-        format: if recognised { check.format.name().into() } else { Format::Plain.name().into() },
+        format: if recognised { check.format.name().into() } else { Format::PLAIN.name().into() },
         stopped,
     }
 }
@@ -566,11 +475,11 @@ fn counts(check: &CheckResult) -> String {
     if let Some(stopped) = &check.stopped {
         return stopped.clone();
     }
-    match check.format.as_str() {
-        lint if Format::from_name(lint).is_some_and(Format::is_lint) => {
+    match Format::from_name(&check.format).map(|f| f.reports()) {
+        Some(Reports::Diagnostics) => {
             format!("{} diagnostics, exit={}", check.failures.len(), check.exit.unwrap_or(-1))
         }
-        "plain" => format!("exit={} (output not parsed)", check.exit.unwrap_or(-1)),
+        Some(Reports::Nothing) => format!("exit={} (output not parsed)", check.exit.unwrap_or(-1)),
         _ => format!(
             "{} passed, {} failed, {} skipped, exit={}",
             check.passed,
@@ -707,6 +616,20 @@ mod tests {
         assert!(apply_scope(planned("make test"), "x", false).skip.is_some());
         assert!(
             apply_scope(planned("node_modules/.bin/eslint --format json ."), "adds", false).skip.is_some()
+        );
+    }
+
+    #[test]
+    fn a_repository_with_no_check_is_told_what_was_looked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path(), crate::Config::default()).unwrap();
+        let refusal = plan(&ws, None).unwrap_err();
+        assert_eq!(
+            refusal.text,
+            "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
+             no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake \
+             build folder, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname = \
+             \"tests\"\ncommand = \"make test\""
         );
     }
 

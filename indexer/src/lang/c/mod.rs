@@ -60,6 +60,7 @@ static SPEC: LangSpec = LangSpec {
     rules: RULES,
     family: "c",
     checks: make_checks,
+    runners: &["plain"],
 };
 
 /// Words that stand before a type in a declaration.

@@ -51,6 +51,7 @@ static SPEC: LangSpec = LangSpec {
     rules: RULES,
     family: "c",
     checks: cmake_checks,
+    runners: &["junit"],
 };
 
 /// A `CMakeLists.txt` that declares tests, with a build folder already configured (one holding

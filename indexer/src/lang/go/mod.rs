@@ -88,6 +88,7 @@ static SPEC: LangSpec = LangSpec {
     },
     family: "go",
     checks: go_checks,
+    runners: &["go-test", "diagnostics"],
 };
 
 impl Language for Go {

@@ -153,6 +153,7 @@ static SPEC: LangSpec = LangSpec {
     },
     family: "java",
     checks: jvm_checks,
+    runners: &["junit"],
 };
 
 impl Language for Java {

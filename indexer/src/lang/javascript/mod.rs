@@ -148,6 +148,7 @@ static SPEC: LangSpec = LangSpec {
     rules: RULES,
     family: "ecma",
     checks: npm_checks,
+    runners: &["tap", "jest-json", "plain", "eslint-json"],
 };
 
 /// A `package.json` with a test script: that script through the package manager its lockfile

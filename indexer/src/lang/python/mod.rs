@@ -95,6 +95,7 @@ static SPEC: LangSpec = LangSpec {
     },
     family: "python",
     checks: python_checks,
+    runners: &["pytest", "diagnostics"],
 };
 
 impl Language for Python {

@@ -124,6 +124,7 @@ static SPEC: LangSpec = LangSpec {
     },
     family: "rust",
     checks: cargo_checks,
+    runners: &["cargo-test", "diagnostics"],
 };
 
 impl Language for Rust {

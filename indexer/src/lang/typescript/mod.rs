@@ -34,6 +34,7 @@ static SPEC: LangSpec = LangSpec {
     rules: RULES,
     family: "ecma",
     checks: tsc_checks,
+    runners: &["diagnostics"],
 };
 
 static TSX_SPEC: LangSpec = LangSpec {

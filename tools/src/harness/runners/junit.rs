@@ -1,0 +1,229 @@
+//! JUnit XML reports printed into a check's output (CTest's `--output-junit`, Surefire's and
+//! Gradle's report files), beside the runner's own lines: narrowed by the tool that wrote them
+//! (CTest's `-R`, Maven's `-Dtest=`, Gradle's `--tests`), and read report by report, or as
+//! compiler diagnostics when the build failed before any test ran.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::diagnostics::Diagnostics;
+use super::reading::{clip, re};
+use super::{Failure, Invocation, Parsed, Runner, Scope, Words, shell_quote};
+
+pub(super) struct Junit;
+
+impl Runner for Junit {
+    fn name(&self) -> &'static str {
+        "junit"
+    }
+
+    fn recognises(&self, command: &Words<'_>) -> bool {
+        command.contains("--output-junit")
+            || command.contains("surefire-reports")
+            || command.contains("test-results/")
+    }
+
+    fn narrow(&self, check: &Invocation<'_>, scope: &Scope<'_>) -> Result<String, String> {
+        let command = check.command;
+        // CTest: tests by a name pattern; a path names no test.
+        if !scope.is_path && command.contains("ctest ") {
+            return Ok(command.replacen("ctest ", &format!("ctest -R {} ", scope.quoted()), 1));
+        }
+        // Maven: -Dtest= a class or Class#method; Gradle: --tests a class or Class.method; a
+        // test file by its class.
+        let build_tool = command.contains("mvn ") || command.contains("gradle");
+        if !build_tool || (scope.is_path && !scope.text.ends_with(".java") && !scope.text.ends_with(".kt")) {
+            return Err(format!(
+                "skipped: scope {:?} is a path, and {} narrows only to a test name",
+                scope.text, check.name
+            ));
+        }
+        let test = if scope.is_path {
+            let file = scope.text.rsplit('/').next().unwrap_or(scope.text);
+            file.rsplit_once('.').map_or(file, |(class, _)| class).to_string()
+        } else {
+            scope.text.to_string()
+        };
+        if command.contains("mvn ") {
+            return Ok(command.replacen("mvn ", &format!("mvn -Dtest={} ", shell_quote(&test)), 1));
+        }
+        // Gradle before 4.7 matches only qualified names: a bare class is any package's.
+        let test = test.replace('#', ".");
+        let test = if test.starts_with(|c: char| c.is_ascii_uppercase()) { format!("*{test}") } else { test };
+        Ok(command.replacen(" test ", &format!(" test --tests {} ", shell_quote(&test)), 1))
+    }
+
+    fn read(&self, output: &str) -> Parsed {
+        junit(output)
+    }
+}
+
+/// JUnit XML: every `<testsuite>` document found in the output (CTest's, Surefire's, Gradle's),
+/// each `<testcase>` passed, skipped (`<skipped>`) or failed (`<failure>`, `<error>`). A failure
+/// is named `classname.name` (just `name` when they are the same, as in CTest), its message is
+/// the failure's `message` or first text line, and its file and line the first `path:line` in
+/// the failure's text or the test's captured output. Output with no report (the build failed
+/// before any test ran) is read as compiler diagnostics.
+fn junit(output: &str) -> Parsed {
+    static PLACE: OnceLock<Regex> = OnceLock::new();
+    let place = re(&PLACE, r"((?:/|\.\.?/)?[\w.\-/]+\.(?:c|cc|cpp|cxx|h|hpp|java|kt|go|py|rs|js|ts)):(\d+)");
+    let mut parsed = Parsed::default();
+    let mut rest = output;
+    while let Some(start) = rest.find("<testsuite") {
+        let close = if rest[start..].starts_with("<testsuites") { "</testsuites>" } else { "</testsuite>" };
+        let Some(end) = rest[start..].find(close).map(|at| start + at + close.len()) else { break };
+        let document = &rest[start..end];
+        rest = &rest[end..];
+        let Ok(doc) = roxmltree::Document::parse(document) else { continue };
+        parsed.recognised = true;
+        for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+            let child = |tag: &str| case.children().find(|c| c.has_tag_name(tag));
+            if child("skipped").is_some() || case.attribute("status") == Some("disabled") {
+                parsed.skipped += 1;
+                continue;
+            }
+            let Some(failure) = child("failure").or_else(|| child("error")) else {
+                parsed.passed += 1;
+                continue;
+            };
+            parsed.failed += 1;
+            let name = case.attribute("name").unwrap_or("?");
+            let test = match case.attribute("classname") {
+                Some(class) if !class.is_empty() && class != name => format!("{class}.{name}"),
+                _ => name.to_string(),
+            };
+            let text: String = failure.text().unwrap_or("").to_string();
+            let captured = child("system-out").and_then(|o| o.text()).unwrap_or("");
+            // The frame in the test's own class is the assertion (Gradle keeps the runner's
+            // frames above it; Surefire trims them).
+            let class = case.attribute("classname").unwrap_or("");
+            let own = |l: &&str| !class.is_empty() && l.trim_start().starts_with(&format!("at {class}."));
+            let at = text
+                .lines()
+                .find(own)
+                .and_then(|l| place.captures(l))
+                .or_else(|| place.captures(&text))
+                .or_else(|| place.captures(captured));
+            let message = failure
+                .attribute("message")
+                .filter(|m| !m.trim().is_empty())
+                .map(str::to_string)
+                .or_else(|| {
+                    text.lines()
+                        .chain(captured.lines())
+                        .map(str::trim)
+                        .find(|l| !l.is_empty())
+                        .map(str::to_string)
+                })
+                .unwrap_or_default();
+            parsed.failures.push(Failure {
+                test: Some(test),
+                path: at.as_ref().map(|c| c[1].to_string()),
+                line: at.as_ref().and_then(|c| c[2].parse().ok()),
+                message: clip(&message, 300),
+            });
+        }
+    }
+    if !parsed.recognised {
+        return Diagnostics.read(output);
+    }
+    parsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_reports_from_ctest_and_surefire_name_each_failure_and_its_place() {
+        // CTest 3.25 with --output-on-failure, then its --output-junit report.
+        let ctest = "Test project /repo/build\n    Start 1: add\n1/2 Test #1: add ..........   Passed    0.00 sec\n\
+            2/2 Test #2: total ........***Failed    0.00 sec\n/repo/calc_test.cpp:16: expected 3, got 2\n\n\
+            50% tests passed, 1 tests failed out of 2\n\
+            <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"(empty)\"\n\ttests=\"2\"\n\tfailures=\"1\"\n\t>\n\
+            \t<testcase name=\"add\" classname=\"add\" time=\"0.0017\" status=\"run\">\n\t\t<system-out></system-out>\n\t</testcase>\n\
+            \t<testcase name=\"total\" classname=\"total\" time=\"0.0016\" status=\"fail\">\n\t\t<failure message=\"\"/>\n\
+            \t\t<system-out>/repo/calc_test.cpp:16: expected 3, got 2\n</system-out>\n\t</testcase>\n</testsuite>\n";
+        let parsed = Junit.read(ctest);
+        assert!(parsed.recognised);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 0));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("total".into()),
+                path: Some("/repo/calc_test.cpp".into()),
+                line: Some(16),
+                message: "/repo/calc_test.cpp:16: expected 3, got 2".into(),
+            }]
+        );
+        // Surefire 2.22.3 (JUnit 4), the report captured (its properties left out), with a
+        // skipped test added as Surefire writes one.
+        let surefire = r#"[ERROR] Tests run: 3, Failures: 1
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="https://maven.apache.org/surefire/maven-surefire-plugin/xsd/surefire-test-report.xsd" name="calc.CalcTest" time="0.046" tests="3" errors="0" skipped="1" failures="1">
+  <properties>
+  </properties>
+  <testcase name="totals" classname="calc.CalcTest" time="0.004">
+    <failure message="expected:&lt;3&gt; but was:&lt;2&gt;" type="java.lang.AssertionError"><![CDATA[java.lang.AssertionError: expected:<3> but was:<2>
+	at calc.CalcTest.totals(CalcTest.java:15)
+]]></failure>
+  </testcase>
+  <testcase name="adds" classname="calc.CalcTest" time="0.001"/>
+  <testcase name="later" classname="calc.CalcTest" time="0"><skipped/></testcase>
+</testsuite>
+"#;
+        let parsed = Junit.read(surefire);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("calc.CalcTest.totals".into()),
+                path: Some("CalcTest.java".into()),
+                line: Some(15),
+                message: "expected:<3> but was:<2>".into(),
+            }]
+        );
+        // The build failed before any test ran: the compiler's diagnostics are the failures.
+        let broken =
+            "/repo/calc.cpp:8:12: error: 'summ' was not declared in this scope\ngmake: *** [all] Error 2\n";
+        let parsed = Junit.read(broken);
+        assert_eq!(parsed.failures.first().and_then(|f| f.line), Some(8), "{parsed:?}");
+    }
+
+    #[test]
+    fn junit_from_gradle_places_a_failure_at_the_test_class_frame() {
+        // Gradle 4.4.1's report, captured (the stack cut after the test's frame): Gradle keeps
+        // JUnit's own frames above the assertion.
+        let gradle = r#"2 tests completed, 1 failed
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="calc.CalcTest" tests="2" skipped="0" failures="1" errors="0" timestamp="2026-12-04T04:18:09" hostname="vm" time="0.001">
+  <properties/>
+  <testcase name="totals" classname="calc.CalcTest" time="0.001">
+    <failure message="java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;" type="java.lang.AssertionError">java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;
+	at org.junit.Assert.fail(Assert.java:89)
+	at org.junit.Assert.failNotEquals(Assert.java:835)
+	at org.junit.Assert.assertEquals(Assert.java:647)
+	at org.junit.Assert.assertEquals(Assert.java:633)
+	at calc.CalcTest.totals(CalcTest.java:15)
+	at java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)
+</failure>
+  </testcase>
+  <testcase name="adds" classname="calc.CalcTest" time="0.0"/>
+  <system-out><![CDATA[]]></system-out>
+  <system-err><![CDATA[]]></system-err>
+</testsuite>
+"#;
+        let parsed = Junit.read(gradle);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 0));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("calc.CalcTest.totals".into()),
+                path: Some("CalcTest.java".into()),
+                line: Some(15),
+                message: "java.lang.AssertionError: expected:<3> but was:<2>".into(),
+            }]
+        );
+    }
+}
