@@ -144,7 +144,7 @@ async fn pytest_fixture_verify_and_the_done_gate_around_an_edit() {
     assert_eq!(data(&result)["verified_since_last_edit"], true);
     let done = call(&client, "call_tool", json!({"name": "done", "arguments": {}})).await;
     expect![[r#"
-        done: a verify passed after the last edit and the plan has no open steps; the work is verified (tree a0a9db2d8d82a9e7, pytest)
+        done: a verify passed after the last edit and the plan has no open steps; the work is verified (tree 4769d86c6949a252, pytest)
     "#]]
     .assert_eq(&text(&done));
     assert_eq!(data(&done)["done"], true);

@@ -15,9 +15,9 @@ use crate::snapshot::{FileEntry, Lang};
 use crate::meaning::{Entry, Tables};
 use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
 pub(crate) use common::{is_alias, pattern_identifiers, simple_chain};
-pub use plain::heading_at;
-pub(crate) use plain::{is_changelog, is_prose};
-pub(crate) use plain::{is_generated, is_text};
+pub use text_files::heading_at;
+pub(crate) use text_files::{is_changelog, is_prose};
+pub(crate) use text_files::{is_generated, is_text};
 
 /// Everything tack needs to know about one language.
 pub(crate) struct LangSpec {
@@ -161,9 +161,9 @@ mod cpp;
 mod go;
 mod java;
 mod javascript;
-mod plain;
 mod python;
 mod rust;
+mod text_files;
 mod typescript;
 
 /// How many languages there are: the length of [`LANGUAGES`].
@@ -447,7 +447,7 @@ impl Lang {
     /// [`Lang::Text`] when its name allows text (its first bytes decide: [`is_text`]); `None`
     /// for what is never searched (images, archives, lock files).
     pub fn of_file(path: &Path) -> Option<Lang> {
-        Lang::from_path(path).or_else(|| plain::may_be_text(path).then_some(Lang::Text))
+        Lang::from_path(path).or_else(|| text_files::may_be_text(path).then_some(Lang::Text))
     }
 
     /// Whether a grammar reads the language's files: every language but [`Lang::Text`].
