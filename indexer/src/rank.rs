@@ -37,24 +37,43 @@ pub struct Weights {
     pub neighbors: f64,
     pub named: f64,
     pub test_penalty: f64,
-    /// What a document (a README, a guide, a manual page) loses against code, for a task or a
-    /// report (see [`PROSE_QUESTION_TERMS`]). A bug report's words are the words its feature's
-    /// documentation uses too: with documents ranked at their text alone, the localization
-    /// development set lost 0.03 Acc@1 and 0.05 Acc@5 to READMEs, guides and manual pages; at
-    /// 0.5 it is within 0.01 of code alone (1.0 cost 0.01 Acc@1 more, 0.3 kept 0.02 Acc@5 lost).
+    /// What a document (a README, a guide, a manual page) loses against code, unless the query
+    /// asks about documents (see [`Weights::for_terms`]). A bug report's words are the words its
+    /// feature's documentation uses too: with documents ranked at their text alone, the
+    /// localization development set lost 0.03 Acc@1 and 0.05 Acc@5 to READMEs, guides and
+    /// manual pages; at 0.5 it is within 0.01 of code alone (1.0 cost 0.01 Acc@1 more, 0.3 kept
+    /// 0.02 Acc@5 lost).
     pub prose_penalty: f64,
 }
 
-/// A query of at most this many terms is a question, which may be about a document ("guide for
-/// upgrading to version 8", "how do I run the tests"): documents rank at their text. A longer one
-/// is a task or a report, about code. On the code-search questions (nearly all this short) the
-/// documents' penalty cost 0.05 NDCG@10 on the questions about the design without this.
-const PROSE_QUESTION_TERMS: usize = 8;
+/// Words by which a question asks about documents: a guide, the upgrade notes, how to contribute.
+const ABOUT_DOCUMENTS: &[&str] = &[
+    "doc",
+    "docs",
+    "documentation",
+    "documented",
+    "guide",
+    "guides",
+    "tutorial",
+    "tutorials",
+    "readme",
+    "upgrade",
+    "upgrading",
+    "migrate",
+    "migrating",
+    "migration",
+    "changelog",
+    "contributing",
+    "manual",
+    "faq",
+];
 
 impl Weights {
     /// The weights for a query: a short one that asks about tests ("tests for the parser") does
-    /// not push tests down. A long report that mentions tests in passing ("fix X, add tests") is
-    /// still about the code: on the development set lifting the penalty there cost 3 points.
+    /// not push tests down, nor one that asks about documents ("upgrade guide to version 8")
+    /// documents. A long report that mentions tests or documents in passing ("fix X, add tests,
+    /// update the docs") is still about the code: on the development set lifting the test
+    /// penalty there cost 3 points.
     pub fn for_terms(terms: &[String]) -> Weights {
         let mut w = Weights::DEFAULT;
         let about_tests =
@@ -62,7 +81,8 @@ impl Weights {
         if about_tests && terms.len() <= 6 {
             w.test_penalty = 0.0;
         }
-        if terms.len() <= PROSE_QUESTION_TERMS {
+        let about_documents = terms.iter().any(|t| ABOUT_DOCUMENTS.contains(&t.as_str()));
+        if about_documents && terms.len() <= 8 {
             w.prose_penalty = 0.0;
         }
         w
