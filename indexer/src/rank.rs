@@ -297,16 +297,8 @@ pub fn candidates(
     let defs = text.field_scores(fields.defs, terms)?;
     let path = text.field_scores(fields.path_terms, terms)?;
     let docs = text.field_scores(fields.docs, terms)?;
-    // Each field is scaled by its best score among the kind of file most matches are: in a
-    // repository of parsed code, among the parsed files, so a document scoring above them all
-    // changes no parsed file's features; in one of text files (a language without a grammar,
-    // with a few parsed strays), among all.
-    let parsed = |p: &String| snapshot.files.contains_key(p);
-    let mostly_parsed = 2 * body.keys().filter(|p| parsed(p)).count() >= body.len();
-    let norm = |m: &FxHashMap<String, f32>| {
-        let best = m.iter().filter(|(p, _)| !mostly_parsed || parsed(p)).fold(0f32, |a, (_, b)| a.max(*b));
-        best.max(f32::MIN_POSITIVE) as f64
-    };
+    let norm =
+        |m: &FxHashMap<String, f32>| m.values().fold(0f32, |a, b| a.max(*b)).max(f32::MIN_POSITIVE) as f64;
     let (nb, nd, np, no) = (norm(&body), norm(&defs), norm(&path), norm(&docs));
     let get = |m: &FxHashMap<String, f32>, p: &str, n: f64| m.get(p).map_or(0.0, |s| *s as f64 / n);
 
@@ -332,9 +324,7 @@ pub fn candidates(
     // test penalty: the files a test calls are what it tests, not what the query is about.
     let penalty = Weights::for_terms(terms).test_penalty;
     let seed = |p: &str| lexical(p) - if is_test(p) { penalty } else { 0.0 };
-    // Seeds are parsed files: a text file has no neighbours in the graph.
-    let mut strongest: Vec<(f64, &str)> =
-        paths.iter().filter(|p| snapshot.files.contains_key(**p)).map(|p| (seed(p), *p)).collect();
+    let mut strongest: Vec<(f64, &str)> = paths.iter().map(|p| (seed(p), *p)).collect();
     let by_strength = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then(a.1.cmp(b.1));
     if strongest.len() > 10 {
         strongest.select_nth_unstable_by(9, by_strength);

@@ -522,70 +522,34 @@ impl TextIndex {
             segments.iter().map(|s| s.inverted_index(field)).collect::<tantivy::Result<Vec<_>>>()?;
         let norms =
             segments.iter().map(|s| s.get_fieldnorms_reader(field)).collect::<tantivy::Result<Vec<_>>>()?;
-        // Which documents are text files': those whose `plain` field holds words.
-        let texts = segments
-            .iter()
-            .map(|s| s.get_fieldnorms_reader(self.fields.plain))
-            .collect::<tantivy::Result<Vec<_>>>()?;
-        let plain = field == self.fields.plain;
-        let bodies = if plain {
-            segments
-                .iter()
-                .map(|s| s.inverted_index(self.fields.body).map(Some))
-                .collect::<tantivy::Result<Vec<_>>>()?
-        } else {
-            vec![None; segments.len()]
-        };
-        // A parsed file is weighed among the parsed files alone; a text file among all files,
-        // its text as one field with the parsed files' (see `LiveStats`).
-        let parsed_docs = (stats.docs - stats.texts).max(1);
-        let parsed_average = stats.tokens(field).0 as f32 / parsed_docs as f32;
-        let (parsed_tokens, text_tokens) = stats.tokens(field);
-        let all_tokens =
-            parsed_tokens + text_tokens + if plain { stats.tokens(self.fields.body).0 } else { 0 };
-        let all_average = all_tokens as f32 / stats.docs.max(1) as f32;
+        let docs = stats.docs(field, &self.fields).max(1);
+        let average_norm = stats.tokens(field) as f32 / docs as f32;
         let mut sums: Vec<Vec<Option<f32>>> =
             segments.iter().map(|s| vec![None; s.max_doc() as usize]).collect();
-        // Each live document holding the term: its segment, number, field norm, frequency and
-        // whether it is a text file's.
-        let mut found: Vec<(usize, DocId, u8, u32, bool)> = Vec::new();
+        let mut found = Vec::with_capacity(segments.len());
         for text in terms {
             let term = Term::from_field_text(field, text);
             found.clear();
-            let mut other_parsed = 0;
-            for (ord, segment) in segments.iter().enumerate() {
-                if let Some(info) = inverted[ord].get_term_info(&term)? {
-                    let mut postings =
-                        inverted[ord].read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
-                    let mut doc = postings.doc();
-                    while doc != TERMINATED {
-                        if !segment.is_deleted(doc) {
-                            let is_text = texts[ord].fieldnorm(doc) > 0;
-                            found.push((
-                                ord,
-                                doc,
-                                norms[ord].fieldnorm_id(doc),
-                                postings.term_freq(),
-                                is_text,
-                            ));
-                        }
-                        doc = postings.advance();
-                    }
+            let mut doc_freq = 0;
+            for (segment, inverted) in segments.iter().zip(&inverted) {
+                let info = inverted.get_term_info(&term)?;
+                if let Some(info) = &info {
+                    doc_freq += live_count(segment, inverted, info)?;
                 }
-                if let Some(body) = &bodies[ord]
-                    && let Some(info) = body.get_term_info(&Term::from_field_text(self.fields.body, text))?
-                {
-                    other_parsed += live_count(segment, body, &info)?;
-                }
+                found.push(info);
             }
-            let in_texts = found.iter().filter(|f| f.4).count() as u64;
-            let in_parsed = found.len() as u64 - in_texts;
-            let parsed_weight = Bm25Weight::for_one_term(in_parsed, parsed_docs, parsed_average);
-            let all_weight =
-                Bm25Weight::for_one_term(in_parsed + in_texts + other_parsed, stats.docs.max(1), all_average);
-            for &(ord, doc, norm, tf, is_text) in &found {
-                let weight = if is_text { &all_weight } else { &parsed_weight };
-                *sums[ord][doc as usize].get_or_insert(0.0) += weight.score(norm, tf);
+            let weight = Bm25Weight::for_one_term(doc_freq, docs, average_norm);
+            for (ord, info) in found.iter().enumerate() {
+                let Some(info) = info else { continue };
+                let mut postings =
+                    inverted[ord].read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                let (sums, norms) = (&mut sums[ord], &norms[ord]);
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    let score = weight.score(norms.fieldnorm_id(doc), postings.term_freq());
+                    *sums[doc as usize].get_or_insert(0.0) += score;
+                    doc = postings.advance();
+                }
             }
         }
         let paths = self.segment_paths(&searcher)?;
@@ -675,7 +639,7 @@ impl TextIndex {
         let searcher = self.reader.searcher();
         let df = live_doc_freq(&searcher, &Term::from_field_text(self.fields.body, term)).unwrap_or(0);
         let parsed = match self.live_stats(&searcher) {
-            Ok(stats) => stats.docs - stats.texts,
+            Ok(stats) => stats.docs(self.fields.body, &self.fields),
             Err(_) => searcher.num_docs(),
         };
         (df, parsed)
@@ -696,46 +660,46 @@ impl TextIndex {
 /// background merges ran. Token totals are summed from the documents' field norms (the exact
 /// totals tantivy keeps include deleted documents), so they are the same however the files fell
 /// into segments and whichever merges ran.
-///
-/// A parsed file is scored among the parsed files alone, as if the repository held no text
-/// files, so adding its documents and scripts changes no parsed file's score; a text file is
-/// scored among all files, its text taken as one field with the parsed files' (the rarity of its
-/// words and its length as one BM25 over whole files has them). Both scored among all, the
-/// statistics' shift swapped one parsed file past another (mockito, Acc@5 -0.03); text files
-/// scored among their own kind alone, a repository's short editor snippets rose above its code
-/// (mocha, -0.03 at Acc@1 and Acc@5).
 struct LiveStats {
     docs: u64,
     /// The documents of text files (whose `plain` field holds words).
     texts: u64,
-    /// Each field's tokens in parsed files' documents and in text files'.
-    tokens: Vec<(Field, (u64, u64))>,
+    tokens: Vec<(Field, u64)>,
 }
 
 impl LiveStats {
     fn count(searcher: &Searcher, fields: &[Field], plain: Field) -> tantivy::Result<LiveStats> {
-        let mut tokens: Vec<(Field, (u64, u64))> = fields.iter().map(|f| (*f, (0, 0))).collect();
+        let mut tokens: Vec<(Field, u64)> = fields.iter().map(|f| (*f, 0)).collect();
         let mut texts = 0;
         for segment in searcher.segment_readers() {
-            let plain_norms = segment.get_fieldnorms_reader(plain)?;
-            let alive: Vec<(DocId, bool)> = (0..segment.max_doc())
-                .filter(|doc| !segment.is_deleted(*doc))
-                .map(|doc| (doc, plain_norms.fieldnorm(doc) > 0))
-                .collect();
-            texts += alive.iter().filter(|(_, text)| *text).count() as u64;
-            for (field, (parsed, text)) in &mut tokens {
+            for (field, total) in &mut tokens {
                 let norms = segment.get_fieldnorms_reader(*field)?;
-                for &(doc, is_text) in &alive {
-                    *(if is_text { &mut *text } else { &mut *parsed }) += u64::from(norms.fieldnorm(doc));
+                let alive = (0..segment.max_doc()).filter(|doc| !segment.is_deleted(*doc));
+                *total += alive.clone().map(|doc| u64::from(norms.fieldnorm(doc))).sum::<u64>();
+                if *field == plain {
+                    texts += alive.filter(|doc| norms.fieldnorm(*doc) > 0).count() as u64;
                 }
             }
         }
         Ok(LiveStats { docs: searcher.num_docs(), texts, tokens })
     }
 
-    /// A field's tokens in parsed files and in text files.
-    fn tokens(&self, field: Field) -> (u64, u64) {
-        self.tokens.iter().find(|(f, _)| *f == field).map_or((0, 0), |(_, n)| *n)
+    fn tokens(&self, field: Field) -> u64 {
+        self.tokens.iter().find(|(f, _)| *f == field).map_or(0, |(_, n)| *n)
+    }
+
+    /// The documents BM25 counts for `field`: a text file's words are scored among the text
+    /// files; a parsed file's (its text, its definitions and their docs) among the parsed files,
+    /// as if the text files were not there, so adding a repository's documents and scripts
+    /// changes no parsed file's score; paths among all.
+    fn docs(&self, field: Field, fields: &Fields) -> u64 {
+        if field == fields.plain {
+            self.texts
+        } else if field == fields.path_terms {
+            self.docs
+        } else {
+            self.docs - self.texts
+        }
     }
 }
 
@@ -865,20 +829,16 @@ mod tests {
         let terms = vec!["alpha".to_string(), "beta".to_string()];
         let scores = |text: &TextIndex| {
             let f = text.fields();
-            let path = text.field_scores(f.path_terms, &terms).unwrap();
-            let parsed: FxHashMap<String, f32> =
-                path.into_iter().filter(|(p, _)| p.ends_with(".py")).collect();
-            (text.field_scores(f.body, &terms).unwrap(), text.field_scores(f.defs, &terms).unwrap(), parsed)
+            (text.field_scores(f.body, &terms).unwrap(), text.field_scores(f.defs, &terms).unwrap())
         };
         let (code, _) = TextIndex::open(None).unwrap();
         code.sync(&root, &index.snapshot()).unwrap();
         let before = scores(&code);
         std::fs::write(root.join("NOTES.md"), "alpha alpha beta and a long line of other words\n").unwrap();
         std::fs::write(root.join("run.sh"), "alpha\n").unwrap();
-        std::fs::write(root.join("alpha.txt"), "beta\n").unwrap();
         index.refresh(&|_, _| {});
         let (all, _) = TextIndex::open(None).unwrap();
-        assert_eq!(all.sync(&root, &index.snapshot()).unwrap().added, 5);
+        assert_eq!(all.sync(&root, &index.snapshot()).unwrap().added, 4);
         assert_eq!(scores(&all), before, "the text files are scored apart");
         assert_eq!(all.doc_freq("alpha"), code.doc_freq("alpha"));
         let plain = all.field_scores(all.fields().plain, &terms).unwrap();
