@@ -291,9 +291,7 @@ pub fn candidates(
     with_pagerank: bool,
 ) -> Result<Vec<Candidate>, crate::Error> {
     let fields = text.fields();
-    // A file's words are in `body` (parsed) or `plain` (text), each scored among its own kind.
-    let mut body = text.field_scores(fields.body, terms)?;
-    body.extend(text.field_scores(fields.plain, terms)?);
+    let body = text.field_scores(fields.body, terms)?;
     let defs = text.field_scores(fields.defs, terms)?;
     let path = text.field_scores(fields.path_terms, terms)?;
     let docs = text.field_scores(fields.docs, terms)?;

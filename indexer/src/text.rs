@@ -224,11 +224,7 @@ pub(crate) struct Fields {
     pub path_terms: Field,
     pub defs: Field,
     pub docs: Field,
-    /// A parsed file's text.
     pub body: Field,
-    /// A text file's text (a document, a script, a configuration): apart from `body`, so the
-    /// statistics code is scored by are those of code, whatever else the repository holds.
-    pub plain: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -242,8 +238,7 @@ fn schema() -> (Schema, Fields) {
         path_terms: builder.add_text_field("path_terms", text.clone()),
         defs: builder.add_text_field("defs", text.clone()),
         docs: builder.add_text_field("docs", text.clone()),
-        body: builder.add_text_field("body", text.clone()),
-        plain: builder.add_text_field("plain", text),
+        body: builder.add_text_field("body", text),
     };
     (builder.build(), fields)
 }
@@ -253,7 +248,7 @@ fn schema() -> (Schema, Fields) {
 fn readable(index: &Tantivy, fields: &Fields) -> tantivy::Result<()> {
     for meta in index.searchable_segment_metas()? {
         let segment = SegmentReader::open(&index.segment(meta))?;
-        for field in [fields.path, fields.path_terms, fields.defs, fields.docs, fields.body, fields.plain] {
+        for field in [fields.path, fields.path_terms, fields.defs, fields.docs, fields.body] {
             segment.inverted_index(field)?;
         }
     }
@@ -466,15 +461,14 @@ impl TextIndex {
             }
         }
         let f = self.fields;
-        let text_field = if entry.lang.has_grammar() { f.body } else { f.plain };
         doc!(
             f.path => entry.path.as_str(),
             f.hash => entry.hash.as_slice(),
             f.path_terms => entry.path.as_str(),
             f.defs => defs,
             f.docs => docs,
-            // Valid UTF-8 (nearly every file) becomes the text without a copy.
-            text_field => String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            // Valid UTF-8 (nearly every file) becomes the body without a copy.
+            f.body => String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         )
     }
 
@@ -488,8 +482,7 @@ impl TextIndex {
             return Ok(stats.clone());
         }
         let f = self.fields;
-        let stats =
-            Arc::new(LiveStats::count(searcher, &[f.path_terms, f.defs, f.docs, f.body, f.plain], f.plain)?);
+        let stats = Arc::new(LiveStats::count(searcher, &[f.path_terms, f.defs, f.docs, f.body])?);
         *cached = Some((generation, stats.clone()));
         Ok(stats)
     }
@@ -522,7 +515,7 @@ impl TextIndex {
             segments.iter().map(|s| s.inverted_index(field)).collect::<tantivy::Result<Vec<_>>>()?;
         let norms =
             segments.iter().map(|s| s.get_fieldnorms_reader(field)).collect::<tantivy::Result<Vec<_>>>()?;
-        let docs = stats.docs(field, &self.fields).max(1);
+        let docs = stats.docs.max(1);
         let average_norm = stats.tokens(field) as f32 / docs as f32;
         let mut sums: Vec<Vec<Option<f32>>> =
             segments.iter().map(|s| vec![None; s.max_doc() as usize]).collect();
@@ -606,19 +599,17 @@ impl TextIndex {
         let paths = self.segment_paths(&searcher)?;
         let mut out: HashMap<String, u32> = HashMap::new();
         for (segment, paths) in searcher.segment_readers().iter().zip(&paths) {
+            let inverted = segment.inverted_index(self.fields.body)?;
             let mut counts = vec![0u32; segment.max_doc() as usize];
-            for field in [self.fields.body, self.fields.plain] {
-                let inverted = segment.inverted_index(field)?;
-                for term in terms {
-                    let term = Term::from_field_text(field, term);
-                    let Some(mut postings) = inverted.read_postings(&term, IndexRecordOption::Basic)? else {
-                        continue;
-                    };
-                    let mut doc = postings.doc();
-                    while doc != TERMINATED {
-                        counts[doc as usize] += 1;
-                        doc = postings.advance();
-                    }
+            for term in terms {
+                let term = Term::from_field_text(self.fields.body, term);
+                let Some(mut postings) = inverted.read_postings(&term, IndexRecordOption::Basic)? else {
+                    continue;
+                };
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    counts[doc as usize] += 1;
+                    doc = postings.advance();
                 }
             }
             for (doc, count) in counts.into_iter().enumerate() {
@@ -633,16 +624,12 @@ impl TextIndex {
         Ok(out)
     }
 
-    /// How many parsed files contain `term`, and how many parsed files there are: for weighing
-    /// a term's rarity when picking hit lines.
+    /// How many files contain `term` in the body, and how many files there are: for weighing a
+    /// term's rarity when picking hit lines.
     pub fn doc_freq(&self, term: &str) -> (u64, u64) {
         let searcher = self.reader.searcher();
         let df = live_doc_freq(&searcher, &Term::from_field_text(self.fields.body, term)).unwrap_or(0);
-        let parsed = match self.live_stats(&searcher) {
-            Ok(stats) => stats.docs(self.fields.body, &self.fields),
-            Err(_) => searcher.num_docs(),
-        };
-        (df, parsed)
+        (df, searcher.num_docs())
     }
 
     /// The number of files indexed.
@@ -662,44 +649,28 @@ impl TextIndex {
 /// into segments and whichever merges ran.
 struct LiveStats {
     docs: u64,
-    /// The documents of text files (whose `plain` field holds words).
-    texts: u64,
     tokens: Vec<(Field, u64)>,
 }
 
 impl LiveStats {
-    fn count(searcher: &Searcher, fields: &[Field], plain: Field) -> tantivy::Result<LiveStats> {
+    fn count(searcher: &Searcher, fields: &[Field]) -> tantivy::Result<LiveStats> {
         let mut tokens: Vec<(Field, u64)> = fields.iter().map(|f| (*f, 0)).collect();
-        let mut texts = 0;
         for segment in searcher.segment_readers() {
             for (field, total) in &mut tokens {
                 let norms = segment.get_fieldnorms_reader(*field)?;
-                let alive = (0..segment.max_doc()).filter(|doc| !segment.is_deleted(*doc));
-                *total += alive.clone().map(|doc| u64::from(norms.fieldnorm(doc))).sum::<u64>();
-                if *field == plain {
-                    texts += alive.filter(|doc| norms.fieldnorm(*doc) > 0).count() as u64;
-                }
+                *total += (0..segment.max_doc())
+                    .filter(|doc| !segment.is_deleted(*doc))
+                    .map(|doc| u64::from(norms.fieldnorm(doc)))
+                    .sum::<u64>();
             }
         }
-        Ok(LiveStats { docs: searcher.num_docs(), texts, tokens })
+        Ok(LiveStats { docs: searcher.num_docs(), tokens })
     }
+}
 
+impl LiveStats {
     fn tokens(&self, field: Field) -> u64 {
         self.tokens.iter().find(|(f, _)| *f == field).map_or(0, |(_, n)| *n)
-    }
-
-    /// The documents BM25 counts for `field`: a text file's words are scored among the text
-    /// files; a parsed file's (its text, its definitions and their docs) among the parsed files,
-    /// as if the text files were not there, so adding a repository's documents and scripts
-    /// changes no parsed file's score; paths among all.
-    fn docs(&self, field: Field, fields: &Fields) -> u64 {
-        if field == fields.plain {
-            self.texts
-        } else if field == fields.path_terms {
-            self.docs
-        } else {
-            self.docs - self.texts
-        }
     }
 }
 
@@ -818,32 +789,6 @@ mod tests {
         // The match counts a search reports skip the deleted documents too.
         assert_eq!(edited.terms_per_file(&terms).unwrap(), fresh.terms_per_file(&terms).unwrap());
         assert_eq!(edited.terms_per_file(&terms).unwrap()["b.py"], 3);
-    }
-
-    #[test]
-    fn text_files_leave_the_scores_of_parsed_files_as_they_were() {
-        let dir = tempfile::tempdir().unwrap();
-        let (root, index) = one_file_repository(dir.path());
-        std::fs::write(root.join("b.py"), "def beta():\n    alpha()\n    return alpha\n").unwrap();
-        index.refresh(&|_, _| {});
-        let terms = vec!["alpha".to_string(), "beta".to_string()];
-        let scores = |text: &TextIndex| {
-            let f = text.fields();
-            (text.field_scores(f.body, &terms).unwrap(), text.field_scores(f.defs, &terms).unwrap())
-        };
-        let (code, _) = TextIndex::open(None).unwrap();
-        code.sync(&root, &index.snapshot()).unwrap();
-        let before = scores(&code);
-        std::fs::write(root.join("NOTES.md"), "alpha alpha beta and a long line of other words\n").unwrap();
-        std::fs::write(root.join("run.sh"), "alpha\n").unwrap();
-        index.refresh(&|_, _| {});
-        let (all, _) = TextIndex::open(None).unwrap();
-        assert_eq!(all.sync(&root, &index.snapshot()).unwrap().added, 4);
-        assert_eq!(scores(&all), before, "the text files are scored apart");
-        assert_eq!(all.doc_freq("alpha"), code.doc_freq("alpha"));
-        let plain = all.field_scores(all.fields().plain, &terms).unwrap();
-        assert!(plain["NOTES.md"] > plain["run.sh"], "{plain:?}");
-        assert_eq!(all.terms_per_file(&terms).unwrap()["NOTES.md"], 2, "match counts take in text files");
     }
 
     /// `dir/repo` holding one Python file, `a.py` defining `alpha`, and its symbol index (apart
