@@ -50,10 +50,23 @@ pub(super) fn narrow_cargo(check: &Invocation<'_>, scope: &Scope<'_>) -> Result<
     }
 }
 
+/// The failures of the tests `names`, in order: each with its panic's message where the output
+/// holds one.
+pub(super) fn failures_of(output: &str, names: Vec<String>) -> impl Iterator<Item = Failure> {
+    let mut panics = panics(output);
+    names.into_iter().map(move |name| {
+        panics.remove(&name).unwrap_or_else(|| Failure {
+            test: Some(name),
+            message: "failed (no panic message in the output)".into(),
+            ..Failure::default()
+        })
+    })
+}
+
 /// Panics by thread name: `thread 'x' panicked at path:line:col:` then the message lines
 /// (current Rust), or `thread 'x' panicked at 'message', path:line:col` (before 1.73), whose
 /// message may run over lines (`assert_eq!`'s `left:` and `right:`).
-pub(super) fn panics(output: &str) -> BTreeMap<String, Failure> {
+fn panics(output: &str) -> BTreeMap<String, Failure> {
     static NEW: OnceLock<Regex> = OnceLock::new();
     static OLD: OnceLock<Regex> = OnceLock::new();
     static OLD_START: OnceLock<Regex> = OnceLock::new();
@@ -127,15 +140,7 @@ fn libtest(output: &str) -> Parsed {
             names.push(caps[1].to_string());
         }
     }
-    let mut panics = panics(output);
-    for name in names {
-        let failure = panics.remove(&name).unwrap_or_else(|| Failure {
-            test: Some(name.clone()),
-            message: "failed (no panic message in the output)".into(),
-            ..Failure::default()
-        });
-        parsed.failures.push(failure);
-    }
+    parsed.failures.extend(failures_of(output, names));
     if !parsed.recognised {
         let build = Diagnostics.read(output);
         if build.recognised {

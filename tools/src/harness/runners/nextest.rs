@@ -5,9 +5,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::libtest::{narrow_cargo, panics};
+use super::libtest::{failures_of, narrow_cargo};
 use super::reading::re;
-use super::{Failure, Invocation, Parsed, Runner, Scope, Words};
+use super::{Invocation, Parsed, Runner, Scope, Words};
 
 pub(super) struct Nextest;
 
@@ -58,15 +58,7 @@ fn nextest(output: &str) -> Parsed {
             }
         }
     }
-    let mut panics = panics(output);
-    for name in names {
-        let failure = panics.remove(&name).unwrap_or_else(|| Failure {
-            test: Some(name.clone()),
-            message: "failed (no panic message in the output)".into(),
-            ..Failure::default()
-        });
-        parsed.failures.push(failure);
-    }
+    parsed.failures.extend(failures_of(output, names));
     parsed
 }
 
