@@ -207,9 +207,9 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
         .map(|(path, def)| Function { path: path.clone(), def: Some(*def), hits: Vec::new() })
         .collect();
     for (path, lines) in top.iter().zip(&hits) {
-        // A file with no definitions (one no grammar reads: a document, a script) is shown as
-        // the passage around its best lines.
-        let passage = snapshot.entry(path).is_some_and(|e| e.symbols.defs.is_empty());
+        // A file no grammar reads (a document, a script) is shown as the passage around its best
+        // lines; a parsed file's lines outside its definitions (imports) are not shown.
+        let passage = snapshot.texts.contains_key(*path);
         for hit in lines {
             let def = match hit.def {
                 Some(def) => Some(def),
