@@ -14,7 +14,7 @@ use crate::snapshot::{FileEntry, Lang};
 
 use crate::meaning::{Entry, Tables};
 use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
-pub(crate) use common::{is_alias, pattern_identifiers, simple_chain};
+pub(crate) use common::{Nodes, is_alias, pattern_identifiers, simple_chain};
 pub use text_files::heading_at;
 pub(crate) use text_files::{is_changelog, is_prose};
 pub(crate) use text_files::{is_generated, is_text};
@@ -25,6 +25,8 @@ pub(crate) struct LangSpec {
     pub name: &'static str,
     pub extensions: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
+    /// The grammar's node kinds and fields the shared walks read.
+    pub nodes: Nodes,
     /// The tags query (`queries/<name>/tags.scm`, after `queries/ecma/tags.scm` for JavaScript
     /// and TypeScript): definitions and references.
     pub tags: &'static str,
@@ -197,7 +199,7 @@ pub(crate) trait Language: Sync {
 
     /// Where a definition's body starts: its signature is the text before it.
     fn body_start(&self, def: Node) -> Option<usize> {
-        def.child_by_field_name("body").map(|b| b.start_byte())
+        def.child_by_field_name(self.spec().nodes.body).map(|b| b.start_byte())
     }
 
     /// A signature without what only ends it (Python's `:`).
@@ -265,9 +267,9 @@ pub(crate) trait Language: Sync {
     }
 
     /// The name a `@local.self` parameter binds and the type path it holds (Rust's `&self`
-    /// binds `self`, an instance of `Self`).
-    fn self_parameter(&self) -> (&'static str, &'static str) {
-        ("self", "Self")
+    /// binds `self`, an instance of `Self`); `None` where the parameter's own text is its name.
+    fn self_parameter(&self) -> Option<(&'static str, &'static str)> {
+        None
     }
 
     /// The method a call of a class runs, whose parameters the call's keyword arguments name

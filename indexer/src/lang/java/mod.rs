@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -44,6 +44,14 @@ static SPEC: LangSpec = LangSpec {
     name: "java",
     extensions: &["java"],
     grammar: || tree_sitter_java::LANGUAGE.into(),
+    // Java reads its qualifiers itself (`qualifier_text`).
+    nodes: Nodes {
+        body: "body",
+        pattern_identifiers: &["identifier"],
+        pattern_non_bindings: &["scoped_identifier"],
+        pattern_skipped_fields: &["type", "condition", "value", "arguments", "body"],
+        ..Nodes::NONE
+    },
     tags: include_str!("../../../queries/java/tags.scm"),
     names: include_str!("../../../queries/java/names.scm"),
     test_file_suffixes: &["Test.java", "Tests.java", "IT.java"],

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -124,11 +124,30 @@ pub(crate) const ECMA_STD_METHODS: &[&str] = &[
     "values",
 ];
 
+/// The node kinds of JavaScript's grammar the shared walks read; TypeScript's adds types.
+pub(super) const NODES: Nodes = Nodes {
+    body: "body",
+    pattern_identifiers: &["identifier"],
+    pattern_shorthands: &["shorthand_property_identifier_pattern"],
+    pattern_parts: &[
+        ("pair_pattern", "value"),
+        ("assignment_pattern", "left"),
+        ("object_assignment_pattern", "left"),
+    ],
+    pattern_non_bindings: &["string"],
+    pattern_skipped_fields: &["condition", "value", "function", "arguments", "body"],
+    chain_names: &["identifier", "this", "super"],
+    chain_members: &[("member_expression", "object", "property")],
+    chain_calls: &[("call_expression", "function"), ("new_expression", "constructor")],
+    ..Nodes::NONE
+};
+
 static SPEC: LangSpec = LangSpec {
     lang: Lang::JavaScript,
     name: "javascript",
     extensions: &["js", "jsx", "mjs", "cjs"],
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    nodes: NODES,
     tags: concat!(
         include_str!("../../../queries/ecma/tags.scm"),
         include_str!("../../../queries/javascript/tags.scm")
