@@ -14,6 +14,7 @@ use crate::snapshot::{FileEntry, Lang};
 
 use crate::meaning::{Entry, Tables};
 use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
+pub(crate) use comments::Comments;
 pub(crate) use common::{Nodes, is_alias, pattern_identifiers, simple_chain};
 pub use text_files::heading_at;
 pub(crate) use text_files::{is_changelog, is_prose};
@@ -27,6 +28,8 @@ pub(crate) struct LangSpec {
     pub grammar: fn() -> tree_sitter::Language,
     /// The grammar's node kinds and fields the shared walks read.
     pub nodes: Nodes,
+    /// How comments are written.
+    pub comments: Comments,
     /// The tags query (`queries/<name>/tags.scm`, after `queries/ecma/tags.scm` for JavaScript
     /// and TypeScript): definitions and references.
     pub tags: &'static str,
@@ -158,6 +161,7 @@ pub(crate) struct DocCache<'t> {
 }
 
 mod c;
+mod comments;
 mod common;
 mod cpp;
 mod go;
@@ -475,6 +479,12 @@ impl Lang {
     /// Whether a word is one of the language's keywords, which never name anything.
     pub fn is_keyword(self, word: &str) -> bool {
         self.spec().keywords.contains(&word)
+    }
+
+    /// Whether a line is a comment, or a part of one, by how the language writes them (`#` in
+    /// Python, where `#!` starts a shebang; `//`, `/*`, ` * ` and `*/` in the C family).
+    pub fn is_comment_line(self, line: &str) -> bool {
+        self.spec().comments.starts(line)
     }
 
     /// Whether a line (its indentation removed) belongs to the definition below it: a

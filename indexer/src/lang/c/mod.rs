@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
+use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -57,6 +57,7 @@ static SPEC: LangSpec = LangSpec {
     name: "c",
     extensions: &["c"],
     grammar: || tree_sitter_c::LANGUAGE.into(),
+    comments: Comments::SLASHES,
     nodes: NODES,
     tags: include_str!("../../../queries/c/tags.scm"),
     names: include_str!("../../../queries/c/names.scm"),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
+use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -21,6 +21,7 @@ static SPEC: LangSpec = LangSpec {
     name: "go",
     extensions: &["go"],
     grammar: || tree_sitter_go::LANGUAGE.into(),
+    comments: Comments::SLASHES,
     nodes: Nodes {
         body: "body",
         pattern_identifiers: &["identifier"],

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
+use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -44,6 +44,7 @@ static SPEC: LangSpec = LangSpec {
     name: "java",
     extensions: &["java"],
     grammar: || tree_sitter_java::LANGUAGE.into(),
+    comments: Comments::SLASHES,
     // Java reads its qualifiers itself (`qualifier_text`).
     nodes: Nodes {
         body: "body",

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
+use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -147,6 +147,7 @@ static SPEC: LangSpec = LangSpec {
     name: "javascript",
     extensions: &["js", "jsx", "mjs", "cjs"],
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    comments: Comments::SLASHES,
     nodes: NODES,
     tags: concat!(
         include_str!("../../../queries/ecma/tags.scm"),

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text, simple_chain, squash};
+use super::{
+    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text, simple_chain, squash,
+};
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{BindKind, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -19,6 +21,7 @@ static SPEC: LangSpec = LangSpec {
     name: "python",
     extensions: &["py", "pyi"],
     grammar: || tree_sitter_python::LANGUAGE.into(),
+    comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
     nodes: Nodes {
         body: "body",
         pattern_identifiers: &["identifier"],

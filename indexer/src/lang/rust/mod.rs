@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text, simple_chain, squash};
+use super::{
+    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text, simple_chain, squash,
+};
 use crate::meaning::{Entry, Tables};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -19,6 +21,7 @@ static SPEC: LangSpec = LangSpec {
     name: "rust",
     extensions: &["rs"],
     grammar: || tree_sitter_rust::LANGUAGE.into(),
+    comments: Comments::SLASHES,
     nodes: Nodes {
         body: "body",
         pattern_identifiers: &["identifier"],
