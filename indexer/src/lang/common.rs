@@ -1,7 +1,8 @@
 //! Grammar walks several languages share, over the node kinds each language names in its
 //! [`Nodes`]: the identifiers a binding pattern binds, the text of a qualifier made only of
-//! names, and whether an identifier only renames an import; and what their tables' updates ask
-//! of a change. No grammar's node kinds are spelled here.
+//! names, whether an identifier only renames an import, and the doc comments above
+//! definitions; and what their tables' updates ask of a change. No grammar's node kinds are
+//! spelled here.
 
 use std::sync::Arc;
 
@@ -42,6 +43,8 @@ pub(crate) struct Nodes {
     /// Nodes of an import whose field holds a new name for what it imports, as (kind, field):
     /// `as y`.
     pub import_aliases: &'static [(&'static str, &'static str)],
+    /// Comments.
+    pub comments: &'static [&'static str],
 }
 
 impl Nodes {
@@ -58,6 +61,7 @@ impl Nodes {
         chain_members: &[],
         chain_calls: &[],
         import_aliases: &[],
+        comments: &[],
     };
 }
 
@@ -164,6 +168,38 @@ pub(crate) fn is_alias(lang: Lang, node: Node) -> bool {
     })
 }
 
+/// The first line of each child's doc comment in the JSDoc and Javadoc way (`/** … */` on the
+/// lines right above it), by child node id, in one pass over the children.
+pub(crate) fn doc_blocks_of_children<'a>(
+    lang: Lang,
+    parent: Node,
+    bytes: &'a [u8],
+    out: &mut rustc_hash::FxHashMap<usize, &'a str>,
+) {
+    let comments = lang.spec().nodes.comments;
+    let mut pending: Option<(&'a str, usize)> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        if comments.contains(&child.kind()) {
+            let text = node_text(child, bytes);
+            pending = text.strip_prefix("/**").and_then(|body| {
+                let first = body
+                    .trim_end_matches("*/")
+                    .lines()
+                    .map(|l| l.trim().trim_start_matches('*').trim())
+                    .find(|l| !l.is_empty())?;
+                Some((first, child.end_position().row))
+            });
+            continue;
+        }
+        if let Some((line, row)) = pending.take()
+            && row + 1 >= child.start_position().row
+        {
+            out.insert(child.id(), line);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Every kind and field a language's [`Nodes`] names is one of its grammar's: a misspelt
@@ -191,6 +227,7 @@ mod tests {
             }
             let n_chain = kinds.len();
             kinds.extend(nodes.import_aliases.iter().map(|(kind, _)| *kind));
+            kinds.extend(nodes.comments);
             fields.extend(nodes.import_aliases.iter().map(|(_, field)| *field));
             // The walks try the lists in turn: a kind in two of them would mean the first.
             let pattern_kinds = nodes.pattern_identifiers.len()

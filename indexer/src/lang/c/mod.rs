@@ -49,6 +49,7 @@ pub(super) const NODES: Nodes = Nodes {
     pattern_identifiers: &["identifier"],
     pattern_non_bindings: &["attribute", "field_expression"],
     pattern_skipped_fields: &["type", "condition", "value", "function", "arguments", "body"],
+    comments: &["comment"],
     ..Nodes::NONE
 };
 

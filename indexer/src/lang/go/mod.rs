@@ -29,6 +29,7 @@ static SPEC: LangSpec = LangSpec {
         chain_names: &["identifier", "type_identifier", "package_identifier"],
         chain_members: &[("selector_expression", "operand", "field")],
         chain_calls: &[("call_expression", "function")],
+        comments: &["comment"],
         ..Nodes::NONE
     },
     tags: include_str!("../../../queries/go/tags.scm"),

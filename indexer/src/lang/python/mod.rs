@@ -31,6 +31,7 @@ static SPEC: LangSpec = LangSpec {
         chain_members: &[("attribute", "object", "attribute")],
         chain_calls: &[("call", "function")],
         import_aliases: &[("aliased_import", "alias")],
+        comments: &["comment"],
         ..Nodes::NONE
     },
     tags: include_str!("../../../queries/python/tags.scm"),

@@ -33,6 +33,7 @@ static SPEC: LangSpec = LangSpec {
         chain_members: &[("field_expression", "value", "field")],
         chain_calls: &[("call_expression", "function")],
         import_aliases: &[("use_as_clause", "alias")],
+        comments: &["block_comment", "line_comment"],
         ..Nodes::NONE
     },
     tags: include_str!("../../../queries/rust/tags.scm"),
