@@ -327,6 +327,91 @@ fn only_language_modules_branch_on_a_language() {
     assert!(branching.is_empty(), "language branches outside indexer/src/lang/: {branching:#?}");
 }
 
+/// One language of the registry, as its folder `lang/<module>/` declares it: the `Lang`
+/// variants of its specs and their family.
+#[derive(Default)]
+struct Registered {
+    variants: Vec<String>,
+    family: String,
+    /// What names it in code: its module as a path or a `mod`, or one of its variants.
+    named: Option<regex::Regex>,
+}
+
+/// Adding a language is a folder and a line: no code outside its folders
+/// (`indexer/src/lang/<name>/`, and those of its family, which share code) names it (its
+/// module, its `Lang` variants or its queries), but the registry's lines in `lang/mod.rs` and
+/// the `Lang` enum in `snapshot.rs`. Counted per language and file.
+#[test]
+fn a_language_is_named_only_in_its_folders_and_the_registry() {
+    let lang_dir = workspace().join("indexer/src/lang");
+    let registry = std::fs::read_to_string(lang_dir.join("mod.rs")).unwrap();
+    let entry = regex::Regex::new(r"^&(\w+)::\w+,$").unwrap();
+    let mut languages: BTreeMap<String, Registered> = BTreeMap::new();
+    for line in registry.lines() {
+        if let Some(cap) = entry.captures(line.trim()) {
+            languages.entry(cap[1].to_string()).or_default();
+        }
+    }
+    assert!(languages.len() >= 8, "the registry's modules: {:?}", languages.keys());
+    let variant = regex::Regex::new(r"\blang: Lang::(\w+)").unwrap();
+    let family = regex::Regex::new(r#"\bfamily: "(\w+)""#).unwrap();
+    for (module, language) in &mut languages {
+        let mut files = Vec::new();
+        rust_files(&lang_dir.join(module.as_str()), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(file).unwrap();
+            language.variants.extend(variant.captures_iter(&text).map(|cap| cap[1].to_string()));
+            if let Some(cap) = family.captures(&text) {
+                language.family = cap[1].to_string();
+            }
+        }
+        assert!(!language.variants.is_empty() && !language.family.is_empty(), "lang/{module}/ has no spec");
+        let variants = language.variants.join("|");
+        let named = format!(r"\b{module}::|\bmod {module};|\bLang::({variants})\b");
+        language.named = Some(regex::Regex::new(&named).unwrap());
+    }
+    let literal = regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).unwrap();
+    let mut outside: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut in_registry: BTreeMap<&str, usize> = BTreeMap::new();
+    for crate_src in ["indexer/src", "tools/src", "server/src"] {
+        for (rel, code) in code_of(crate_src) {
+            let in_folder_of = |module: &str| rel.starts_with(&format!("indexer/src/lang/{module}/"));
+            let mut in_lang_enum = false;
+            for (i, line) in code.lines().enumerate() {
+                let line = line.trim();
+                in_lang_enum = (in_lang_enum && line != "}") || line == "pub enum Lang {";
+                if line.starts_with("//") {
+                    continue;
+                }
+                // Code without its strings and its comment; a query's path is in a string.
+                let bare = literal.replace_all(line, "\"\"");
+                let bare = bare.split("//").next().unwrap_or("");
+                for (module, language) in &languages {
+                    let kin =
+                        languages.iter().any(|(other, o)| o.family == language.family && in_folder_of(other));
+                    let names = language.named.as_ref().is_some_and(|named| named.is_match(bare))
+                        || line.contains(&format!("queries/{module}/"));
+                    let variant_of_enum = in_lang_enum
+                        && rel == "indexer/src/snapshot.rs"
+                        && language.variants.iter().any(|v| line == format!("{v},"));
+                    let registry_line = rel == "indexer/src/lang/mod.rs"
+                        && (line == format!("mod {module};") || entry.is_match(line));
+                    if (names && registry_line) || variant_of_enum {
+                        *in_registry.entry(module).or_default() += 1;
+                    } else if names && !kin {
+                        outside.entry(module).or_default().insert(format!("{rel}:{}: {line}", i + 1));
+                    }
+                }
+            }
+        }
+    }
+    for module in languages.keys() {
+        // Its `mod` line, its registry entries and its variants.
+        assert!(in_registry.get(module.as_str()).is_some_and(|n| *n >= 3), "{module}: {in_registry:?}");
+    }
+    assert!(outside.is_empty(), "languages named outside their folders and the registry: {outside:#?}");
+}
+
 /// The indexer's core knows no language's files: no string literal outside `lang/` names a
 /// module file (`__init__.py`, `mod.rs`, `index.ts`) or its stem; `LangSpec` and
 /// `lang::module_name` say which files are special.

@@ -59,6 +59,7 @@ mod tests {
             (Lang::C, "#include <stdio.h>", false),
             (Lang::Cpp, "#define N 3", false),
             (Lang::C, "*p = 1;", false),
+            (Lang::Text, "# a heading", false),
         ];
         for (lang, line, comment) in cases {
             assert_eq!(lang.is_comment_line(line), comment, "{lang:?}: {line:?}");

@@ -173,7 +173,7 @@ mod text_files;
 mod typescript;
 
 /// How many languages there are: the length of [`LANGUAGES`].
-pub(crate) const N_LANGS: usize = 9;
+pub(crate) const N_LANGS: usize = LANGUAGES.len();
 
 /// One language's behaviour; the core reaches a language only through this.
 pub(crate) trait Language: Sync {
@@ -382,8 +382,10 @@ fn local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos, first: b
     entries.iter().filter(|e| !is_local(e)).copied().collect()
 }
 
-/// The registry, indexed by `Lang as usize` (a test checks the order).
-pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [
+/// The registry, indexed by `Lang as usize` (a test checks the order). Adding a language is a
+/// line here and its `mod` above, its variant of [`Lang`], and its folders (`lang/<name>/`,
+/// `queries/<name>/`).
+pub(crate) static LANGUAGES: &[&dyn Language] = &[
     &python::Python,
     &rust::Rust,
     &go::Go,
@@ -482,9 +484,10 @@ impl Lang {
     }
 
     /// Whether a line is a comment, or a part of one, by how the language writes them (`#` in
-    /// Python, where `#!` starts a shebang; `//`, `/*`, ` * ` and `*/` in the C family).
+    /// Python, where `#!` starts a shebang; `//`, `/*`, ` * ` and `*/` in the C family). A text
+    /// file's lines are none: its language is not known.
     pub fn is_comment_line(self, line: &str) -> bool {
-        self.spec().comments.starts(line)
+        self.has_grammar() && self.spec().comments.starts(line)
     }
 
     /// Whether a line (its indentation removed) belongs to the definition below it: a
@@ -540,6 +543,22 @@ mod tests {
             let patterns = crate::matcher::Patterns::new(&(spec.grammar)(), &spec.source());
             assert!(patterns.is_ok(), "queries/{} in tack's matcher: {:?}", spec.name, patterns.err());
         }
+    }
+
+    /// `Lang` and the registry hold the same languages: variant `i` is `LANGUAGES[i]`'s, and
+    /// past the registry's end there is only `Lang::Text`, which no grammar reads.
+    #[test]
+    fn every_lang_is_registered() {
+        use serde::Deserialize;
+        let variant = |i: usize| {
+            Lang::deserialize(serde::de::value::U32Deserializer::<serde::de::value::Error>::new(i as u32))
+        };
+        for (i, spec) in specs().enumerate() {
+            assert_eq!(variant(i).ok(), Some(spec.lang), "LANGUAGES[{i}] is {}", spec.name);
+        }
+        assert_eq!(variant(N_LANGS).ok(), Some(Lang::Text), "the first Lang past the registry");
+        assert!(!Lang::Text.has_grammar());
+        assert!(variant(N_LANGS + 1).is_err(), "a Lang variant past the registry's {N_LANGS} languages");
     }
 
     #[test]
