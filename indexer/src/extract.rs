@@ -408,7 +408,7 @@ fn make_refs<'a>(
         let enclosing = stack.iter().rev().find(|&&d| defs[d].end_byte > start).map(|&d| d as u32);
         let text = node_text(node, bytes);
         let importing = in_import(node.start_byte());
-        if text.is_empty() || is_noise(lang, text) || (importing && is_alias(node)) {
+        if text.is_empty() || is_noise(lang, text) || (importing && is_alias(lang, node)) {
             continue;
         }
         let kind = if matches!(kind, RefKind::Name | RefKind::Attribute | RefKind::Type) && importing {
@@ -456,11 +456,11 @@ fn make_bindings<'a>(
     bind_idents.sort_by_key(|(node, _, hint)| (node.start_byte(), node.id(), hint.is_none()));
     bind_idents.dedup_by_key(|(node, _, _)| node.id());
     let mut bindings: Vec<Binding> = Vec::with_capacity(bind_idents.len());
-    let (self_name, self_type) = lang.language().self_parameter();
+    let self_parameter = lang.language().self_parameter();
     for (ident, kind, hint) in &bind_idents {
-        let hint = match (kind, hint) {
-            (BindKind::SelfParam, _) => interner.id(self_type),
-            (_, Some(h)) => interner.id(h),
+        let hint = match (kind, hint, self_parameter) {
+            (BindKind::SelfParam, _, Some((_, self_type))) => interner.id(self_type),
+            (_, Some(h), _) => interner.id(h),
             _ => NONE,
         };
         let mut scope = innermost_scope(scopes, Pos::of(ident.start_position()));
@@ -476,10 +476,9 @@ fn make_bindings<'a>(
             }
             scope = class;
         }
-        let name = if *kind == BindKind::SelfParam {
-            interner.source(self_name)
-        } else {
-            interner.source(node_text(*ident, bytes))
+        let name = match (kind, self_parameter) {
+            (BindKind::SelfParam, Some((self_name, _))) => interner.source(self_name),
+            _ => interner.source(node_text(*ident, bytes)),
         };
         let at = ident.start_position();
         bindings.push(Binding {

@@ -6,9 +6,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::names::{BindKind, Import, NONE, Pos};
+use crate::names::{BindKind, Import, NONE, Pos, ScopeKind};
 use crate::snapshot::{FileEntry, Lang};
-use crate::symbols::{DefRef, FileSymbols, RefKind};
+use crate::symbols::{DefRef, FileSymbols, RefKind, innermost_scope};
 
 /// How deep one resolution may chase imports, aliases and base classes.
 pub(crate) const MAX_DEPTH: u32 = 12;
@@ -148,18 +148,30 @@ pub(crate) struct Found {
 /// (`Language::tables`); the resolver holds one per language and asks the one of
 /// the file (or the value) at hand. `r` is the resolver the tables belong to, seen as a
 /// [`Binder`].
+///
+/// Every method has a default, so a language writes only where it differs. By default a module
+/// is a file: an import names one ([`Tables::module_file`], none by default), a glob import
+/// brings in its top-level names, a qualified import takes a name from it; a type's members are
+/// its own definitions, then its bases'; a chain starts at a receiver word
+/// ([`Tables::receiver`]) or a name in scope.
 pub(crate) trait Tables: Send + Sync {
     /// The tables after the files `changed` (indices into `files`, the same files as
     /// `before`, which these tables were made of) changed: shared where they still hold.
+    /// `None`, as by default: made anew from `files`.
     fn updated(
         self: Arc<Self>,
-        before: &[Arc<FileEntry>],
-        files: &[Arc<FileEntry>],
-        changed: &[u32],
-    ) -> Arc<dyn Tables>;
+        _before: &[Arc<FileEntry>],
+        _files: &[Arc<FileEntry>],
+        _changed: &[u32],
+    ) -> Option<Arc<dyn Tables>> {
+        None
+    }
 
-    /// A file's module path (`shop.cart`, `shapes::circle`; empty for a Rust crate root).
-    fn module_path(&self, file: u32) -> Option<String>;
+    /// A file's module path (`shop.cart`, `shapes::circle`; empty for a Rust crate root);
+    /// `None`, as by default, where a file has no name beyond its path.
+    fn module_path(&self, _file: u32) -> Option<String> {
+        None
+    }
 
     /// The files a module name (or path) names.
     fn module_named(&self, _name: &str) -> Vec<u32> {
@@ -167,12 +179,26 @@ pub(crate) trait Tables: Send + Sync {
     }
 
     /// A qualified path from a module or crate root: `shop.cart.Cart.add`,
-    /// `shapes::Circle::new`.
-    fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target>;
+    /// `shapes::Circle::new`. None by default: a definition's own qualified name is matched
+    /// anyway.
+    fn lookup_path(&self, _r: &dyn Binder, _query: &str) -> Vec<Target> {
+        Vec::new()
+    }
 
     /// Where an import takes its name from, as a note names it.
     fn import_source(&self, symbols: &FileSymbols, import: &Import) -> String {
         symbols.text(import.module).to_string()
+    }
+
+    /// The file of the repository that a module, as an import or include writes it, names
+    /// from `file` (`./cart`, `shop.cart`, `"cart.h"`). None by default.
+    fn module_file(&self, _r: &dyn Binder, _file: u32, _module: &str) -> Option<u32> {
+        None
+    }
+
+    /// The name an import looks up in its module: its item, by default.
+    fn imported_name<'s>(&self, symbols: &'s FileSymbols, import: &Import) -> &'s str {
+        symbols.text(import.item)
     }
 
     /// A bare reference the language resolves its own way (a Python module in an `import`,
@@ -189,20 +215,30 @@ pub(crate) trait Tables: Send + Sync {
     }
 
     /// The value a qualified reference's qualifier names when the language reads it its own
-    /// way (the module of a Python `from m import x`). `None`: evaluate the qualifier.
+    /// way. By default, an import's: the module file it names (`from m import x`'s `m`), or
+    /// why nothing is found. `None`: evaluate the qualifier.
     fn import_base(
         &self,
-        _r: &dyn Binder,
-        _file: u32,
-        _qualifier: &str,
-        _name: &str,
-        _kind: RefKind,
+        r: &dyn Binder,
+        file: u32,
+        qualifier: &str,
+        name: &str,
+        kind: RefKind,
     ) -> Option<Lookup<Value>> {
-        None
+        if kind != RefKind::Import {
+            return None;
+        }
+        Some(
+            self.module_file(r, file, qualifier).map(|m| Value::Module(m, NONE)).ok_or_else(|| {
+                format!("{name} is imported from {qualifier}, which is outside the repository")
+            }),
+        )
     }
 
-    /// What a glob import's module is, seen from `scope`.
-    fn glob_base(&self, r: &dyn Binder, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value>;
+    /// What a glob import's module is, seen from `scope`: by default, the module file it names.
+    fn glob_base(&self, r: &dyn Binder, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
+        self.module_file(r, file, module).map(|m| Value::Module(m, NONE))
+    }
 
     /// What a bare name means when nothing in the file binds it: a Rust crate, a name of
     /// another file of the Go package.
@@ -215,11 +251,34 @@ pub(crate) trait Tables: Send + Sync {
         None
     }
 
-    /// Where an import leads.
-    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found>;
+    /// Where an import leads. By default: the module file it names, or the name it looks up in
+    /// that module; the import itself when either is outside the repository.
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found> {
+        let symbols = r.symbols(file);
+        let i = &symbols.imports[import as usize];
+        let Some(m) = self.module_file(r, file, symbols.text(i.module)) else {
+            return vec![import_found(file, import)];
+        };
+        if i.item == NONE {
+            return vec![module_found(m)];
+        }
+        let found = self.module_member(r, m, NONE, self.imported_name(symbols, i), depth + 1, false);
+        if found.is_empty() { vec![import_found(file, import)] } else { found }
+    }
 
-    /// The value of the first name of a chain (`self`, a path, a name in scope).
-    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value>;
+    /// The value a receiver word (`this`, `self`, `super`) has at a position, when `name` is
+    /// one and something around `pos` gives it a value. None by default.
+    fn receiver(&self, _r: &dyn Binder, _file: u32, _pos: Pos, _name: &str) -> Option<Value> {
+        None
+    }
+
+    /// The value of the first name of a chain: by default a receiver, else the name in scope.
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+        if let Some(value) = self.receiver(r, file, pos, name) {
+            return Some(value);
+        }
+        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
+    }
 
     /// The type a method's receiver has at a position (Rust's `self`).
     fn self_type(&self, _r: &dyn Binder, _file: u32, _pos: Pos, _depth: u32) -> Option<(u32, u32)> {
@@ -239,9 +298,45 @@ pub(crate) trait Tables: Send + Sync {
         None
     }
 
+    /// A name of module `file` (`def`: the inline module, [`NONE`] for the file itself);
+    /// `public`: as a glob import sees the module. By default: the file's top-level names,
+    /// then those of the module files its glob imports name.
+    fn module_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        _def: u32,
+        name: &str,
+        depth: u32,
+        _public: bool,
+    ) -> Vec<Found> {
+        r.top_level_then_globs(file, name, depth, &|from, module| self.module_file(r, from, module))
+    }
+
+    /// A member of type `def` of `file` (or of an instance of it); `skip_own`: only what its
+    /// bases have (`super`). By default: the definitions in its body, else its bases'.
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        r.member_through_bases(file, def, depth, skip_own, &|file, def, _| r.children_named(file, def, name))
+    }
+
     /// A member of a value of this language: a module's name, a class's or type's member.
     /// `public`: as a glob import sees a module.
-    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found>;
+    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found> {
+        match value {
+            Value::Module(file, def) => self.module_member(r, file, def, name, depth, public),
+            Value::Class(f, d) | Value::Instance(f, d) => self.type_member(r, f, d, name, depth, false),
+            Value::Super(f, d) => self.type_member(r, f, d, name, depth, true),
+            Value::Function(..) | Value::External(_) => Vec::new(),
+        }
+    }
 }
 
 /// What a language's own lookup found, or why nothing is found (a module outside the
@@ -368,6 +463,10 @@ pub(crate) trait Binder {
     /// named `name`.
     fn children_named(&self, file: u32, def: u32, name: &str) -> Vec<Found>;
 
+    /// The top-level definitions named `name` in `files`, but `skip` (a package's, where each
+    /// file's imports are its own), as found at `depth`.
+    fn top_level_defs(&self, files: &[u32], skip: Option<u32>, name: &str, depth: u32) -> Vec<Found>;
+
     /// A module's top-level names (definitions, bindings, imports), then those of the modules its
     /// top-level glob imports name, in order, as `resolve` finds them (JavaScript's `export *`,
     /// C's `#include`).
@@ -387,4 +486,26 @@ pub(crate) fn is_marker(kind: BindKind) -> bool {
 
 pub(crate) fn module_found(file: u32) -> Found {
     Found { target: Target::Module { file }, value: Some(Value::Module(file, NONE)) }
+}
+
+/// An import of `file` as where its name is bound, when what it imports is outside the
+/// repository.
+pub(crate) fn import_found(file: u32, import: u32) -> Found {
+    Found { target: Target::Import { file, import }, value: Some(Value::External(file)) }
+}
+
+/// The classes whose bodies hold `pos` in `file`, innermost first.
+pub(crate) fn classes_around(r: &dyn Binder, file: u32, pos: Pos) -> impl Iterator<Item = u32> + '_ {
+    let scopes = &r.symbols(file).scopes;
+    let mut scope = innermost_scope(scopes, pos);
+    std::iter::from_fn(move || {
+        while scope != NONE {
+            let s = scopes[scope as usize];
+            scope = s.parent;
+            if s.kind == ScopeKind::Class && s.def != NONE {
+                return Some(s.def);
+            }
+        }
+        None
+    })
 }

@@ -216,15 +216,28 @@ fn tool_names_are_spelled_only_in_their_specs() {
 
 /// Non-test code of `crate_src` outside `indexer/src/lang/`, by path from the workspace.
 fn code_outside_lang(crate_src: &str) -> Vec<(String, String)> {
+    code_of(crate_src).into_iter().filter(|(rel, _)| !rel.starts_with("indexer/src/lang/")).collect()
+}
+
+/// Non-test code of `crate_src` outside each language's folder (`indexer/src/lang/<name>/`):
+/// what `code_outside_lang` gives, and the files shared by the languages (`lang/mod.rs`).
+fn code_outside_language_folders(crate_src: &str) -> Vec<(String, String)> {
+    code_of(crate_src)
+        .into_iter()
+        .filter(|(rel, _)| rel.strip_prefix("indexer/src/lang/").is_none_or(|rest| !rest.contains('/')))
+        .collect()
+}
+
+/// The non-test code of every Rust file of `crate_src`, by path from the workspace.
+fn code_of(crate_src: &str) -> Vec<(String, String)> {
     let mut files = Vec::new();
     rust_files(&workspace().join(crate_src), &mut files);
     files
         .iter()
         // Test modules: `tests.rs`, and a file of tests beside it (`cycle_tests.rs`).
         .filter(|f| !f.to_string_lossy().ends_with("tests.rs"))
-        .map(|f| (f.strip_prefix(workspace()).unwrap().display().to_string(), f))
-        .filter(|(rel, _)| !rel.starts_with("indexer/src/lang/"))
-        .map(|(rel, f)| {
+        .map(|f| {
+            let rel = f.strip_prefix(workspace()).unwrap().display().to_string();
             let text = std::fs::read_to_string(f).unwrap();
             (rel, text.split("#[cfg(test)]").next().unwrap_or("").to_string())
         })
@@ -314,6 +327,91 @@ fn only_language_modules_branch_on_a_language() {
     assert!(branching.is_empty(), "language branches outside indexer/src/lang/: {branching:#?}");
 }
 
+/// One language of the registry, as its folder `lang/<module>/` declares it: the `Lang`
+/// variants of its specs and their family.
+#[derive(Default)]
+struct Registered {
+    variants: Vec<String>,
+    family: String,
+    /// What names it in code: its module as a path or a `mod`, or one of its variants.
+    named: Option<regex::Regex>,
+}
+
+/// Adding a language is a folder and a line: no code outside its folders
+/// (`indexer/src/lang/<name>/`, and those of its family, which share code) names it (its
+/// module, its `Lang` variants or its queries), but the registry's lines in `lang/mod.rs` and
+/// the `Lang` enum in `snapshot.rs`. Counted per language and file.
+#[test]
+fn a_language_is_named_only_in_its_folders_and_the_registry() {
+    let lang_dir = workspace().join("indexer/src/lang");
+    let registry = std::fs::read_to_string(lang_dir.join("mod.rs")).unwrap();
+    let entry = regex::Regex::new(r"^&(\w+)::\w+,$").unwrap();
+    let mut languages: BTreeMap<String, Registered> = BTreeMap::new();
+    for line in registry.lines() {
+        if let Some(cap) = entry.captures(line.trim()) {
+            languages.entry(cap[1].to_string()).or_default();
+        }
+    }
+    assert!(languages.len() >= 8, "the registry's modules: {:?}", languages.keys());
+    let variant = regex::Regex::new(r"\blang: Lang::(\w+)").unwrap();
+    let family = regex::Regex::new(r#"\bfamily: "(\w+)""#).unwrap();
+    for (module, language) in &mut languages {
+        let mut files = Vec::new();
+        rust_files(&lang_dir.join(module.as_str()), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(file).unwrap();
+            language.variants.extend(variant.captures_iter(&text).map(|cap| cap[1].to_string()));
+            if let Some(cap) = family.captures(&text) {
+                language.family = cap[1].to_string();
+            }
+        }
+        assert!(!language.variants.is_empty() && !language.family.is_empty(), "lang/{module}/ has no spec");
+        let variants = language.variants.join("|");
+        let named = format!(r"\b{module}::|\bmod {module};|\bLang::({variants})\b");
+        language.named = Some(regex::Regex::new(&named).unwrap());
+    }
+    let literal = regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).unwrap();
+    let mut outside: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut in_registry: BTreeMap<&str, usize> = BTreeMap::new();
+    for crate_src in ["indexer/src", "tools/src", "server/src"] {
+        for (rel, code) in code_of(crate_src) {
+            let in_folder_of = |module: &str| rel.starts_with(&format!("indexer/src/lang/{module}/"));
+            let mut in_lang_enum = false;
+            for (i, line) in code.lines().enumerate() {
+                let line = line.trim();
+                in_lang_enum = (in_lang_enum && line != "}") || line == "pub enum Lang {";
+                if line.starts_with("//") {
+                    continue;
+                }
+                // Code without its strings and its comment; a query's path is in a string.
+                let bare = literal.replace_all(line, "\"\"");
+                let bare = bare.split("//").next().unwrap_or("");
+                for (module, language) in &languages {
+                    let kin =
+                        languages.iter().any(|(other, o)| o.family == language.family && in_folder_of(other));
+                    let names = language.named.as_ref().is_some_and(|named| named.is_match(bare))
+                        || line.contains(&format!("queries/{module}/"));
+                    let variant_of_enum = in_lang_enum
+                        && rel == "indexer/src/snapshot.rs"
+                        && language.variants.iter().any(|v| line == format!("{v},"));
+                    let registry_line = rel == "indexer/src/lang/mod.rs"
+                        && (line == format!("mod {module};") || entry.is_match(line));
+                    if (names && registry_line) || variant_of_enum {
+                        *in_registry.entry(module).or_default() += 1;
+                    } else if names && !kin {
+                        outside.entry(module).or_default().insert(format!("{rel}:{}: {line}", i + 1));
+                    }
+                }
+            }
+        }
+    }
+    for module in languages.keys() {
+        // Its `mod` line, its registry entries and its variants.
+        assert!(in_registry.get(module.as_str()).is_some_and(|n| *n >= 3), "{module}: {in_registry:?}");
+    }
+    assert!(outside.is_empty(), "languages named outside their folders and the registry: {outside:#?}");
+}
+
 /// The indexer's core knows no language's files: no string literal outside `lang/` names a
 /// module file (`__init__.py`, `mod.rs`, `index.ts`) or its stem; `LangSpec` and
 /// `lang::module_name` say which files are special.
@@ -349,9 +447,10 @@ fn the_indexer_names_module_files_only_in_language_modules() {
     assert!(named.is_empty(), "module file names outside indexer/src/lang/: {named:#?}");
 }
 
-/// Grammars are known only in `indexer/src/lang/`: indexer code outside it that reads a tree
-/// (that names `tree_sitter`) spells no node kind or field name of any grammar tack parses
-/// with, taken from the grammars themselves. Capture names of the query files (`name`,
+/// Grammars are known only in each language's folder, `indexer/src/lang/<name>/`: indexer code
+/// outside them that reads a tree (that names `tree_sitter`), the walks the languages share
+/// included, spells no node kind or field name of any grammar tack parses with, taken from the
+/// grammars themselves. Capture names of the query files (`name`,
 /// `scope`, `import`) are the contract between the queries and the core, the same in every
 /// language, and may be spelled; code that reads no tree uses such words as tack's own (the
 /// kind `function` it prints).
@@ -387,7 +486,7 @@ fn the_indexer_spells_grammar_names_only_in_language_modules() {
     assert!(captures.contains("name") && captures.contains("definition.function"), "{captures:?}");
     let mut spelled = Vec::new();
     let mut readers = 0;
-    for (rel, code) in code_outside_lang("indexer/src") {
+    for (rel, code) in code_outside_language_folders("indexer/src") {
         if !code.contains("tree_sitter") {
             continue;
         }
@@ -399,7 +498,7 @@ fn the_indexer_spells_grammar_names_only_in_language_modules() {
         }
     }
     assert!(readers >= 3, "found only {readers} files outside lang/ that read trees");
-    assert!(spelled.is_empty(), "grammar names outside indexer/src/lang/: {spelled:#?}");
+    assert!(spelled.is_empty(), "grammar names outside the language folders: {spelled:#?}");
 }
 
 fn scm_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -14,7 +14,8 @@ use crate::snapshot::{FileEntry, Lang};
 
 use crate::meaning::{Entry, Tables};
 use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
-pub(crate) use common::{is_alias, pattern_identifiers, simple_chain};
+pub(crate) use comments::Comments;
+pub(crate) use common::{Nodes, doc_blocks_of_children, is_alias, pattern_identifiers, simple_chain};
 pub use text_files::heading_at;
 pub(crate) use text_files::{is_changelog, is_prose};
 pub(crate) use text_files::{is_generated, is_text};
@@ -25,6 +26,10 @@ pub(crate) struct LangSpec {
     pub name: &'static str,
     pub extensions: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
+    /// The grammar's node kinds and fields the shared walks read.
+    pub nodes: Nodes,
+    /// How comments are written.
+    pub comments: Comments,
     /// The tags query (`queries/<name>/tags.scm`, after `queries/ecma/tags.scm` for JavaScript
     /// and TypeScript): definitions and references.
     pub tags: &'static str,
@@ -156,6 +161,7 @@ pub(crate) struct DocCache<'t> {
 }
 
 mod c;
+mod comments;
 mod common;
 mod cpp;
 mod go;
@@ -167,7 +173,7 @@ mod text_files;
 mod typescript;
 
 /// How many languages there are: the length of [`LANGUAGES`].
-pub(crate) const N_LANGS: usize = 9;
+pub(crate) const N_LANGS: usize = LANGUAGES.len();
 
 /// One language's behaviour; the core reaches a language only through this.
 pub(crate) trait Language: Sync {
@@ -197,7 +203,7 @@ pub(crate) trait Language: Sync {
 
     /// Where a definition's body starts: its signature is the text before it.
     fn body_start(&self, def: Node) -> Option<usize> {
-        def.child_by_field_name("body").map(|b| b.start_byte())
+        def.child_by_field_name(self.spec().nodes.body).map(|b| b.start_byte())
     }
 
     /// A signature without what only ends it (Python's `:`).
@@ -265,9 +271,9 @@ pub(crate) trait Language: Sync {
     }
 
     /// The name a `@local.self` parameter binds and the type path it holds (Rust's `&self`
-    /// binds `self`, an instance of `Self`).
-    fn self_parameter(&self) -> (&'static str, &'static str) {
-        ("self", "Self")
+    /// binds `self`, an instance of `Self`); `None` where the parameter's own text is its name.
+    fn self_parameter(&self) -> Option<(&'static str, &'static str)> {
+        None
     }
 
     /// The method a call of a class runs, whose parameters the call's keyword arguments name
@@ -376,8 +382,10 @@ fn local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos, first: b
     entries.iter().filter(|e| !is_local(e)).copied().collect()
 }
 
-/// The registry, indexed by `Lang as usize` (a test checks the order).
-pub(crate) static LANGUAGES: [&dyn Language; N_LANGS] = [
+/// The registry, indexed by `Lang as usize` (a test checks the order). Adding a language is a
+/// line here and its `mod` above, its variant of [`Lang`], and its folders (`lang/<name>/`,
+/// `queries/<name>/`).
+pub(crate) static LANGUAGES: &[&dyn Language] = &[
     &python::Python,
     &rust::Rust,
     &go::Go,
@@ -475,6 +483,13 @@ impl Lang {
         self.spec().keywords.contains(&word)
     }
 
+    /// Whether a line is a comment, or a part of one, by how the language writes them (`#` in
+    /// Python, where `#!` starts a shebang; `//`, `/*`, ` * ` and `*/` in the C family). A text
+    /// file's lines are none: its language is not known.
+    pub fn is_comment_line(self, line: &str) -> bool {
+        self.has_grammar() && self.spec().comments.starts(line)
+    }
+
     /// Whether a line (its indentation removed) belongs to the definition below it: a
     /// decorator, an attribute, a doc comment.
     pub fn is_preamble(self, line: &str) -> bool {
@@ -528,6 +543,22 @@ mod tests {
             let patterns = crate::matcher::Patterns::new(&(spec.grammar)(), &spec.source());
             assert!(patterns.is_ok(), "queries/{} in tack's matcher: {:?}", spec.name, patterns.err());
         }
+    }
+
+    /// `Lang` and the registry hold the same languages: variant `i` is `LANGUAGES[i]`'s, and
+    /// past the registry's end there is only `Lang::Text`, which no grammar reads.
+    #[test]
+    fn every_lang_is_registered() {
+        use serde::Deserialize;
+        let variant = |i: usize| {
+            Lang::deserialize(serde::de::value::U32Deserializer::<serde::de::value::Error>::new(i as u32))
+        };
+        for (i, spec) in specs().enumerate() {
+            assert_eq!(variant(i).ok(), Some(spec.lang), "LANGUAGES[{i}] is {}", spec.name);
+        }
+        assert_eq!(variant(N_LANGS).ok(), Some(Lang::Text), "the first Lang past the registry");
+        assert!(!Lang::Text.has_grammar());
+        assert!(variant(N_LANGS + 1).is_err(), "a Lang variant past the registry's {N_LANGS} languages");
     }
 
     #[test]

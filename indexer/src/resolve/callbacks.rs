@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::Resolver;
-use crate::meaning::{Binder, Entry, Found, MAX_DEPTH, Target, Value, step};
+use crate::meaning::{Binder, Bound, Entry, Found, MAX_DEPTH, Target, Value, step};
 use crate::names::Pos;
 use crate::snapshot::Lang;
 use crate::symbols::{DefRef, FileSymbols};
@@ -116,6 +116,23 @@ impl Binder for Resolver {
             .filter(|&d| defs.at(d as usize).name() == name)
             .map(|d| self.def_found(file, d))
             .collect()
+    }
+
+    fn top_level_defs(&self, files: &[u32], skip: Option<u32>, name: &str, depth: u32) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        let Some(_step) = step() else { return Vec::new() };
+        let mut found = Vec::new();
+        for &f in files.iter().filter(|&&f| Some(f) != skip) {
+            let Some(id) = self.name_id(f, name) else { continue };
+            found.extend(
+                self.ctx(f)
+                    .entries_of(0, id)
+                    .iter()
+                    .filter(|e| matches!(e.bound(), Bound::Def(_)))
+                    .flat_map(|e| self.entry_found(f, *e, depth)),
+            );
+        }
+        found
     }
 
     fn top_level_then_globs(

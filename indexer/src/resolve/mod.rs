@@ -380,7 +380,8 @@ impl Resolver {
                 None => OnceLock::new(),
             },
             tables: std::array::from_fn(|i| {
-                previous.tables[i].clone().updated(&previous.files, &files, &changed)
+                let kept = previous.tables[i].clone().updated(&previous.files, &files, &changed);
+                kept.unwrap_or_else(|| LANGUAGES[i].tables(&files))
             }),
             files,
         })

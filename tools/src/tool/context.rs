@@ -449,9 +449,10 @@ fn render_body(
         return (String::new(), false);
     }
     let span = last.saturating_sub(first) + 1;
+    let lang = tack_indexer::Lang::from_path(std::path::Path::new(path));
     let keep: Vec<u32> = match detail {
         Detail::Code(most) => {
-            let prose = prose_lines(lines, first, last);
+            let prose = prose_lines(lang, lines, first, last);
             let sig_end = signature_end(lines, first, last);
             // The docstring's first line with words stays: it says what the function is for.
             let summary = (sig_end + 1..=last).take_while(|l| prose[(*l - first) as usize]).find(|l| {
@@ -475,7 +476,7 @@ fn render_body(
                 }
             }
             picked.truncate(most);
-            for line in matching_lines(lines, first, last, terms) {
+            for line in matching_lines(lang, lines, first, last, terms) {
                 if picked.len() >= most {
                     break;
                 }
@@ -596,13 +597,13 @@ fn signature_end(lines: &[String], first: u32, last: u32) -> u32 {
 
 /// Which lines of `first..=last` are prose: comments, and docstrings (lines from one with an
 /// odd number of triple quotes to the next).
-fn prose_lines(lines: &[String], first: u32, last: u32) -> Vec<bool> {
+fn prose_lines(lang: Option<tack_indexer::Lang>, lines: &[String], first: u32, last: u32) -> Vec<bool> {
     let mut in_docstring = false;
     (first..=last)
         .map(|line| {
             let text = lines.get(line as usize - 1).map_or("", String::as_str);
             let quotes = text.matches("\"\"\"").count() + text.matches("'''").count();
-            let prose = in_docstring || quotes > 0 || is_comment(text);
+            let prose = in_docstring || quotes > 0 || is_comment(lang, text);
             if quotes % 2 == 1 {
                 in_docstring = !in_docstring;
             }
@@ -613,9 +614,15 @@ fn prose_lines(lines: &[String], first: u32, last: u32) -> Vec<bool> {
 
 /// The lines of `first..=last` (past the first) holding query terms: code before comments and
 /// docstrings (a fix changes code), then the most distinct terms, then the earlier line.
-fn matching_lines(lines: &[String], first: u32, last: u32, terms: &[String]) -> Vec<u32> {
+fn matching_lines(
+    lang: Option<tack_indexer::Lang>,
+    lines: &[String],
+    first: u32,
+    last: u32,
+    terms: &[String],
+) -> Vec<u32> {
     let terms: Vec<&str> = terms.iter().map(String::as_str).filter(|t| t.len() >= 3).collect();
-    let prose = prose_lines(lines, first, last);
+    let prose = prose_lines(lang, lines, first, last);
     let mut found: Vec<(bool, usize, u32)> = Vec::new();
     for line in first + 1..=last {
         let Some(text) = lines.get(line as usize - 1) else { break };
@@ -634,18 +641,9 @@ fn matching_lines(lines: &[String], first: u32, last: u32, terms: &[String]) -> 
     found.into_iter().map(|(_, _, l)| l).collect()
 }
 
-/// Whether a line is a comment in one of the languages tack reads.
-fn is_comment(text: &str) -> bool {
-    let t = text.trim_start();
-    // `#` starts a comment, but not an attribute (`#[cfg]`, `#!`) or a C preprocessor line;
-    // `*` continues a block comment (` * text`, ` */`), but not `*args` or `*p = 1`.
-    let preprocessor = ["#include", "#define", "#if", "#else", "#elif", "#endif", "#pragma", "#undef"];
-    let hash = t.starts_with('#')
-        && !t.starts_with("#[")
-        && !t.starts_with("#!")
-        && !preprocessor.iter().any(|p| t.starts_with(p));
-    let star = t == "*" || t.starts_with("* ") || t.starts_with("*/");
-    hash || star || t.starts_with("//") || t.starts_with("/*")
+/// Whether a line is a comment in the file's language (none in a file tack does not parse).
+fn is_comment(lang: Option<tack_indexer::Lang>, text: &str) -> bool {
+    lang.is_some_and(|lang| lang.is_comment_line(text))
 }
 
 /// A function's callers, callees and the tests that call it, from name resolution.
@@ -886,21 +884,29 @@ mod tests {
 
     #[test]
     fn comments_are_told_from_attributes_directives_and_stars_in_code() {
-        for comment in
-            ["# a note", "    #: an attribute's doc", "// a note", "/* a block", " * more of it", " */", "*"]
-        {
-            assert!(is_comment(comment), "{comment:?}");
-        }
-        for code in [
-            "#[cfg(test)]",
-            "#!/usr/bin/env python",
-            "#include <stdio.h>",
-            "#define N 3",
-            "*args,",
-            "*p = 1;",
-            "x = 1  # trailing",
+        use tack_indexer::Lang;
+        for (lang, comment) in [
+            (Lang::Python, "# a note"),
+            (Lang::Python, "    #: an attribute's doc"),
+            (Lang::Rust, "// a note"),
+            (Lang::C, "/* a block"),
+            (Lang::Java, " * more of it"),
+            (Lang::Java, " */"),
+            (Lang::JavaScript, "*"),
         ] {
-            assert!(!is_comment(code), "{code:?}");
+            assert!(is_comment(Some(lang), comment), "{lang:?}: {comment:?}");
+        }
+        for (lang, code) in [
+            (Some(Lang::Rust), "#[cfg(test)]"),
+            (Some(Lang::Python), "#!/usr/bin/env python"),
+            (Some(Lang::C), "#include <stdio.h>"),
+            (Some(Lang::Cpp), "#define N 3"),
+            (Some(Lang::Python), "*args,"),
+            (Some(Lang::C), "*p = 1;"),
+            (Some(Lang::Python), "x = 1  # trailing"),
+            (None, "# a heading"),
+        ] {
+            assert!(!is_comment(lang, code), "{lang:?}: {code:?}");
         }
     }
 }

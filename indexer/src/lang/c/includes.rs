@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::meaning::{Binder, Found, Lookup, Tables, Target, Value, module_found};
+use crate::meaning::{Binder, Found, Lookup, Tables, Value};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
 use crate::symbols::{DefKind, RefKind, innermost_scope};
@@ -29,55 +29,6 @@ impl Includes {
             by_file_name.entry(name).or_default().push(i as u32);
         }
         Includes { by_file_name }
-    }
-
-    /// The file an include path names from `file`.
-    fn resolve(&self, r: &dyn Binder, file: u32, include: &str) -> Option<u32> {
-        let dir = r.path(file).rsplit_once('/').map_or("", |(d, _)| d);
-        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-        for part in include.split('/') {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    parts.pop();
-                }
-                other => parts.push(other),
-            }
-        }
-        if let Some(beside) = r.file_index(&parts.join("/")) {
-            return Some(beside);
-        }
-        let name = include.rsplit('/').next().unwrap_or(include);
-        let suffix = format!("/{include}");
-        let shared =
-            |f: u32| r.path(f).split('/').zip(r.path(file).split('/')).take_while(|(a, b)| a == b).count();
-        self.by_file_name
-            .get(name)?
-            .iter()
-            .copied()
-            .filter(|&f| r.path(f) == include || r.path(f).ends_with(&suffix))
-            .max_by_key(|&f| (shared(f), std::cmp::Reverse(f)))
-    }
-
-    /// A file's top-level names, then its includes'.
-    fn file_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32) -> Vec<Found> {
-        r.top_level_then_globs(file, name, depth, &|from, include| self.resolve(r, from, include))
-    }
-
-    /// A class's (or namespace's) member: every definition of that qualified name (in its body,
-    /// out of line, in the namespace reopened in another file), else its bases'.
-    fn class_member(
-        &self,
-        r: &dyn Binder,
-        file: u32,
-        def: u32,
-        name: &str,
-        depth: u32,
-        skip_own: bool,
-    ) -> Vec<Found> {
-        r.member_through_bases(file, def, depth, skip_own, &|file, def, _| {
-            qualified_defs(r, &format!("{}::{name}", r.def(file, def).qualified()), name)
-        })
     }
 
     /// A name in the namespaces and classes around `pos`, innermost first, wherever they are
@@ -164,28 +115,42 @@ impl Tables for Includes {
         _before: &[Arc<FileEntry>],
         files: &[Arc<FileEntry>],
         changed: &[u32],
-    ) -> Arc<dyn Tables> {
+    ) -> Option<Arc<dyn Tables>> {
         let known = changed.iter().all(|&i| {
             let file = &files[i as usize];
             let name = file.path.rsplit('/').next().unwrap_or(&file.path);
             file.lang.spec().family != "c" || self.by_file_name.get(name).is_some_and(|f| f.contains(&i))
         });
-        if known { self } else { Arc::new(Includes::new(files)) }
+        if known { Some(self) } else { None }
     }
 
-    /// A file has no module name beyond its path.
-    fn module_path(&self, _file: u32) -> Option<String> {
-        None
-    }
-
-    /// `Cart::add` and `shop::Cart::add` are definitions' own qualified names.
-    fn lookup_path(&self, _r: &dyn Binder, _query: &str) -> Vec<Target> {
-        Vec::new()
-    }
-
-    /// `#include "x.h"`: the header's names.
-    fn glob_base(&self, r: &dyn Binder, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
-        self.resolve(r, file, module).map(|m| Value::Module(m, NONE))
+    /// The file an include path names from `file` (`#include "x.h"`: the header, whose names
+    /// the including file sees).
+    fn module_file(&self, r: &dyn Binder, file: u32, include: &str) -> Option<u32> {
+        let dir = r.path(file).rsplit_once('/').map_or("", |(d, _)| d);
+        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        for part in include.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                other => parts.push(other),
+            }
+        }
+        if let Some(beside) = r.file_index(&parts.join("/")) {
+            return Some(beside);
+        }
+        let name = include.rsplit('/').next().unwrap_or(include);
+        let suffix = format!("/{include}");
+        let shared =
+            |f: u32| r.path(f).split('/').zip(r.path(file).split('/')).take_while(|(a, b)| a == b).count();
+        self.by_file_name
+            .get(name)?
+            .iter()
+            .copied()
+            .filter(|&f| r.path(f) == include || r.path(f).ends_with(&suffix))
+            .max_by_key(|&f| (shared(f), std::cmp::Reverse(f)))
     }
 
     /// The one non-`static` definition of the name in the family (what the linker finds);
@@ -211,17 +176,6 @@ impl Tables for Includes {
     /// A namespace's members are its own definitions, as a class's are.
     fn module_of_def(&self, _r: &dyn Binder, file: u32, def: u32) -> Option<Value> {
         Some(Value::Class(file, def))
-    }
-
-    /// Includes are globs; nothing else imports.
-    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, _depth: u32) -> Vec<Found> {
-        let symbols = r.symbols(file);
-        match self.resolve(r, file, symbols.text(symbols.imports[import as usize].module)) {
-            Some(m) => vec![module_found(m)],
-            None => {
-                vec![Found { target: Target::Import { file, import }, value: Some(Value::External(file)) }]
-            }
-        }
     }
 
     /// `this` in a method; otherwise a name in scope, else in the namespaces around.
@@ -253,12 +207,19 @@ impl Tables for Includes {
         (!around.is_empty()).then_some(Ok(around))
     }
 
-    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
-        match value {
-            Value::Module(file, _) => self.file_member(r, file, name, depth),
-            Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),
-            Value::Super(f, d) => self.class_member(r, f, d, name, depth, true),
-            Value::Function(..) | Value::External(_) => Vec::new(),
-        }
+    /// A class's (or namespace's) member: every definition of that qualified name (in its body,
+    /// out of line, in the namespace reopened in another file), else its bases'.
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        r.member_through_bases(file, def, depth, skip_own, &|file, def, _| {
+            qualified_defs(r, &format!("{}::{name}", r.def(file, def).qualified()), name)
+        })
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -42,11 +42,24 @@ pub(super) const RULES: Rules = Rules {
     module_scope_is_closed: false,
 };
 
+/// The node kinds of C's grammar the shared walks read, which C++'s grammar has too. C reads
+/// its qualifiers itself (`qualifier_text`).
+pub(super) const NODES: Nodes = Nodes {
+    body: "body",
+    pattern_identifiers: &["identifier"],
+    pattern_non_bindings: &["attribute", "field_expression"],
+    pattern_skipped_fields: &["type", "condition", "value", "function", "arguments", "body"],
+    comments: &["comment"],
+    ..Nodes::NONE
+};
+
 static SPEC: LangSpec = LangSpec {
     lang: Lang::C,
     name: "c",
     extensions: &["c"],
     grammar: || tree_sitter_c::LANGUAGE.into(),
+    comments: Comments::SLASHES,
+    nodes: NODES,
     tags: include_str!("../../../queries/c/tags.scm"),
     names: include_str!("../../../queries/c/names.scm"),
     test_file_suffixes: &["_test.c"],

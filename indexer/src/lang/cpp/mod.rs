@@ -2,8 +2,8 @@
 //! out of it), namespaces, aliases, bases, `new` and `this`. A `.h` file is read as C++: the
 //! C++ grammar parses C headers too, and clangd makes the same choice.
 
-use super::c::{CFamily, KEYWORDS, RULES};
-use super::{Lang, LangSpec};
+use super::c::{CFamily, KEYWORDS, NODES, RULES};
+use super::{Comments, Lang, LangSpec};
 
 pub(crate) static CPP: CFamily = CFamily { spec: &SPEC };
 
@@ -12,6 +12,8 @@ static SPEC: LangSpec = LangSpec {
     name: "cpp",
     extensions: &["cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "h", "ipp", "tpp"],
     grammar: || tree_sitter_cpp::LANGUAGE.into(),
+    comments: Comments::SLASHES,
+    nodes: NODES,
     tags: concat!(include_str!("../../../queries/c/tags.scm"), include_str!("../../../queries/cpp/tags.scm")),
     names: concat!(
         include_str!("../../../queries/c/names.scm"),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -21,6 +21,17 @@ static SPEC: LangSpec = LangSpec {
     name: "go",
     extensions: &["go"],
     grammar: || tree_sitter_go::LANGUAGE.into(),
+    comments: Comments::SLASHES,
+    nodes: Nodes {
+        body: "body",
+        pattern_identifiers: &["identifier"],
+        pattern_skipped_fields: &["type", "condition", "value", "function", "arguments", "body"],
+        chain_names: &["identifier", "type_identifier", "package_identifier"],
+        chain_members: &[("selector_expression", "operand", "field")],
+        chain_calls: &[("call_expression", "function")],
+        comments: &["comment"],
+        ..Nodes::NONE
+    },
     tags: include_str!("../../../queries/go/tags.scm"),
     names: include_str!("../../../queries/go/names.scm"),
     test_file_suffixes: &["_test.go"],

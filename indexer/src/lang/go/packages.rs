@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::lang::common::changed_alike;
-use crate::meaning::{Binder, Bound, Found, MAX_DEPTH, Tables, Target, Value, module_found};
-use crate::names::{NONE, Pos};
+use crate::meaning::{Binder, Found, MAX_DEPTH, Tables, Target, Value};
+use crate::names::NONE;
 use crate::snapshot::FileEntry;
 use crate::snapshot::Lang;
 use crate::symbols::DefKind;
@@ -98,53 +98,6 @@ impl Packages {
         };
         self.by_dir.get(dir).map(Vec::as_slice)
     }
-
-    fn resolve_import(&self, r: &dyn Binder, path: &str) -> Option<u32> {
-        self.representative(r, self.package_at(path)?)
-    }
-
-    /// The package-level definitions named `name` in `files` (imports are each file's own).
-    fn package_member(
-        &self,
-        r: &dyn Binder,
-        files: &[u32],
-        skip: Option<u32>,
-        name: &str,
-        depth: u32,
-    ) -> Vec<Found> {
-        // A chase of its own, bounded with the resolver's.
-        let Some(_step) = crate::meaning::step() else { return Vec::new() };
-        let mut found = Vec::new();
-        for &f in files.iter().filter(|&&f| Some(f) != skip) {
-            let Some(id) = r.name_id(f, name) else { continue };
-            found.extend(
-                r.entries_of(f, 0, id)
-                    .iter()
-                    .filter(|e| matches!(e.bound(), Bound::Def(_)))
-                    .flat_map(|e| r.entry_found(f, *e, depth)),
-            );
-        }
-        found
-    }
-
-    /// A type's methods named `name`: an interface's own, else those whose receiver is the
-    /// type, in its package.
-    fn type_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str) -> Vec<Found> {
-        let ty = r.def(file, def);
-        if ty.kind == DefKind::Interface {
-            return r.children_named(file, def, name);
-        }
-        let qualified = format!("{}.{name}", ty.name());
-        let mut found = Vec::new();
-        for &f in self.package_of(file) {
-            for (i, d) in r.symbols(f).defs.iter().enumerate() {
-                if d.kind == DefKind::Method && d.parent().is_none() && d.qualified() == qualified {
-                    found.push(r.def_found(f, i as u32));
-                }
-            }
-        }
-        found
-    }
 }
 
 impl Tables for Packages {
@@ -155,13 +108,13 @@ impl Tables for Packages {
         before: &[Arc<FileEntry>],
         files: &[Arc<FileEntry>],
         changed: &[u32],
-    ) -> Arc<dyn Tables> {
+    ) -> Option<Arc<dyn Tables>> {
         let imports = |file: &FileEntry| -> Vec<String> {
             let symbols = &file.symbols;
             symbols.imports.iter().map(|i| symbols.text(i.module).to_string()).collect()
         };
         let same = changed_alike(Lang::Go, (before, files), changed, |a, b| imports(a) == imports(b));
-        if same { self } else { Arc::new(Packages::new(files)) }
+        if same { Some(self) } else { None }
     }
 
     /// The package's import path.
@@ -203,40 +156,59 @@ impl Tables for Packages {
         out
     }
 
-    /// `import . "path"`.
-    fn glob_base(&self, r: &dyn Binder, _file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
-        self.resolve_import(r, module).map(|m| Value::Module(m, NONE))
+    /// The package an import path names, by its first file that is not a test.
+    fn module_file(&self, r: &dyn Binder, _file: u32, path: &str) -> Option<u32> {
+        self.representative(r, self.package_at(path)?)
     }
 
     /// A name the file does not bind: the package's other files.
     fn unbound(&self, r: &dyn Binder, file: u32, name: &str, depth: u32) -> Vec<Found> {
-        self.package_member(r, self.package_of(file), Some(file), name, depth + 1)
+        r.top_level_defs(self.package_of(file), Some(file), name, depth + 1)
     }
 
-    /// A package of the repository, or the import itself when the package is outside it.
-    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, _depth: u32) -> Vec<Found> {
-        let symbols = r.symbols(file);
-        let path = symbols.text(symbols.imports[import as usize].module);
-        match self.resolve_import(r, path) {
-            Some(m) => vec![module_found(m)],
-            None => {
-                vec![Found { target: Target::Import { file, import }, value: Some(Value::External(file)) }]
-            }
-        }
-    }
-
-    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
-        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
-    }
-
-    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+    /// The package-level definitions of the name, in every file of the package.
+    fn module_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        _def: u32,
+        name: &str,
+        depth: u32,
+        _public: bool,
+    ) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        match value {
-            Value::Module(file, _) => self.package_member(r, self.package_of(file), None, name, depth),
-            Value::Class(f, d) | Value::Instance(f, d) => self.type_member(r, f, d, name),
-            Value::Super(..) | Value::Function(..) | Value::External(_) => Vec::new(),
+        r.top_level_defs(self.package_of(file), None, name, depth)
+    }
+
+    /// A type's methods named `name`: an interface's own, else those whose receiver is the
+    /// type, in its package. A type has no bases.
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH || skip_own {
+            return Vec::new();
         }
+        let ty = r.def(file, def);
+        if ty.kind == DefKind::Interface {
+            return r.children_named(file, def, name);
+        }
+        let qualified = format!("{}.{name}", ty.name());
+        let mut found = Vec::new();
+        for &f in self.package_of(file) {
+            for (i, d) in r.symbols(f).defs.iter().enumerate() {
+                if d.kind == DefKind::Method && d.parent().is_none() && d.qualified() == qualified {
+                    found.push(r.def_found(f, i as u32));
+                }
+            }
+        }
+        found
     }
 }

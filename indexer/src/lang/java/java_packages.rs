@@ -9,11 +9,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::lang::common::changed_alike;
-use crate::meaning::{Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value};
-use crate::names::{NONE, Pos, ScopeKind};
+use crate::meaning::{
+    Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value, classes_around, import_found,
+};
+use crate::names::{NONE, Pos};
 use crate::snapshot::FileEntry;
 use crate::snapshot::Lang;
-use crate::symbols::{RefKind, innermost_scope};
+use crate::symbols::RefKind;
 
 /// Java's tables: each file's package and each package's files.
 pub(super) struct Packages {
@@ -55,56 +57,6 @@ impl Packages {
         }
     }
 
-    /// The top-level types of a package named `name`.
-    fn package_member(&self, r: &dyn Binder, files: &[u32], name: &str, depth: u32) -> Vec<Found> {
-        // A chase of its own, bounded with the resolver's.
-        let Some(_step) = crate::meaning::step() else { return Vec::new() };
-        let mut found = Vec::new();
-        for &f in files {
-            let Some(id) = r.name_id(f, name) else { continue };
-            found.extend(
-                r.entries_of(f, 0, id)
-                    .iter()
-                    .filter(|e| matches!(e.bound(), Bound::Def(_)))
-                    .flat_map(|e| r.entry_found(f, *e, depth)),
-            );
-        }
-        found
-    }
-
-    /// A type's own member (method, nested type, constant, field), else its bases' in order.
-    fn type_member(
-        &self,
-        r: &dyn Binder,
-        file: u32,
-        def: u32,
-        name: &str,
-        depth: u32,
-        skip_own: bool,
-    ) -> Vec<Found> {
-        r.member_through_bases(file, def, depth, skip_own, &|file, def, depth| {
-            let own = r.children_named(file, def, name);
-            if !own.is_empty() {
-                return own;
-            }
-            let scope = r.own_scope(file, def);
-            if scope != NONE
-                && let Some(id) = r.name_id(file, name)
-            {
-                let fields: Vec<Found> = r
-                    .entries_of(file, scope, id)
-                    .iter()
-                    .filter(|e| matches!(e.bound(), Bound::Binding(_)))
-                    .flat_map(|e| r.entry_found(file, *e, depth + 1))
-                    .collect();
-                if !fields.is_empty() {
-                    return fields;
-                }
-            }
-            Vec::new()
-        })
-    }
-
     /// What a dotted path names: the longest package it starts with, then types and members.
     fn resolve_path(&self, r: &dyn Binder, path: &str, depth: u32) -> Option<Value> {
         // A chase of its own, bounded with the resolver's.
@@ -124,21 +76,6 @@ impl Packages {
     }
 }
 
-/// The innermost type whose body holds `pos`, and the ones around it, innermost first.
-fn enclosing_types(r: &dyn Binder, file: u32, pos: Pos) -> Vec<u32> {
-    let symbols = r.symbols(file);
-    let mut out = Vec::new();
-    let mut scope = innermost_scope(&symbols.scopes, pos);
-    while scope != NONE {
-        let s = symbols.scopes[scope as usize];
-        if s.kind == ScopeKind::Class && s.def != NONE {
-            out.push(s.def);
-        }
-        scope = s.parent;
-    }
-    out
-}
-
 impl Tables for Packages {
     /// Packages are declared in files: kept while no changed Java file's package declaration
     /// changed.
@@ -147,11 +84,11 @@ impl Tables for Packages {
         before: &[Arc<FileEntry>],
         files: &[Arc<FileEntry>],
         changed: &[u32],
-    ) -> Arc<dyn Tables> {
+    ) -> Option<Arc<dyn Tables>> {
         let same = changed_alike(Lang::Java, (before, files), changed, |a, b| {
             declared_package(a) == declared_package(b)
         });
-        if same { self } else { Arc::new(Packages::new(files)) }
+        if same { Some(self) } else { None }
     }
 
     fn module_path(&self, file: u32) -> Option<String> {
@@ -209,8 +146,7 @@ impl Tables for Packages {
         if !lexical.is_empty() {
             return Some(Ok(lexical));
         }
-        enclosing_types(r, file, pos)
-            .into_iter()
+        classes_around(r, file, pos)
             .map(|class| self.type_member(r, file, class, name, 1, true))
             .find(|found| !found.is_empty())
             .map(Ok)
@@ -225,35 +161,68 @@ impl Tables for Packages {
     fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found> {
         let symbols = r.symbols(file);
         let i = symbols.imports[import as usize];
-        let itself = Found { target: Target::Import { file, import }, value: Some(Value::External(file)) };
-        let Some(base) = self.resolve_path(r, symbols.text(i.module), depth + 1) else { return vec![itself] };
+        let Some(base) = self.resolve_path(r, symbols.text(i.module), depth + 1) else {
+            return vec![import_found(file, import)];
+        };
         let found = self.member(r, base, symbols.text(i.item), depth + 1, false);
-        if found.is_empty() { vec![itself] } else { found }
+        if found.is_empty() { vec![import_found(file, import)] } else { found }
     }
 
-    /// `this` and `super` in a type; otherwise a name in scope.
-    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
-        if matches!(name, "this" | "super")
-            && let Some(&class) = enclosing_types(r, file, pos).first()
-        {
-            return Some(if name == "this" {
-                Value::Instance(file, class)
-            } else {
-                Value::Super(file, class)
-            });
+    /// `this` and `super` in a type.
+    fn receiver(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Option<Value> {
+        if !matches!(name, "this" | "super") {
+            return None;
         }
-        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
+        let class = classes_around(r, file, pos).next()?;
+        Some(if name == "this" { Value::Instance(file, class) } else { Value::Super(file, class) })
     }
 
-    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
+    /// The top-level types of the package.
+    fn module_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        _def: u32,
+        name: &str,
+        depth: u32,
+        _public: bool,
+    ) -> Vec<Found> {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        match value {
-            Value::Module(file, _) => self.package_member(r, self.files_of(file), name, depth),
-            Value::Class(f, d) | Value::Instance(f, d) => self.type_member(r, f, d, name, depth, false),
-            Value::Super(f, d) => self.type_member(r, f, d, name, depth, true),
-            Value::Function(..) | Value::External(_) => Vec::new(),
-        }
+        r.top_level_defs(self.files_of(file), None, name, depth)
+    }
+
+    /// A type's own member (method, nested type, constant, field), else its bases' in order.
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        r.member_through_bases(file, def, depth, skip_own, &|file, def, depth| {
+            let own = r.children_named(file, def, name);
+            if !own.is_empty() {
+                return own;
+            }
+            let scope = r.own_scope(file, def);
+            if scope != NONE
+                && let Some(id) = r.name_id(file, name)
+            {
+                let fields: Vec<Found> = r
+                    .entries_of(file, scope, id)
+                    .iter()
+                    .filter(|e| matches!(e.bound(), Bound::Binding(_)))
+                    .flat_map(|e| r.entry_found(file, *e, depth + 1))
+                    .collect();
+                if !fields.is_empty() {
+                    return fields;
+                }
+            }
+            Vec::new()
+        })
     }
 }

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use super::{
+    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, doc_blocks_of_children, node_text,
+};
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -44,6 +46,16 @@ static SPEC: LangSpec = LangSpec {
     name: "java",
     extensions: &["java"],
     grammar: || tree_sitter_java::LANGUAGE.into(),
+    comments: Comments::SLASHES,
+    // Java reads its qualifiers itself (`qualifier_text`).
+    nodes: Nodes {
+        body: "body",
+        pattern_identifiers: &["identifier"],
+        pattern_non_bindings: &["scoped_identifier"],
+        pattern_skipped_fields: &["type", "condition", "value", "arguments", "body"],
+        comments: &["block_comment", "line_comment"],
+        ..Nodes::NONE
+    },
     tags: include_str!("../../../queries/java/tags.scm"),
     names: include_str!("../../../queries/java/names.scm"),
     test_file_suffixes: &["Test.java", "Tests.java", "IT.java"],
@@ -233,7 +245,7 @@ impl Language for Java {
     ) -> Option<&'t str> {
         let holder = parent?;
         if cache.parents.insert(holder.id()) {
-            super::javascript::jsdoc_of_children(holder, bytes, &mut cache.lines);
+            doc_blocks_of_children(Lang::Java, holder, bytes, &mut cache.lines);
         }
         cache.lines.get(&def.id()).copied()
     }

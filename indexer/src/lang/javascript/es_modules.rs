@@ -10,10 +10,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::meaning::{Binder, Found, Lookup, Tables, Target, Value, module_found};
-use crate::names::{NONE, Pos, ScopeKind};
+use crate::meaning::{Binder, Found, Tables, Value, classes_around};
+use crate::names::{Import, Pos};
 use crate::snapshot::FileEntry;
-use crate::symbols::{RefKind, innermost_scope};
+use crate::symbols::FileSymbols;
 
 /// The folders of the repository by their last name, for package imports.
 pub(crate) struct EsModules {
@@ -84,9 +84,28 @@ impl EsModules {
         }
         None
     }
+}
+
+impl Tables for EsModules {
+    /// Rebuilt when a changed file sits in a folder the tables do not know.
+    fn updated(
+        self: Arc<Self>,
+        _before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Option<Arc<dyn Tables>> {
+        let known = changed.iter().all(|&i| {
+            let file = &files[i as usize];
+            let Some((dir, _)) = file.path.rsplit_once('/') else { return true };
+            let name = dir.rsplit('/').next().unwrap_or(dir);
+            file.lang.spec().family != "ecma"
+                || self.dirs_by_name.get(name).is_some_and(|d| d.iter().any(|d| d == dir))
+        });
+        if known { Some(self) } else { None }
+    }
 
     /// The file a module specifier names from `file`, when it is in the repository.
-    fn resolve(&self, r: &dyn Binder, file: u32, spec: &str) -> Option<u32> {
+    fn module_file(&self, r: &dyn Binder, file: u32, spec: &str) -> Option<u32> {
         if !spec.starts_with('.') {
             return self.resolve_package(r, spec);
         }
@@ -111,132 +130,35 @@ impl EsModules {
             .find_map(|path| r.file_index(&path))
     }
 
+    /// A default import looks up the name it binds (a default export under another name is
+    /// not found: the import itself stands for it).
+    fn imported_name<'s>(&self, symbols: &'s FileSymbols, import: &Import) -> &'s str {
+        let item = symbols.text(import.item);
+        if item == "default" { symbols.text(import.bound) } else { item }
+    }
+
+    /// `this` and `super` in a class.
+    fn receiver(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Option<Value> {
+        if !matches!(name, "this" | "super") {
+            return None;
+        }
+        let class = classes_around(r, file, pos).next()?;
+        Some(if name == "this" { Value::Instance(file, class) } else { Value::Super(file, class) })
+    }
+
     /// A module's top-level names (definitions, bindings, imports), then its `export * from`.
-    fn module_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32) -> Vec<Found> {
+    fn module_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        _def: u32,
+        name: &str,
+        depth: u32,
+        _public: bool,
+    ) -> Vec<Found> {
         // A chase of its own, bounded with the resolver's.
         let following = crate::meaning::Following::member(file, 0, name);
         let Some(_step) = crate::meaning::step_following(following) else { return Vec::new() };
-        r.top_level_then_globs(file, name, depth, &|from, spec| self.resolve(r, from, spec))
-    }
-
-    /// A class's own method, else the first base's (`extends`, `implements`) that has it.
-    fn class_member(
-        &self,
-        r: &dyn Binder,
-        file: u32,
-        class: u32,
-        name: &str,
-        depth: u32,
-        skip_own: bool,
-    ) -> Vec<Found> {
-        r.member_through_bases(file, class, depth, skip_own, &|file, class, _| {
-            r.children_named(file, class, name)
-        })
-    }
-}
-
-/// The class whose body (a method, or a function inside one) holds `pos`.
-fn enclosing_class(r: &dyn Binder, file: u32, pos: Pos) -> Option<u32> {
-    let symbols = r.symbols(file);
-    let mut scope = innermost_scope(&symbols.scopes, pos);
-    while scope != NONE {
-        let s = symbols.scopes[scope as usize];
-        if s.kind == ScopeKind::Class && s.def != NONE {
-            return Some(s.def);
-        }
-        scope = s.parent;
-    }
-    None
-}
-
-impl Tables for EsModules {
-    /// Rebuilt when a changed file sits in a folder the tables do not know.
-    fn updated(
-        self: Arc<Self>,
-        _before: &[Arc<FileEntry>],
-        files: &[Arc<FileEntry>],
-        changed: &[u32],
-    ) -> Arc<dyn Tables> {
-        let known = changed.iter().all(|&i| {
-            let file = &files[i as usize];
-            let Some((dir, _)) = file.path.rsplit_once('/') else { return true };
-            let name = dir.rsplit('/').next().unwrap_or(dir);
-            file.lang.spec().family != "ecma"
-                || self.dirs_by_name.get(name).is_some_and(|d| d.iter().any(|d| d == dir))
-        });
-        if known { self } else { Arc::new(EsModules::new(files)) }
-    }
-
-    /// A module has no name of its own beyond its path, which the hits already show.
-    fn module_path(&self, _file: u32) -> Option<String> {
-        None
-    }
-
-    /// `Cart.add` is a definition's own qualified name, which `lookup_symbol` matches first;
-    /// there is no module path to start from.
-    fn lookup_path(&self, _r: &dyn Binder, _query: &str) -> Vec<Target> {
-        Vec::new()
-    }
-
-    /// The names of `import { a } from './m'` are the module's.
-    fn import_base(
-        &self,
-        r: &dyn Binder,
-        file: u32,
-        qualifier: &str,
-        name: &str,
-        kind: RefKind,
-    ) -> Option<Lookup<Value>> {
-        if kind != RefKind::Import {
-            return None;
-        }
-        Some(
-            self.resolve(r, file, qualifier).map(|m| Value::Module(m, NONE)).ok_or_else(|| {
-                format!("{name} is imported from {qualifier}, which is outside the repository")
-            }),
-        )
-    }
-
-    fn glob_base(&self, r: &dyn Binder, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
-        self.resolve(r, file, module).map(|m| Value::Module(m, NONE))
-    }
-
-    /// The module, or the name it exports; the import itself when the module is outside the
-    /// repository or the name is not found in it (a default export under another name).
-    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found> {
-        let symbols = r.symbols(file);
-        let i = symbols.imports[import as usize];
-        let itself = Found { target: Target::Import { file, import }, value: Some(Value::External(file)) };
-        let Some(m) = self.resolve(r, file, symbols.text(i.module)) else { return vec![itself] };
-        if i.item == NONE {
-            return vec![module_found(m)];
-        }
-        let item = symbols.text(i.item);
-        let wanted = if item == "default" { symbols.text(i.bound) } else { item };
-        let found = self.module_member(r, m, wanted, depth + 1);
-        if found.is_empty() { vec![itself] } else { found }
-    }
-
-    /// `this` and `super` in a class; otherwise a name in scope.
-    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
-        if matches!(name, "this" | "super")
-            && let Some(class) = enclosing_class(r, file, pos)
-        {
-            return Some(if name == "this" {
-                Value::Instance(file, class)
-            } else {
-                Value::Super(file, class)
-            });
-        }
-        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
-    }
-
-    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
-        match value {
-            Value::Module(file, _) => self.module_member(r, file, name, depth),
-            Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),
-            Value::Super(f, d) => self.class_member(r, f, d, name, depth, true),
-            Value::Function(..) | Value::External(_) => Vec::new(),
-        }
+        r.top_level_then_globs(file, name, depth, &|from, spec| self.module_file(r, from, spec))
     }
 }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text};
+use super::{
+    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, doc_blocks_of_children, node_text,
+};
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -124,11 +126,32 @@ pub(crate) const ECMA_STD_METHODS: &[&str] = &[
     "values",
 ];
 
+/// The node kinds of JavaScript's grammar the shared walks read; TypeScript's adds types.
+pub(super) const NODES: Nodes = Nodes {
+    body: "body",
+    pattern_identifiers: &["identifier"],
+    pattern_shorthands: &["shorthand_property_identifier_pattern"],
+    pattern_parts: &[
+        ("pair_pattern", "value"),
+        ("assignment_pattern", "left"),
+        ("object_assignment_pattern", "left"),
+    ],
+    pattern_non_bindings: &["string"],
+    pattern_skipped_fields: &["condition", "value", "function", "arguments", "body"],
+    chain_names: &["identifier", "this", "super"],
+    chain_members: &[("member_expression", "object", "property")],
+    chain_calls: &[("call_expression", "function"), ("new_expression", "constructor")],
+    comments: &["comment"],
+    ..Nodes::NONE
+};
+
 static SPEC: LangSpec = LangSpec {
     lang: Lang::JavaScript,
     name: "javascript",
     extensions: &["js", "jsx", "mjs", "cjs"],
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    comments: Comments::SLASHES,
+    nodes: NODES,
     tags: concat!(
         include_str!("../../../queries/ecma/tags.scm"),
         include_str!("../../../queries/javascript/tags.scm")
@@ -334,7 +357,7 @@ impl Language for Ecma {
             holder = holder.parent()?;
         }
         if cache.parents.insert(holder.id()) {
-            jsdoc_of_children(holder, bytes, &mut cache.lines);
+            doc_blocks_of_children(self.spec.lang, holder, bytes, &mut cache.lines);
         }
         cache.lines.get(&key.id()).copied()
     }
@@ -581,37 +604,6 @@ fn specifier<'t>(spec: Node<'t>, module: &str, bytes: &[u8], out: &mut Vec<RawIm
     let Some(name) = spec.child_by_field_name("name") else { return };
     let alias = spec.child_by_field_name("alias");
     out.push(item(module, &unquote(node_text(name, bytes)), alias.unwrap_or(name), alias.is_some(), bytes));
-}
-
-/// The first line of each child's JSDoc (or Javadoc) comment (`/** … */` on the lines right
-/// above it), by child node id, in one pass over the children.
-pub(super) fn jsdoc_of_children<'a>(
-    parent: Node,
-    bytes: &'a [u8],
-    out: &mut rustc_hash::FxHashMap<usize, &'a str>,
-) {
-    let mut pending: Option<(&'a str, usize)> = None;
-    let mut cursor = parent.walk();
-    for child in parent.children(&mut cursor) {
-        // Java names its comments by kind.
-        if matches!(child.kind(), "comment" | "block_comment" | "line_comment") {
-            let text = node_text(child, bytes);
-            pending = text.strip_prefix("/**").and_then(|body| {
-                let first = body
-                    .trim_end_matches("*/")
-                    .lines()
-                    .map(|l| l.trim().trim_start_matches('*').trim())
-                    .find(|l| !l.is_empty())?;
-                Some((first, child.end_position().row))
-            });
-            continue;
-        }
-        if let Some((line, row)) = pending.take()
-            && row + 1 >= child.start_position().row
-        {
-            out.insert(child.id(), line);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text, simple_chain, squash};
+use super::{
+    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text, simple_chain, squash,
+};
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{BindKind, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -19,6 +21,19 @@ static SPEC: LangSpec = LangSpec {
     name: "python",
     extensions: &["py", "pyi"],
     grammar: || tree_sitter_python::LANGUAGE.into(),
+    comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
+    nodes: Nodes {
+        body: "body",
+        pattern_identifiers: &["identifier"],
+        pattern_non_bindings: &["attribute", "subscript", "string"],
+        pattern_skipped_fields: &["type", "condition", "value", "function", "arguments", "body"],
+        chain_names: &["identifier"],
+        chain_members: &[("attribute", "object", "attribute")],
+        chain_calls: &[("call", "function")],
+        import_aliases: &[("aliased_import", "alias")],
+        comments: &["comment"],
+        ..Nodes::NONE
+    },
     tags: include_str!("../../../queries/python/tags.scm"),
     names: include_str!("../../../queries/python/names.scm"),
     test_file_suffixes: &["_test.py"],

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::meaning::{
-    Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value, is_marker, module_found,
+    Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value, import_found, is_marker, module_found,
 };
 use crate::names::{BindKind, NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -84,137 +84,14 @@ impl Modules {
         })
     }
 
-    /// A module as an import names it: absolute (`a.b`) or relative to the importing file
-    /// (`.`, `..pkg.mod`).
-    fn resolve_module(&self, r: &dyn Binder, file: u32, text: &str) -> Option<u32> {
-        let dots = text.len() - text.trim_start_matches('.').len();
-        if dots == 0 {
-            return self.absolute(r, file, text).or_else(|| self.module_through_attributes(r, file, text));
-        }
-        let own = self.module_name(file)?;
-        let mut package: Vec<&str> = own.split('.').collect();
-        if !self.is_package[file as usize] {
-            package.pop();
-        }
-        for _ in 1..dots {
-            package.pop()?;
-        }
-        let rest = &text[dots..];
-        if !rest.is_empty() {
-            package.extend(rest.split('.'));
-        }
-        let name = package.join(".");
-        if name.is_empty() {
-            return None;
-        }
-        self.absolute(r, file, &name)
-    }
-
     /// A dotted module name that is no file: a module another module binds (`os.path` is
     /// `posixpath`, bound by `import posixpath as path` in `os`).
     fn module_through_attributes(&self, r: &dyn Binder, file: u32, name: &str) -> Option<u32> {
         let (head, last) = name.rsplit_once('.')?;
         let base = self.absolute(r, file, head).or_else(|| self.module_through_attributes(r, file, head))?;
-        self.module_member(r, base, last, 1, false).iter().find_map(|f| match f.value {
+        self.module_member(r, base, NONE, last, 1, false).iter().find_map(|f| match f.value {
             Some(Value::Module(m, _)) => Some(m),
             _ => None,
-        })
-    }
-
-    /// A name a module defines, binds or imports; a submodule of a package. `public`: as a
-    /// `from m import *` sees it (`__all__`, else names without a leading underscore).
-    fn module_member(&self, r: &dyn Binder, file: u32, name: &str, depth: u32, public: bool) -> Vec<Found> {
-        // A chase of its own, bounded with the resolver's.
-        let following = crate::meaning::Following::member(file, u32::from(public), name);
-        let Some(_step) = crate::meaning::step_following(following) else { return Vec::new() };
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        let symbols = r.symbols(file);
-        if public {
-            let visible = match &symbols.exports {
-                Some(all) => all.iter().any(|n| n == name),
-                None => !name.starts_with('_'),
-            };
-            if !visible {
-                return Vec::new();
-            }
-        }
-        if let Some(id) = r.name_id(file, name) {
-            let entries = r.entries_of(file, 0, id);
-            let found: Vec<Found> = entries
-                .iter()
-                .filter(
-                    |e| !matches!(e.bound(), Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind)),
-                )
-                .flat_map(|e| r.entry_found(file, *e, depth))
-                .collect();
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        if self.is_package[file as usize]
-            && let Some(module) = self.module_name(file)
-            && let Some(sub) = self.absolute(r, file, &format!("{module}.{name}"))
-        {
-            return vec![module_found(sub)];
-        }
-        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
-            if let Some(base) = self.resolve_module(r, file, symbols.text(import.module))
-                && base != file
-            {
-                let found = self.module_member(r, base, name, depth + 1, true);
-                if !found.is_empty() {
-                    return found;
-                }
-            }
-        }
-        Vec::new()
-    }
-
-    /// A class's method, nested class or attribute, else the first base (left to right, depth
-    /// first) that has it. `skip_own`: for `super()`, start at the bases.
-    fn class_member(
-        &self,
-        r: &dyn Binder,
-        file: u32,
-        class: u32,
-        name: &str,
-        depth: u32,
-        skip_own: bool,
-    ) -> Vec<Found> {
-        r.member_through_bases(file, class, depth, skip_own, &|file, class, depth| {
-            let symbols = r.symbols(file);
-            let own = r.children_named(file, class, name);
-            if !own.is_empty() {
-                return own;
-            }
-            let scope = r.own_scope(file, class);
-            if let (Some(id), true) = (r.name_id(file, name), scope != NONE) {
-                let entries = r.entries_of(file, scope, id);
-                // `self.x = …` in the methods says what instances hold; a class-level `x = …`
-                // counts only when no method sets it.
-                let set_by_methods = entries.iter().any(|e| {
-                    matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
-                });
-                let found: Vec<Found> = entries
-                    .iter()
-                    .filter(|e| match e.bound() {
-                        Bound::Binding(b) => {
-                            !set_by_methods || symbols.bindings[b as usize].kind == BindKind::Attribute
-                        }
-                        Bound::Import(_) => !set_by_methods,
-                        Bound::Def(_) => false,
-                    })
-                    .flat_map(|e| r.entry_found(file, *e, depth))
-                    .collect();
-                if !found.is_empty() {
-                    // One attribute, however many places assign it: the first assignment
-                    // stands for it, the others are the same variable.
-                    return found;
-                }
-            }
-            Vec::new()
         })
     }
 }
@@ -226,8 +103,8 @@ impl Tables for Modules {
         _before: &[Arc<FileEntry>],
         _files: &[Arc<FileEntry>],
         _changed: &[u32],
-    ) -> Arc<dyn Tables> {
-        self
+    ) -> Option<Arc<dyn Tables>> {
+        Some(self)
     }
 
     fn module_path(&self, file: u32) -> Option<String> {
@@ -271,27 +148,30 @@ impl Tables for Modules {
         })
     }
 
-    /// `from m import x`: the module `m`.
-    fn import_base(
-        &self,
-        r: &dyn Binder,
-        file: u32,
-        qualifier: &str,
-        name: &str,
-        kind: RefKind,
-    ) -> Option<Lookup<Value>> {
-        if kind != RefKind::Import {
+    /// A module as an import names it: absolute (`a.b`) or relative to the importing file
+    /// (`.`, `..pkg.mod`).
+    fn module_file(&self, r: &dyn Binder, file: u32, text: &str) -> Option<u32> {
+        let dots = text.len() - text.trim_start_matches('.').len();
+        if dots == 0 {
+            return self.absolute(r, file, text).or_else(|| self.module_through_attributes(r, file, text));
+        }
+        let own = self.module_name(file)?;
+        let mut package: Vec<&str> = own.split('.').collect();
+        if !self.is_package[file as usize] {
+            package.pop();
+        }
+        for _ in 1..dots {
+            package.pop()?;
+        }
+        let rest = &text[dots..];
+        if !rest.is_empty() {
+            package.extend(rest.split('.'));
+        }
+        let name = package.join(".");
+        if name.is_empty() {
             return None;
         }
-        Some(
-            self.resolve_module(r, file, qualifier).map(|m| Value::Module(m, NONE)).ok_or_else(|| {
-                format!("{name} is imported from {qualifier}, which is outside the repository")
-            }),
-        )
-    }
-
-    fn glob_base(&self, r: &dyn Binder, file: u32, _scope: u32, module: &str, _depth: u32) -> Option<Value> {
-        self.resolve_module(r, file, module).map(|m| Value::Module(m, NONE))
+        self.absolute(r, file, &name)
     }
 
     /// Where an import leads; when that is outside the repository (a C module, a package not
@@ -303,46 +183,132 @@ impl Tables for Modules {
         let found: Vec<Found> = if import.item == NONE {
             // `import a.b` binds `a`; `import a.b as c` binds `a.b`.
             let name = if import.alias { module } else { module.split('.').next().unwrap_or(module) };
-            self.resolve_module(r, file, name).map(module_found).into_iter().collect()
+            self.module_file(r, file, name).map(module_found).into_iter().collect()
         } else {
-            match self.resolve_module(r, file, module) {
-                Some(base) => self.module_member(r, base, symbols.text(import.item), depth + 1, false),
+            match self.module_file(r, file, module) {
+                Some(base) => self.module_member(r, base, NONE, symbols.text(import.item), depth + 1, false),
                 None => Vec::new(),
             }
         };
-        if found.is_empty() {
-            return vec![Found {
-                target: Target::Import { file, import: index },
-                value: Some(Value::External(file)),
-            }];
-        }
-        found
+        if found.is_empty() { vec![import_found(file, index)] } else { found }
     }
 
-    /// The first name of a chain: `self`, `cls`, `super`, or a name in scope.
-    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
-        match name {
-            "self" | "cls" | "super" => {
-                if let Some(class) = enclosing_class(r, file, pos) {
-                    return Some(match name {
-                        "self" => Value::Instance(file, class),
-                        "cls" => Value::Class(file, class),
-                        _ => Value::Super(file, class),
-                    });
+    /// `self`, `cls` and `super` in a method (or in a function inside one).
+    fn receiver(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Option<Value> {
+        if !matches!(name, "self" | "cls" | "super") {
+            return None;
+        }
+        let class = enclosing_class(r, file, pos)?;
+        Some(match name {
+            "self" => Value::Instance(file, class),
+            "cls" => Value::Class(file, class),
+            _ => Value::Super(file, class),
+        })
+    }
+
+    /// A name a module defines, binds or imports; a submodule of a package. `public`: as a
+    /// `from m import *` sees it (`__all__`, else names without a leading underscore).
+    fn module_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        _def: u32,
+        name: &str,
+        depth: u32,
+        public: bool,
+    ) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        let following = crate::meaning::Following::member(file, u32::from(public), name);
+        let Some(_step) = crate::meaning::step_following(following) else { return Vec::new() };
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        let symbols = r.symbols(file);
+        if public {
+            let visible = match &symbols.exports {
+                Some(all) => all.iter().any(|n| n == name),
+                None => !name.starts_with('_'),
+            };
+            if !visible {
+                return Vec::new();
+            }
+        }
+        if let Some(id) = r.name_id(file, name) {
+            let entries = r.entries_of(file, 0, id);
+            let found: Vec<Found> = entries
+                .iter()
+                .filter(
+                    |e| !matches!(e.bound(), Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind)),
+                )
+                .flat_map(|e| r.entry_found(file, *e, depth))
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        if self.is_package[file as usize]
+            && let Some(module) = self.module_name(file)
+            && let Some(sub) = self.absolute(r, file, &format!("{module}.{name}"))
+        {
+            return vec![module_found(sub)];
+        }
+        for import in symbols.imports.iter().filter(|i| i.glob && i.scope == 0) {
+            if let Some(base) = self.module_file(r, file, symbols.text(import.module))
+                && base != file
+            {
+                let found = self.module_member(r, base, NONE, name, depth + 1, true);
+                if !found.is_empty() {
+                    return found;
                 }
             }
-            _ => {}
         }
-        r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value)
+        Vec::new()
     }
 
-    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, public: bool) -> Vec<Found> {
-        match value {
-            Value::Module(file, _) => self.module_member(r, file, name, depth, public),
-            Value::Class(f, d) | Value::Instance(f, d) => self.class_member(r, f, d, name, depth, false),
-            Value::Super(f, d) => self.class_member(r, f, d, name, depth, true),
-            Value::Function(..) | Value::External(_) => Vec::new(),
-        }
+    /// A class's method, nested class or attribute, else the first base (left to right, depth
+    /// first) that has it. `skip_own`: for `super()`, start at the bases.
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        class: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        r.member_through_bases(file, class, depth, skip_own, &|file, class, depth| {
+            let symbols = r.symbols(file);
+            let own = r.children_named(file, class, name);
+            if !own.is_empty() {
+                return own;
+            }
+            let scope = r.own_scope(file, class);
+            if let (Some(id), true) = (r.name_id(file, name), scope != NONE) {
+                let entries = r.entries_of(file, scope, id);
+                // `self.x = …` in the methods says what instances hold; a class-level `x = …`
+                // counts only when no method sets it.
+                let set_by_methods = entries.iter().any(|e| {
+                    matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Attribute)
+                });
+                let found: Vec<Found> = entries
+                    .iter()
+                    .filter(|e| match e.bound() {
+                        Bound::Binding(b) => {
+                            !set_by_methods || symbols.bindings[b as usize].kind == BindKind::Attribute
+                        }
+                        Bound::Import(_) => !set_by_methods,
+                        Bound::Def(_) => false,
+                    })
+                    .flat_map(|e| r.entry_found(file, *e, depth))
+                    .collect();
+                if !found.is_empty() {
+                    // One attribute, however many places assign it: the first assignment
+                    // stands for it, the others are the same variable.
+                    return found;
+                }
+            }
+            Vec::new()
+        })
     }
 }
 

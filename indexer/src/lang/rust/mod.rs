@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use super::{DocCache, Lang, LangSpec, Language, RawImport, Rules, node_text, simple_chain, squash};
+use super::{
+    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text, simple_chain, squash,
+};
 use crate::meaning::{Entry, Tables};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -19,6 +21,21 @@ static SPEC: LangSpec = LangSpec {
     name: "rust",
     extensions: &["rs"],
     grammar: || tree_sitter_rust::LANGUAGE.into(),
+    comments: Comments::SLASHES,
+    nodes: Nodes {
+        body: "body",
+        pattern_identifiers: &["identifier"],
+        pattern_shorthands: &["shorthand_field_identifier"],
+        pattern_non_bindings: &["attribute", "scoped_identifier", "field_expression"],
+        pattern_skipped_fields: &["type", "condition", "value", "function", "arguments", "body"],
+        chain_names: &["identifier", "self", "crate", "super", "type_identifier"],
+        chain_paths: &["scoped_identifier", "scoped_type_identifier"],
+        chain_members: &[("field_expression", "value", "field")],
+        chain_calls: &[("call_expression", "function")],
+        import_aliases: &[("use_as_clause", "alias")],
+        comments: &["block_comment", "line_comment"],
+        ..Nodes::NONE
+    },
     tags: include_str!("../../../queries/rust/tags.scm"),
     names: include_str!("../../../queries/rust/names.scm"),
     test_file_suffixes: &["_tests.rs", "_test.rs"],
@@ -237,6 +254,11 @@ impl Language for Rust {
     /// A capitalised identifier in a pattern is a constant or a unit variant, not a binding.
     fn pattern_binds(&self, identifier: &str) -> bool {
         !identifier.starts_with(|c: char| c.is_ascii_uppercase())
+    }
+
+    /// `&self`, `&mut self` and `self: Box<Self>` bind `self`, an instance of `Self`.
+    fn self_parameter(&self) -> Option<(&'static str, &'static str)> {
+        Some(("self", "Self"))
     }
 
     /// The path of `geo::name` (`geo`, after the prefix of an enclosing `use a::{…}` group),

@@ -335,35 +335,6 @@ impl Modules {
         if def == NONE { 0 } else { r.own_scope(file, def) }
     }
 
-    /// The items, `use` names and glob-imported names of a module.
-    fn module_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
-        // A chase of its own, bounded with the resolver's.
-        // Not cut as a cycle: the glob answers kept above depend on the whole search.
-        let Some(_step) = crate::meaning::step() else { return Vec::new() };
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        let scope = self.module_scope(r, file, def);
-        if scope == NONE {
-            return Vec::new();
-        }
-        if let Some(id) = r.name_id(file, name) {
-            let found: Vec<Found> = r
-                .entries_of(file, scope, id)
-                .iter()
-                .filter(|e| !matches!(e.bound(), Bound::Binding(_)))
-                .flat_map(|e| r.entry_found(file, *e, depth))
-                .collect();
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        if depth > GLOB_DEPTH {
-            return Vec::new();
-        }
-        self.glob_member(r, file, def, scope, name, depth)
-    }
-
     /// A name a module's glob imports bring in, from the first glob that has it. A glob that
     /// leads back to a module whose globs this thread is already searching for the same name
     /// (`use super::*` in each of the modules a parent globs, as generated bindings do) is not
@@ -541,32 +512,6 @@ impl Modules {
         let d = &r.symbols(file).defs[def as usize];
         self.self_type(r, file, Pos::new(d.line, u32::MAX / 2), depth)
     }
-
-    /// An associated item of a type: from its inherent impls, then its trait impls, then the
-    /// default methods of those traits; for a trait, its own items.
-    fn type_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
-        if depth > MAX_DEPTH {
-            return Vec::new();
-        }
-        let impls = self.impls_of(r, (file, def));
-        let mut found = Vec::new();
-        let mut traits: Vec<(u32, u32)> = Vec::new();
-        for &(f, i, trait_def) in impls.iter() {
-            found.extend(impl_items(r, f, i, name).map(|d| r.def_found(f, d)));
-            if let Some(t) = trait_def {
-                traits.push(t);
-            }
-        }
-        if !found.is_empty() {
-            return found;
-        }
-        if r.def(file, def).kind == DefKind::Interface {
-            return r.children_named(file, def, name);
-        }
-        traits.sort();
-        traits.dedup();
-        traits.into_iter().flat_map(|(f, d)| r.children_named(f, d, name)).collect()
-    }
 }
 
 impl Tables for Modules {
@@ -578,7 +523,7 @@ impl Tables for Modules {
         before: &[Arc<FileEntry>],
         files: &[Arc<FileEntry>],
         changed: &[u32],
-    ) -> Arc<dyn Tables> {
+    ) -> Option<Arc<dyn Tables>> {
         let same = |shape: fn(&FileSymbols) -> Vec<(u32, &str, u32)>| {
             changed_alike(Lang::Rust, (before, files), changed, |a, b| shape(&a.symbols) == shape(&b.symbols))
         };
@@ -589,7 +534,7 @@ impl Tables for Modules {
         {
             let _ = impls.named.set(index.clone());
         }
-        Arc::new(Modules { tree, impls, globs: Default::default() })
+        Some(Arc::new(Modules { tree, impls, globs: Default::default() }))
     }
 
     fn module_path(&self, file: u32) -> Option<String> {
@@ -635,6 +580,18 @@ impl Tables for Modules {
         _kind: RefKind,
     ) -> Option<Lookup<Vec<Found>>> {
         (name == "Self").then(|| Ok(self.resolve_path_at(r, file, pos, name, 0)))
+    }
+
+    /// A `use` path is a path as any other: evaluated from its first name.
+    fn import_base(
+        &self,
+        _r: &dyn Binder,
+        _file: u32,
+        _qualifier: &str,
+        _name: &str,
+        _kind: RefKind,
+    ) -> Option<Lookup<Value>> {
+        None
     }
 
     fn glob_base(&self, r: &dyn Binder, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value> {
@@ -743,12 +700,75 @@ impl Tables for Modules {
             .then(|| self.impl_type_of_def(r, file, def, depth).map(|(f, d)| Value::Instance(f, d)))
     }
 
-    fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
-        match value {
-            Value::Module(file, def) => self.module_member(r, file, def, name, depth),
-            Value::Class(f, d) | Value::Instance(f, d) => self.type_member(r, f, d, name, depth),
-            Value::Super(..) | Value::Function(..) | Value::External(_) => Vec::new(),
+    /// The items, `use` names and glob-imported names of a module.
+    fn module_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        _public: bool,
+    ) -> Vec<Found> {
+        // A chase of its own, bounded with the resolver's.
+        // Not cut as a cycle: the glob answers kept above depend on the whole search.
+        let Some(_step) = crate::meaning::step() else { return Vec::new() };
+        if depth > MAX_DEPTH {
+            return Vec::new();
         }
+        let scope = self.module_scope(r, file, def);
+        if scope == NONE {
+            return Vec::new();
+        }
+        if let Some(id) = r.name_id(file, name) {
+            let found: Vec<Found> = r
+                .entries_of(file, scope, id)
+                .iter()
+                .filter(|e| !matches!(e.bound(), Bound::Binding(_)))
+                .flat_map(|e| r.entry_found(file, *e, depth))
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        if depth > GLOB_DEPTH {
+            return Vec::new();
+        }
+        self.glob_member(r, file, def, scope, name, depth)
+    }
+
+    /// An associated item of a type: from its inherent impls, then its trait impls, then the
+    /// default methods of those traits; for a trait, its own items. A type has no bases.
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        if depth > MAX_DEPTH || skip_own {
+            return Vec::new();
+        }
+        let impls = self.impls_of(r, (file, def));
+        let mut found = Vec::new();
+        let mut traits: Vec<(u32, u32)> = Vec::new();
+        for &(f, i, trait_def) in impls.iter() {
+            found.extend(impl_items(r, f, i, name).map(|d| r.def_found(f, d)));
+            if let Some(t) = trait_def {
+                traits.push(t);
+            }
+        }
+        if !found.is_empty() {
+            return found;
+        }
+        if r.def(file, def).kind == DefKind::Interface {
+            return r.children_named(file, def, name);
+        }
+        traits.sort();
+        traits.dedup();
+        traits.into_iter().flat_map(|(f, d)| r.children_named(f, d, name)).collect()
     }
 }
 

@@ -1,8 +1,8 @@
 //! TypeScript: what JavaScript has (the same [`Ecma`] type), with interfaces, type aliases, enums,
 //! namespaces, signatures, and type annotations as hints for name resolution.
 
-use super::javascript::{Ecma, KEYWORDS, RULES};
-use super::{Lang, LangSpec};
+use super::javascript::{Ecma, KEYWORDS, NODES, RULES};
+use super::{Comments, Lang, LangSpec, Nodes};
 
 pub(crate) static TYPESCRIPT: Ecma = Ecma { spec: &SPEC };
 
@@ -15,6 +15,12 @@ static SPEC: LangSpec = LangSpec {
     name: "typescript",
     extensions: &["ts", "mts", "cts"],
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+    comments: Comments::SLASHES,
+    nodes: Nodes {
+        pattern_skipped_fields: &["type", "condition", "value", "function", "arguments", "body"],
+        chain_names: &["identifier", "this", "super", "type_identifier"],
+        ..NODES
+    },
     tags: concat!(
         include_str!("../../../queries/ecma/tags.scm"),
         include_str!("../../../queries/typescript/tags.scm")
