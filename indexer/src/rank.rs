@@ -295,14 +295,34 @@ pub fn candidates(
     let defs = text.field_scores(fields.defs, terms)?;
     let path = text.field_scores(fields.path_terms, terms)?;
     let docs = text.field_scores(fields.docs, terms)?;
-    let norm =
-        |m: &FxHashMap<String, f32>| m.values().fold(0f32, |a, b| a.max(*b)).max(f32::MIN_POSITIVE) as f64;
+    // In a repository mostly of code (parsed files a quarter of its files or more), each field
+    // of a parsed file is scaled by the field's best parsed file, as if the repository held only
+    // its code: its documents, scripts and configuration change no parsed file's features. A
+    // text file is scaled by the best file of all. Where code is a few stray files (the one
+    // Java file of a Scala library), every file is scaled by the best of all: a stray file that
+    // matches weakly is not lifted to the top of its own scale. Nor when a short query asks
+    // about documents ("user guide for a root command"): then they compete with the code on
+    // one scale.
+    let parsed = |p: &str| snapshot.files.contains_key(p);
+    let mostly_code = snapshot.files.len() * 4 >= snapshot.files.len() + snapshot.texts.len()
+        && Weights::for_terms(terms).prose_penalty > 0.0;
+    let norm = |m: &FxHashMap<String, f32>| {
+        let best = |of_parsed: bool| {
+            m.iter()
+                .filter(|(p, _)| !of_parsed || parsed(p))
+                .fold(0f32, |a, (_, b)| a.max(*b))
+                .max(f32::MIN_POSITIVE) as f64
+        };
+        Scale { parsed: best(true), all: best(false) }
+    };
     let (nb, nd, np, no) = (norm(&body), norm(&defs), norm(&path), norm(&docs));
-    let get = |m: &FxHashMap<String, f32>, p: &str, n: f64| m.get(p).map_or(0.0, |s| *s as f64 / n);
+    let get = |m: &FxHashMap<String, f32>, p: &str, n: Scale| {
+        m.get(p).map_or(0.0, |s| *s as f64 / if mostly_code && parsed(p) { n.parsed } else { n.all })
+    };
 
     let graph = snapshot.graph();
     let rank = if with_pagerank {
-        query_pagerank(snapshot, &graph, terms, &body, nb)
+        query_pagerank(snapshot, &graph, terms, &body, nb.parsed)
     } else {
         vec![0.0; graph.files.len()]
     };
@@ -318,11 +338,12 @@ pub fn candidates(
     for m in [&body, &defs, &path, &docs] {
         paths.extend(m.keys().map(String::as_str));
     }
-    // The ten strongest lexical matches, each scored once, a test's strength less the score's
-    // test penalty: the files a test calls are what it tests, not what the query is about.
+    // The ten strongest lexical matches among the parsed files (a text file has no neighbours),
+    // each scored once, a test's strength less the score's test penalty: the files a test calls
+    // are what it tests, not what the query is about.
     let penalty = Weights::for_terms(terms).test_penalty;
     let seed = |p: &str| lexical(p) - if is_test(p) { penalty } else { 0.0 };
-    let mut strongest: Vec<(f64, &str)> = paths.iter().map(|p| (seed(p), *p)).collect();
+    let mut strongest: Vec<(f64, &str)> = paths.iter().filter(|p| parsed(p)).map(|p| (seed(p), *p)).collect();
     let by_strength = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then(a.1.cmp(b.1));
     if strongest.len() > 10 {
         strongest.select_nth_unstable_by(9, by_strength);
@@ -371,6 +392,13 @@ pub fn candidates(
         .collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
+}
+
+/// What a field's scores are divided by: its best parsed file's, and its best file's.
+#[derive(Clone, Copy)]
+struct Scale {
+    parsed: f64,
+    all: f64,
 }
 
 /// One line worth showing.
@@ -844,6 +872,74 @@ mod tests {
         let terms = query_terms("tests for parse header");
         let found = candidates(&snapshot, &text, &terms, &[], false).unwrap();
         assert!(found.iter().all(|c| c.path != "app/store.py"));
+    }
+
+    /// The candidates of `query` over a repository of `files` (path, text).
+    fn candidates_of(files: &[(&str, String)], query: &str) -> Vec<Candidate> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for (path, text) in files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let (index, _) = crate::Index::open(&root, crate::Filter::new(&root, &[]).unwrap(), None);
+        let snapshot = index.snapshot();
+        let (text, _) = TextIndex::open(None).unwrap();
+        text.sync(&root, &snapshot).unwrap();
+        candidates(&snapshot, &text, &query_terms(query), &named_terms(query), false).unwrap()
+    }
+
+    #[test]
+    fn a_repository_of_code_ranks_its_code_as_without_its_documents() {
+        let code: Vec<(&str, String)> = vec![
+            ("src/maker.py", "def inline_maker():\n    return groovy_meta()\n".into()),
+            (
+                "src/generator.py",
+                "from src.maker import inline_maker\n\ndef generate():\n    inline_maker()\n".into(),
+            ),
+            ("src/other.py", "def other():\n    return 1\n".into()),
+        ];
+        let mut with_documents = code.clone();
+        // A guide that says every word of the query, many times: the best match of all.
+        let guide = "Inline maker and groovy generator.\n".repeat(20);
+        with_documents
+            .extend([("docs/guide.md", guide), ("build.gradle", "apply plugin: 'groovy'\n".into())]);
+        let query = "inline maker fails on groovy generator";
+        let (alone, with) = (candidates_of(&code, query), candidates_of(&with_documents, query));
+        for candidate in &alone {
+            let same = with.iter().find(|c| c.path == candidate.path);
+            assert_eq!(same, Some(candidate), "the code's features do not change");
+        }
+        let guide = with.iter().find(|c| c.path == "docs/guide.md").expect("the guide is a candidate");
+        assert!(guide.body == 1.0 && guide.is_prose, "{guide:?}");
+        // A short question about the guide puts code and documents on one scale: the code is
+        // scaled by the guide, its better match.
+        let query = "guide to the inline maker";
+        let (alone, with) = (candidates_of(&code, query), candidates_of(&with_documents, query));
+        let body = |found: &[Candidate], path: &str| found.iter().find(|c| c.path == path).unwrap().body;
+        assert!(body(&with, "src/maker.py") < body(&alone, "src/maker.py"));
+        let w = Weights::for_terms(&query_terms(query));
+        let score = |path: &str| with.iter().find(|c| c.path == path).unwrap().score(&w);
+        assert!(score("docs/guide.md") > score("src/maker.py"));
+    }
+
+    #[test]
+    fn a_stray_code_file_among_text_files_is_scaled_with_them() {
+        // A Ruby library (no grammar) with one Python script: the script's weak match is not
+        // the best of its own scale.
+        let mut files: Vec<(&str, String)> =
+            vec![("scripts/release.py", "def bump():\n    # the rack version\n    pass\n".into())];
+        let ruby = "def call(env)\n  status, headers, body = @app.call(env)\n  headers['etag'] ||= digest(body)\nend\n";
+        files.push(("lib/rack/etag.rb", ruby.into()));
+        let names: Vec<String> = (0..6).map(|i| format!("lib/rack/other{i}.rb")).collect();
+        for name in &names {
+            files.push((name, "def other\n  1\nend\n".into()));
+        }
+        let found = candidates_of(&files, "rack etag version of the body");
+        let script = found.iter().find(|c| c.path == "scripts/release.py").expect("a match");
+        let etag = found.iter().find(|c| c.path == "lib/rack/etag.rb").expect("a match");
+        assert!(etag.body == 1.0 && script.body < 0.5, "{etag:?} {script:?}");
     }
 
     #[test]

@@ -281,8 +281,8 @@ pub struct TextIndex {
     synced: std::sync::atomic::AtomicU64,
     /// BM25's statistics for the searcher generation they were counted on.
     stats: Mutex<Option<(u64, Arc<LiveStats>)>>,
-    /// Each segment's paths by document (see `segment_paths`).
-    paths: Mutex<HashMap<SegmentId, Arc<Vec<Option<String>>>>>,
+    /// Each segment's documents (see `segment_docs`).
+    paths: Mutex<HashMap<SegmentId, Arc<SegmentDocs>>>,
 }
 
 impl TextIndex {
@@ -482,7 +482,8 @@ impl TextIndex {
             return Ok(stats.clone());
         }
         let f = self.fields;
-        let stats = Arc::new(LiveStats::count(searcher, &[f.path_terms, f.defs, f.docs, f.body])?);
+        let docs = self.segment_docs(searcher)?;
+        let stats = Arc::new(LiveStats::count(searcher, &docs, &[f.path_terms, f.defs, f.docs, f.body])?);
         *cached = Some((generation, stats.clone()));
         Ok(stats)
     }
@@ -503,6 +504,11 @@ impl TextIndex {
     /// union adds its clauses in the order their next documents come). A term is looked up once
     /// per segment, for its document frequency and its postings both (a `TermQuery` looks it up
     /// twice): BM25 as tantivy's term scorer computes it.
+    ///
+    /// A parsed file is scored among the parsed files alone (their count, their average
+    /// length, how many of them hold the term): the words of a repository's documents, build
+    /// scripts and configuration do not change how its code ranks. `groovy` in six Gradle files
+    /// is still a rare word in the Java code it names. A text file is scored among all files.
     fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<FxHashMap<String, f32>> {
         let searcher = self.reader.searcher();
         let stats = self.live_stats(&searcher)?;
@@ -511,45 +517,44 @@ impl TextIndex {
             return Ok(out);
         }
         let segments = searcher.segment_readers();
+        let docs = self.segment_docs(&searcher)?;
         let inverted =
             segments.iter().map(|s| s.inverted_index(field)).collect::<tantivy::Result<Vec<_>>>()?;
         let norms =
             segments.iter().map(|s| s.get_fieldnorms_reader(field)).collect::<tantivy::Result<Vec<_>>>()?;
-        let docs = stats.docs.max(1);
-        let average_norm = stats.tokens(field) as f32 / docs as f32;
+        let (all, parsed) = (stats.all(field), stats.parsed(field));
         let mut sums: Vec<Vec<Option<f32>>> =
             segments.iter().map(|s| vec![None; s.max_doc() as usize]).collect();
-        let mut found = Vec::with_capacity(segments.len());
+        // (segment, document, field norm, term frequency) of each live posting.
+        let mut postings_of_term: Vec<(usize, DocId, u8, u32)> = Vec::new();
         for text in terms {
             let term = Term::from_field_text(field, text);
-            found.clear();
-            let mut doc_freq = 0;
-            for (segment, inverted) in segments.iter().zip(&inverted) {
-                let info = inverted.get_term_info(&term)?;
-                if let Some(info) = &info {
-                    doc_freq += live_count(segment, inverted, info)?;
-                }
-                found.push(info);
-            }
-            let weight = Bm25Weight::for_one_term(doc_freq, docs, average_norm);
-            for (ord, info) in found.iter().enumerate() {
-                let Some(info) = info else { continue };
+            postings_of_term.clear();
+            let (mut df_all, mut df_parsed) = (0u64, 0u64);
+            for (ord, (segment, inverted)) in segments.iter().zip(&inverted).enumerate() {
+                let Some(info) = inverted.get_term_info(&term)? else { continue };
                 let mut postings =
-                    inverted[ord].read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
-                let (sums, norms) = (&mut sums[ord], &norms[ord]);
+                    inverted.read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
-                    let score = weight.score(norms.fieldnorm_id(doc), postings.term_freq());
-                    *sums[doc as usize].get_or_insert(0.0) += score;
+                    if !segment.is_deleted(doc) {
+                        df_all += 1;
+                        df_parsed += u64::from(docs[ord].parsed[doc as usize]);
+                        postings_of_term.push((ord, doc, norms[ord].fieldnorm_id(doc), postings.term_freq()));
+                    }
                     doc = postings.advance();
                 }
             }
+            let weight_all = Bm25Weight::for_one_term(df_all, all.docs, all.average);
+            let weight_parsed = Bm25Weight::for_one_term(df_parsed, parsed.docs, parsed.average);
+            for &(ord, doc, norm, tf) in &postings_of_term {
+                let weight = if docs[ord].parsed[doc as usize] { &weight_parsed } else { &weight_all };
+                *sums[ord][doc as usize].get_or_insert(0.0) += weight.score(norm, tf);
+            }
         }
-        let paths = self.segment_paths(&searcher)?;
-        for ((segment, sums), paths) in segments.iter().zip(&sums).zip(&paths) {
+        for (sums, docs) in sums.iter().zip(&docs) {
             for (doc, sum) in sums.iter().enumerate() {
-                let (Some(score), false) = (sum, segment.is_deleted(doc as DocId)) else { continue };
-                if let Some(path) = paths.get(doc).and_then(Option::as_deref) {
+                if let (Some(score), Some(Some(path))) = (sum, docs.paths.get(doc)) {
                     out.insert(path.to_string(), *score);
                 }
             }
@@ -557,16 +562,17 @@ impl TextIndex {
         Ok(out)
     }
 
-    /// Each segment's paths by document, in the searcher's segment order. A segment never
-    /// changes (a deletion only marks a document), so its paths are read from the document
-    /// store once, not on every query; those of segments gone since are dropped.
-    fn segment_paths(&self, searcher: &Searcher) -> tantivy::Result<Vec<Arc<Vec<Option<String>>>>> {
+    /// Each segment's paths by document and whether a grammar reads each, in the searcher's
+    /// segment order. A segment never changes (a deletion only marks a document), so they are
+    /// read from the document store once, not on every query; those of segments gone since are
+    /// dropped.
+    fn segment_docs(&self, searcher: &Searcher) -> tantivy::Result<Vec<Arc<SegmentDocs>>> {
         let segments = searcher.segment_readers();
         let mut out = Vec::with_capacity(segments.len());
         for segment in segments {
             let id = segment.segment_id();
-            if let Some(paths) = self.paths.lock().expect("text index paths").get(&id) {
-                out.push(paths.clone());
+            if let Some(docs) = self.paths.lock().expect("text index paths").get(&id) {
+                out.push(docs.clone());
                 continue;
             }
             let store = segment.get_store_reader(1)?;
@@ -575,9 +581,13 @@ impl TextIndex {
                 let stored: TantivyDocument = store.get(doc)?;
                 paths.push(stored.get_first(self.fields.path).and_then(|v| v.as_str()).map(str::to_string));
             }
-            let paths = Arc::new(paths);
-            self.paths.lock().expect("text index paths").insert(id, paths.clone());
-            out.push(paths);
+            let parsed = paths
+                .iter()
+                .map(|p| p.as_deref().is_some_and(|p| crate::Lang::from_path(Path::new(p)).is_some()))
+                .collect();
+            let docs = Arc::new(SegmentDocs { paths, parsed });
+            self.paths.lock().expect("text index paths").insert(id, docs.clone());
+            out.push(docs);
         }
         let mut cached = self.paths.lock().expect("text index paths");
         if cached.len() > segments.len() {
@@ -596,9 +606,9 @@ impl TextIndex {
     /// [`TextIndex::terms_per_file`], with tantivy's error: the terms' postings, no scores.
     fn count_terms(&self, terms: &[String]) -> tantivy::Result<HashMap<String, u32>> {
         let searcher = self.reader.searcher();
-        let paths = self.segment_paths(&searcher)?;
+        let docs = self.segment_docs(&searcher)?;
         let mut out: HashMap<String, u32> = HashMap::new();
-        for (segment, paths) in searcher.segment_readers().iter().zip(&paths) {
+        for (segment, docs) in searcher.segment_readers().iter().zip(&docs) {
             let inverted = segment.inverted_index(self.fields.body)?;
             let mut counts = vec![0u32; segment.max_doc() as usize];
             for term in terms {
@@ -616,7 +626,7 @@ impl TextIndex {
                 if count == 0 || segment.is_deleted(doc as DocId) {
                     continue;
                 }
-                if let Some(path) = paths.get(doc).and_then(Option::as_deref) {
+                if let Some(path) = docs.paths.get(doc).and_then(Option::as_deref) {
                     *out.entry(path.to_string()).or_default() += count;
                 }
             }
@@ -642,35 +652,67 @@ impl TextIndex {
     }
 }
 
-/// BM25's corpus statistics over the documents alive now. Tantivy's own count a deleted
-/// document until a merge drops it, so a file's score after an edit would depend on when the
-/// background merges ran. Token totals are summed from the documents' field norms (the exact
-/// totals tantivy keeps include deleted documents), so they are the same however the files fell
-/// into segments and whichever merges ran.
+/// One segment's documents: each one's path, and whether a grammar reads it.
+struct SegmentDocs {
+    paths: Vec<Option<String>>,
+    parsed: Vec<bool>,
+}
+
+/// BM25's corpus statistics over the documents alive now, over all of them and over the parsed
+/// files alone. Tantivy's own count a deleted document until a merge drops it, so a file's
+/// score after an edit would depend on when the background merges ran. Token totals are summed
+/// from the documents' field norms (the exact totals tantivy keeps include deleted documents),
+/// so they are the same however the files fell into segments and whichever merges ran.
 struct LiveStats {
     docs: u64,
-    tokens: Vec<(Field, u64)>,
+    parsed_docs: u64,
+    /// Each field's tokens over all documents and over the parsed ones.
+    tokens: Vec<(Field, u64, u64)>,
+}
+
+/// The statistics BM25 weighs a term by, over one set of documents.
+#[derive(Clone, Copy)]
+struct Corpus {
+    docs: u64,
+    average: f32,
 }
 
 impl LiveStats {
-    fn count(searcher: &Searcher, fields: &[Field]) -> tantivy::Result<LiveStats> {
-        let mut tokens: Vec<(Field, u64)> = fields.iter().map(|f| (*f, 0)).collect();
-        for segment in searcher.segment_readers() {
-            for (field, total) in &mut tokens {
+    fn count(searcher: &Searcher, docs: &[Arc<SegmentDocs>], fields: &[Field]) -> tantivy::Result<LiveStats> {
+        let mut tokens: Vec<(Field, u64, u64)> = fields.iter().map(|f| (*f, 0, 0)).collect();
+        let mut parsed_docs = 0;
+        for (segment, docs) in searcher.segment_readers().iter().zip(docs) {
+            let live = || (0..segment.max_doc()).filter(|doc| !segment.is_deleted(*doc));
+            parsed_docs += live().filter(|doc| docs.parsed[*doc as usize]).count() as u64;
+            for (field, all, parsed) in &mut tokens {
                 let norms = segment.get_fieldnorms_reader(*field)?;
-                *total += (0..segment.max_doc())
-                    .filter(|doc| !segment.is_deleted(*doc))
-                    .map(|doc| u64::from(norms.fieldnorm(doc)))
-                    .sum::<u64>();
+                for doc in live() {
+                    let n = u64::from(norms.fieldnorm(doc));
+                    *all += n;
+                    if docs.parsed[doc as usize] {
+                        *parsed += n;
+                    }
+                }
             }
         }
-        Ok(LiveStats { docs: searcher.num_docs(), tokens })
+        Ok(LiveStats { docs: searcher.num_docs(), parsed_docs, tokens })
+    }
+
+    fn all(&self, field: Field) -> Corpus {
+        let tokens = self.tokens.iter().find(|(f, ..)| *f == field).map_or(0, |(_, n, _)| *n);
+        Corpus::of(self.docs, tokens)
+    }
+
+    fn parsed(&self, field: Field) -> Corpus {
+        let tokens = self.tokens.iter().find(|(f, ..)| *f == field).map_or(0, |(_, _, n)| *n);
+        Corpus::of(self.parsed_docs, tokens)
     }
 }
 
-impl LiveStats {
-    fn tokens(&self, field: Field) -> u64 {
-        self.tokens.iter().find(|(f, _)| *f == field).map_or(0, |(_, n)| *n)
+impl Corpus {
+    fn of(docs: u64, tokens: u64) -> Corpus {
+        let docs = docs.max(1);
+        Corpus { docs, average: tokens as f32 / docs as f32 }
     }
 }
 
@@ -789,6 +831,49 @@ mod tests {
         // The match counts a search reports skip the deleted documents too.
         assert_eq!(edited.terms_per_file(&terms).unwrap(), fresh.terms_per_file(&terms).unwrap());
         assert_eq!(edited.terms_per_file(&terms).unwrap()["b.py"], 3);
+    }
+
+    #[test]
+    fn documents_and_build_scripts_change_no_parsed_files_score() {
+        // `groovy` is a rare word in the code; six build scripts and a README that say it must
+        // not make it a common one for the code, nor change the code's average length.
+        let write = |root: &Path, with_texts: bool| {
+            std::fs::write(root.join("maker.py"), "def inline_maker():\n    return groovy_meta()\n").unwrap();
+            std::fs::write(root.join("other.py"), "def other():\n    return inline_maker()\n").unwrap();
+            std::fs::write(root.join("third.py"), "x = 1\n").unwrap();
+            if with_texts {
+                for i in 0..6 {
+                    std::fs::write(root.join(format!("build{i}.gradle")), "apply plugin: 'groovy'\n")
+                        .unwrap();
+                }
+                std::fs::write(
+                    root.join("README.md"),
+                    "# Inline maker\n\nWorks with groovy and inline mocks.\n",
+                )
+                .unwrap();
+            }
+        };
+        let scores = |with_texts: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path().canonicalize().unwrap();
+            write(&root, with_texts);
+            let filter = crate::walk::Filter::new(&root, &[]).unwrap();
+            let (index, _) = crate::index::Index::open(&root, filter, None);
+            assert_eq!(index.snapshot().texts.len(), if with_texts { 7 } else { 0 });
+            let (text, _) = TextIndex::open(None).unwrap();
+            text.sync(&root, &index.snapshot()).unwrap();
+            let terms = ["groovy".to_string(), "inline".to_string(), "maker".to_string()];
+            [text.fields.body, text.fields.defs, text.fields.path_terms]
+                .map(|field| text.field_scores(field, &terms).unwrap())
+        };
+        let (code_alone, with_texts) = (scores(false), scores(true));
+        for (alone, with) in code_alone.iter().zip(&with_texts) {
+            for (path, score) in alone {
+                assert_eq!(with.get(path), Some(score), "{path} scores as in the code alone");
+            }
+        }
+        // The text files are scored, among all files.
+        assert!(with_texts[0]["README.md"] > 0.0 && with_texts[0]["build0.gradle"] > 0.0);
     }
 
     /// `dir/repo` holding one Python file, `a.py` defining `alpha`, and its symbol index (apart
