@@ -251,8 +251,7 @@ fn query_pagerank(
     snapshot: &Snapshot,
     graph: &crate::graph::SymbolGraph,
     terms: &[String],
-    body: &FxHashMap<String, f32>,
-    nb: f64,
+    body: &FxHashMap<&str, f64>,
 ) -> Vec<f64> {
     let mut personalization = vec![0.0; graph.n_nodes()];
     let mut named = vec![false; graph.n_nodes()];
@@ -267,7 +266,7 @@ fn query_pagerank(
     }
     for (p, s) in body {
         if let Some(i) = graph.file_index(p) {
-            personalization[graph.file_node(i) as usize] += *s as f64 / nb;
+            personalization[graph.file_node(i) as usize] += *s;
         }
     }
     let weight = |_src: u32, dst: u32, w: f32| {
@@ -303,32 +302,22 @@ pub fn candidates(
     // matches weakly is not lifted to the top of its own scale. Nor when a short query asks
     // about documents ("user guide for a root command"): then they compete with the code on
     // one scale.
-    let parsed = |p: &str| snapshot.files.contains_key(p);
+    let parsed = |p: &str| crate::Lang::from_path(std::path::Path::new(p)).is_some();
     let mostly_code = snapshot.files.len() * 4 >= snapshot.files.len() + snapshot.texts.len()
         && Weights::for_terms(terms).prose_penalty > 0.0;
-    let norm = |m: &FxHashMap<String, f32>| {
-        let best = |of_parsed: bool| {
-            m.iter()
-                .filter(|(p, _)| !of_parsed || parsed(p))
-                .fold(0f32, |a, (_, b)| a.max(*b))
-                .max(f32::MIN_POSITIVE) as f64
-        };
-        Scale { parsed: best(true), all: best(false) }
-    };
-    let (nb, nd, np, no) = (norm(&body), norm(&defs), norm(&path), norm(&docs));
-    let get = |m: &FxHashMap<String, f32>, p: &str, n: Scale| {
-        m.get(p).map_or(0.0, |s| *s as f64 / if mostly_code && parsed(p) { n.parsed } else { n.all })
-    };
+    let scaled = |m| scale_field(m, &parsed, mostly_code);
+    let (body, defs, path, docs) = (scaled(&body), scaled(&defs), scaled(&path), scaled(&docs));
+    let get = |m: &FxHashMap<&str, f64>, p: &str| m.get(p).copied().unwrap_or(0.0);
 
     let graph = snapshot.graph();
     let rank = if with_pagerank {
-        query_pagerank(snapshot, &graph, terms, &body, nb.parsed)
+        query_pagerank(snapshot, &graph, terms, &body)
     } else {
         vec![0.0; graph.files.len()]
     };
     let max_rank = rank.iter().cloned().fold(f64::MIN_POSITIVE, f64::max);
 
-    let lexical = |p: &str| get(&body, p, nb) + get(&defs, p, nd);
+    let lexical = |p: &str| get(&body, p) + get(&defs, p);
     // A changelog names every bug fixed and every feature added: it ranks as a test does, below
     // the code it tells of.
     let is_test = |p: &str| {
@@ -336,7 +325,7 @@ pub fn candidates(
     };
     let mut paths: FxHashSet<&str> = FxHashSet::default();
     for m in [&body, &defs, &path, &docs] {
-        paths.extend(m.keys().map(String::as_str));
+        paths.extend(m.keys().copied());
     }
     // The ten strongest lexical matches among the parsed files (a text file has no neighbours),
     // each scored once, a test's strength less the score's test penalty: the files a test calls
@@ -378,10 +367,10 @@ pub fn candidates(
             let i = graph.file_index(p);
             Candidate {
                 path: p.to_string(),
-                body: get(&body, p, nb),
-                defs: get(&defs, p, nd),
-                path_match: get(&path, p, np),
-                docs: get(&docs, p, no),
+                body: get(&body, p),
+                defs: get(&defs, p),
+                path_match: get(&path, p),
+                docs: get(&docs, p),
                 pagerank: i.map_or(0.0, |i| rank[i] / max_rank),
                 neighbors: i.and_then(|i| neighbor_score.get(&i)).copied().unwrap_or(0.0) / 2.0,
                 named: if is_named(p) { 1.0 } else { 0.0 },
@@ -394,11 +383,26 @@ pub fn candidates(
     Ok(out)
 }
 
-/// What a field's scores are divided by: its best parsed file's, and its best file's.
-#[derive(Clone, Copy)]
-struct Scale {
-    parsed: f64,
-    all: f64,
+/// A field's scores divided by the best parsed file's when `own_scale` and `parsed(path)`, else by
+/// the best file's; a path looked up once.
+fn scale_field<'a>(
+    m: &'a FxHashMap<String, f32>,
+    parsed: &dyn Fn(&str) -> bool,
+    own_scale: bool,
+) -> FxHashMap<&'a str, f64> {
+    let of_code: Vec<bool> = m.keys().map(|p| parsed(p)).collect();
+    let best = |code_only: bool| {
+        m.values()
+            .zip(&of_code)
+            .filter(|(_, code)| !code_only || **code)
+            .fold(0f32, |a, (b, _)| a.max(*b))
+            .max(f32::MIN_POSITIVE) as f64
+    };
+    let (best_code, best_all) = (best(true), best(false));
+    m.iter()
+        .zip(&of_code)
+        .map(|((p, s), code)| (p.as_str(), *s as f64 / if own_scale && *code { best_code } else { best_all }))
+        .collect()
 }
 
 /// One line worth showing.

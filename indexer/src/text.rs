@@ -525,35 +525,40 @@ impl TextIndex {
         let (all, parsed) = (stats.all(field), stats.parsed(field));
         let mut sums: Vec<Vec<Option<f32>>> =
             segments.iter().map(|s| vec![None; s.max_doc() as usize]).collect();
-        // (segment, document, field norm, term frequency) of each live posting.
-        let mut postings_of_term: Vec<(usize, DocId, u8, u32)> = Vec::new();
+        let mut found = Vec::with_capacity(segments.len());
         for text in terms {
             let term = Term::from_field_text(field, text);
-            postings_of_term.clear();
-            let (mut df_all, mut df_parsed) = (0u64, 0u64);
-            for (ord, (segment, inverted)) in segments.iter().zip(&inverted).enumerate() {
-                let Some(info) = inverted.get_term_info(&term)? else { continue };
+            found.clear();
+            let (mut df_all, mut df_text) = (0u64, 0u64);
+            for ((segment, inverted), docs) in segments.iter().zip(&inverted).zip(&docs) {
+                let info = inverted.get_term_info(&term)?;
+                if let Some(info) = &info {
+                    df_all += live_count(segment, inverted, info)?;
+                    df_text += text_docs_holding(segment, inverted, info, &docs.text_docs)?;
+                }
+                found.push(info);
+            }
+            let weight_all = Bm25Weight::for_one_term(df_all, all.docs, all.average);
+            let weight_parsed = Bm25Weight::for_one_term(df_all - df_text, parsed.docs, parsed.average);
+            for (ord, info) in found.iter().enumerate() {
+                let Some(info) = info else { continue };
                 let mut postings =
-                    inverted.read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
+                    inverted[ord].read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                let (sums, norms, parsed) = (&mut sums[ord], &norms[ord], &docs[ord].parsed);
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
-                    if !segment.is_deleted(doc) {
-                        df_all += 1;
-                        df_parsed += u64::from(docs[ord].parsed[doc as usize]);
-                        postings_of_term.push((ord, doc, norms[ord].fieldnorm_id(doc), postings.term_freq()));
-                    }
+                    let weight = if parsed[doc as usize] { &weight_parsed } else { &weight_all };
+                    let score = weight.score(norms.fieldnorm_id(doc), postings.term_freq());
+                    *sums[doc as usize].get_or_insert(0.0) += score;
                     doc = postings.advance();
                 }
             }
-            let weight_all = Bm25Weight::for_one_term(df_all, all.docs, all.average);
-            let weight_parsed = Bm25Weight::for_one_term(df_parsed, parsed.docs, parsed.average);
-            for &(ord, doc, norm, tf) in &postings_of_term {
-                let weight = if docs[ord].parsed[doc as usize] { &weight_parsed } else { &weight_all };
-                *sums[ord][doc as usize].get_or_insert(0.0) += weight.score(norm, tf);
-            }
         }
-        for (sums, docs) in sums.iter().zip(&docs) {
+        for ((segment, sums), docs) in segments.iter().zip(&sums).zip(&docs) {
             for (doc, sum) in sums.iter().enumerate() {
+                if segment.is_deleted(doc as DocId) {
+                    continue;
+                }
                 if let (Some(score), Some(Some(path))) = (sum, docs.paths.get(doc)) {
                     out.insert(path.to_string(), *score);
                 }
@@ -581,11 +586,12 @@ impl TextIndex {
                 let stored: TantivyDocument = store.get(doc)?;
                 paths.push(stored.get_first(self.fields.path).and_then(|v| v.as_str()).map(str::to_string));
             }
-            let parsed = paths
+            let parsed: Vec<bool> = paths
                 .iter()
                 .map(|p| p.as_deref().is_some_and(|p| crate::Lang::from_path(Path::new(p)).is_some()))
                 .collect();
-            let docs = Arc::new(SegmentDocs { paths, parsed });
+            let text_docs = (0..segment.max_doc()).filter(|doc| !parsed[*doc as usize]).collect();
+            let docs = Arc::new(SegmentDocs { paths, parsed, text_docs });
             self.paths.lock().expect("text index paths").insert(id, docs.clone());
             out.push(docs);
         }
@@ -656,6 +662,8 @@ impl TextIndex {
 struct SegmentDocs {
     paths: Vec<Option<String>>,
     parsed: Vec<bool>,
+    /// The documents a grammar does not read, in order.
+    text_docs: Vec<DocId>,
 }
 
 /// BM25's corpus statistics over the documents alive now, over all of them and over the parsed
@@ -726,6 +734,29 @@ fn live_doc_freq(searcher: &Searcher, term: &Term) -> tantivy::Result<u64> {
         }
     }
     Ok(total)
+}
+
+/// How many of `text_docs` (in order) are alive and in a term's postings: a skip to each, so a
+/// term's postings are not walked for the few text files among many parsed ones.
+fn text_docs_holding(
+    segment: &SegmentReader,
+    inverted: &InvertedIndexReader,
+    info: &TermInfo,
+    text_docs: &[DocId],
+) -> tantivy::Result<u64> {
+    if text_docs.is_empty() {
+        return Ok(0);
+    }
+    let mut postings = inverted.read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
+    let mut count = 0;
+    for &doc in text_docs {
+        let at = if postings.doc() < doc { postings.seek(doc) } else { postings.doc() };
+        if at == TERMINATED {
+            break;
+        }
+        count += u64::from(at == doc && !segment.is_deleted(doc));
+    }
+    Ok(count)
 }
 
 /// How many of the documents in a term's postings are alive in `segment`.
