@@ -42,7 +42,9 @@ pub struct Weights {
     /// feature's documentation uses too: with documents ranked at their text alone, the
     /// localization development set lost 0.03 Acc@1 and 0.05 Acc@5 to READMEs, guides and
     /// manual pages; at 0.5 it is within 0.01 of code alone (1.0 cost 0.01 Acc@1 more, 0.3 kept
-    /// 0.02 Acc@5 lost).
+    /// 0.02 Acc@5 lost). Once a repository's code is scaled by its own best file, 0.5 let
+    /// Sphinx's reST primer above the LaTeX writer for a report about reST in LaTeX; 0.75 keeps
+    /// it below and costs the code-search questions 0.006 NDCG@10 (`BENCHMARKS.md`).
     pub prose_penalty: f64,
 }
 
@@ -97,7 +99,7 @@ impl Weights {
         neighbors: 0.1,
         named: 0.5,
         test_penalty: 1.0,
-        prose_penalty: 0.5,
+        prose_penalty: 0.75,
     };
 }
 
