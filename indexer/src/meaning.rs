@@ -494,6 +494,22 @@ pub(crate) fn import_found(file: u32, import: u32) -> Found {
     Found { target: Target::Import { file, import }, value: Some(Value::External(file)) }
 }
 
+/// For a language whose methods name their object by a word (`this`) and its bases' by another
+/// (`super`): what `name` at `pos` stands for, the innermost class around it, if it is one of them.
+pub(crate) fn class_receiver(
+    r: &dyn Binder,
+    file: u32,
+    pos: Pos,
+    name: &str,
+    (this, base): (&str, &str),
+) -> Option<Value> {
+    if name != this && name != base {
+        return None;
+    }
+    let class = classes_around(r, file, pos).next()?;
+    Some(if name == this { Value::Instance(file, class) } else { Value::Super(file, class) })
+}
+
 /// The classes whose bodies hold `pos` in `file`, innermost first.
 pub(crate) fn classes_around(r: &dyn Binder, file: u32, pos: Pos) -> impl Iterator<Item = u32> + '_ {
     let scopes = &r.symbols(file).scopes;

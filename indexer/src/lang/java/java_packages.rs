@@ -170,11 +170,7 @@ impl Tables for Packages {
 
     /// `this` and `super` in a type.
     fn receiver(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Option<Value> {
-        if !matches!(name, "this" | "super") {
-            return None;
-        }
-        let class = classes_around(r, file, pos).next()?;
-        Some(if name == "this" { Value::Instance(file, class) } else { Value::Super(file, class) })
+        crate::meaning::class_receiver(r, file, pos, name, ("this", "super"))
     }
 
     /// The top-level types of the package.

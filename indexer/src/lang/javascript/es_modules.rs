@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::meaning::{Binder, Found, Tables, Value, classes_around};
+use crate::meaning::{Binder, Found, Tables, Value};
 use crate::names::{Import, Pos};
 use crate::snapshot::FileEntry;
 use crate::symbols::FileSymbols;
@@ -139,11 +139,7 @@ impl Tables for EsModules {
 
     /// `this` and `super` in a class.
     fn receiver(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Option<Value> {
-        if !matches!(name, "this" | "super") {
-            return None;
-        }
-        let class = classes_around(r, file, pos).next()?;
-        Some(if name == "this" { Value::Instance(file, class) } else { Value::Super(file, class) })
+        crate::meaning::class_receiver(r, file, pos, name, ("this", "super"))
     }
 
     /// A module's top-level names (definitions, bindings, imports), then its `export * from`.
