@@ -835,6 +835,8 @@ mod tests {
         std::fs::write(root.join("a.py"), "def alpha():\n    return beta()\n").unwrap();
         std::fs::write(root.join("b.py"), "def beta():\n    pass\n").unwrap();
         std::fs::write(root.join("c.py"), "gamma = 1\n").unwrap();
+        // A text file, edited too: its deleted documents must not count among the text files.
+        std::fs::write(root.join("notes.md"), "alpha\n").unwrap();
         let filter = crate::walk::Filter::new(&root, &[]).unwrap();
         let (index, _) = crate::index::Index::open(&root, filter, None);
         // One indexing thread: the three files share a segment, which keeps b.py's deleted
@@ -844,8 +846,9 @@ mod tests {
         for i in 1..4 {
             let text = format!("def beta():\n    return {}\n", "alpha + ".repeat(i * 5) + "0");
             std::fs::write(root.join("b.py"), text).unwrap();
-            let snapshot = index.apply_changes(&["b.py".to_string()]);
-            assert_eq!(edited.sync(&root, &snapshot).unwrap().added, 1);
+            std::fs::write(root.join("notes.md"), format!("alpha beta {i}\n")).unwrap();
+            let snapshot = index.apply_changes(&["b.py".to_string(), "notes.md".to_string()]);
+            assert_eq!(edited.sync(&root, &snapshot).unwrap().added, 2);
         }
         let searcher = edited.reader.searcher();
         assert!(searcher.segment_readers().iter().any(|s| s.num_deleted_docs() > 0), "no deletions kept");
@@ -858,10 +861,11 @@ mod tests {
             assert_eq!(a, b, "the edited index scores as a fresh index of the same files");
         }
         assert_eq!(edited.doc_freq("alpha"), fresh.doc_freq("alpha"));
-        assert_eq!(edited.doc_freq("alpha"), (2, 3));
+        assert_eq!(edited.doc_freq("alpha"), (3, 4));
         // The match counts a search reports skip the deleted documents too.
         assert_eq!(edited.terms_per_file(&terms).unwrap(), fresh.terms_per_file(&terms).unwrap());
         assert_eq!(edited.terms_per_file(&terms).unwrap()["b.py"], 3);
+        assert_eq!(edited.terms_per_file(&terms).unwrap()["notes.md"], 2);
     }
 
     #[test]
