@@ -515,6 +515,7 @@ fn make_imports(
                 bound: r.bound.as_deref().map_or(NONE, |b| interner.id(b)),
                 alias: r.alias,
                 glob: r.glob,
+                cfg: r.cfg,
                 scope,
                 line: at.row as u32 + 1,
                 column: at.column as u32 + 1,

@@ -128,6 +128,10 @@ pub(crate) struct Import {
     /// Bound under another name (`as`). A Python `import a.b` without one binds `a`.
     pub alias: bool,
     pub glob: bool,
+    /// Behind a condition of the build (Rust's `#[cfg(unix)] pub use self::unix::*;`): whether
+    /// the host tack runs on meets it (`Some(true)`), or not (`Some(false)`, a platform branch
+    /// that is still a candidate); `None` for an import of every build.
+    pub cfg: Option<bool>,
     pub scope: u32,
     /// 1-based position of the bound name.
     pub line: u32,

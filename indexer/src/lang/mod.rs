@@ -339,6 +339,9 @@ pub(crate) struct RawImport<'t> {
     pub bound: Option<String>,
     pub alias: bool,
     pub glob: bool,
+    /// Behind a `#[cfg(...)]` (Rust): whether the build host meets it. See
+    /// [`crate::names::Import::cfg`].
+    pub cfg: Option<bool>,
     pub at: Node<'t>,
 }
 

@@ -257,6 +257,7 @@ impl Language for CFamily {
             bound: None,
             alias: false,
             glob: true,
+            cfg: None,
             at: path,
         });
     }

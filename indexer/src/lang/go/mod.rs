@@ -291,9 +291,15 @@ fn import_spec<'t>(spec: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
     let name = spec.child_by_field_name("name");
     match name.map(|n| node_text(n, bytes)) {
         Some("_") => {}
-        Some(".") => {
-            out.push(RawImport { module, item: None, bound: None, alias: false, glob: true, at: path })
-        }
+        Some(".") => out.push(RawImport {
+            module,
+            item: None,
+            bound: None,
+            alias: false,
+            glob: true,
+            cfg: None,
+            at: path,
+        }),
         Some(alias) => {
             let at = name.unwrap_or(path);
             out.push(RawImport {
@@ -302,6 +308,7 @@ fn import_spec<'t>(spec: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
                 bound: Some(alias.to_string()),
                 alias: true,
                 glob: false,
+                cfg: None,
                 at,
             })
         }
@@ -313,6 +320,7 @@ fn import_spec<'t>(spec: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
                 bound: Some(bound),
                 alias: false,
                 glob: false,
+                cfg: None,
                 at: path,
             });
         }

@@ -305,6 +305,7 @@ impl Language for Java {
                 bound: None,
                 alias: true,
                 glob: true,
+                cfg: None,
                 at: path,
             });
             return;
@@ -316,6 +317,7 @@ impl Language for Java {
                 bound: None,
                 alias: false,
                 glob: true,
+                cfg: None,
                 at: path,
             });
             return;
@@ -336,6 +338,7 @@ impl Language for Java {
             bound: Some(item),
             alias: false,
             glob: false,
+            cfg: None,
             at: name,
         });
     }

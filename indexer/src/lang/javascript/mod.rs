@@ -447,6 +447,7 @@ impl Language for Ecma {
                         bound: None,
                         alias: false,
                         glob: true,
+                        cfg: None,
                         at: source,
                     });
                 }
@@ -560,6 +561,7 @@ fn whole<'t>(module: &str, name: Node<'t>, bytes: &[u8]) -> RawImport<'t> {
         bound: Some(node_text(name, bytes).to_string()),
         alias: true,
         glob: false,
+        cfg: None,
         at: name,
     }
 }
@@ -572,6 +574,7 @@ fn item<'t>(module: &str, item: &str, at: Node<'t>, alias: bool, bytes: &[u8]) -
         bound: Some(node_text(at, bytes).to_string()),
         alias,
         glob: false,
+        cfg: None,
         at,
     }
 }

@@ -232,6 +232,7 @@ impl Language for Python {
                             bound: Some(node_text(alias, bytes).to_string()),
                             alias: true,
                             glob: false,
+                            cfg: None,
                             at: alias,
                         });
                     } else {
@@ -243,6 +244,7 @@ impl Language for Python {
                             bound: Some(first),
                             alias: false,
                             glob: false,
+                            cfg: None,
                             at: name,
                         });
                     }
@@ -260,6 +262,7 @@ impl Language for Python {
                             bound: None,
                             alias: false,
                             glob: true,
+                            cfg: None,
                             at: child,
                         });
                     }
@@ -283,6 +286,7 @@ impl Language for Python {
                         bound: Some(bound),
                         alias: alias.is_some(),
                         glob: false,
+                        cfg: None,
                         at,
                     });
                 }

@@ -319,8 +319,13 @@ impl Language for Rust {
     fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
         match node.kind() {
             "use_declaration" => {
+                let from = out.len();
                 if let Some(argument) = node.child_by_field_name("argument") {
                     use_tree(argument, "", bytes, out);
+                }
+                let cfg = host_meets_cfg(node, bytes);
+                for import in &mut out[from..] {
+                    import.cfg = cfg;
                 }
             }
             "extern_crate_declaration" => {
@@ -333,6 +338,7 @@ impl Language for Rust {
                     bound: Some(node_text(at, bytes).to_string()),
                     alias: alias.is_some(),
                     glob: false,
+                    cfg: None,
                     at,
                 });
             }
@@ -390,6 +396,80 @@ fn child_docs<'a>(parent: Node, bytes: &'a [u8], out: &mut rustc_hash::FxHashMap
     }
 }
 
+/// Whether the host tack runs on meets the `#[cfg(...)]` attributes right before `item`, all of
+/// them: `None` when it has none. A condition the host cannot decide (`feature = "x"`, `test`)
+/// counts as met: only a platform (`unix`, `windows`, `target_os`, `target_family`,
+/// `target_arch`, under `not`, `all`, `any`) tells the host's branch from the others.
+fn host_meets_cfg(item: Node, bytes: &[u8]) -> Option<bool> {
+    let mut met = None;
+    let mut at = item.prev_sibling();
+    while let Some(node) = at {
+        match node.kind() {
+            "attribute_item" => {
+                let text = node_text(node, bytes);
+                let inner = text.trim_start_matches("#[").trim_end_matches(']').trim();
+                if let Some(predicate) = inner.strip_prefix("cfg").map(str::trim_start)
+                    && let Some(predicate) = predicate.strip_prefix('(').and_then(|p| p.strip_suffix(')'))
+                {
+                    met = Some(met.unwrap_or(true) && cfg_holds(predicate.trim()));
+                }
+            }
+            "line_comment" | "block_comment" => {}
+            _ => break,
+        }
+        at = node.prev_sibling();
+    }
+    met
+}
+
+/// A `cfg` predicate on the host: see [`host_meets_cfg`].
+fn cfg_holds(predicate: &str) -> bool {
+    let (head, args) = match predicate.find('(') {
+        Some(open) if predicate.ends_with(')') => {
+            (predicate[..open].trim(), Some(&predicate[open + 1..predicate.len() - 1]))
+        }
+        _ => (predicate, None),
+    };
+    let parts = |args: &str| -> Vec<String> {
+        let (mut out, mut depth, mut current) = (Vec::new(), 0i32, String::new());
+        for c in args.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(c);
+        }
+        if !current.trim().is_empty() {
+            out.push(current);
+        }
+        out.into_iter().map(|p| p.trim().to_string()).collect()
+    };
+    match (head, args) {
+        ("not", Some(args)) => !cfg_holds(args.trim()),
+        ("all", Some(args)) => parts(args).iter().all(|p| cfg_holds(p)),
+        ("any", Some(args)) => parts(args).iter().any(|p| cfg_holds(p)),
+        ("unix", None) => std::env::consts::FAMILY == "unix",
+        ("windows", None) => std::env::consts::FAMILY == "windows",
+        _ => match predicate.split_once('=') {
+            Some((key, value)) => {
+                let value = value.trim().trim_matches('"');
+                match key.trim() {
+                    "target_os" => value == std::env::consts::OS,
+                    "target_family" => value == std::env::consts::FAMILY,
+                    "target_arch" => value == std::env::consts::ARCH,
+                    _ => true,
+                }
+            }
+            None => true,
+        },
+    }
+}
+
 fn join_path(prefix: &str, rest: &str) -> String {
     match (prefix.is_empty(), rest.is_empty()) {
         (true, _) => rest.to_string(),
@@ -420,6 +500,7 @@ fn use_tree<'t>(node: Node<'t>, prefix: &str, bytes: &[u8], out: &mut Vec<RawImp
                 bound: Some(node_text(alias, bytes).to_string()),
                 alias: true,
                 glob: false,
+                cfg: None,
                 at: alias,
             });
         }
@@ -432,6 +513,7 @@ fn use_tree<'t>(node: Node<'t>, prefix: &str, bytes: &[u8], out: &mut Vec<RawImp
                 bound: None,
                 alias: false,
                 glob: true,
+                cfg: None,
                 at: node,
             });
         }
@@ -457,6 +539,7 @@ fn use_tree<'t>(node: Node<'t>, prefix: &str, bytes: &[u8], out: &mut Vec<RawImp
                 bound: Some(item),
                 alias: false,
                 glob: false,
+                cfg: None,
                 at: node,
             });
         }
@@ -469,6 +552,7 @@ fn use_tree<'t>(node: Node<'t>, prefix: &str, bytes: &[u8], out: &mut Vec<RawImp
                 bound: Some(item),
                 alias: false,
                 glob: false,
+                cfg: None,
                 at,
             });
         }
@@ -500,4 +584,22 @@ fn cargo_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
         out.push(check("clippy", "cargo clippy --all-targets --color never -- -D warnings", "diagnostics"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cfg_holds;
+
+    #[test]
+    fn a_cfg_predicate_is_decided_for_the_host_by_its_platform_alone() {
+        let unix = std::env::consts::FAMILY == "unix";
+        assert_eq!(cfg_holds("unix"), unix);
+        assert_eq!(cfg_holds("windows"), !unix);
+        assert_eq!(cfg_holds("not(windows)"), unix);
+        assert!(cfg_holds(&format!("target_os = \"{}\"", std::env::consts::OS)));
+        assert!(!cfg_holds("target_os = \"plan9\""));
+        assert!(cfg_holds("any(target_os = \"plan9\", feature = \"std\")"), "a feature may be on");
+        assert!(!cfg_holds("all(feature = \"std\", target_arch = \"no-such-arch\")"));
+        assert!(cfg_holds("test"));
+    }
 }

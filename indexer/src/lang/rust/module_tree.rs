@@ -83,7 +83,11 @@ struct GlobAnswers {
 
 /// The modules a module's globs lead to, other than itself: in the globs' order, and sorted.
 struct Bases {
+    /// The globs' modules in the order they are searched: the host's before those behind a
+    /// `cfg` the host does not meet (`#[cfg(windows)] pub use self::windows::*;` on Linux).
     ordered: Vec<Value>,
+    /// Whether each of `ordered` is behind a `cfg`, met or not.
+    gated: Vec<bool>,
     sorted: Vec<Value>,
 }
 
@@ -382,14 +386,17 @@ impl Modules {
         let bases = match self.known(|a| a.bases.get(&(here, depth)).cloned()) {
             Some(bases) => bases,
             None => {
-                let ordered: Vec<Value> = self
+                let mut globs: Vec<(Value, Option<bool>)> = self
                     .resolve_globs(r, file, scope, depth)
-                    .filter(|&base| base != here && !matches!(base, Value::External(_)))
+                    .filter(|&(base, _)| base != here && !matches!(base, Value::External(_)))
                     .collect();
+                globs.sort_by_key(|(_, cfg)| *cfg == Some(false));
+                let (ordered, gated): (Vec<Value>, Vec<bool>) =
+                    globs.into_iter().map(|(base, cfg)| (base, cfg.is_some())).unzip();
                 let mut sorted = ordered.clone();
                 sorted.sort_unstable();
                 sorted.dedup();
-                let bases = Arc::new(Bases { ordered, sorted });
+                let bases = Arc::new(Bases { ordered, gated, sorted });
                 // Kept when resolving them met no search in progress, this one's included.
                 let fresh = SEARCH.with(|s| s.borrow().lowest_cut > level);
                 if fresh && !BUILDING.with(|b| b.get()) {
@@ -402,10 +409,20 @@ impl Modules {
                 bases
             }
         };
-        let mut found = Vec::new();
-        for &base in &bases.ordered {
-            found = r.member(base, name, depth + 1);
-            if !found.is_empty() {
+        // The first glob that has the name answers. When it is behind a `cfg`, so is a
+        // platform's module: the other branches' (`unix`, `windows`) come after it.
+        let mut found: Vec<Found> = Vec::new();
+        for (&base, &gated) in bases.ordered.iter().zip(&bases.gated) {
+            if !found.is_empty() && !gated {
+                continue;
+            }
+            let more = r.member(base, name, depth + 1);
+            if more.is_empty() {
+                continue;
+            }
+            let first = found.is_empty();
+            found.extend(more.into_iter().filter(|f| !found.contains(f)).collect::<Vec<_>>());
+            if first && !gated {
                 break;
             }
         }
@@ -423,20 +440,21 @@ impl Modules {
         read(&self.globs.read().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// What the glob imports of a module's scope lead to, in order.
+    /// What the glob imports of a module's scope lead to, in order, each with its `cfg`.
     fn resolve_globs<'a>(
         &'a self,
         r: &'a dyn Binder,
         file: u32,
         scope: u32,
         depth: u32,
-    ) -> impl Iterator<Item = Value> + 'a {
+    ) -> impl Iterator<Item = (Value, Option<bool>)> + 'a {
         let symbols = r.symbols(file);
         symbols.imports.iter().filter(move |i| i.glob && i.scope == scope).filter_map(move |import| {
             let at = Pos::new(import.line, import.column);
             self.resolve_path_at(r, file, at, symbols.text(import.module), depth + 1)
                 .iter()
                 .find_map(|f| f.value)
+                .map(|value| (value, import.cfg))
         })
     }
 
