@@ -9,7 +9,9 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use tack_indexer::{Filter, Index, TermWeights, TextIndex, best_lines, candidates, named_terms, query_terms};
+use tack_indexer::{
+    Filter, Index, QueryNames, TermWeights, TextIndex, best_lines, candidates, query_terms, query_words,
+};
 
 fn main() {
     for line in std::io::stdin().lock().lines() {
@@ -21,21 +23,23 @@ fn main() {
         let (text, _) = TextIndex::open(None).expect("text index");
         text.sync(&root, &snapshot).expect("sync");
         let query = input["query"].as_str().expect("query");
-        let (terms, named) = (query_terms(query), named_terms(query));
-        let found = candidates(&snapshot, &text, &terms, &named, true).expect("candidates");
+        let (terms, named) = (query_terms(query), QueryNames::of(query));
+        let words = query_words(&text, query, &terms).expect("word forms");
+        let found = candidates(&snapshot, &text, &words, &named, true).expect("candidates");
         let rows: Vec<Value> = found
             .iter()
             .map(|c| {
                 json!({
                     "path": c.path, "body": c.body, "defs": c.defs, "path_match": c.path_match,
                     "docs": c.docs, "pagerank": c.pagerank, "neighbors": c.neighbors, "named": c.named,
+                    "qualified": c.qualified,
                     "is_test": c.is_test,
                 })
             })
             .collect();
         let mut out = json!({"id": input["id"], "candidates": rows});
         if let Some(files) = input["files"].as_array() {
-            let weights = TermWeights::new(&text, &terms);
+            let weights = TermWeights::new(&text, &words);
             let mut functions = serde_json::Map::new();
             for path in files.iter().filter_map(Value::as_str) {
                 let Some(entry) = snapshot.files.get(path) else { continue };

@@ -26,6 +26,7 @@ mod extract;
 mod resolve;
 mod syntax;
 // What reads the resolved snapshot: the graph, the map, search.
+mod forms;
 mod fuzzy;
 mod graph;
 mod map;
@@ -67,7 +68,8 @@ pub use resolve::{AtPosition, Hit, Relation, Resolution, Resolver};
 pub use fuzzy::{NameMatch, find_definitions};
 pub use map::{MapFile, MapSymbol, RepoMap, repo_map, repo_map_cached};
 pub use rank::{
-    Candidate, HitLine, TermWeights, Weights, best_lines, candidates, enclosing_function, enclosing_symbol,
-    is_test_code, keep_strong_hits, named_terms, query_terms,
+    Candidate, HitLine, Qualified, QueryNames, TermWeights, Weights, best_lines, candidates,
+    demote_versioned_copies, enclosing_function, enclosing_symbol, is_test_code, keep_strong_hits,
+    named_terms, query_terms, query_words, term_weights,
 };
-pub use text::{SyncStats, TextIndex};
+pub use text::{QueryWord, SyncStats, TextIndex};

@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::snapshot::{FileEntry, Snapshot};
 use crate::symbols::{Def, DefKind};
-use crate::text::{TextIndex, code_terms, is_compound};
+use crate::text::{QueryWord, TextIndex, code_terms, is_compound};
 
 /// Words that carry no meaning in a bug report or a code query.
 const STOP: &[&str] = &[
@@ -36,6 +36,10 @@ pub struct Weights {
     pub pagerank: f64,
     pub neighbors: f64,
     pub named: f64,
+    /// What a file earns whose path or definition ends as a qualified name the query writes
+    /// (`summary::Config`, `TypeAdapter.validate_json`, `src/a/b.rs`): the qualifier chooses
+    /// among the definitions of one name.
+    pub qualified: f64,
     pub test_penalty: f64,
     /// What a document (a README, a guide, a manual page) loses against code, unless the query
     /// asks about documents (see [`Weights::for_terms`]). A bug report's words are the words its
@@ -90,6 +94,25 @@ impl Weights {
         w
     }
 
+    /// [`Weights::for_terms`], and for a question of one line (`how`, `what`, `where`, `which`,
+    /// `why`, or a `?` at its end) that asks about tests, up to 14 terms, no test penalty either:
+    /// "how are the integration tests organized: temp directories, running the binary and
+    /// comparing its output" asks for the tests' own files.
+    pub fn for_query(query: &str, terms: &[String]) -> Weights {
+        let mut w = Weights::for_terms(terms);
+        let query = query.trim();
+        let first = query.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+        let question = !query.contains('\n')
+            && (matches!(first.as_str(), "how" | "what" | "where" | "which" | "why") || query.ends_with('?'));
+        if question
+            && terms.len() <= 14
+            && terms.iter().any(|t| matches!(t.as_str(), "test" | "tests" | "testing"))
+        {
+            w.test_penalty = 0.0;
+        }
+        w
+    }
+
     pub const DEFAULT: Weights = Weights {
         body: 1.0,
         defs: 0.25,
@@ -98,6 +121,7 @@ impl Weights {
         pagerank: 0.0,
         neighbors: 0.1,
         named: 0.5,
+        qualified: 1.5,
         test_penalty: 1.0,
         prose_penalty: 0.75,
     };
@@ -119,6 +143,9 @@ pub struct Candidate {
     /// file (its name less the extension: `BaseStubbing.java`) or a definition in it
     /// (`read_to_end`); else 0.
     pub named: f64,
+    /// 1 when a qualified name the query writes ([`Qualified`]) ends at the file or one of its
+    /// definitions; else 0.
+    pub qualified: f64,
     /// A test, an example, a benchmark or a generated bundle: ranked below the code.
     pub is_test: bool,
     /// Documentation or a record of changes (a README, a guide, a changelog), not code.
@@ -134,6 +161,7 @@ impl Candidate {
             + w.pagerank * self.pagerank
             + w.neighbors * self.neighbors
             + w.named * self.named
+            + w.qualified * self.qualified
             - if self.is_test { w.test_penalty } else { 0.0 }
             - if self.is_prose && !self.is_test { w.prose_penalty } else { 0.0 }
     }
@@ -158,6 +186,96 @@ pub fn query_terms(query: &str) -> Vec<String> {
     out
 }
 
+/// What a word of a report's title weighs (its first line, when more lines follow), against 1
+/// for a word of its body: the title says what is wrong; the body also quotes, explains and
+/// digresses.
+pub(crate) const TITLE: f32 = 1.5;
+/// What a word weighs that only quoted text holds (a fenced or indented block, a `>` line, a
+/// shell prompt's line) and that is not written as an identifier there: a quoted manual page or
+/// log names the topic's words, not the code's.
+pub(crate) const QUOTED: f32 = 0.3;
+
+/// What each of `terms` (a query's, in [`query_terms`]'s order) weighs, by where the query
+/// writes it: [`TITLE`] in a title, 1 in prose, [`QUOTED`] in quoted text unless written as an
+/// identifier there (with `_`, a digit, a case change, or touching `(`, `.`, `::`); a word
+/// written in several places weighs its most. A query of one line weighs every word 1.
+pub fn term_weights(query: &str, terms: &[String]) -> Vec<f32> {
+    let text = without_html_comments(query);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut weights: FxHashMap<String, f32> = FxHashMap::default();
+    let several = lines.iter().filter(|l| !l.trim().is_empty()).count() > 1;
+    let (mut title_seen, mut fenced) = (false, false);
+    for line in &lines {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if trimmed.is_empty() {
+            continue;
+        }
+        let quoted = fenced
+            || line.starts_with("    ")
+            || line.starts_with('\t')
+            || trimmed.starts_with('>')
+            || trimmed.starts_with("$ ");
+        let place = if several && !title_seen {
+            title_seen = true;
+            TITLE
+        } else if quoted {
+            QUOTED
+        } else {
+            1.0
+        };
+        let bytes = line.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            if !(bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+                at += 1;
+                continue;
+            }
+            let start = at;
+            while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+                at += 1;
+            }
+            let word = &line[start..at];
+            let touches = |b: Option<&u8>| b.is_some_and(|b| matches!(b, b'(' | b'.' | b':'));
+            let identifier = is_compound(word)
+                || word.bytes().any(|b| b.is_ascii_digit())
+                || touches(bytes.get(at))
+                || touches(start.checked_sub(1).and_then(|i| bytes.get(i)));
+            let weight = if place < 1.0 && identifier { 1.0 } else { place };
+            code_terms(word, |term, _, _, _| {
+                let w = weights.entry(term.to_string()).or_insert(0.0);
+                *w = w.max(weight);
+            });
+        }
+    }
+    terms.iter().map(|t| weights.get(t).copied().filter(|w| *w > 0.0).unwrap_or(1.0)).collect()
+}
+
+/// A query's terms ([`query_terms`]) as ranking weighs them: each with its forms in the index
+/// ([`TextIndex::word_forms`]) and its weight ([`term_weights`]).
+pub fn query_words(text: &TextIndex, query: &str, terms: &[String]) -> Result<Vec<QueryWord>, crate::Error> {
+    let forms = text.word_forms(terms)?;
+    // Words of one stem (`option` and `options`, `retry` and `retried`) are one word met twice:
+    // the first stands for both, at the weight of the weightier.
+    let mut words: Vec<QueryWord> = Vec::with_capacity(forms.len());
+    let mut stems: Vec<Option<String>> = Vec::with_capacity(forms.len());
+    for (mut word, weight) in forms.into_iter().zip(term_weights(query, terms)) {
+        let stem = word.forms.first().and_then(|(t, _)| crate::forms::stem(t));
+        match stem.as_ref().and_then(|s| stems.iter().position(|o| o.as_ref() == Some(s))) {
+            Some(at) => words[at].weight = words[at].weight.max(weight),
+            None => {
+                word.weight = weight;
+                words.push(word);
+                stems.push(stem);
+            }
+        }
+    }
+    Ok(words)
+}
+
 /// The identifiers of two parts or more a query writes (`BaseStubbing`, `read_to_end`),
 /// lowercased, each once: the names by which it can name a file or a definition
 /// ([`Candidate::named`]). Words written apart (`base stubbing`) are not among them.
@@ -170,6 +288,229 @@ pub fn named_terms(query: &str) -> Vec<String> {
         }
     });
     out
+}
+
+/// Folders that say nothing of what a module is called: `crates/ignore/src/types.rs` is
+/// `ignore::types`. (A file that stands for its folder, `src/config/mod.rs`, is its folder's
+/// name: [`crate::lang::module_name`].)
+const SAYS_NOTHING: &[&str] = &["src", "source", "sources", "java"];
+
+/// Extensions that make a dotted word a file's name in a query (`setup.cfg`, `README.md`)
+/// besides those of the languages a grammar reads: `Foo.bar` is a member, not a file.
+const FILE_EXTENSIONS: &[&str] =
+    &["md", "rst", "txt", "toml", "yaml", "yml", "json", "ini", "cfg", "xml", "html", "sh", "gradle"];
+
+/// The names a query writes: identifiers of two parts or more ([`named_terms`]) and qualified
+/// names ([`Qualified::all_in`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryNames {
+    pub terms: Vec<String>,
+    pub qualified: Vec<Qualified>,
+    /// The scope a title gives itself (`fix(client): …`, `printer: …`), lowercased: the folder
+    /// of the code it is about.
+    pub scopes: Vec<String>,
+}
+
+/// How well a file under a folder named as the title's scope fits, of a qualified name's 1.
+pub(crate) const IN_SCOPE: f64 = 0.33;
+
+impl QueryNames {
+    pub fn of(query: &str) -> QueryNames {
+        QueryNames { terms: named_terms(query), qualified: Qualified::all_in(query), scopes: scopes(query) }
+    }
+
+    /// How well the query's names fit the file at `path`: its best qualified name's fit
+    /// ([`Qualified::ends_at`]), else [`IN_SCOPE`] when a folder of its path is the title's scope.
+    fn fit(&self, path: &str, entry: Option<&FileEntry>) -> f64 {
+        let best = self.qualified.iter().map(|q| q.ends_at(path, entry)).fold(0.0, f64::max);
+        let folders = path.rsplit_once('/').map_or("", |(dirs, _)| dirs);
+        let in_scope = self.scopes.iter().any(|s| folders.split('/').any(|d| d.eq_ignore_ascii_case(s)));
+        if in_scope { best.max(IN_SCOPE) } else { best }
+    }
+}
+
+/// The scope of a title written as a conventional commit or a component's prefix:
+/// `fix(client): …` and `feat(server,react)!: …` give `client`, `server`, `react`;
+/// `printer: …` gives `printer`. The type words (`fix`, `feat`, …) are no scope.
+fn scopes(query: &str) -> Vec<String> {
+    let title = query.trim_start().split('\n').next().unwrap_or("");
+    let Some((head, _)) = title.split_once(": ") else { return Vec::new() };
+    let word =
+        |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    let head = head.trim().trim_end_matches('!');
+    let inner = match head.split_once('(') {
+        Some((kind, rest)) if word(kind) => rest.strip_suffix(')').unwrap_or(""),
+        Some(_) => return Vec::new(),
+        None if word(head)
+            && !matches!(
+                head.to_ascii_lowercase().as_str(),
+                "fix"
+                    | "feat"
+                    | "chore"
+                    | "docs"
+                    | "doc"
+                    | "test"
+                    | "tests"
+                    | "refactor"
+                    | "perf"
+                    | "style"
+                    | "build"
+                    | "ci"
+                    | "revert"
+                    | "note"
+                    | "bug"
+                    | "issue"
+            ) =>
+        {
+            head
+        }
+        None => return Vec::new(),
+    };
+    inner.split([',', '/', ' ']).map(str::trim).filter(|w| word(w)).map(str::to_ascii_lowercase).collect()
+}
+
+/// A name a query writes with its qualifiers: `config::Loader`, `TypeAdapter.validate_json`,
+/// `Foo#bar`, `pydantic._internal._config`, or a file: `src/a/b.rs`, `inject_errors.c`. Its
+/// segments are lowercased, outermost first; a file's last segment keeps its extension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Qualified {
+    pub segments: Vec<String>,
+    pub file: bool,
+}
+
+impl Qualified {
+    /// Every qualified name `query`'s first line writes, each once, in order: runs of identifiers joined by
+    /// `::`, `.`, `#`, `/` or `->`, of two segments or more, or one file name whose extension a
+    /// language or a text file has. Version numbers (`1.2.3`) and web addresses are not names.
+    pub fn all_in(query: &str) -> Vec<Qualified> {
+        let text = without_html_comments(query);
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let mut out: Vec<Qualified> = Vec::new();
+        // A report's body also names the files it looked at, the docs it read and the paths of
+        // its logs: only its title's names choose (on the localization development set, names
+        // in bodies cost Acc@1).
+        let text = text.trim_start();
+        let text = text.split('\n').next().unwrap_or(text);
+        let b = text.as_bytes();
+        let mut at = 0;
+        while at < b.len() {
+            if !ident(b[at]) {
+                at += 1;
+                continue;
+            }
+            let start = at;
+            let mut segments: Vec<&str> = Vec::new();
+            let mut last_sep = "";
+            loop {
+                let from = at;
+                while at < b.len() && ident(b[at]) {
+                    at += 1;
+                }
+                segments.push(&text[from..at]);
+                let sep = ["::", "->", ".", "#", "/"].into_iter().find(|sep| text[at..].starts_with(sep));
+                match sep {
+                    Some(sep) if b.get(at + sep.len()).is_some_and(|c| ident(*c)) => {
+                        last_sep = sep;
+                        at += sep.len();
+                    }
+                    _ => break,
+                }
+            }
+            // A web address (`https://…`, `github.com/…`) or a path's tail after `./` names no
+            // definition.
+            // Nor does a name's pattern (`.test.js`).
+            let after_scheme = text[at..].starts_with("://") || text[..start].ends_with("//");
+            if after_scheme || text[..start].ends_with('.') || segments[0].bytes().all(|c| c.is_ascii_digit())
+            {
+                continue;
+            }
+            let extension = segments.last().filter(|_| last_sep == ".").map(|ext| ext.to_ascii_lowercase());
+            let file = extension.is_some_and(|ext| {
+                crate::Lang::from_path(std::path::Path::new(&format!("x.{ext}"))).is_some()
+                    || FILE_EXTENSIONS.contains(&ext.as_str())
+            });
+            let mut segments: Vec<String> = segments.iter().map(|s| s.to_ascii_lowercase()).collect();
+            if file {
+                let ext = segments.pop().unwrap_or_default();
+                if let Some(stem) = segments.last_mut() {
+                    stem.push('.');
+                    stem.push_str(&ext);
+                }
+            } else if segments.len() < 2 {
+                continue;
+            }
+            let q = Qualified { segments, file };
+            if !out.contains(&q) {
+                out.push(q);
+            }
+        }
+        out
+    }
+
+    /// How well this name ends at the file at `path` (a file's name: the path ends with its
+    /// segments) or at one of its definitions (`entry`): the last segment is the definition's
+    /// name, or the file's name less its extension, and the others are the path's folders, the
+    /// file's name and the definition's qualifiers just before it: 1 (`summary::Config` at
+    /// `Config` in `crates/printer/src/summary.rs`; `config::Loader` in `src/config/mod.rs`,
+    /// where `src`, `mod`, `lib`, `index` and the like say nothing), or with others between
+    /// them: 0.5 (`pydantic.networks.X` in `pydantic/v1/networks.py`); else 0.
+    pub fn ends_at(&self, path: &str, entry: Option<&FileEntry>) -> f64 {
+        let lower = path.to_ascii_lowercase();
+        let mut components: Vec<&str> = lower.split('/').collect();
+        if self.file {
+            let fits = components.len() >= self.segments.len()
+                && components[components.len() - self.segments.len()..]
+                    .iter()
+                    .zip(&self.segments)
+                    .all(|(c, s)| c == s);
+            return if fits { 1.0 } else { 0.0 };
+        }
+        let Some((last, outer)) = self.segments.split_last() else { return 0.0 };
+        // A file that stands for its folder (`config/mod.rs`) is the folder.
+        let module = crate::lang::module_name(&lower).to_string();
+        let stands_for_folder = components.len() > 1 && components[components.len() - 2] == module;
+        if stands_for_folder {
+            components.pop();
+        } else if let Some(file) = components.last_mut() {
+            *file = file.split('.').next().unwrap_or(file);
+        }
+        // How the outer segments sit at the end of `context`: right at its end, else in order.
+        let fit = |context: &[&str]| -> f64 {
+            let context: Vec<&str> = context.iter().copied().filter(|c| !SAYS_NOTHING.contains(c)).collect();
+            let n = outer.len();
+            if context.len() >= n
+                && context[context.len() - n..].iter().zip(outer).all(|(c, s)| c.eq_ignore_ascii_case(s))
+            {
+                return 1.0;
+            }
+            let mut wanted = outer.iter().peekable();
+            for part in &context {
+                if wanted.peek().is_some_and(|w| part.eq_ignore_ascii_case(w)) {
+                    wanted.next();
+                }
+            }
+            if wanted.peek().is_none() { 0.5 } else { 0.0 }
+        };
+        let mut best = 0.0f64;
+        if components.last().is_some_and(|f| f == last) {
+            best = fit(&components[..components.len() - 1]);
+        }
+        let Some(entry) = entry else { return best };
+        for d in entry.symbols.defs.iter() {
+            if best == 1.0 {
+                break;
+            }
+            if !d.name().eq_ignore_ascii_case(last) {
+                continue;
+            }
+            let qualified = d.qualified();
+            let inner: Vec<&str> = qualified.split(['.', ':', '#']).filter(|s| !s.is_empty()).collect();
+            let mut context = components.clone();
+            context.extend(&inner[..inner.len().saturating_sub(1)]);
+            best = best.max(fit(&context));
+        }
+        best
+    }
 }
 
 /// `text` less its `<!-- ... -->` spans; a comment left open runs to the end. Text with no
@@ -287,15 +628,18 @@ fn query_pagerank(
 pub fn candidates(
     snapshot: &Snapshot,
     text: &TextIndex,
-    terms: &[String],
-    named: &[String],
+    words: &[QueryWord],
+    names: &QueryNames,
     with_pagerank: bool,
 ) -> Result<Vec<Candidate>, crate::Error> {
+    let named = names.terms.as_slice();
+    let terms: Vec<String> = words.iter().filter_map(|w| w.forms.first()).map(|(t, _)| t.clone()).collect();
+    let terms = terms.as_slice();
     let fields = text.fields();
-    let body = text.field_scores(fields.body, terms)?;
-    let defs = text.field_scores(fields.defs, terms)?;
-    let path = text.field_scores(fields.path_terms, terms)?;
-    let docs = text.field_scores(fields.docs, terms)?;
+    let body = text.field_scores(fields.body, words)?;
+    let defs = text.field_scores(fields.defs, words)?;
+    let path = text.field_scores(fields.path_terms, words)?;
+    let docs = text.field_scores(fields.docs, words)?;
     // In a repository mostly of code (parsed files a quarter of its files or more), each field
     // of a parsed file is scaled by the field's best parsed file, as if the repository held only
     // its code: its documents, scripts and configuration change no parsed file's features. A
@@ -376,6 +720,7 @@ pub fn candidates(
                 pagerank: i.map_or(0.0, |i| rank[i] / max_rank),
                 neighbors: i.and_then(|i| neighbor_score.get(&i)).copied().unwrap_or(0.0) / 2.0,
                 named: if is_named(p) { 1.0 } else { 0.0 },
+                qualified: names.fit(p, snapshot.files.get(p).map(|e| &**e)),
                 is_test: is_test(p),
                 is_prose: crate::lang::is_prose(p),
             }
@@ -406,6 +751,43 @@ fn scale_field<'a>(
         .map(|((p, s), code)| (p.as_str(), *s as f64 / if own_scale && *code { best_code } else { best_all }))
         .collect()
 }
+
+/// Lowers by `penalty` each file of a ranked list (best first) that is a versioned copy of a
+/// file ranked above it: the same name in the same folders but one, where one of the two
+/// differing folders names a version (`docs/manual/v1.5/manual.yml` below
+/// `docs/manual/dev/manual.yml`). Six releases of one manual say the same words and would fill
+/// a result. Says whether it lowered any (the caller sorts again).
+pub fn demote_versioned_copies(ranked: &mut [(f64, Candidate)], penalty: f64) -> bool {
+    let versioned = |folder: &str| folder.bytes().any(|b| b.is_ascii_digit());
+    // The files kept so far by name and depth: a copy has both of the file it copies.
+    let mut kept: FxHashMap<(&str, usize), Vec<Vec<&str>>> = FxHashMap::default();
+    let mut copies: Vec<usize> = Vec::new();
+    // Only the head of a ranking is read: further down, a copy takes no one's place.
+    for (at, (_, c)) in ranked.iter().enumerate().take(COPIES_LOOKED_AT) {
+        let parts: Vec<&str> = c.path.split('/').collect();
+        let key = (parts.last().copied().unwrap_or(""), parts.len());
+        let same = kept.entry(key).or_default();
+        let copy = same.iter().any(|k| {
+            let mut differ = (0..parts.len()).filter(|i| k[*i] != parts[*i]);
+            match (differ.next(), differ.next()) {
+                (Some(i), None) => versioned(k[i]) || versioned(parts[i]),
+                _ => false,
+            }
+        });
+        if copy {
+            copies.push(at);
+        } else {
+            same.push(parts);
+        }
+    }
+    for at in &copies {
+        ranked[*at].0 -= penalty;
+    }
+    !copies.is_empty()
+}
+
+/// How many of a ranking's files [`demote_versioned_copies`] looks at.
+const COPIES_LOOKED_AT: usize = 200;
 
 /// One line worth showing.
 #[derive(Debug, Clone, PartialEq)]
@@ -465,20 +847,31 @@ pub struct TermWeights<'a> {
 }
 
 impl<'a> TermWeights<'a> {
-    pub fn new(text: &TextIndex, terms: &'a [String]) -> Self {
-        let mut distinct: Vec<&str> = Vec::with_capacity(terms.len());
-        for t in terms {
-            if !distinct.contains(&t.as_str()) {
-                distinct.push(t);
+    /// The weights of `words`' forms ([`query_words`]): each form's rarity, times its share of
+    /// its word and its word's weight, so a folded form or a word of a report's body finds a
+    /// line but counts less than the title's own words.
+    pub fn new(text: &TextIndex, words: &'a [QueryWord]) -> Self {
+        let mut distinct: Vec<&str> = Vec::new();
+        let mut idf: FxHashMap<&'a str, f64> = FxHashMap::default();
+        for word in words {
+            for (form, share) in &word.forms {
+                let (df, total) = text.doc_freq(form);
+                let weight = (((total as f64 + 1.0) / (df as f64 + 1.0)).ln() + 1.0)
+                    * f64::from(*share)
+                    * f64::from(word.weight);
+                match idf.get_mut(form.as_str()) {
+                    Some(w) => *w = w.max(weight),
+                    None => {
+                        // A form the index does not hold finds no line worth a look.
+                        if df == 0 && *share < 1.0 {
+                            continue;
+                        }
+                        distinct.push(form);
+                        idf.insert(form, weight);
+                    }
+                }
             }
         }
-        let idf = distinct
-            .iter()
-            .map(|t| {
-                let (df, total) = text.doc_freq(t);
-                (*t, ((total as f64 + 1.0) / (df as f64 + 1.0)).ln() + 1.0)
-            })
-            .collect();
         let finder = aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(&distinct).ok();
         let index = distinct.iter().enumerate().map(|(i, t)| (*t, i)).collect();
         TermWeights { idf, distinct, index, finder }
@@ -832,8 +1225,8 @@ mod tests {
             entry.symbols.defs.push(name, DefKind::Function, (line, end_line), (0, 0), Some(parent), text);
         }
         let (text, _) = TextIndex::open(None).unwrap();
-        let terms = vec!["parse_body".to_string()];
-        let hits = best_lines(dir.path(), &entry, &TermWeights::new(&text, &terms), 3);
+        let words = text.word_forms(&["parse_body".to_string()]).unwrap();
+        let hits = best_lines(dir.path(), &entry, &TermWeights::new(&text, &words), 3);
         assert_eq!(
             hits.iter().map(|h| (h.line, h.symbol.as_deref())).collect::<Vec<_>>(),
             [(3, Some("inner"))]
@@ -866,8 +1259,9 @@ mod tests {
         let snapshot = index.snapshot();
         let (text, _) = TextIndex::open(None).unwrap();
         text.sync(&root, &snapshot).unwrap();
-        let terms = query_terms("parse header fails");
-        let found = candidates(&snapshot, &text, &terms, &[], false).unwrap();
+        let words = |q: &str| query_words(&text, q, &query_terms(q)).unwrap();
+        let found = candidates(&snapshot, &text, &words("parse header fails"), &QueryNames::default(), false)
+            .unwrap();
         let features = |path: &str| found.iter().find(|c| c.path == path).cloned();
         let parser = features("app/parser.py").expect("a lexical match");
         let strongest_test = features("tests/test_parse_header_0.py").expect("a lexical match");
@@ -875,8 +1269,9 @@ mod tests {
         let store = features("app/store.py").expect("a candidate through the code that calls it");
         assert!((store.body, store.defs) == (0.0, 0.0) && store.neighbors > 0.0, "{store:?}");
         // A short query about tests keeps them among the strongest: the penalty is lifted.
-        let terms = query_terms("tests for parse header");
-        let found = candidates(&snapshot, &text, &terms, &[], false).unwrap();
+        let found =
+            candidates(&snapshot, &text, &words("tests for parse header"), &QueryNames::default(), false)
+                .unwrap();
         assert!(found.iter().all(|c| c.path != "app/store.py"));
     }
 
@@ -893,7 +1288,8 @@ mod tests {
         let snapshot = index.snapshot();
         let (text, _) = TextIndex::open(None).unwrap();
         text.sync(&root, &snapshot).unwrap();
-        candidates(&snapshot, &text, &query_terms(query), &named_terms(query), false).unwrap()
+        let words = query_words(&text, query, &query_terms(query)).unwrap();
+        candidates(&snapshot, &text, &words, &QueryNames::of(query), false).unwrap()
     }
 
     #[test]
@@ -946,6 +1342,164 @@ mod tests {
         let script = found.iter().find(|c| c.path == "scripts/release.py").expect("a match");
         let etag = found.iter().find(|c| c.path == "lib/rack/etag.rb").expect("a match");
         assert!(etag.body == 1.0 && script.body < 0.5, "{etag:?} {script:?}");
+    }
+
+    /// The paths `query` ranks over `files`, best first, as `search` orders them by score.
+    fn ranked(files: &[(&str, String)], query: &str) -> Vec<String> {
+        let weights = Weights::for_terms(&query_terms(query));
+        let mut found: Vec<(f64, String)> =
+            candidates_of(files, query).into_iter().map(|c| (c.score(&weights), c.path)).collect();
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        found.into_iter().map(|(_, p)| p).collect()
+    }
+
+    #[test]
+    fn a_plural_meets_its_singular_and_a_word_its_abbreviation() {
+        let mut files: Vec<(&str, String)> = vec![
+            (
+                "src/build.py",
+                "def make_parser(grammar):\n    return Parser(grammar)\n\n\ndef parser_for(kind):\n    return make_parser(kind)\n".into(),
+            ),
+            ("src/shapes.py", "KIND = 1\n\n\ndef kind_of(kind):\n    return kind.kind\n".into()),
+            ("src/num.rs", "pub fn to_f64(text: &str) -> f64 {\n    text.parse().unwrap_or(0.0)\n}\n".into()),
+            (
+                "src/bytes.rs",
+                "pub fn bytes(text: &str) -> Vec<u8> {\n    let text = text.trim();\n    text.bytes().collect()\n}\n".into(),
+            ),
+        ];
+        for i in 0..4 {
+            files.push((
+                ["src/a.py", "src/b.py", "src/c.py", "src/d.py"][i],
+                "def other():\n    return 1\n".into(),
+            ));
+        }
+        assert_eq!(ranked(&files, "how are parsers made for a kind")[0], "src/build.py");
+        assert_eq!(ranked(&files, "text as floats")[0], "src/num.rs");
+    }
+
+    #[test]
+    fn a_qualifier_chooses_among_types_of_one_name() {
+        let files: Vec<(&str, String)> = vec![
+            (
+                "src/config/mod.rs",
+                "pub struct Loader {\n    entries: Vec<String>,\n}\n\nimpl Loader {\n    pub fn load(&self) -> Vec<String> {\n        self.entries.clone()\n    }\n}\n".into(),
+            ),
+            (
+                "src/plugin/loader.rs",
+                "/// Loads plugins; the last entry wins.\npub struct Loader {\n    last: Option<String>,\n}\n\nimpl Loader {\n    pub fn entry(&self) -> Option<String> {\n        self.last.clone()\n    }\n}\n".into(),
+            ),
+            ("src/main.rs", "mod config;\nmod plugin;\nfn main() {}\n".into()),
+        ];
+        assert_eq!(ranked(&files, "`config::Loader` drops the last entry")[0], "src/config/mod.rs");
+        assert_eq!(ranked(&files, "`plugin::Loader` drops the last entry")[0], "src/plugin/loader.rs");
+        assert_eq!(
+            ranked(&files, "Loader in src/config/mod.rs drops the last entry")[0],
+            "src/config/mod.rs"
+        );
+    }
+
+    #[test]
+    fn versioned_copies_of_a_better_file_rank_below_the_other_files() {
+        let candidate = |path: &str| Candidate {
+            path: path.to_string(),
+            body: 0.0,
+            defs: 0.0,
+            path_match: 0.0,
+            docs: 0.0,
+            pagerank: 0.0,
+            neighbors: 0.0,
+            named: 0.0,
+            qualified: 0.0,
+            is_test: false,
+            is_prose: false,
+        };
+        let mut ranked: Vec<(f64, Candidate)> = [
+            (3.0, "docs/manual/dev/manual.yml"),
+            (2.9, "docs/manual/v1.5/manual.yml"),
+            (2.8, "docs/manual/v1.6/manual.yml"),
+            (2.0, "src/main.c"),
+            (1.9, "src/lib/main.c"),
+            (1.8, "crates/a/mod.rs"),
+            (1.7, "crates/b/mod.rs"),
+        ]
+        .into_iter()
+        .map(|(s, p)| (s, candidate(p)))
+        .collect();
+        let before: Vec<f64> = ranked.iter().map(|(s, _)| *s).collect();
+        assert!(demote_versioned_copies(&mut ranked, 1.0));
+        let lowered: Vec<&str> = ranked
+            .iter()
+            .zip(&before)
+            .filter(|((s, _), b)| *s < **b)
+            .map(|((_, c), _)| c.path.as_str())
+            .collect();
+        // Files of one name in other folders (`a/mod.rs`, `b/mod.rs`, `src/lib/main.c`) are no
+        // copies: no folder names a version.
+        assert_eq!(lowered, ["docs/manual/v1.5/manual.yml", "docs/manual/v1.6/manual.yml"]);
+    }
+
+    #[test]
+    fn a_titles_scope_names_the_folder_of_its_code() {
+        assert_eq!(scopes("fix(client): enable instrumenting fetch"), ["client"]);
+        assert_eq!(scopes("feat(server,react)!: stream\n\nbody: words"), ["server", "react"]);
+        assert_eq!(scopes("printer: fix a panic"), ["printer"]);
+        assert!(scopes("fix: a typo").is_empty());
+        assert!(scopes("Issue #267: Ensure hidden flags do not change help").is_empty());
+        assert!(scopes("a title\n\nscope: in the body").is_empty());
+        let names = QueryNames::of("fix(client): enable instrumenting fetch");
+        assert_eq!(names.fit("packages/client/src/getFetch.ts", None), IN_SCOPE);
+        assert_eq!(names.fit("packages/server/src/fetch.ts", None), 0.0);
+    }
+
+    #[test]
+    fn qualified_names_are_read_from_a_query() {
+        let all = |q: &str| -> Vec<(Vec<String>, bool)> {
+            Qualified::all_in(q).into_iter().map(|q| (q.segments, q.file)).collect()
+        };
+        let seg = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            all("`config::Loader` and TypeAdapter.validate_json, Foo#bar, a->b in src/a/b.rs or setup.cfg"),
+            [
+                (seg(&["config", "loader"]), false),
+                (seg(&["typeadapter", "validate_json"]), false),
+                (seg(&["foo", "bar"]), false),
+                (seg(&["a", "b"]), false),
+                (seg(&["src", "a", "b.rs"]), true),
+                (seg(&["setup.cfg"]), true),
+            ]
+        );
+        assert!(all("version 1.2.3 at https://example.com/a/b, the end, in `.test.js` files.").is_empty());
+        assert_eq!(
+            all("\n  `a::B` fails\n\nsee c::D and src/c.rs\n"),
+            [(seg(&["a", "b"]), false)],
+            "a report's body names what it looked at: only its title chooses"
+        );
+    }
+
+    #[test]
+    fn a_reports_title_outweighs_a_quoted_manual_page() {
+        let manual = "Places a line containing a group separator between contiguous groups of matches. \
+                      With the only matching option, this has no effect and a warning is given.";
+        let mut files: Vec<(&str, String)> = vec![
+            (
+                "src/output.py",
+                "def print_context(lines, before):\n    \"\"\"Print the context lines before a match.\"\"\"\n    for line in lines[-before:]:\n        print(line)\n".into(),
+            ),
+            (
+                "src/separator.py",
+                format!("def separate(groups):\n    \"\"\"{manual}\"\"\"\n    return '--'.join(groups)\n"),
+            ),
+        ];
+        for i in 0..4 {
+            files.push((
+                ["src/a.py", "src/b.py", "src/c.py", "src/d.py"][i],
+                "def other():\n    return 1\n".into(),
+            ));
+        }
+        let report = format!(
+            "Context lines printed twice before a match\n\nThe manual says:\n\n```\n-B NUM, --before-context=NUM\n    {manual}\n```\n"
+        );
+        assert_eq!(ranked(&files, &report)[0], "src/output.py");
     }
 
     #[test]

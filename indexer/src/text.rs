@@ -31,6 +31,17 @@ const MAX_TERM: usize = 64;
 /// source than this is committed once; a larger one's queue of documents stays this small
 /// (tantivy queues up to 10,000 documents, text and all, while its threads index).
 const SYNC_BYTES_IN_FLIGHT: usize = 32 << 20;
+/// The dictionary terms read per segment and field when looking for a word's inflections: the
+/// terms that start as the word and its stem do (`pars` for `parsers`).
+const MAX_FORMS_SCANNED: u64 = 64;
+
+/// A query's word as [`TextIndex::field_scores`] weighs it: its forms (the word first), each
+/// with the share of the word's score it earns, and the word's weight among the query's words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryWord {
+    pub forms: Vec<(String, f32)>,
+    pub weight: f32,
+}
 
 /// Splits text into identifiers and emits each identifier whole and, at the same position, its
 /// parts: `parseHTTPResponse` → `parsehttpresponse`, `parse`, `http`, `response`;
@@ -488,32 +499,97 @@ impl TextIndex {
         Ok(stats)
     }
 
-    /// BM25 scores of every file matching any of `terms` in `field`, by path.
+    /// Each of `terms` with the forms of it the index holds ([`crate::forms`]): the term itself
+    /// (share 1, held or not), the inflections the body's and the paths' dictionaries hold (a
+    /// word sharing its stem: `parsers` for `parser`) and the abbreviations either way (`cfg`
+    /// for `config`), each with the share of the term's score it earns.
+    pub fn word_forms(&self, terms: &[String]) -> Result<Vec<QueryWord>, Error> {
+        self.forms(terms).map_err(|err| Error::SearchIndexRead { path: self.dir.clone(), cause: err.into() })
+    }
+
+    /// [`TextIndex::word_forms`], with tantivy's error.
+    fn forms(&self, terms: &[String]) -> tantivy::Result<Vec<QueryWord>> {
+        let searcher = self.reader.searcher();
+        let mut dictionaries = Vec::new();
+        for segment in searcher.segment_readers() {
+            for field in [self.fields.body, self.fields.path_terms] {
+                dictionaries.push(segment.inverted_index(field)?);
+            }
+        }
+        let mut out = Vec::with_capacity(terms.len());
+        for term in terms {
+            let mut forms = vec![(term.clone(), 1.0)];
+            if let Some(stem) = crate::forms::stem(term)
+                && let Some(prefix) = crate::forms::inflection_prefix(term, &stem)
+            {
+                // Past the prefix: the same bytes with the last one the next letter.
+                let mut end = prefix.as_bytes().to_vec();
+                if let Some(last) = end.last_mut() {
+                    *last += 1;
+                }
+                let mut found: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+                for dictionary in &dictionaries {
+                    let mut stream = dictionary
+                        .terms()
+                        .range()
+                        .ge(prefix)
+                        .lt(&end)
+                        .limit(MAX_FORMS_SCANNED)
+                        .into_stream()?;
+                    while stream.advance() {
+                        let Ok(key) = std::str::from_utf8(stream.key()) else { continue };
+                        // An inflection adds a few letters at most (`parse` → `parsing`).
+                        if key.len() > term.len() + 4 || found.contains(key) {
+                            continue;
+                        }
+                        if key != term && crate::forms::stem(key).is_some_and(|s| s == stem) {
+                            found.insert(key.to_string());
+                        }
+                    }
+                }
+                forms.extend(found.into_iter().map(|form| (form, crate::forms::FOLDED)));
+            }
+            for form in crate::forms::abbreviations(term) {
+                if !forms.iter().any(|(f, _)| f == form) {
+                    forms.push((form.to_string(), crate::forms::ABBREVIATED));
+                }
+            }
+            out.push(QueryWord { forms, weight: 1.0 });
+        }
+        Ok(out)
+    }
+
+    /// BM25 scores of every file matching any of `words` in `field`, by path.
     pub(crate) fn field_scores(
         &self,
         field: Field,
-        terms: &[String],
+        words: &[QueryWord],
     ) -> Result<FxHashMap<String, f32>, Error> {
-        self.scores(field, terms)
+        self.scores(field, words)
             .map_err(|err| Error::SearchIndexRead { path: self.dir.clone(), cause: err.into() })
     }
 
-    /// [`TextIndex::field_scores`], with tantivy's error. Each term is scored on its own and a
+    /// [`TextIndex::field_scores`], with tantivy's error. Each word is scored on its own and a
     /// file's scores are summed in the query's order, so the sum's last bits, and with them the
     /// order of nearly equal files, do not depend on how the files fell into segments (tantivy's
     /// union adds its clauses in the order their next documents come). A term is looked up once
     /// per segment, for its document frequency and its postings both (a `TermQuery` looks it up
     /// twice): BM25 as tantivy's term scorer computes it.
     ///
+    /// A word's forms are scored at the word's rarity (its own form's document frequency, or,
+    /// where the index does not hold it, its most frequent form's), each at its share, and a
+    /// file scores its best form: `parsers` and `parser` in one file are one word met twice, not
+    /// two words.
+    ///
     /// A parsed file is scored among the parsed files alone (their count, their average
     /// length, how many of them hold the term): the words of a repository's documents, build
     /// scripts and configuration do not change how its code ranks. `groovy` in six Gradle files
     /// is still a rare word in the Java code it names. A text file is scored among all files.
-    fn scores(&self, field: Field, terms: &[String]) -> tantivy::Result<FxHashMap<String, f32>> {
+    fn scores(&self, field: Field, words: &[QueryWord]) -> tantivy::Result<FxHashMap<String, f32>> {
         let searcher = self.reader.searcher();
         let stats = self.live_stats(&searcher)?;
         let mut out = FxHashMap::default();
-        if terms.is_empty() {
+        if words.is_empty() {
             return Ok(out);
         }
         let segments = searcher.segment_readers();
@@ -525,33 +601,73 @@ impl TextIndex {
         let (all, parsed) = (stats.all(field), stats.parsed(field));
         let mut sums: Vec<Vec<Option<f32>>> =
             segments.iter().map(|s| vec![None; s.max_doc() as usize]).collect();
-        let mut found = Vec::with_capacity(segments.len());
-        for text in terms {
-            let term = Term::from_field_text(field, text);
-            found.clear();
-            let (mut df_all, mut df_text) = (0u64, 0u64);
-            for ((segment, inverted), docs) in segments.iter().zip(&inverted).zip(&docs) {
-                let info = inverted.get_term_info(&term)?;
-                if let Some(info) = &info {
-                    df_all += live_count(segment, inverted, info)?;
-                    df_text += text_docs_holding(segment, inverted, info, &docs.text_docs)?;
+        // Each form held: its term in each segment, and how many files and text files hold it.
+        struct Held {
+            found: Vec<Option<TermInfo>>,
+            df_all: u64,
+            df_text: u64,
+            share: f32,
+        }
+        let mut best: FxHashMap<(usize, DocId), f32> = FxHashMap::default();
+        for word in words {
+            let mut held: Vec<Held> = Vec::with_capacity(word.forms.len());
+            for (form, share) in &word.forms {
+                let term = Term::from_field_text(field, form);
+                let mut h =
+                    Held { found: Vec::with_capacity(segments.len()), df_all: 0, df_text: 0, share: *share };
+                for ((segment, inverted), docs) in segments.iter().zip(&inverted).zip(&docs) {
+                    let info = inverted.get_term_info(&term)?;
+                    if let Some(info) = &info {
+                        h.df_all += live_count(segment, inverted, info)?;
+                        h.df_text += text_docs_holding(segment, inverted, info, &docs.text_docs)?;
+                    }
+                    h.found.push(info);
                 }
-                found.push(info);
+                held.push(h);
             }
-            let weight_all = Bm25Weight::for_one_term(df_all, all.docs, all.average);
-            let weight_parsed = Bm25Weight::for_one_term(df_all - df_text, parsed.docs, parsed.average);
-            for (ord, info) in found.iter().enumerate() {
-                let Some(info) = info else { continue };
-                let mut postings =
-                    inverted[ord].read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
-                let (sums, norms, parsed) = (&mut sums[ord], &norms[ord], &docs[ord].parsed);
-                let mut doc = postings.doc();
-                while doc != TERMINATED {
-                    let weight = if parsed[doc as usize] { &weight_parsed } else { &weight_all };
-                    let score = weight.score(norms.fieldnorm_id(doc), postings.term_freq());
-                    *sums[doc as usize].get_or_insert(0.0) += score;
-                    doc = postings.advance();
+            // The word's rarity among all files, and among the parsed files: its own form's
+            // where one of them holds it, else its most frequent form's there. Each is chosen
+            // from its own files, so the text files never change a parsed file's score.
+            let in_parsed = |h: &Held| h.df_all - h.df_text;
+            let own = held.first().filter(|h| h.df_all > 0);
+            let Some(rarity_all) = own.or_else(|| held.iter().max_by_key(|h| h.df_all)).map(|h| h.df_all)
+            else {
+                continue;
+            };
+            if rarity_all == 0 {
+                continue;
+            }
+            let own_parsed = held.first().map(in_parsed).filter(|df| *df > 0);
+            let rarity_parsed = own_parsed.unwrap_or_else(|| held.iter().map(in_parsed).max().unwrap_or(0));
+            let weight_all =
+                Bm25Weight::for_one_term(rarity_all, all.docs, all.average).boost_by(word.weight);
+            let weight_parsed =
+                Bm25Weight::for_one_term(rarity_parsed, parsed.docs, parsed.average).boost_by(word.weight);
+            let held_forms = held.iter().filter(|h| h.df_all > 0).count();
+            best.clear();
+            for h in held.iter().filter(|h| h.df_all > 0) {
+                for (ord, info) in h.found.iter().enumerate() {
+                    let Some(info) = info else { continue };
+                    let mut postings =
+                        inverted[ord].read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                    let (sums, norms, parsed) = (&mut sums[ord], &norms[ord], &docs[ord].parsed);
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        let weight = if parsed[doc as usize] { &weight_parsed } else { &weight_all };
+                        let score = h.share * weight.score(norms.fieldnorm_id(doc), postings.term_freq());
+                        if held_forms == 1 {
+                            *sums[doc as usize].get_or_insert(0.0) += score;
+                        } else {
+                            let at = best.entry((ord, doc)).or_insert(0.0);
+                            *at = at.max(score);
+                        }
+                        doc = postings.advance();
+                    }
                 }
+            }
+            // One addition per file and word, whatever order the map holds them in.
+            for (&(ord, doc), score) in &best {
+                *sums[ord][doc as usize].get_or_insert(0.0) += score;
             }
         }
         for ((segment, sums), docs) in segments.iter().zip(&sums).zip(&docs) {
@@ -782,6 +898,11 @@ fn live_count(
 mod tests {
     use super::*;
 
+    /// Each of `terms` alone, at weight 1.
+    fn exact(terms: &[&str]) -> Vec<QueryWord> {
+        terms.iter().map(|t| QueryWord { forms: vec![(t.to_string(), 1.0)], weight: 1.0 }).collect()
+    }
+
     fn terms(text: &str) -> Vec<String> {
         let mut out = Vec::new();
         code_terms(text, |t, _, _, p| out.push(format!("{t}@{p}")));
@@ -855,9 +976,11 @@ mod tests {
         let (fresh, _) = TextIndex::open(None).unwrap();
         fresh.sync(&root, &index.snapshot()).unwrap();
         let terms = ["alpha".to_string(), "beta".to_string(), "return".to_string()];
+        let words = edited.word_forms(&terms).unwrap();
+        assert_eq!(words, fresh.word_forms(&terms).unwrap());
         for field in [edited.fields.body, edited.fields.defs] {
             let (a, b) =
-                (edited.field_scores(field, &terms).unwrap(), fresh.field_scores(field, &terms).unwrap());
+                (edited.field_scores(field, &words).unwrap(), fresh.field_scores(field, &words).unwrap());
             assert_eq!(a, b, "the edited index scores as a fresh index of the same files");
         }
         assert_eq!(edited.doc_freq("alpha"), fresh.doc_freq("alpha"));
@@ -897,9 +1020,9 @@ mod tests {
             assert_eq!(index.snapshot().texts.len(), if with_texts { 7 } else { 0 });
             let (text, _) = TextIndex::open(None).unwrap();
             text.sync(&root, &index.snapshot()).unwrap();
-            let terms = ["groovy".to_string(), "inline".to_string(), "maker".to_string()];
+            let words = exact(&["groovy", "inline", "maker"]);
             [text.fields.body, text.fields.defs, text.fields.path_terms]
-                .map(|field| text.field_scores(field, &terms).unwrap())
+                .map(|field| text.field_scores(field, &words).unwrap())
         };
         let (code_alone, with_texts) = (scores(false), scores(true));
         for (alone, with) in code_alone.iter().zip(&with_texts) {
@@ -952,7 +1075,7 @@ mod tests {
         assert!(dropped.starts_with("the saved search index is unusable"), "{dropped}");
         assert!(text.is_empty(), "rebuilt from nothing");
         assert_eq!(text.sync(&root, &index.snapshot()).unwrap().added, 1);
-        let alpha = text.field_scores(text.fields.defs, &["alpha".to_string()]).unwrap();
+        let alpha = text.field_scores(text.fields.defs, &exact(&["alpha"])).unwrap();
         assert_eq!(alpha.keys().collect::<Vec<_>>(), ["a.py"]);
     }
 

@@ -23,6 +23,11 @@ fn a_bug_report_reads_as_functions_with_bodies_callers_callees_and_tests() {
     assert!(!obs.is_error, "{}", obs.text);
     expect![[r#"
         5 functions for the task, best first (5 whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it)
+        shop/receipts.py:4-6 send_receipt (function)
+        4	def send_receipt(cart: Cart, amount: float) -> str:
+        5	    lines = [f"{item.name} x{item.quantity}" for item in cart.items]
+        6	    return f"Receipt for {cart.customer}: " + ", ".join(lines) + f" = {amount:.2f}"
+          ← shop/checkout.py:10 def checkout(cart: Cart, code: str | None = None) -> float
         shop/checkout.py:6-11 checkout (function)
          6	def checkout(cart: Cart, code: str | None = None) -> float:
          7	    """Charge the cart and send a receipt."""
@@ -41,11 +46,6 @@ fn a_bug_report_reads_as_functions_with_bodies_callers_callees_and_tests() {
         12	    return amount * (1 - DISCOUNTS.get(code, 0.0))
           ← shop/cart.py:25 def total(self) -> float
           ← shop/checkout.py:15 def quote(cart: Cart) -> float
-        shop/receipts.py:4-6 send_receipt (function)
-        4	def send_receipt(cart: Cart, amount: float) -> str:
-        5	    lines = [f"{item.name} x{item.quantity}" for item in cart.items]
-        6	    return f"Receipt for {cart.customer}: " + ", ".join(lines) + f" = {amount:.2f}"
-          ← shop/checkout.py:10 def checkout(cart: Cart, code: str | None = None) -> float
         shop/cart.py:23-25 Cart.total (method)
         23	    def total(self) -> float:
         24	        raw = sum(item.subtotal() for item in self.items)
@@ -58,10 +58,13 @@ fn a_bug_report_reads_as_functions_with_bodies_callers_callees_and_tests() {
     "#]]
     .assert_eq(&obs.text);
     let data = obs.structured.unwrap();
-    assert_eq!(data["functions"][0]["symbol"], json!("checkout"));
+    // The report's first word is the receipt's: its function first, then the checkout that
+    // sends it.
+    assert_eq!(data["functions"][0]["symbol"], json!("send_receipt"));
     assert_eq!(data["functions"][0]["whole"], json!(true));
-    assert_eq!(data["functions"][0]["tests"][0]["path"], json!("tests/test_cart.py"));
-    assert_eq!(data["functions"][1]["callers"][1]["line"], json!(15));
+    assert_eq!(data["functions"][1]["symbol"], json!("checkout"));
+    assert_eq!(data["functions"][1]["tests"][0]["path"], json!("tests/test_cart.py"));
+    assert_eq!(data["functions"][2]["callers"][1]["line"], json!(15));
 }
 
 #[test]

@@ -100,6 +100,10 @@ pub struct Link {
     pub line: u32,
     /// The enclosing function's signature (for a callee, its own), or the line's text.
     pub signature: String,
+    /// A test listed because it calls a function of this name that resolution could not tell
+    /// from others: shown only when no test's call resolves to the function.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_name: bool,
 }
 
 pub(crate) struct Context;
@@ -170,8 +174,9 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
             "the task has no words to search for; pass the report, error or identifiers as written",
         );
     }
-    let RankedFiles { text, mut files } = if terms.is_empty() {
+    let RankedFiles { text, words, mut files } = if terms.is_empty() {
         RankedFiles {
+            words: Vec::new(),
             text: match ws.text_index(&snapshot) {
                 Ok(text) => text,
                 Err(err) => return Observation::error(format!("cannot rank files: {err}")),
@@ -186,7 +191,7 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
     };
     // Files under a focus path first, in their own order.
     files.sort_by_key(|(_, c)| !focus.admits_first(&c.path));
-    let weights = TermWeights::new(&text, &terms);
+    let weights = TermWeights::new(&text, &words);
     let max_functions = (tokens as u64 / TOKENS_PER_FUNCTION).max(3) as usize;
     // A larger budget looks at more files.
     let top: Vec<&str> = files.iter().take(FILES.max(max_functions)).map(|(_, c)| c.path.as_str()).collect();
@@ -686,8 +691,8 @@ fn links(
             }
         }
     }
-    // Resolved calls first, then candidates (their calls from tests count: a test names what
-    // it tests).
+    // Resolved calls first, then candidates: a test's call that only matches the name counts
+    // when no test's call resolves (and says so).
     calls.sort_by_key(|c| !c.2);
     let mut out = Links {
         callers: Vec::new(),
@@ -698,6 +703,7 @@ fn links(
     };
     // One line per calling function (or per line at module level).
     let mut seen: Vec<(&str, Option<u32>, u32)> = Vec::new();
+    let mut by_name: Vec<Link> = Vec::new();
     for (path, line, resolved) in &calls {
         let Some(entry) = snapshot.files.get(path) else { continue };
         let enclosing = enclosing_function(entry, *line);
@@ -715,11 +721,18 @@ fn links(
             Some(d) => d.signature().to_string(),
             None => sources.line(path, *line),
         };
-        let link =
-            Link { path: path.to_string(), line: *line, signature: cut_chars(signature.trim(), LINE_CHARS) };
+        let link = Link {
+            path: path.to_string(),
+            line: *line,
+            signature: cut_chars(signature.trim(), LINE_CHARS),
+            by_name: false,
+        };
         if is_test {
-            if out.tests.len() < TESTS {
+            // A test whose call resolves elsewhere tests another function of the name.
+            if *resolved && out.tests.len() < TESTS {
                 out.tests.push(link);
+            } else if !*resolved && by_name.len() < TESTS {
+                by_name.push(Link { by_name: true, ..link });
             }
         } else if *resolved {
             if out.callers.len() < CALLERS {
@@ -728,6 +741,9 @@ fn links(
                 out.more_callers += 1;
             }
         }
+    }
+    if out.tests.is_empty() {
+        out.tests = by_name;
     }
     let (callees, _) = resolver.callees(target);
     for hit in callees {
@@ -751,6 +767,7 @@ fn links(
                 path: path.to_string(),
                 line: hit.line,
                 signature: cut_chars(callee.signature().trim(), LINE_CHARS),
+                by_name: false,
             });
         } else {
             out.more_callees += 1;
@@ -781,7 +798,8 @@ fn render_links(links: &Links, path: &str, def: DefRef<'_>) -> String {
         ));
     }
     for l in &links.tests {
-        block.push_str(&format!("  test {}:{} {}\n", shown_path(&l.path), l.line, l.signature));
+        let how = if l.by_name { " (calls the name; not resolved)" } else { "" };
+        block.push_str(&format!("  test {}:{} {}{how}\n", shown_path(&l.path), l.line, l.signature));
     }
     block
 }

@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_indexer::{
-    Candidate, HitLine, Snapshot, TermWeights, Weights, best_lines, candidates, enclosing_symbol,
-    keep_strong_hits, named_terms, query_terms, shown_path,
+    Candidate, HitLine, QueryNames, QueryWord, Snapshot, TermWeights, Weights, best_lines, candidates,
+    demote_versioned_copies, enclosing_symbol, keep_strong_hits, query_terms, query_words, shown_path,
 };
 
 use crate::observe::lenient;
@@ -208,8 +208,13 @@ fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observati
 /// `admits` filter lets through and a field of which matches.
 pub(crate) struct RankedFiles {
     pub text: std::sync::Arc<tack_indexer::TextIndex>,
+    /// The query's words with their forms and weights, as the files were ranked by them.
+    pub words: Vec<QueryWord>,
     pub files: Vec<(f64, Candidate)>,
 }
+
+/// What a versioned copy of a better file loses ([`demote_versioned_copies`]): as much as a test.
+const VERSIONED_COPY: f64 = 1.0;
 
 /// `auto` mode's ranking of files, shared by `search` and `context`.
 pub(crate) fn rank_files(
@@ -220,10 +225,11 @@ pub(crate) fn rank_files(
     terms: &[String],
 ) -> Result<RankedFiles, String> {
     let text = ws.text_index(snapshot).map_err(|err| err.to_string())?;
-    let weights = Weights::for_terms(terms);
-    let named = named_terms(query);
+    let weights = Weights::for_query(query, terms);
+    let named = QueryNames::of(query);
+    let words = query_words(&text, query, terms).map_err(|err| err.to_string())?;
     let found =
-        candidates(snapshot, &text, terms, &named, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
+        candidates(snapshot, &text, &words, &named, weights.pagerank > 0.0).map_err(|err| err.to_string())?;
     let mut scored: Vec<(f64, Candidate)> = found
         .into_iter()
         .filter(|c| admits(&c.path))
@@ -237,10 +243,19 @@ pub(crate) fn rank_files(
     let defines = |path: &str| {
         single && snapshot.files.get(path).is_some_and(|e| e.symbols.defs.iter().any(|d| d.name() == name))
     };
-    scored.sort_by(|a, b| {
-        defines(&b.1.path).cmp(&defines(&a.1.path)).then(b.0.total_cmp(&a.0)).then(a.1.path.cmp(&b.1.path))
-    });
-    Ok(RankedFiles { text, files: scored })
+    let order = |scored: &mut Vec<(f64, Candidate)>| {
+        scored.sort_by(|a, b| {
+            defines(&b.1.path)
+                .cmp(&defines(&a.1.path))
+                .then(b.0.total_cmp(&a.0))
+                .then(a.1.path.cmp(&b.1.path))
+        });
+    };
+    order(&mut scored);
+    if demote_versioned_copies(&mut scored, VERSIONED_COPY) {
+        order(&mut scored);
+    }
+    Ok(RankedFiles { text, words, files: scored })
 }
 
 /// The `auto` mode: every candidate file scored, the best `limit` with their best lines.
@@ -252,12 +267,13 @@ fn ranked(
     terms: &[String],
     limit: usize,
 ) -> Result<Observation, String> {
-    let RankedFiles { text, files: scored } = rank_files(ws, snapshot, &|p| scope.admits(p), query, terms)?;
+    let RankedFiles { text, words, files: scored } =
+        rank_files(ws, snapshot, &|p| scope.admits(p), query, terms)?;
     let total_files = scored.len() as u64;
     let per_file = text.terms_per_file(terms).map_err(|err| err.to_string())?;
     let total_matches: u64 =
         scored.iter().map(|(_, c)| per_file.get(&c.path).copied().unwrap_or(0) as u64).sum();
-    let line_weights = TermWeights::new(&text, terms);
+    let line_weights = TermWeights::new(&text, &words);
     let shown: Vec<(f64, Candidate)> = scored.into_iter().take(limit).collect();
     let mut lines: Vec<Vec<HitLine>> = shown
         .iter()
