@@ -345,6 +345,14 @@ pub(crate) struct RawImport<'t> {
     pub at: Node<'t>,
 }
 
+impl<'t> RawImport<'t> {
+    /// A glob import of every name of `module` (`from m import *`, `import a.*`, `export * from`,
+    /// a Go dot import, a C `#include`), written at `at`.
+    pub(crate) fn glob(module: String, at: Node<'t>) -> Self {
+        RawImport { module, item: None, bound: None, alias: false, glob: true, cfg: None, at }
+    }
+}
+
 /// The name a module file goes by: its stem, or its folder's name for a file that stands for
 /// its folder (`shop/__init__.py` is `shop`, `geo/mod.rs` is `geo`, as are `src/lib.rs` and
 /// `cmd/main.go` their folders').

@@ -251,15 +251,7 @@ impl Language for CFamily {
             "system_lib_string" => text.trim_start_matches('<').trim_end_matches('>'),
             _ => return,
         };
-        out.push(RawImport {
-            module: module.to_string(),
-            item: None,
-            bound: None,
-            alias: false,
-            glob: true,
-            cfg: None,
-            at: path,
-        });
+        out.push(RawImport::glob(module.to_string(), path));
     }
 
     /// A method is bound in its class's body (bare calls inside it); one defined out of line

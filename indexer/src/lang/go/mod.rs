@@ -291,15 +291,7 @@ fn import_spec<'t>(spec: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
     let name = spec.child_by_field_name("name");
     match name.map(|n| node_text(n, bytes)) {
         Some("_") => {}
-        Some(".") => out.push(RawImport {
-            module,
-            item: None,
-            bound: None,
-            alias: false,
-            glob: true,
-            cfg: None,
-            at: path,
-        }),
+        Some(".") => out.push(RawImport::glob(module, path)),
         Some(alias) => {
             let at = name.unwrap_or(path);
             out.push(RawImport {

@@ -311,15 +311,7 @@ impl Language for Java {
             return;
         }
         if children.iter().any(|c| c.kind() == "asterisk") {
-            out.push(RawImport {
-                module: full.to_string(),
-                item: None,
-                bound: None,
-                alias: false,
-                glob: true,
-                cfg: None,
-                at: path,
-            });
+            out.push(RawImport::glob(full.to_string(), path));
             return;
         }
         let (module, name) = match path.kind() {

@@ -441,15 +441,7 @@ impl Language for Ecma {
                 }
                 if !listed {
                     // `export * from './x'`: every name of `x` is a name of this module.
-                    out.push(RawImport {
-                        module,
-                        item: None,
-                        bound: None,
-                        alias: false,
-                        glob: true,
-                        cfg: None,
-                        at: source,
-                    });
+                    out.push(RawImport::glob(module, source));
                 }
             }
             "variable_declarator" => {

@@ -256,15 +256,7 @@ impl Language for Python {
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
                     if child.kind() == "wildcard_import" {
-                        out.push(RawImport {
-                            module: module.clone(),
-                            item: None,
-                            bound: None,
-                            alias: false,
-                            glob: true,
-                            cfg: None,
-                            at: child,
-                        });
+                        out.push(RawImport::glob(module.clone(), child));
                     }
                 }
                 let mut cursor = node.walk();
