@@ -93,6 +93,27 @@ pub(crate) fn is_prose(path: &str) -> bool {
     PROSE.iter().any(|e| ext.eq_ignore_ascii_case(e))
         || is_changelog(path)
         || (ext.is_empty() && RECORDS.iter().any(|r| stem.eq_ignore_ascii_case(r)))
+        || is_manual_page(name)
+        || (in_documentation(path) && crate::Lang::from_path(Path::new(path)).is_none())
+}
+
+/// Folders that hold a project's documentation: what no grammar reads there (the manual as
+/// YAML, the site's HTML, its data) is documentation too.
+const DOCUMENTATION: &[&str] = &["doc", "docs", "documentation", "man", "manual"];
+
+/// Whether a file sits in a documentation folder ([`DOCUMENTATION`]).
+fn in_documentation(path: &str) -> bool {
+    let mut folders = path.split('/').rev().skip(1);
+    folders.any(|f| DOCUMENTATION.iter().any(|d| f.eq_ignore_ascii_case(d)))
+}
+
+/// Whether a file's name marks a manual page before a further extension: `jq.1.prebuilt`,
+/// `tool.8.in` (a name, then a section digit between two dots; `v1.2.3.tar` is a version).
+fn is_manual_page(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.len() > 2
+        && matches!(parts[1].as_bytes(), [b'1'..=b'9'])
+        && parts[0].bytes().last().is_some_and(|b| b.is_ascii_alphabetic())
 }
 
 /// Whether a file records a project's changes (`CHANGELOG.md`, `HISTORY.rst`, `NEWS`).
@@ -198,6 +219,26 @@ mod tests {
         assert!(is_text(b"plain\ntext"));
         assert!(!is_text(b"\x89PNG\r\n\x1a\n\0\0"));
         assert!(is_generated(20_000, 10) && !is_generated(20_000, 400) && !is_generated(900, 1));
+    }
+
+    #[test]
+    fn documents_are_told_by_kind_by_manual_section_and_by_documentation_folder() {
+        for path in [
+            "README.md",
+            "CHANGELOG",
+            "doc/rg.1",
+            "jq.1.prebuilt",
+            "docs/content/manual/v1.5/manual.yml",
+            "docs/site/index.html",
+            "Documentation/data/terms.json",
+        ] {
+            assert!(is_prose(path), "{path}");
+        }
+        for path in
+            ["src/main.rs", "docs/conf.py", "docs/examples/demo.js", "config.yml", "v1.2.3.tar", "a.b.c"]
+        {
+            assert!(!is_prose(path), "{path}");
+        }
     }
 
     #[test]
