@@ -279,6 +279,30 @@ pub fn query_words(text: &TextIndex, query: &str, terms: &[String]) -> Result<Ve
 /// The identifiers of two parts or more a query writes (`BaseStubbing`, `read_to_end`),
 /// lowercased, each once: the names by which it can name a file or a definition
 /// ([`Candidate::named`]). Words written apart (`base stubbing`) are not among them.
+/// The single names a query writes as code: a word right before `(` (`host()`, `iter(x)`) or
+/// alone between backticks (`` `pdb` ``), lowercased, in the query's order, at least three
+/// letters and no stop word. A report that says "the host() function" means the function of
+/// that name, not the lines that say "host".
+pub(crate) fn written_names(query: &str) -> Vec<String> {
+    let text = without_html_comments(query);
+    let bytes = text.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    code_terms(&text, |term, start, end, _| {
+        let word = &text[start..end];
+        let called = bytes.get(end) == Some(&b'(');
+        let quoted = start > 0 && bytes[start - 1] == b'`' && bytes.get(end) == Some(&b'`');
+        if (called || quoted)
+            && term.len() == word.len()
+            && term.len() >= 3
+            && !STOP.contains(&term)
+            && !out.iter().any(|t| t == term)
+        {
+            out.push(term.to_string());
+        }
+    });
+    out
+}
+
 pub fn named_terms(query: &str) -> Vec<String> {
     let text = without_html_comments(query);
     let mut out: Vec<String> = Vec::new();
@@ -309,6 +333,9 @@ pub struct QueryNames {
     /// The scope a title gives itself (`fix(client): …`, `printer: …`), lowercased: the folder
     /// of the code it is about.
     pub scopes: Vec<String>,
+    /// Words a title writes side by side ([`word_pairs`]), lowercased: a command and its
+    /// subcommand (`into duration`, `overlay use`) that a file's folder and name may spell.
+    pub pairs: Vec<(String, String)>,
 }
 
 /// How well a file under a folder named as the title's scope fits, of a qualified name's 1.
@@ -316,17 +343,74 @@ pub(crate) const IN_SCOPE: f64 = 0.33;
 
 impl QueryNames {
     pub fn of(query: &str) -> QueryNames {
-        QueryNames { terms: named_terms(query), qualified: Qualified::all_in(query), scopes: scopes(query) }
+        QueryNames {
+            terms: named_terms(query),
+            qualified: Qualified::all_in(query),
+            scopes: scopes(query),
+            pairs: word_pairs(query),
+        }
     }
 
     /// How well the query's names fit the file at `path`: its best qualified name's fit
-    /// ([`Qualified::ends_at`]), else [`IN_SCOPE`] when a folder of its path is the title's scope.
+    /// ([`Qualified::ends_at`]), else [`IN_SCOPE`] when the title's scope is a folder of its path
+    /// or the module the file is (`LaTeX: …` names `writers/latex.py` as well as `latex/`).
     fn fit(&self, path: &str, entry: Option<&FileEntry>) -> f64 {
         let best = self.qualified.iter().map(|q| q.ends_at(path, entry)).fold(0.0, f64::max);
         let folders = path.rsplit_once('/').map_or("", |(dirs, _)| dirs);
-        let in_scope = self.scopes.iter().any(|s| folders.split('/').any(|d| d.eq_ignore_ascii_case(s)));
-        if in_scope { best.max(IN_SCOPE) } else { best }
+        let module = crate::lang::module_name(path);
+        let in_scope = self
+            .scopes
+            .iter()
+            .any(|s| module.eq_ignore_ascii_case(s) || folders.split('/').any(|d| d.eq_ignore_ascii_case(s)));
+        let best = if in_scope { best.max(IN_SCOPE) } else { best };
+        if best < 1.0 && !self.pairs.is_empty() {
+            // The module's folder and name, a keyword's `_` dropped (`overlay/use_.rs`).
+            let parts: Vec<&str> = path.split('/').collect();
+            let own = parts.last().is_some_and(|f| f.split('.').next() != Some(module));
+            let folder = parts.iter().rev().nth(if own { 2 } else { 1 });
+            let name = module.trim_end_matches('_');
+            if let Some(folder) = folder
+                && self
+                    .pairs
+                    .iter()
+                    .any(|(a, b)| a.eq_ignore_ascii_case(folder) && b.eq_ignore_ascii_case(name))
+            {
+                return 1.0;
+            }
+        }
+        best
     }
+}
+
+/// Most pairs of words a title gives [`QueryNames::pairs`].
+const MOST_PAIRS: usize = 16;
+
+/// The pairs of words side by side in a query's title (its first line), lowercased, letters
+/// only, two or more each, with nothing but space (and backticks) between them: `Fix a bug with
+/// the into duration command` gives (`into`, `duration`) among others; `field validators, model
+/// serializers` gives no (`validators`, `model`), nor a path's folders. Stop words count: a
+/// command's name often is one (`into`, `from`, `use`).
+fn word_pairs(query: &str) -> Vec<(String, String)> {
+    let title = query.trim_start().split('\n').next().unwrap_or("");
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut previous: Option<String> = None;
+    for token in title.split_whitespace() {
+        let opens = token.starts_with(['(', '[', '"', '\'']);
+        let word = token.trim_start_matches(['`', '(', '[', '"', '\'']);
+        let closes =
+            word.trim_end_matches('`').ends_with([',', '.', ';', ':', '!', '?', ')', ']', '"', '\'']);
+        let word = word.trim_end_matches(['`', ',', '.', ';', ':', '!', '?', ')', ']', '"', '\'']);
+        let word = (word.len() >= 2 && word.bytes().all(|b| b.is_ascii_alphabetic()))
+            .then(|| word.to_ascii_lowercase());
+        if let (Some(a), Some(b)) = (previous.as_ref().filter(|_| !opens), word.as_ref())
+            && !out.iter().any(|(x, y)| x == a && y == b)
+        {
+            out.push((a.clone(), b.clone()));
+        }
+        previous = if closes { None } else { word };
+    }
+    out.truncate(MOST_PAIRS);
+    out
 }
 
 /// The scope of a title written as a conventional commit or a component's prefix:
@@ -366,7 +450,12 @@ fn scopes(query: &str) -> Vec<String> {
         }
         None => return Vec::new(),
     };
-    inner.split([',', '/', ' ']).map(str::trim).filter(|w| word(w)).map(str::to_ascii_lowercase).collect()
+    inner
+        .split([',', '/', ' '])
+        .map(|w| w.trim().trim_matches('`'))
+        .filter(|w| word(w))
+        .map(str::to_ascii_lowercase)
+        .collect()
 }
 
 /// A name a query writes with its qualifiers: `config::Loader`, `TypeAdapter.validate_json`,
@@ -834,11 +923,17 @@ const FN_B: f64 = 0.5;
 const FN_NAME: f64 = 1.0;
 const FN_TEST: f64 = 0.5;
 const FN_CONTAINER: f64 = 0.3;
+/// How many times its name's rarity a definition earns that the query writes as code
+/// (`host()`, `` `pdb` ``): enough to put it above the functions that only say the words.
+const FN_WRITTEN: f64 = 3.0;
 
 /// What each query term weighs when lines are picked: its rarity across the files (IDF), and
 /// the terms once each in the query's order. Counted once per query, for every file's lines.
 pub struct TermWeights<'a> {
     idf: FxHashMap<&'a str, f64>,
+    /// Names the query writes as code ([`written_names`]): a definition of one of these names
+    /// earns its name's rarity [`FN_WRITTEN`] times more.
+    written: Vec<String>,
     distinct: Vec<&'a str>,
     /// Each distinct term's place in `distinct`.
     index: FxHashMap<&'a str, usize>,
@@ -874,7 +969,14 @@ impl<'a> TermWeights<'a> {
         }
         let finder = aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(&distinct).ok();
         let index = distinct.iter().enumerate().map(|(i, t)| (*t, i)).collect();
-        TermWeights { idf, distinct, index, finder }
+        TermWeights { idf, written: Vec::new(), distinct, index, finder }
+    }
+
+    /// These weights, where a definition named as `query` writes code ([`written_names`])
+    /// ranks first among its file's.
+    pub fn naming(mut self, query: &str) -> Self {
+        self.written = written_names(query);
+        self
     }
 }
 
@@ -1040,6 +1142,11 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
                 });
                 named.sort_unstable();
                 score += FN_NAME * named.iter().map(|i| weights.idf[weights.distinct[*i]]).sum::<f64>();
+                if weights.written.iter().any(|w| def.name().eq_ignore_ascii_case(w)) {
+                    let rarity =
+                        weights.idf.get(def.name().to_ascii_lowercase().as_str()).copied().unwrap_or(1.0);
+                    score += FN_WRITTEN * rarity;
+                }
                 if !is_function(&def) {
                     score *= FN_CONTAINER;
                 }
@@ -1207,6 +1314,32 @@ mod tests {
         assert_eq!(query_terms(report), ["transpose", "errors", "tests", "test", "case"]);
         // A comment marker alone, or a closing one without an opening, is text as usual.
         assert_eq!(query_terms("a --> b_c"), ["b_c"]);
+    }
+
+    #[test]
+    fn names_written_as_code_are_calls_and_backticked_words() {
+        let report = "Patch `pdb` in `CliRunner`; changed the host() function, not iter(x) nor `a.b`";
+        assert_eq!(written_names(report), ["pdb", "clirunner", "host", "iter"]);
+        assert!(written_names("the host function returns an empty string").is_empty());
+        assert!(written_names("fix `is` and f(x)").is_empty(), "stop words and short names");
+    }
+
+    #[test]
+    fn a_function_the_task_writes_as_a_call_ranks_first_in_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = "def encode(path):\n    # hyperlinks: paths with spaces\n    spaces = quote(path)\n    return hyperlinks(paths, spaces)\n\ndef host():\n    return ''\n";
+        std::fs::write(dir.path().join("hyperlink.py"), source).unwrap();
+        let mut entry = file_entry("hyperlink.py", crate::Lang::Python, source.len() as u64, 7);
+        for (name, line, end_line) in [("encode", 1, 4), ("host", 6, 7)] {
+            let text = crate::symbols::DefText { qualified: name, ..Default::default() };
+            entry.symbols.defs.push(name, DefKind::Function, (line, end_line), (0, 0), None, text);
+        }
+        let (text, _) = TextIndex::open(None).unwrap();
+        let task = "Fix hyperlinks for paths with spaces: changed the host() function";
+        let words = text.word_forms(&query_terms(task)).unwrap();
+        let first = |weights: &TermWeights<'_>| best_lines(dir.path(), &entry, weights, 2)[0].symbol.clone();
+        assert_eq!(first(&TermWeights::new(&text, &words)).as_deref(), Some("encode"), "the words alone");
+        assert_eq!(first(&TermWeights::new(&text, &words).naming(task)).as_deref(), Some("host"));
     }
 
     #[test]
@@ -1439,16 +1572,45 @@ mod tests {
     }
 
     #[test]
-    fn a_titles_scope_names_the_folder_of_its_code() {
+    fn a_titles_scope_names_the_folder_or_module_of_its_code() {
         assert_eq!(scopes("fix(client): enable instrumenting fetch"), ["client"]);
         assert_eq!(scopes("feat(server,react)!: stream\n\nbody: words"), ["server", "react"]);
         assert_eq!(scopes("printer: fix a panic"), ["printer"]);
+        assert_eq!(scopes("fix(`client`): skip calling `.abort()`"), ["client"]);
         assert!(scopes("fix: a typo").is_empty());
         assert!(scopes("Issue #267: Ensure hidden flags do not change help").is_empty());
         assert!(scopes("a title\n\nscope: in the body").is_empty());
         let names = QueryNames::of("fix(client): enable instrumenting fetch");
         assert_eq!(names.fit("packages/client/src/getFetch.ts", None), IN_SCOPE);
         assert_eq!(names.fit("packages/server/src/fetch.ts", None), 0.0);
+        let names = QueryNames::of("LaTeX: fix mark-up when a role has two classes");
+        assert_eq!(names.fit("sphinx/writers/latex.py", None), IN_SCOPE, "the module the scope names");
+        assert_eq!(names.fit("sphinx/builders/latex/transforms.py", None), IN_SCOPE);
+        assert_eq!(names.fit("sphinx/writers/text.py", None), 0.0);
+    }
+
+    #[test]
+    fn a_title_naming_a_command_and_its_subcommand_finds_their_file() {
+        let names = QueryNames::of("Fix a bug with `us` in the `into duration` command\n\nsee into string");
+        assert_eq!(names.fit("crates/nu-command/src/conversions/into/duration.rs", None), 1.0);
+        assert_eq!(
+            names.fit("crates/nu-command/src/conversions/into/string.rs", None),
+            0.0,
+            "a body's words"
+        );
+        assert_eq!(names.fit("crates/nu-command/src/duration.rs", None), 0.0);
+        let names = QueryNames::of("overlay use: keep PWD after activating the overlay");
+        assert_eq!(names.fit("crates/nu-cmd-lang/src/core_commands/overlay/use_.rs", None), 1.0);
+        assert_eq!(names.fit("crates/nu-cmd-lang/src/core_commands/overlay/hide.rs", None), 0.0);
+        assert_eq!(QueryNames::of("geo point parsing").fit("src/geo/point/mod.rs", None), 1.0);
+        assert!(word_pairs("Fix: a b c_d 42 x").is_empty(), "letters only, two or more");
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(word_pairs("into duration: us\nfrom ini"), [pair("into", "duration")]);
+        assert_eq!(
+            word_pairs("field validators, model serializers"),
+            [pair("field", "validators"), pair("model", "serializers")]
+        );
+        assert!(word_pairs("see crates/core/flags/hiargs.rs").is_empty(), "a path is no pair");
     }
 
     #[test]

@@ -191,7 +191,7 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
     };
     // Files under a focus path first, in their own order.
     files.sort_by_key(|(_, c)| !focus.admits_first(&c.path));
-    let weights = TermWeights::new(&text, &words);
+    let weights = TermWeights::new(&text, &words).naming(&query);
     let max_functions = (tokens as u64 / TOKENS_PER_FUNCTION).max(3) as usize;
     // A larger budget looks at more files.
     let top: Vec<&str> = files.iter().take(FILES.max(max_functions)).map(|(_, c)| c.path.as_str()).collect();

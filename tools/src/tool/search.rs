@@ -273,7 +273,7 @@ fn ranked(
     let per_file = text.terms_per_file(terms).map_err(|err| err.to_string())?;
     let total_matches: u64 =
         scored.iter().map(|(_, c)| per_file.get(&c.path).copied().unwrap_or(0) as u64).sum();
-    let line_weights = TermWeights::new(&text, &words);
+    let line_weights = TermWeights::new(&text, &words).naming(query);
     let shown: Vec<(f64, Candidate)> = scored.into_iter().take(limit).collect();
     let mut lines: Vec<Vec<HitLine>> = shown
         .iter()
