@@ -365,9 +365,13 @@ impl QueryNames {
         let best = if in_scope { best.max(IN_SCOPE) } else { best };
         if best < 1.0 && !self.pairs.is_empty() {
             // The module's folder and name, a keyword's `_` dropped (`overlay/use_.rs`).
-            let parts: Vec<&str> = path.split('/').collect();
-            let own = parts.last().is_some_and(|f| f.split('.').next() != Some(module));
-            let folder = parts.iter().rev().nth(if own { 2 } else { 1 });
+            let mut back = path.rsplit('/');
+            let file = back.next().unwrap_or(path);
+            // A file that stands for its folder (`geo/mod.rs`): the folder above that one.
+            if file.split('.').next() != Some(module) {
+                back.next();
+            }
+            let folder = back.next();
             let name = module.trim_end_matches('_');
             if let Some(folder) = folder
                 && self
