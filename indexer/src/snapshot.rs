@@ -23,6 +23,12 @@ pub enum Lang {
     Java,
     C,
     Cpp,
+    CSharp,
+    Php,
+    Ruby,
+    Kotlin,
+    Swift,
+    Bash,
     /// A text file no grammar reads (documentation, configuration, a language tack does not
     /// parse): searched by its words, with no symbols. Never in the registry.
     Text,

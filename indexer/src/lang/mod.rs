@@ -160,15 +160,23 @@ pub(crate) struct DocCache<'t> {
     pub lines: FxHashMap<usize, &'t str>,
 }
 
+mod bash;
 mod c;
 mod comments;
 mod common;
 mod cpp;
+mod csharp;
+mod declared_packages;
 mod go;
 mod java;
 mod javascript;
+mod kotlin;
+mod php;
 mod python;
+mod ruby;
 mod rust;
+mod shared_scope;
+mod swift;
 mod text_files;
 mod typescript;
 
@@ -406,6 +414,12 @@ pub(crate) static LANGUAGES: &[&dyn Language] = &[
     &java::Java,
     &c::C,
     &cpp::CPP,
+    &csharp::CSharp,
+    &php::Php,
+    &ruby::Ruby,
+    &kotlin::Kotlin,
+    &swift::Swift,
+    &bash::Bash,
 ];
 
 /// Every language's spec, in the order of [`Lang`].

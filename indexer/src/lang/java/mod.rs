@@ -15,8 +15,6 @@ use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
 use crate::symbols::{DefRef, FileSymbols};
 
-mod java_packages;
-
 pub(crate) struct Java;
 
 /// Words that may stand before a method's result type in its signature.
@@ -366,7 +364,7 @@ impl Language for Java {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(java_packages::Packages::new(files))
+        Arc::new(super::declared_packages::Packages::new(files, Lang::Java, ("this", "super")))
     }
 }
 

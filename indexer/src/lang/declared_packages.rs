@@ -1,9 +1,10 @@
-//! Java's side of name resolution: a package is the set of files that declare it (wherever
-//! they sit: `src/main/java` and `src/test/java` share theirs); a qualified name is a package,
-//! then types, then members. A file sees its own package as a glob import (the `package`
-//! declaration decodes as one), single-type imports before it and on-demand imports after.
-//! Members: a package's top-level types, a type's members, fields and nested types, then its
-//! bases' (`extends`, `implements`).
+//! Name resolution where a file declares the package (or namespace) it belongs to, as Java,
+//! Kotlin, C# and PHP do: a package is the set of files that declare it (wherever they sit:
+//! `src/main/java` and `src/test/java` share theirs); a qualified name is a package, then types,
+//! then members, joined by the language's separator. A file sees its own package as a glob
+//! import (its declaration decodes as one, marked `alias`), single-type imports before it and
+//! on-demand imports after. Members: a package's top-level types, a type's members, fields and
+//! nested types, then its bases'.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,8 +18,11 @@ use crate::snapshot::FileEntry;
 use crate::snapshot::Lang;
 use crate::symbols::RefKind;
 
-/// Java's tables: each file's package and each package's files.
+/// The tables of one such language: each file's package and each package's files.
 pub(super) struct Packages {
+    lang: Lang,
+    /// The words for the instance and for its base inside a type's body (`this`, `super`).
+    receivers: (&'static str, &'static str),
     package_of: Vec<Option<String>>,
     by_package: HashMap<String, Vec<u32>>,
 }
@@ -35,11 +39,15 @@ fn declared_package(file: &FileEntry) -> String {
 }
 
 impl Packages {
-    pub(super) fn new(files: &[Arc<FileEntry>]) -> Packages {
+    pub(super) fn new(
+        files: &[Arc<FileEntry>],
+        lang: Lang,
+        receivers: (&'static str, &'static str),
+    ) -> Packages {
         let mut package_of = Vec::with_capacity(files.len());
         let mut by_package: HashMap<String, Vec<u32>> = HashMap::new();
         for (i, file) in files.iter().enumerate() {
-            if file.lang != Lang::Java {
+            if file.lang != lang {
                 package_of.push(None);
                 continue;
             }
@@ -47,7 +55,7 @@ impl Packages {
             by_package.entry(package.clone()).or_default().push(i as u32);
             package_of.push(Some(package));
         }
-        Packages { package_of, by_package }
+        Packages { lang, receivers, package_of, by_package }
     }
 
     fn files_of(&self, file: u32) -> &[u32] {
@@ -61,9 +69,10 @@ impl Packages {
     fn resolve_path(&self, r: &dyn Binder, path: &str, depth: u32) -> Option<Value> {
         // A chase of its own, bounded with the resolver's.
         let _step = crate::meaning::step()?;
-        let parts: Vec<&str> = path.split('.').collect();
+        let separator = self.lang.spec().separator;
+        let parts: Vec<&str> = path.split(separator).collect();
         for k in (0..=parts.len()).rev() {
-            let package = parts[..k].join(".");
+            let package = parts[..k].join(separator);
             let Some(files) = self.by_package.get(&package) else { continue };
             let Some(&first) = files.first() else { continue };
             let mut value = Value::Module(first, NONE);
@@ -77,7 +86,7 @@ impl Packages {
 }
 
 impl Tables for Packages {
-    /// Packages are declared in files: kept while no changed Java file's package declaration
+    /// Packages are declared in files: kept while no changed file's package declaration
     /// changed.
     fn updated(
         self: Arc<Self>,
@@ -85,7 +94,7 @@ impl Tables for Packages {
         files: &[Arc<FileEntry>],
         changed: &[u32],
     ) -> Option<Arc<dyn Tables>> {
-        let same = changed_alike(Lang::Java, (before, files), changed, |a, b| {
+        let same = changed_alike(self.lang, (before, files), changed, |a, b| {
             declared_package(a) == declared_package(b)
         });
         if same { Some(self) } else { None }
@@ -101,9 +110,10 @@ impl Tables for Packages {
 
     /// `org.shop.Cart.total`: a package, then types and members.
     fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target> {
-        let parts: Vec<&str> = query.split('.').collect();
+        let separator = self.lang.spec().separator;
+        let parts: Vec<&str> = query.split(separator).collect();
         for k in (1..parts.len()).rev() {
-            let Some(files) = self.by_package.get(&parts[..k].join(".")) else { continue };
+            let Some(files) = self.by_package.get(&parts[..k].join(separator)) else { continue };
             let Some(&first) = files.first() else { continue };
             return r.member_path(Value::Module(first, NONE), &parts[k..]);
         }
@@ -168,9 +178,9 @@ impl Tables for Packages {
         if found.is_empty() { vec![import_found(file, import)] } else { found }
     }
 
-    /// `this` and `super` in a type.
+    /// The instance (`this`) and its base (`super`, C#'s `base`) in a type.
     fn receiver(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Option<Value> {
-        crate::meaning::class_receiver(r, file, pos, name, ("this", "super"))
+        crate::meaning::class_receiver(r, file, pos, name, self.receivers)
     }
 
     /// The top-level types of the package.

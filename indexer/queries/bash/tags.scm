@@ -1,0 +1,2 @@
+; Definitions and references.
+(function_definition name: (word) @name) @definition.function

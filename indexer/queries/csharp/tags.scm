@@ -1,0 +1,2 @@
+; Definitions and references.
+(class_declaration name: (identifier) @name) @definition.class

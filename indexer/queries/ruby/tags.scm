@@ -1,0 +1,2 @@
+; Definitions and references.
+(class name: (constant) @name) @definition.class

@@ -1,0 +1,105 @@
+//! Swift: (being written).
+
+use std::sync::Arc;
+
+use tree_sitter::Node;
+
+use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules};
+use crate::meaning::{Entry, Tables};
+use crate::names::{Pos, ScopeKind};
+use crate::snapshot::FileEntry;
+use crate::symbols::{DefKind, DefRef, FileSymbols};
+
+pub(crate) struct Swift;
+
+static SPEC: LangSpec = LangSpec {
+    lang: Lang::Swift,
+    name: "swift",
+    extensions: &["swift"],
+    grammar: || tree_sitter_swift::LANGUAGE.into(),
+    comments: Comments::SLASHES,
+    nodes: Nodes { ..Nodes::NONE },
+    tags: include_str!("../../../queries/swift/tags.scm"),
+    names: include_str!("../../../queries/swift/names.scm"),
+    test_file_suffixes: &[],
+    test_file_names: &[],
+    surface_files: &[],
+    separator: ".",
+    noise: &[],
+    std_methods: &[],
+    keywords: &[],
+    preamble: &[],
+    rules: Rules {
+        attribute_names_members: false,
+        method_call_names_function: false,
+        defs_are_assignments: false,
+        external_globs_give_candidates: false,
+        bases_outside_class: false,
+        class_body_closed: false,
+        first_binding_scope_wins: false,
+        module_scope_is_closed: false,
+    },
+    family: "swift",
+    checks: |_| Vec::new(),
+    runners: &[],
+};
+
+impl Language for Swift {
+    fn spec(&self) -> &'static LangSpec {
+        &SPEC
+    }
+
+    fn refine_kind(&self, _up: [Option<Node>; 3], kind: DefKind) -> DefKind {
+        kind
+    }
+
+    fn doc<'t>(
+        &self,
+        _def: Node<'t>,
+        _parent: Option<Node<'t>>,
+        _bytes: &'t [u8],
+        _cache: &mut DocCache<'t>,
+    ) -> Option<&'t str> {
+        None
+    }
+
+    fn type_hint(&self, _text: &str) -> Option<String> {
+        None
+    }
+
+    fn qualifier(&self, _node: Node, _bytes: &[u8]) -> Option<String> {
+        None
+    }
+
+    fn scope_kind(&self, _node_kind: &str) -> ScopeKind {
+        ScopeKind::Block
+    }
+
+    fn decode_import<'t>(&self, _node: Node<'t>, _bytes: &[u8], _out: &mut Vec<RawImport<'t>>) {}
+
+    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], _def: DefRef<'_>) -> bool {
+        true
+    }
+
+    fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
+        super::last_local_else_items(entries, symbols, pos)
+    }
+
+    fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
+        Arc::new(super::shared_scope::SharedScope::new(files, Lang::Swift, target_of))
+    }
+}
+
+/// The target a file belongs to: the folder below `Sources/` or `Tests/` that holds it, as
+/// Swift Package Manager lays a package out (`Sources/Cart/Line.swift` is in `Sources/Cart`);
+/// the whole repository is one module elsewhere.
+fn target_of(path: &str) -> &str {
+    for top in ["Sources/", "Tests/"] {
+        let Some(at) = path.find(top).filter(|&i| i == 0 || path[..i].ends_with('/')) else { continue };
+        let rest = &path[at + top.len()..];
+        if let Some(slash) = rest.find('/') {
+            return &path[..at + top.len() + slash];
+        }
+    }
+    ""
+}
