@@ -690,7 +690,7 @@ mod tests {
     #[test]
     fn text_files_are_kept_apart_for_search_and_binary_generated_or_lock_files_left_out() {
         let (repo, store) = setup();
-        fs::write(repo.path().join("install.sh"), "enable_plugin() {\n  echo on\n}\n").unwrap();
+        fs::write(repo.path().join("install.pl"), "sub enable_plugin {\n  print \"on\";\n}\n").unwrap();
         fs::write(repo.path().join("logo.dat"), b"\x89PNG\0\0binary").unwrap();
         fs::write(repo.path().join("blob"), b"head\0tail").unwrap();
         fs::write(repo.path().join("data.json"), format!("[{}]\n", "1,".repeat(6000))).unwrap();
@@ -700,9 +700,9 @@ mod tests {
         assert_eq!((stats.files, stats.parsed), (2, 2), "text files are not parsed");
         let snapshot = index.snapshot();
         assert_eq!(snapshot.files.keys().collect::<Vec<_>>(), ["a.py", "b.py"]);
-        assert_eq!(snapshot.texts.keys().collect::<Vec<_>>(), ["install.sh", "notes.md"]);
+        assert_eq!(snapshot.texts.keys().collect::<Vec<_>>(), ["install.pl", "notes.md"]);
         assert!(snapshot.texts.values().all(|e| e.symbols.defs.is_empty() && !e.lang.has_grammar()));
-        assert_eq!(snapshot.entry("install.sh").map(|e| e.lines), Some(3));
+        assert_eq!(snapshot.entry("install.pl").map(|e| e.lines), Some(3));
         assert!(index.save().unwrap());
         drop(index);
 

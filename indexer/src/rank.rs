@@ -1465,19 +1465,19 @@ mod tests {
 
     #[test]
     fn a_stray_code_file_among_text_files_is_scaled_with_them() {
-        // A Ruby library (no grammar) with one Python script: the script's weak match is not
+        // A Perl library (no grammar) with one Python script: the script's weak match is not
         // the best of its own scale.
         let mut files: Vec<(&str, String)> =
             vec![("scripts/release.py", "def bump():\n    # the rack version\n    pass\n".into())];
-        let ruby = "def call(env)\n  status, headers, body = @app.call(env)\n  headers['etag'] ||= digest(body)\nend\n";
-        files.push(("lib/rack/etag.rb", ruby.into()));
-        let names: Vec<String> = (0..6).map(|i| format!("lib/rack/other{i}.rb")).collect();
+        let perl = "sub call {\n  my ($status, $headers, $body) = $app->call($env);\n  $headers->{etag} //= digest($body);\n}\n";
+        files.push(("lib/Rack/etag.pm", perl.into()));
+        let names: Vec<String> = (0..6).map(|i| format!("lib/Rack/other{i}.pm")).collect();
         for name in &names {
-            files.push((name, "def other\n  1\nend\n".into()));
+            files.push((name, "sub other {\n  1;\n}\n".into()));
         }
         let found = candidates_of(&files, "rack etag version of the body");
         let script = found.iter().find(|c| c.path == "scripts/release.py").expect("a match");
-        let etag = found.iter().find(|c| c.path == "lib/rack/etag.rb").expect("a match");
+        let etag = found.iter().find(|c| c.path == "lib/Rack/etag.pm").expect("a match");
         assert!(etag.body == 1.0 && script.body < 0.5, "{etag:?} {script:?}");
     }
 

@@ -83,7 +83,7 @@ async fn ruby_answers_how_a_changed_session_cookie_is_detected() {
 /// A repository with no file in a parsed language still has a map: its text files.
 #[tokio::test]
 async fn the_map_of_a_repository_without_a_parsed_language_lists_its_files() {
-    let repo = fixture_copy("text_ruby");
+    let repo = fixture_copy("text_docs");
     let store = tempfile::tempdir().unwrap();
     let client = start(repo.path(), store.path()).await;
     let map = call(&client, "repo_map", json!({})).await;
