@@ -36,8 +36,10 @@ no randomness. Output is sorted by commit date, like the development set.
 
 Source / test / doc / generated files (classify()):
   * source = extension of the language (rust .rs; python .py; typescript .ts .tsx .mts .cts;
-    javascript .js .jsx .mjs .cjs; go .go; java .java). rust and python keep exactly the
-    development set's rules (scripts/common.py); the extra rules below apply to the new languages;
+    javascript .js .jsx .mjs .cjs; go .go; java .java; csharp .cs; php .php; ruby .rb .rake .gemspec;
+    kotlin .kt .kts; swift .swift; bash .sh .bash: the extensions tack indexes, so extension-less Bash
+    scripts are not source). rust and python keep exactly the development set's rules
+    (scripts/common.py); the extra rules below apply to the new languages;
   * test / fixture / doc / example directories (any directory component): the development set's
     tests, test, testing, benches, bench, benchmarks, examples, example, fuzz, docs, doc, ci,
     scripts, tools, xtask, artwork, plus __tests__, __mocks__, __fixtures__, fixtures, fixture,
@@ -54,6 +56,15 @@ Source / test / doc / generated files (classify()):
     out, coverage; *.min.js; and (when the content is given) files whose first 1 KB says
     "@generated", "DO NOT EDIT", "Code generated", "auto-generated", or starts a browserify bundle,
     or whose first line is over 1000 characters (minified), e.g. mocha's old root mocha.js.
+  * csharp / php / ruby / kotlin / swift / bash (_classify_new(); the rules above unchanged for the
+    older languages): the folder names above compared case-insensitively (Swift's Tests/, Examples/,
+    Benchmarks/; C#'s Samples/) plus samples, sample, benchmark, script, features (Cucumber), specs,
+    testfixtures, playground, demo(s), build-logic; any folder with a word "test" in it
+    (Serilog.Tests, okhttp-testing-support, ArgumentParserTestHelpers, jvmTest; not "latest"); test
+    files *Test(s).cs / *Spec(s).cs / *Fixture.cs, *Test.php, *_test.rb / *_spec.rb / test_*.rb,
+    *Test(s).kt / *IT.kt, *Test(s).swift, *_test.sh / test_*.sh; generated: bin/, obj/, packages/
+    (C#), .build/, Pods/, Carthage/ (Swift), plus the content check; tooling (indexed, never gold):
+    dot-files, *.gemspec, *.rake, *.gradle.kts, Package.swift, AssemblyInfo.cs, install.sh / setup.sh.
 Only "source" files can be gold; every file with the language's extension (tests included) is
 indexed by the baselines (is_indexable()).
 
@@ -69,8 +80,14 @@ de-duplicated. From the -U0 diff: a function counts when it contains a deleted/r
 for a pure insertion after parent line a, when it contains both line a and line a+1 (functions the
 fix adds are not in the parent tree and do not count). Definitions come from a simple per-language
 regex of definition headers, NOT a parser, run on a copy of the file whose comments and string
-literals are blanked; a definition's extent is found from indentation plus bracket depth (brace
-languages) or indentation (python). A changed line is credited to the outermost function containing
+literals are blanked (and Ruby / Bash / PHP here-documents, C# / Swift preprocessor lines); a
+definition's extent is found from indentation plus bracket depth (brace languages: also C#, PHP,
+Kotlin, Swift), indentation (python), def/class/module ... `end` at the header's indentation (ruby)
+or the braces of `f() {` / `function f {` (bash). Headers: C# class / struct / interface / record /
+enum, methods, constructors, properties with a body; PHP class / interface / trait / enum and
+`function`; Kotlin class / interface / object and `fun` (extension receivers dropped); Swift class /
+struct / enum / protocol / extension / actor (an extension qualifies as its type), func, init,
+subscript, deinit, computed `var x: T {`; Ruby class / module and `def` (`def self.x` gives x). A changed line is credited to the outermost function containing
 it (closures and local functions count for their enclosing function), qualified by the innermost
 class / interface / enum / record / impl / trait / struct containing that function (Go: the
 method's receiver type; JS: X.prototype.name = function gives X.name, exports.name = ... gives
@@ -128,7 +145,7 @@ _GENERATED_HEAD_RE = re.compile(
 # okhttp-testing-support, ArgumentParserTestHelpers, jvmTest; not "latest"/"attestation"); the build
 # output of .NET (bin/, obj/, packages/) and Swift's .build/, Pods/, Carthage/ are generated
 _NEW_NONSOURCE_DIRS = {"samples", "sample", "benchmark", "script", "features", "specs", "testfixtures",
-                       "playground", "demo", "demos"}
+                       "playground", "demo", "demos", "build-logic"}
 _NEW_TEST_DIR_RE = re.compile(r"(^|[^a-z])[tT]est|Test")
 _NEW_GENERATED_DIRS = {"csharp": {"bin", "obj", "packages"}, "swift": {".build", "pods", "carthage"}}
 _NEW_TEST_FILE_RE = {
@@ -341,9 +358,42 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
     i, n = 0, len(text)
     hash_comment = lang in ("python", "ruby", "bash")  # Ruby / Bash: no // or /* */ comments
     prev_sig = ""  # last significant char, for JS regex-literal detection
+    heredoc_re = _HEREDOC_RE.get(lang)
+    heredocs: list[str] = []  # Ruby / Bash / PHP here-documents opened on the current line
     while i < n:
         c = text[i]
         nxt = text[i + 1] if i + 1 < n else ""
+        if heredoc_re is not None:
+            if c == "\n" and heredocs:  # blank the here-documents' bodies and terminators
+                out.append("\n")
+                i += 1
+                for tag in heredocs:
+                    while i < n:
+                        j = text.find("\n", i)
+                        j = n if j < 0 else j
+                        line = text[i:j]
+                        out.append(" " * len(line))
+                        i = j
+                        if i < n:
+                            out.append("\n")
+                            i += 1
+                        if line.strip() == tag or (lang == "php" and re.match(re.escape(tag) + r"(?!\w)", line.strip())):
+                            break  # PHP: `EOF;`, `EOF,`, `EOF)` end it too
+                heredocs = []
+                continue
+            if c == "<" and nxt == "<":
+                m = heredoc_re.match(text, i)
+                if m:
+                    heredocs.append(m.group("tag"))
+                    out.append(m.group(0))
+                    i = m.end()
+                    continue
+            if lang == "ruby" and c == "=" and text.startswith("=begin", i) and (i == 0 or text[i - 1] == "\n"):
+                j = text.find("\n=end", i)
+                j = n if j < 0 else j + 5
+                out.append(re.sub(r"[^\n]", " ", text[i:j]))
+                i = j
+                continue
         if (hash_comment and c == "#" and (lang != "bash" or i == 0 or text[i - 1] in " \t\n;|&(")) or (
                 lang == "php" and c == "#" and nxt != "["):  # Bash: $# ${#x} ${x#y} are not comments
             j = text.find("\n", i)
@@ -430,6 +480,12 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
         res = "\n".join(" " * len(ln) if ln.lstrip().startswith("#") else ln for ln in res.split("\n"))
     return res if res.count("\n") == text.count("\n") else text  # never shift lines
 
+
+_HEREDOC_RE = {
+    "ruby": re.compile(r"<<[~-]?(?P<q>[\"'`]?)(?P<tag>[A-Z_]\w*|(?<=[-~\"'`])[A-Za-z_]\w*)(?P=q)"),
+    "bash": re.compile(r"<<-?\s*(?P<q>[\"']?)\\?(?P<tag>[A-Za-z_]\w*)(?P=q)"),
+    "php": re.compile(r"<<<\s*(?P<q>[\"']?)(?P<tag>[A-Za-z_]\w*)(?P=q)"),
+}
 
 _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "new", "else", "throw", "do", "try", "case",
              "function", "typeof", "await", "yield", "super", "this", "synchronized", "assert", "when", "with",
