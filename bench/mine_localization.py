@@ -229,7 +229,7 @@ def _classify_new(dirs: list[str], base: str, lang: str, head: bytes | None) -> 
         first = head[:1024].decode("utf-8", "replace")
         if _GENERATED_HEAD_RE.search(first) or len(first.split("\n", 1)[0]) > 1000:
             return "generated"
-    nonsource = _DEV_NONSOURCE_DIRS | _MORE_NONSOURCE_DIRS | _NEW_NONSOURCE_DIRS
+    nonsource = {d.lower() for d in _DEV_NONSOURCE_DIRS | _MORE_NONSOURCE_DIRS | _NEW_NONSOURCE_DIRS}  # buildSrc
     if (any(d in nonsource for d in low) or any(_NEW_TEST_DIR_RE.search(d) for d in dirs)
             or _NEW_TEST_FILE_RE[lang].search(base)):
         return "test"
