@@ -36,8 +36,10 @@ no randomness. Output is sorted by commit date, like the development set.
 
 Source / test / doc / generated files (classify()):
   * source = extension of the language (rust .rs; python .py; typescript .ts .tsx .mts .cts;
-    javascript .js .jsx .mjs .cjs; go .go; java .java). rust and python keep exactly the
-    development set's rules (scripts/common.py); the extra rules below apply to the new languages;
+    javascript .js .jsx .mjs .cjs; go .go; java .java; csharp .cs; php .php; ruby .rb .rake .gemspec;
+    kotlin .kt .kts; swift .swift; bash .sh .bash: the extensions tack indexes, so extension-less Bash
+    scripts are not source). rust and python keep exactly the development set's rules
+    (scripts/common.py); the extra rules below apply to the new languages;
   * test / fixture / doc / example directories (any directory component): the development set's
     tests, test, testing, benches, bench, benchmarks, examples, example, fuzz, docs, doc, ci,
     scripts, tools, xtask, artwork, plus __tests__, __mocks__, __fixtures__, fixtures, fixture,
@@ -54,6 +56,15 @@ Source / test / doc / generated files (classify()):
     out, coverage; *.min.js; and (when the content is given) files whose first 1 KB says
     "@generated", "DO NOT EDIT", "Code generated", "auto-generated", or starts a browserify bundle,
     or whose first line is over 1000 characters (minified), e.g. mocha's old root mocha.js.
+  * csharp / php / ruby / kotlin / swift / bash (_classify_new(); the rules above unchanged for the
+    older languages): the folder names above compared case-insensitively (Swift's Tests/, Examples/,
+    Benchmarks/; C#'s Samples/) plus samples, sample, benchmark, script, features (Cucumber), specs,
+    testfixtures, playground, demo(s), build-logic; any folder with a word "test" in it
+    (Serilog.Tests, okhttp-testing-support, ArgumentParserTestHelpers, jvmTest; not "latest"); test
+    files *Test(s).cs / *Spec(s).cs / *Fixture.cs, *Test.php, *_test.rb / *_spec.rb / test_*.rb,
+    *Test(s).kt / *IT.kt, *Test(s).swift, *_test.sh / test_*.sh; generated: bin/, obj/, packages/
+    (C#), .build/, Pods/, Carthage/ (Swift), plus the content check; tooling (indexed, never gold):
+    dot-files, *.gemspec, *.rake, *.gradle.kts, Package.swift, AssemblyInfo.cs, install.sh / setup.sh.
 Only "source" files can be gold; every file with the language's extension (tests included) is
 indexed by the baselines (is_indexable()).
 
@@ -69,8 +80,14 @@ de-duplicated. From the -U0 diff: a function counts when it contains a deleted/r
 for a pure insertion after parent line a, when it contains both line a and line a+1 (functions the
 fix adds are not in the parent tree and do not count). Definitions come from a simple per-language
 regex of definition headers, NOT a parser, run on a copy of the file whose comments and string
-literals are blanked; a definition's extent is found from indentation plus bracket depth (brace
-languages) or indentation (python). A changed line is credited to the outermost function containing
+literals are blanked (and Ruby / Bash / PHP here-documents, C# / Swift preprocessor lines); a
+definition's extent is found from indentation plus bracket depth (brace languages: also C#, PHP,
+Kotlin, Swift), indentation (python), def/class/module ... `end` at the header's indentation (ruby)
+or the braces of `f() {` / `function f {` (bash). Headers: C# class / struct / interface / record /
+enum, methods, constructors, properties with a body; PHP class / interface / trait / enum and
+`function`; Kotlin class / interface / object and `fun` (extension receivers dropped); Swift class /
+struct / enum / protocol / extension / actor (an extension qualifies as its type), func, init,
+subscript, deinit, computed `var x: T {`; Ruby class / module and `def` (`def self.x` gives x). A changed line is credited to the outermost function containing
 it (closures and local functions count for their enclosing function), qualified by the innermost
 class / interface / enum / record / impl / trait / struct containing that function (Go: the
 method's receiver type; JS: X.prototype.name = function gives X.name, exports.name = ... gives
@@ -100,7 +117,16 @@ EXT = {
     "javascript": (".js", ".jsx", ".mjs", ".cjs"),
     "go": (".go",),
     "java": (".java",),
+    # the six languages added with tack's C# / PHP / Ruby / Kotlin / Swift / Bash support: the extensions
+    # tack indexes (indexer/src/lang/*/mod.rs); Bash files without an extension are not indexed
+    "csharp": (".cs",),
+    "php": (".php",),
+    "ruby": (".rb", ".rake", ".gemspec"),
+    "kotlin": (".kt", ".kts"),
+    "swift": (".swift",),
+    "bash": (".sh", ".bash"),
 }
+NEW_LANGS = ("csharp", "php", "ruby", "kotlin", "swift", "bash")
 
 # the development set's list (scripts/common.py) ...
 _DEV_NONSOURCE_DIRS = {"tests", "test", "testing", "benches", "bench", "benchmarks", "examples",
@@ -114,6 +140,31 @@ _TEST_DIR_RE = re.compile(r"^tests?([A-Z_-].*)?$|^testbundle$|(Test|Tests|-test|
 _GENERATED_HEAD_RE = re.compile(
     r"@generated|DO NOT EDIT|Code generated|auto-?generated|autogenerated|"
     r"\(function e\(t,n,r\)\{function s\(o,u\)|function r\(e,n,t\)\{function o\(i,f\)", re.I)
+# the six newer languages: the directory names above compared case-insensitively (Swift's Tests/,
+# Sources/../Examples/, C#'s Samples/), plus these; a component with a word "test" in it (Serilog.Tests,
+# okhttp-testing-support, ArgumentParserTestHelpers, jvmTest; not "latest"/"attestation"); the build
+# output of .NET (bin/, obj/, packages/) and Swift's .build/, Pods/, Carthage/ are generated
+_NEW_NONSOURCE_DIRS = {"samples", "sample", "benchmark", "script", "features", "specs", "testfixtures",
+                       "playground", "demo", "demos", "build-logic"}
+_NEW_TEST_DIR_RE = re.compile(r"(^|[^a-z])[tT]est|Test")
+_NEW_GENERATED_DIRS = {"csharp": {"bin", "obj", "packages"}, "swift": {".build", "pods", "carthage"}}
+_NEW_TEST_FILE_RE = {
+    "csharp": re.compile(r"(Test|Tests|TestCase|Spec|Specs|Fixture)\.cs$"),
+    "php": re.compile(r"(Test|TestCase)\.php$"),
+    "ruby": re.compile(r"(^test_.*|_test|_spec|^spec_helper|^test_helper)\.rb$"),
+    "kotlin": re.compile(r"(Test|Tests|TestCase|IT)\.kts?$"),
+    "swift": re.compile(r"(Test|Tests|TestCase|Spec)\.swift$"),
+    "bash": re.compile(r"([-_.]test|[-_.]spec|^test[-_.].*)\.(sh|bash)$"),
+}
+# build scripts and manifests: indexed, never gold
+_NEW_TOOLING_RE = {
+    "ruby": re.compile(r"\.(gemspec|rake)$"),
+    "kotlin": re.compile(r"\.gradle\.kts$|\.main\.kts$"),
+    "swift": re.compile(r"^Package(@swift-[\d.]+)?\.swift$"),
+    "csharp": re.compile(r"^AssemblyInfo\.cs$"),
+    "php": re.compile(r"^(\.php[-_]cs[-_]fixer.*|rector|ecs)\.php$"),
+    "bash": re.compile(r"^(install|uninstall|setup|bootstrap)\.(sh|bash)$"),
+}
 _TOOLING_RE = re.compile(r"(^\.|[.-](config|conf|rc)\.(m|c)?[jt]sx?$|^(gulpfile|gruntfile|package-scripts"
                          r"|webpack\.[\w.]+|rollup\.[\w.]+)\.(m|c)?[jt]s$)", re.I)
 
@@ -149,6 +200,8 @@ def classify(path: str, lang: str, head: bytes | None = None) -> str:
     dirs, base = parts[:-1], parts[-1]
     if lang in ("rust", "python"):
         return "test" if any(d in _DEV_NONSOURCE_DIRS for d in dirs) or _test_file(base, lang) else "source"
+    if lang in NEW_LANGS:
+        return _classify_new(dirs, base, lang, head)
     if any(d in _GENERATED_DIRS for d in dirs) or base.endswith(".min.js"):
         return "generated"
     if head is not None:
@@ -163,6 +216,26 @@ def classify(path: str, lang: str, head: bytes | None = None) -> str:
     if any(d.startswith(".") for d in dirs):
         return "tooling"  # .github/, .vscode/, .husky/ ...
     if lang in ("javascript", "typescript") and _TOOLING_RE.search(base):
+        return "tooling"
+    return "source"
+
+
+def _classify_new(dirs: list[str], base: str, lang: str, head: bytes | None) -> str:
+    """classify() for C#, PHP, Ruby, Kotlin, Swift and Bash (the older languages' rules are untouched)."""
+    low = [d.lower() for d in dirs]
+    if any(d in _GENERATED_DIRS or d in _NEW_GENERATED_DIRS.get(lang, ()) for d in low):
+        return "generated"
+    if head is not None:
+        first = head[:1024].decode("utf-8", "replace")
+        if _GENERATED_HEAD_RE.search(first) or len(first.split("\n", 1)[0]) > 1000:
+            return "generated"
+    nonsource = {d.lower() for d in _DEV_NONSOURCE_DIRS | _MORE_NONSOURCE_DIRS | _NEW_NONSOURCE_DIRS}  # buildSrc
+    if (any(d in nonsource for d in low) or any(_NEW_TEST_DIR_RE.search(d) for d in dirs)
+            or _NEW_TEST_FILE_RE[lang].search(base)):
+        return "test"
+    if any(d.startswith(".") for d in dirs) or base.startswith("."):
+        return "tooling"
+    if lang in _NEW_TOOLING_RE and _NEW_TOOLING_RE[lang].search(base):
         return "tooling"
     return "source"
 
@@ -283,12 +356,46 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
     that brackets and definition regexes see only code."""
     out = []
     i, n = 0, len(text)
-    hash_comment = lang == "python"
+    hash_comment = lang in ("python", "ruby", "bash")  # Ruby / Bash: no // or /* */ comments
     prev_sig = ""  # last significant char, for JS regex-literal detection
+    heredoc_re = _HEREDOC_RE.get(lang)
+    heredocs: list[str] = []  # Ruby / Bash / PHP here-documents opened on the current line
     while i < n:
         c = text[i]
         nxt = text[i + 1] if i + 1 < n else ""
-        if hash_comment and c == "#":
+        if heredoc_re is not None:
+            if c == "\n" and heredocs:  # blank the here-documents' bodies and terminators
+                out.append("\n")
+                i += 1
+                for tag in heredocs:
+                    while i < n:
+                        j = text.find("\n", i)
+                        j = n if j < 0 else j
+                        line = text[i:j]
+                        out.append(" " * len(line))
+                        i = j
+                        if i < n:
+                            out.append("\n")
+                            i += 1
+                        if line.strip() == tag or (lang == "php" and re.match(re.escape(tag) + r"(?!\w)", line.strip())):
+                            break  # PHP: `EOF;`, `EOF,`, `EOF)` end it too
+                heredocs = []
+                continue
+            if c == "<" and nxt == "<":
+                m = heredoc_re.match(text, i)
+                if m:
+                    heredocs.append(m.group("tag"))
+                    out.append(m.group(0))
+                    i = m.end()
+                    continue
+            if lang == "ruby" and c == "=" and text.startswith("=begin", i) and (i == 0 or text[i - 1] == "\n"):
+                j = text.find("\n=end", i)
+                j = n if j < 0 else j + 5
+                out.append(re.sub(r"[^\n]", " ", text[i:j]))
+                i = j
+                continue
+        if (hash_comment and c == "#" and (lang != "bash" or i == 0 or text[i - 1] in " \t\n;|&(")) or (
+                lang == "php" and c == "#" and nxt != "["):  # Bash: $# ${#x} ${x#y} are not comments
             j = text.find("\n", i)
             j = n if j < 0 else j
             out.append(" " * (j - i))
@@ -309,7 +416,7 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
         quote = None
         if lang == "python" and text.startswith(('"""', "'''"), i):
             quote = text[i:i + 3]
-        elif lang == "java" and text.startswith('"""', i):
+        elif lang in ("java", "kotlin", "swift", "csharp") and text.startswith('"""', i):
             quote = '"""'
         elif c == '"':
             quote = '"'
@@ -342,7 +449,7 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
                 continue
         if quote:
             j = i + len(quote)
-            raw = lang == "go" and quote == "`"
+            raw = (lang == "go" and quote == "`") or (lang == "bash" and quote == "'")
             while j < n:
                 if not raw and text[j] == "\\":
                     j += 2
@@ -369,8 +476,16 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
             prev_sig = c
         i += 1
     res = "".join(out)
+    if lang in ("csharp", "swift"):  # preprocessor lines (#if / #else / #endif, often at column 0)
+        res = "\n".join(" " * len(ln) if ln.lstrip().startswith("#") else ln for ln in res.split("\n"))
     return res if res.count("\n") == text.count("\n") else text  # never shift lines
 
+
+_HEREDOC_RE = {
+    "ruby": re.compile(r"<<[~-]?(?P<q>[\"'`]?)(?P<tag>[A-Z_]\w*|(?<=[-~\"'`])[A-Za-z_]\w*)(?P=q)"),
+    "bash": re.compile(r"<<-?\s*(?P<q>[\"']?)\\?(?P<tag>[A-Za-z_]\w*)(?P=q)"),
+    "php": re.compile(r"<<<\s*(?P<q>[\"']?)(?P<tag>[A-Za-z_]\w*)(?P=q)"),
+}
 
 _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "new", "else", "throw", "do", "try", "case",
              "function", "typeof", "await", "yield", "super", "this", "synchronized", "assert", "when", "with",
@@ -380,6 +495,9 @@ _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "new", "else", "
 
 def _headers(lines: list[str], lang: str):
     """Yield (line_index, kind, name, qual_override) for definition headers. kind: 'fn' | 'container'."""
+    if lang in NEW_LANGS:
+        yield from _headers_new(lines, lang)
+        return
     for k, ln in enumerate(lines):
         s = ln
         if lang == "rust":
@@ -457,6 +575,147 @@ def _headers(lines: list[str], lang: str):
                 yield k, "method?", m.group(3), None
 
 
+_CS_MODS = (r"(public|private|protected|internal|static|virtual|override|abstract|sealed|async|extern|unsafe|"
+            r"partial|readonly|file|required|volatile|ref|const|implicit|explicit|operator)")
+_CS_ATTRS = r"(\[[^\]]*\]\s*)*"
+_CS_CONTAINER = re.compile(r"\s*" + _CS_ATTRS + r"(" + _CS_MODS + r"\s+)*(class|interface|struct|enum|record"
+                           r"(\s+struct|\s+class)?)\s+@?(\w+)")
+_CS_TYPE = r"([\w.]+(\s*<[^(]*>)?\??(\s*\[[,\s]*\])*\??|\([^()]*\)\??)"
+_CS_METHOD = re.compile(r"\s*" + _CS_ATTRS + r"(" + _CS_MODS + r"\s+)*(" + _CS_TYPE + r"\s+)?(\w+(<[^(]*>)?\.)*@?(\w+)"
+                        r"\s*(<[^(]*>)?\s*\(")
+_CS_PROPERTY = re.compile(r"\s*" + _CS_ATTRS + r"(" + _CS_MODS + r"\s+)+" + _CS_TYPE + r"\s+@?(\w+)\s*(\{\s*$|=>|$)")
+_CS_KEYWORDS = {"using", "lock", "foreach", "fixed", "checked", "unchecked", "nameof", "sizeof", "default",
+                "stackalloc", "get", "set", "init", "add", "remove", "where", "from", "select", "base", "is",
+                "as", "out", "var", "not", "and", "or", "value", "global", "operator"}
+_KT_CONTAINER = re.compile(r"\s*(@[\w.]+(\([^)]*\))?\s+)*((public|private|protected|internal|open|abstract|final|"
+                           r"sealed|data|enum|annotation|inner|value|inline|expect|actual|companion|fun)\s+)*"
+                           r"(class|interface|object)\s+(\w+)")
+_KT_FUN = re.compile(r"\s*(@[\w.]+(\([^)]*\))?\s+)*((public|private|protected|internal|open|override|abstract|final|"
+                     r"inline|suspend|operator|infix|tailrec|external|actual|expect|synchronized)\s+)*fun\s+"
+                     r"(<[^=(]*?>\s*)?(\S+\.)?(\w+|`[^`]+`)\s*\(")
+_SW_MODS = (r"(@\w+(\([^)]*\))?\s+|(public|private|fileprivate|internal|open|final|static|class|override|mutating|"
+            r"nonmutating|convenience|required|dynamic|optional|package|nonisolated|isolated|distributed|prefix|"
+            r"postfix|infix|indirect|lazy|weak|unowned|consuming|borrowing)(\([^)]*\))?\s+)*")
+_SW_CONTAINER = re.compile(r"\s*" + _SW_MODS + r"(class|struct|enum|protocol|extension|actor)\s+([\w.]+)")
+_SW_FUNC = re.compile(r"\s*" + _SW_MODS + r"(func\s+(\w+|[^\s(<\w]+)|(init)\s*[?!]?\s*[(<]|(subscript)\s*[(<]|"
+                      r"(deinit)\b)")
+_SW_COMPUTED = re.compile(r"\s*" + _SW_MODS + r"var\s+(\w+)\s*:[^={]*\{\s*$")
+_PHP_CONTAINER = re.compile(r"\s*((abstract|final|readonly)\s+)*(class|interface|trait|enum)\s+(\w+)")
+_PHP_FUNCTION = re.compile(r"\s*(#\[[^\]]*\]\s*)*((public|private|protected|static|abstract|final)\s+)*"
+                           r"function\s+&?\s*(\w+)\s*\(")
+_RB_CONTAINER = re.compile(r"\s*(class|module)\s+([\w:]+)")
+_RB_DEF = re.compile(r"\s*((private|protected|public|module_function|private_class_method|memoize)\s+)*def\s+"
+                     r"((self|[A-Z]\w*)\.)?(\w+[?!=]?|\[\]=?|[-+*/%<>=!~^&|]+)")
+_SH_FUNC = re.compile(r"\s*(function\s+([\w:.@+-]+)\s*(\(\s*\))?|([\w:.@+-]+)\s*\(\s*\))\s*(\{|\(|$)")
+
+
+def _headers_new(lines: list[str], lang: str):
+    """_headers() for C#, PHP, Ruby, Kotlin, Swift and Bash: simple regexes of definition headers
+    (brace languages: the extent comes from _extent(); Ruby: def ... end; Bash: f() { ... })."""
+    for k, s in enumerate(lines):
+        if lang == "csharp":
+            m = _CS_CONTAINER.match(s)
+            if m:
+                yield k, "container", m.group(6), None
+                continue
+            m = _CS_METHOD.match(s)
+            if m and m.group(10) not in _KEYWORDS and m.group(10) not in _CS_KEYWORDS:
+                ret = (m.group(4) or "").strip()
+                if not ret:
+                    yield k, "ctor?", m.group(10), None  # a constructor if the name is the class's
+                elif ret.split("<")[0] not in _STATEMENT_WORDS and ret not in _CS_KEYWORDS:
+                    yield k, "fn", m.group(10), None
+                continue
+            m = _CS_PROPERTY.match(s)
+            if m and m.group(7) not in _CS_KEYWORDS and m.group(4).split("<")[0] not in _STATEMENT_WORDS:
+                nxt = next((t.strip() for t in lines[k + 1:k + 3] if t.strip()), "")
+                if m.group(8).strip() or nxt.startswith("{"):  # `{` / `=>` on the line, or Allman `{` below
+                    yield k, "fn", m.group(7), None
+        elif lang == "kotlin":
+            m = _KT_CONTAINER.match(s)
+            if m:
+                yield k, "container", m.group(6), None
+                continue
+            m = _KT_FUN.match(s)
+            if m:
+                yield k, "fn", m.group(7).strip("`"), None
+        elif lang == "swift":
+            m = _SW_CONTAINER.match(s)
+            if m and m.group(6).split(".")[-1] not in ("func", "var", "let", "subscript", "init", "typealias"):
+                yield k, "container", m.group(6).split(".")[-1], None
+                continue
+            m = _SW_FUNC.match(s)
+            if m:
+                yield k, "fn", m.group(6) or m.group(7) or m.group(8) or m.group(9), None
+                continue
+            m = _SW_COMPUTED.match(s)
+            if m:
+                yield k, "fn", m.group(5), None
+        elif lang == "php":
+            m = _PHP_CONTAINER.match(s)
+            if m:
+                yield k, "container", m.group(4), None
+                continue
+            m = _PHP_FUNCTION.match(s)
+            if m:
+                yield k, "fn", m.group(4), None
+        elif lang == "ruby":
+            m = _RB_CONTAINER.match(s)
+            if m:
+                yield k, "container", m.group(2).split("::")[-1], None
+                continue
+            m = _RB_DEF.match(s)
+            if m:
+                yield k, "fn", m.group(5), None
+        elif lang == "bash":
+            m = _SH_FUNC.match(s)
+            if m and (m.group(2) or m.group(4)) not in ("if", "then", "elif", "while", "until", "for", "case"):
+                yield k, "fn", m.group(2) or m.group(4), None
+
+
+def _extent_ruby(mlines: list[str], k: int) -> int:
+    """def / class / module ... end: the first `end` at the header's indentation (rescue / ensure /
+    else at that indentation continue the body); a one-line or endless definition ends at once."""
+    base = _indent(mlines[k])
+    last = k
+    for t in range(k + 1, len(mlines)):
+        s = mlines[t]
+        if not s.strip():
+            continue
+        ind = _indent(s)
+        st = s.strip()
+        if ind > base:
+            last = t
+            continue
+        if ind == base and re.match(r"end\b", st):
+            return t
+        if ind == base and re.match(r"(rescue|ensure|else|elsif|when|in)\b", st):
+            last = t
+            continue
+        return last
+    return last
+
+
+def _extent_bash(mlines: list[str], k: int) -> int:
+    """f() { ... }: braces counted from the header (the body's "{" may open on the next line)."""
+    depth, opened = 0, False
+    for t in range(k, len(mlines)):
+        s = mlines[t]
+        if t > k and not opened and s.strip() and not s.strip().startswith(("{", "(")):
+            return k  # no body found
+        for ch in s:
+            if ch == "{":
+                depth += 1
+                opened = True
+            elif ch == "}":
+                depth -= 1
+        if not opened and t == k and s.rstrip().endswith("("):
+            return k
+        if opened and depth <= 0:
+            return t
+    return len(mlines) - 1
+
+
 _STATEMENT_WORDS = {"return", "new", "throw", "else", "case", "yield", "await", "assert", "do", "typeof",
                     "delete", "in", "of", "instanceof", "goto", "break", "continue"}
 _OPEN, _CLOSE = "([{", ")]}"
@@ -484,6 +743,10 @@ def _indent(s: str) -> int:
 
 def _extent(mlines: list[str], k: int, lang: str) -> int:
     """Last line (index) of the definition starting at line k."""
+    if lang == "ruby":
+        return _extent_ruby(mlines, k)
+    if lang == "bash":
+        return _extent_bash(mlines, k)
     base = _indent(mlines[k])
     n = len(mlines)
     if lang == "python":
