@@ -621,3 +621,66 @@ fn c_and_cpp_outline_definition_and_references_across_files() {
     "#]],
     );
 }
+
+#[test]
+fn csharp_outline_definition_and_references_across_namespaces() {
+    check(
+        "cs_shop",
+        "outline",
+        json!({"path": "src/Shop/Cart.cs"}),
+        expect![[r#"
+        src/Shop/Cart.cs: 6 definitions, 35 lines
+        7-35 class: public partial class Cart
+          9-9 constant: public const decimal TaxRate
+          14-14 method: public Cart(string owner)
+          17-17 constant: public string Owner
+          20-24 method: public Cart Add(Item item)
+          26-34 method: public virtual decimal Total()
+    "#]],
+    );
+    // VipCart.cs:16 `return Total() - base.Total();`: the bare call is VipCart's own.
+    check(
+        "cs_shop",
+        "definition",
+        json!({"path": "src/Shop/VipCart.cs", "line": "16", "column": "16"}),
+        expect![[r#"
+            definition of `Total` at src/Shop/VipCart.cs:16:16: 1 resolved, 0 candidates
+            src/Shop/VipCart.cs:9: public override decimal Total()  (definition, VipCart.Total)
+        "#]],
+    );
+    // Checkout.cs:16 `line.Render(…)`: `Cart.Line line` makes the receiver evident.
+    check(
+        "cs_shop",
+        "definition",
+        json!({"path": "src/Shop/Checkout.cs", "line": "16", "column": "14"}),
+        expect![[r#"
+            definition of `Render` at src/Shop/Checkout.cs:16:14: 1 resolved, 0 candidates
+            src/Shop/Cart.Receipt.cs:13: public string Render(Item item)  (definition, Cart.Line.Render)
+        "#]],
+    );
+    check(
+        "cs_shop",
+        "references",
+        json!({"symbol": "Cart.Total"}),
+        expect![[r#"
+        references to method Cart.Total (src/Shop/Cart.cs:26): 1 resolved, 5 candidates
+        src/Shop/Cart.cs:26: public virtual decimal Total()  (definition, Cart.Total)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        src/Shop/Checkout.cs:18: decimal amount = cart.Total() + D.ApplyDiscount(1.0m, null);  (call, Checkout.Run)
+        src/Shop/Checkout.cs:20: return new Quote(owner, amount + other.Total());  (call, Checkout.Run)
+        src/Shop/VipCart.cs:11: return base.Total() * 0.95m;  (call, VipCart.Total)
+        src/Shop/VipCart.cs:16: return Total() - base.Total();  (call, VipCart.Saved)
+        tests/Shop.Tests/CartTests.cs:13: Assert.Equal(2.4m, cart.Total());  (call, CartTests.TotalAddsTax)
+    "#]],
+    );
+    check(
+        "cs_shop",
+        "callers",
+        json!({"symbol": "ApplyDiscount"}),
+        expect![[r#"
+        callers of method Discounts.ApplyDiscount (src/Shop/Pricing/Discounts.cs:16): 2 resolved, 0 candidates
+        src/Shop/Cart.cs:33: return WithTax(Discounts.ApplyDiscount(raw, code));  (call, Cart.Total)
+        src/Shop/Checkout.cs:18: decimal amount = cart.Total() + D.ApplyDiscount(1.0m, null);  (call, Checkout.Run)
+    "#]],
+    );
+}

@@ -438,8 +438,9 @@ fn doc_line<'t>(lines: &[&'t str]) -> Option<&'t str> {
         let mut text = line.trim();
         text = text.strip_prefix("<summary>").unwrap_or(text).trim_start();
         text = text.split("</summary>").next().unwrap_or(text).trim_end();
-        (!text.is_empty() && !(text.starts_with('<') && text.ends_with('>') && !text[1..].contains('<')))
-            .then_some(text)
+        // A line that is one tag alone (`<para>`) says nothing.
+        let lone_tag = text.starts_with('<') && text.ends_with('>') && !text[1..].contains('<');
+        (!text.is_empty() && !lone_tag).then_some(text)
     })
 }
 
