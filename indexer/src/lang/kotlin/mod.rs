@@ -288,10 +288,10 @@ impl Language for Kotlin {
         });
     }
 
-    /// Every declaration is bound by its name where it is declared, but an extension function:
-    /// it is reached through its receiver's type, as a member.
-    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], def: DefRef<'_>) -> bool {
-        def.qualified().matches('.').count() == 0 || def.parent().is_some()
+    /// Every declaration is bound by its name where it is declared: an extension function too,
+    /// called bare in its receiver's members and other extensions.
+    fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], _def: DefRef<'_>) -> bool {
+        true
     }
 
     /// A type's members and properties are visible everywhere in its body; a local after its
