@@ -621,3 +621,142 @@ fn c_and_cpp_outline_definition_and_references_across_files() {
     "#]],
     );
 }
+
+#[test]
+fn csharp_outline_definition_and_references_across_namespaces() {
+    check(
+        "cs_shop",
+        "outline",
+        json!({"path": "src/Shop/Cart.cs"}),
+        expect![[r#"
+        src/Shop/Cart.cs: 6 definitions, 35 lines
+        7-35 class: public partial class Cart
+          9-9 constant: public const decimal TaxRate
+          14-14 method: public Cart(string owner)
+          17-17 constant: public string Owner
+          20-24 method: public Cart Add(Item item)
+          26-34 method: public virtual decimal Total()
+    "#]],
+    );
+    // VipCart.cs:16 `return Total() - base.Total();`: the bare call is VipCart's own.
+    check(
+        "cs_shop",
+        "definition",
+        json!({"path": "src/Shop/VipCart.cs", "line": "16", "column": "16"}),
+        expect![[r#"
+            definition of `Total` at src/Shop/VipCart.cs:16:16: 1 resolved, 0 candidates
+            src/Shop/VipCart.cs:9: public override decimal Total()  (definition, VipCart.Total)
+        "#]],
+    );
+    // Checkout.cs:16 `line.Render(…)`: `Cart.Line line` makes the receiver evident.
+    check(
+        "cs_shop",
+        "definition",
+        json!({"path": "src/Shop/Checkout.cs", "line": "16", "column": "14"}),
+        expect![[r#"
+            definition of `Render` at src/Shop/Checkout.cs:16:14: 1 resolved, 0 candidates
+            src/Shop/Cart.Receipt.cs:13: public string Render(Item item)  (definition, Cart.Line.Render)
+        "#]],
+    );
+    check(
+        "cs_shop",
+        "references",
+        json!({"symbol": "Cart.Total"}),
+        expect![[r#"
+        references to method Cart.Total (src/Shop/Cart.cs:26): 1 resolved, 5 candidates
+        src/Shop/Cart.cs:26: public virtual decimal Total()  (definition, Cart.Total)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        src/Shop/Checkout.cs:18: decimal amount = cart.Total() + D.ApplyDiscount(1.0m, null);  (call, Checkout.Run)
+        src/Shop/Checkout.cs:20: return new Quote(owner, amount + other.Total());  (call, Checkout.Run)
+        src/Shop/VipCart.cs:11: return base.Total() * 0.95m;  (call, VipCart.Total)
+        src/Shop/VipCart.cs:16: return Total() - base.Total();  (call, VipCart.Saved)
+        tests/Shop.Tests/CartTests.cs:13: Assert.Equal(2.4m, cart.Total());  (call, CartTests.TotalAddsTax)
+    "#]],
+    );
+    check(
+        "cs_shop",
+        "callers",
+        json!({"symbol": "ApplyDiscount"}),
+        expect![[r#"
+        callers of method Discounts.ApplyDiscount (src/Shop/Pricing/Discounts.cs:16): 2 resolved, 0 candidates
+        src/Shop/Cart.cs:33: return WithTax(Discounts.ApplyDiscount(raw, code));  (call, Cart.Total)
+        src/Shop/Checkout.cs:18: decimal amount = cart.Total() + D.ApplyDiscount(1.0m, null);  (call, Checkout.Run)
+    "#]],
+    );
+}
+
+#[test]
+fn kotlin_outline_definition_and_references_across_packages() {
+    check(
+        "kt_shop",
+        "outline",
+        json!({"path": "src/main/kotlin/shop/Cart.kt"}),
+        expect![[r#"
+        src/main/kotlin/shop/Cart.kt: 8 definitions, 37 lines
+        6-37 class: open class Cart(val owner: String)
+          11-14 method: fun add(item: Item): Cart
+          16-22 method: open fun total(): Double
+          24-24 method: private fun withTax(amount: Double): Double
+          27-29 class: class Line
+            28-28 method: fun render(item: Item): String
+          32-32 constant: const val TAX_RATE
+          35-35 method: fun create(owner: String): Cart
+    "#]],
+    );
+    // VipCart.kt:9 `return total() - super.total()`: the bare call is VipCart's own.
+    check(
+        "kt_shop",
+        "definition",
+        json!({"path": "src/main/kotlin/shop/VipCart.kt", "line": "9", "column": "16"}),
+        expect![[r#"
+            definition of `total` at src/main/kotlin/shop/VipCart.kt:9:16: 1 resolved, 0 candidates
+            src/main/kotlin/shop/VipCart.kt:4: override fun total(): Double {  (definition, VipCart.total)
+        "#]],
+    );
+    // Checkout.kt:8 `Cart.create(owner)`: a companion object's function, reached through its class.
+    check(
+        "kt_shop",
+        "definition",
+        json!({"path": "src/main/kotlin/shop/Checkout.kt", "line": "8", "column": "25"}),
+        expect![[r#"
+            definition of `create` at src/main/kotlin/shop/Checkout.kt:8:25: 1 resolved, 0 candidates
+            src/main/kotlin/shop/Cart.kt:35: fun create(owner: String): Cart = Cart(owner)  (definition, Cart.create)
+        "#]],
+    );
+    check(
+        "kt_shop",
+        "references",
+        json!({"symbol": "Cart.total"}),
+        expect![[r#"
+        references to method Cart.total (src/main/kotlin/shop/Cart.kt:16): 5 resolved, 1 candidate
+        src/main/kotlin/shop/Cart.kt:16: open fun total(): Double {  (definition, Cart.total)
+        src/main/kotlin/shop/Checkout.kt:15: other.discounted() + D.percent(other.total(), 0.1)  (call, Checkout.quote)
+        src/main/kotlin/shop/VipCart.kt:5: return super.total() * 0.95  (call, VipCart.total)
+        src/main/kotlin/shop/VipCart.kt:9: return total() - super.total()  (call, VipCart.saved)
+        src/test/kotlin/shop/CartTest.kt:11: assertEquals(2.4, cart.total())  (call, CartTest.totalAddsTax)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        src/main/kotlin/shop/Checkout.kt:14: return cart.total() + applyDiscount(1.0, null) + vip.saved() +  (call, Checkout.quote)
+    "#]],
+    );
+    check(
+        "kt_shop",
+        "callers",
+        json!({"symbol": "applyDiscount"}),
+        expect![[r#"
+        callers of function applyDiscount (src/main/kotlin/shop/pricing/Pricing.kt:7): 2 resolved, 0 candidates
+        src/main/kotlin/shop/Cart.kt:21: return withTax(applyDiscount(raw, code))  (call, Cart.total)
+        src/main/kotlin/shop/Checkout.kt:14: return cart.total() + applyDiscount(1.0, null) + vip.saved() +  (call, Checkout.quote)
+    "#]],
+    );
+    check(
+        "kt_shop",
+        "references",
+        json!({"symbol": "Cart.discounted"}),
+        expect![[r#"
+        references to function Cart.discounted (src/main/kotlin/shop/VipCart.kt:14): 1 resolved, 1 candidate
+        src/main/kotlin/shop/VipCart.kt:14: fun Cart.discounted(): Double = total() * 0.95  (definition, Cart.discounted)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        src/main/kotlin/shop/Checkout.kt:15: other.discounted() + D.percent(other.total(), 0.1)  (call, Checkout.quote)
+    "#]],
+    );
+}
