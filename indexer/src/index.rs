@@ -713,7 +713,7 @@ mod tests {
         fs::write(repo.path().join("notes.md"), b"now\0binary").unwrap();
         fs::write(repo.path().join("more.txt"), "more notes\n").unwrap();
         let snapshot = index.apply_changes(&["notes.md".into(), "more.txt".into()]);
-        assert_eq!(snapshot.texts.keys().collect::<Vec<_>>(), ["install.sh", "more.txt"]);
+        assert_eq!(snapshot.texts.keys().collect::<Vec<_>>(), ["install.pl", "more.txt"]);
         assert_eq!(index.parsed_total(), 0, "no source file was parsed again");
     }
 

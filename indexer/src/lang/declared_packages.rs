@@ -140,7 +140,7 @@ impl Tables for Packages {
     }
 
     /// A bare method call inside a type that declares none of that name lexically: a member of
-    /// the enclosing types' bases (an inherited method).
+    /// the enclosing types' other parts (C#'s `partial class`) or bases (an inherited method).
     fn bare_ref(
         &self,
         r: &dyn Binder,
@@ -157,7 +157,7 @@ impl Tables for Packages {
             return Some(Ok(lexical));
         }
         classes_around(r, file, pos)
-            .map(|class| self.type_member(r, file, class, name, 1, true))
+            .map(|class| self.type_member(r, file, class, name, 1, false))
             .find(|found| !found.is_empty())
             .map(Ok)
     }
@@ -228,7 +228,27 @@ impl Tables for Packages {
                     return fields;
                 }
             }
-            Vec::new()
+            // A type declared in parts (C#'s `partial class`): the other parts, the same-named
+            // top-level types of the package's other files.
+            let type_def = r.symbols(file).defs.at(def as usize);
+            if type_def.parent().is_none() {
+                for part in r.top_level_defs(self.files_of(file), Some(file), type_def.name(), depth + 1) {
+                    if let Target::Def { file, def } = part.target {
+                        let own = r.children_named(file, def, name);
+                        if !own.is_empty() {
+                            return own;
+                        }
+                    }
+                }
+            }
+            // An extension function (Kotlin's `fun Cart.discounted()`): a top-level definition of
+            // the type's package that the type's name qualifies.
+            let qualified = format!("{}{}{name}", type_def.qualified(), self.lang.spec().separator);
+            let is_extension = |found: &Found| match found.target {
+                Target::Def { file, def } => r.symbols(file).defs.at(def as usize).qualified() == qualified,
+                _ => false,
+            };
+            r.top_level_defs(self.files_of(file), None, name, depth + 1).into_iter().filter(is_extension).collect()
         })
     }
 }

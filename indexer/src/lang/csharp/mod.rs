@@ -689,17 +689,17 @@ mod tests {
         expect_test::expect![[r#"
             ApplyDiscount: method Discounts.ApplyDiscount (src/Shop/Pricing/Discounts.cs:16)
             Create: method Cart.Create (src/Shop/Cart.Receipt.cs:19)
-            Total: candidates: 2
+            Total: method Cart.Total (src/Shop/Cart.cs:26)
             Render: method Cart.Line.Render (src/Shop/Cart.Receipt.cs:13)
             Welcome10: constant Code.Welcome10 (src/Shop/Pricing/Discounts.cs:7)
             Line: class Cart.Line (src/Shop/Cart.Receipt.cs:11)
             Total: candidates: 2
-            Total: candidates: 2
+            Total: method Cart.Total (src/Shop/Cart.cs:26)
             Total: method VipCart.Total (src/Shop/VipCart.cs:9)
             Discounts: class Discounts (src/Shop/Pricing/Discounts.cs:11)
-            WithTax:
+            WithTax: method Cart.WithTax (src/Shop/Cart.Receipt.cs:5)
             Owner: constant Cart.Owner (src/Shop/Cart.cs:17)
-            Total: candidates: 2
+            Total: method Cart.Total (src/Shop/Cart.cs:26)
             Cart: class Cart (src/Shop/Cart.Receipt.cs:3) class Cart (src/Shop/Cart.cs:7)"#]]
         .assert_eq(
             &[

@@ -555,7 +555,7 @@ mod tests {
             total: candidates: 2
             applyDiscount: function applyDiscount (src/main/kotlin/shop/pricing/Pricing.kt:7)
             saved: method VipCart.saved (src/main/kotlin/shop/VipCart.kt:8)
-            discounted: candidates: 1
+            discounted: function Cart.discounted (src/main/kotlin/shop/VipCart.kt:14)
             percent: method Discounts.percent (src/main/kotlin/shop/pricing/Pricing.kt:12)
             total: method Cart.total (src/main/kotlin/shop/Cart.kt:16)
             total: method Cart.total (src/main/kotlin/shop/Cart.kt:16)
