@@ -205,7 +205,7 @@ pub(super) fn line_comment_docs<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::extract::extract;
 
