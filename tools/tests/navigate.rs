@@ -757,6 +757,132 @@ fn kotlin_outline_definition_and_references_across_packages() {
         src/main/kotlin/shop/VipCart.kt:14: fun Cart.discounted(): Double = total() * 0.95  (definition, Cart.discounted)
         candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
         src/main/kotlin/shop/Checkout.kt:15: other.discounted() + D.percent(other.total(), 0.1)  (call, Checkout.quote)
+
+fn swift_outline_definition_and_references_across_targets() {
+    check(
+        "swift_shop",
+        "outline",
+        json!({"path": "Sources/Shop/VipCart.swift"}),
+        expect![[r#"
+        Sources/Shop/VipCart.swift: 4 definitions, 20 lines
+        2-20 class: public final class VipCart: Cart, Priced
+          7-9 method: public override func total() -> Int
+          12-15 method: public func saved() -> Int
+          17-19 method: public func price() -> Int
+    "#]],
+    );
+    // CartTests.swift:21 `vip.saved()`: `vip` is `VipCart()`, a type of the imported target.
+    check(
+        "swift_shop",
+        "definition",
+        json!({"path": "Tests/ShopTests/CartTests.swift", "line": "21", "column": "28"}),
+        expect![[r#"
+            definition of `saved` at Tests/ShopTests/CartTests.swift:21:28: 1 resolved, 0 candidates
+            Sources/Shop/VipCart.swift:12: public func saved() -> Int {  (definition, VipCart.saved)
+        "#]],
+    );
+    // VipCart.swift:18 `self.total()`: `self` is the VipCart around it.
+    check(
+        "swift_shop",
+        "definition",
+        json!({"path": "Sources/Shop/VipCart.swift", "line": "18", "column": "14"}),
+        expect![[r#"
+            definition of `total` at Sources/Shop/VipCart.swift:18:14: 1 resolved, 0 candidates
+            Sources/Shop/VipCart.swift:7: public override func total() -> Int {  (definition, VipCart.total)
+        "#]],
+    );
+    // Pricing.swift:25 `Cart.taxPercent`: a type's `static let`.
+    check(
+        "swift_shop",
+        "definition",
+        json!({"path": "Sources/Shop/Pricing.swift", "line": "25", "column": "28"}),
+        expect![[r#"
+            definition of `taxPercent` at Sources/Shop/Pricing.swift:25:28: 1 resolved, 0 candidates
+            Sources/Shop/Cart.swift:4: public static let taxPercent = 20  (definition, Cart.taxPercent)
+        "#]],
+    );
+    check(
+        "swift_shop",
+        "references",
+        json!({"symbol": "Cart.total"}),
+        expect![[r#"
+        references to method Cart.total (Sources/Shop/Cart.swift:21): 6 resolved, 0 candidates
+        Sources/Shop/Cart.swift:21: open func total() -> Int {  (definition, Cart.total)
+        Sources/Shop/Ledger.swift:7: let amount = cart.total()  (call, Ledger.record)
+        Sources/Shop/VipCart.swift:8: return super.total() * 95 / 100  (call, VipCart.total)
+        Sources/Shop/VipCart.swift:13: let plain = super.total()  (call, VipCart.saved)
+        Tests/ShopTests/CartTests.swift:8: XCTAssertEqual(cart.total(), 240)  (call, CartTests.testTotalAddsTax)
+        Tests/ShopTests/CartTests.swift:14: XCTAssertEqual(cart.total(), 1080)  (call, CartTests.testDiscountIsTakenOff)
+    "#]],
+    );
+    check(
+        "swift_shop",
+        "references",
+        json!({"symbol": "Cart.discounted"}),
+        expect![[r#"
+        references to method Cart.discounted (Sources/Shop/Cart+Discount.swift:3): 2 resolved, 0 candidates
+        Sources/Shop/Cart+Discount.swift:3: public func discounted(by code: DiscountCode) -> Int {  (definition, Cart.discounted)
+        Tests/ShopTests/CartTests.swift:15: XCTAssertEqual(cart.discounted(by: .half), 600)  (call, CartTests.testDiscountIsTakenOff)
+    "#]],
+    );
+    check(
+        "swift_shop",
+        "callers",
+        json!({"symbol": "applyDiscount"}),
+        expect![[r#"
+        callers of function applyDiscount (Sources/Shop/Pricing.swift:16): 3 resolved, 0 candidates
+        Sources/Shop/Cart+Discount.swift:5: return withTax(applyDiscount(raw, code: code))  (call, Cart.discounted)
+        Sources/Shop/Cart.swift:26: return withTax(applyDiscount(raw, code: code))  (call, Cart.total)
+        Tests/ShopTests/CartTests.swift:22: XCTAssertEqual(applyDiscount(100, code: nil), 100)  (call, CartTests.testVipSaves)
+    "#]],
+    );
+}
+
+#[test]
+fn bash_outline_definition_and_references_across_sourced_files() {
+    check(
+        "sh_shop",
+        "outline",
+        json!({"path": "lib/cart.sh"}),
+        expect![[r#"
+        lib/cart.sh: 3 definitions, 27 lines
+        10-12 function: cart_add()
+        15-22 function: cart_total()
+        25-27 function: cart_clear()
+    "#]],
+    );
+    // bin/shop.sh:20 `vip_cart_total "$code"`: a function of another file.
+    check(
+        "sh_shop",
+        "definition",
+        json!({"path": "bin/shop.sh", "line": "20", "column": "9"}),
+        expect![[r#"
+        definition of `vip_cart_total` at bin/shop.sh:20:9: 1 resolved, 0 candidates
+        lib/vip_cart.sh:7: vip_cart_total() {  (definition, vip_cart_total)
+    "#]],
+    );
+    check(
+        "sh_shop",
+        "references",
+        json!({"symbol": "cart_total"}),
+        expect![[r#"
+        references to function cart_total (lib/cart.sh:15): 6 resolved, 0 candidates
+        lib/cart.sh:15: cart_total() {  (definition, cart_total)
+        bin/shop.sh:22: cart_total "$code"  (call, main)
+        lib/vip_cart.sh:9: base=$(cart_total "$@")  (call, vip_cart_total)
+        lib/vip_cart.sh:16: plain=$(cart_total "$@")  (call, vip_cart_saved)
+        test/test_cart.sh:20: assert_eq "$(cart_total)" 240  (call, test_total_adds_tax)
+        test/test_cart.sh:26: assert_eq "$(cart_total SAVE10)" 1080  (call, test_total_applies_discount)
+    "#]],
+    );
+    check(
+        "sh_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+        callers of function apply_discount (lib/pricing.sh:17): 2 resolved, 0 candidates
+        bin/shop.sh:24: echo "discounted: $(apply_discount 1000 "$code")"  (call, main)
+        lib/cart.sh:21: with_tax "$(apply_discount "$raw" "$code")"  (call, cart_total)
     "#]],
     );
 }
