@@ -621,3 +621,77 @@ fn c_and_cpp_outline_definition_and_references_across_files() {
     "#]],
     );
 }
+
+#[test]
+fn ruby_outline_definition_and_references_across_reopened_classes_and_mixins() {
+    check(
+        "rb_shop",
+        "outline",
+        json!({"path": "lib/shop/cart.rb"}),
+        expect![[r#"
+        lib/shop/cart.rb: 6 definitions, 36 lines
+        7-36 module: module Shop
+          9-35 class: class Cart
+            15-17 method: def self.create(owner)
+            19-23 method: def initialize(owner, code = nil)
+            26-29 method: def add(item)
+            31-34 method: def total
+    "#]],
+    );
+    // checkout.rb:11 `cart.total`, `cart = Cart.new(owner)`: Shop::Cart's own method.
+    check(
+        "rb_shop",
+        "definition",
+        json!({"path": "lib/shop/checkout.rb", "line": "11", "column": "12"}),
+        expect![[r#"
+            definition of `total` at lib/shop/checkout.rb:11:12: 1 resolved, 0 candidates
+            lib/shop/cart.rb:31: def total  (definition, Shop::Cart::total)
+        "#]],
+    );
+    // cart.rb:33 `with_tax(…)`, called bare: the method of the module Cart includes.
+    check(
+        "rb_shop",
+        "definition",
+        json!({"path": "lib/shop/cart.rb", "line": "33", "column": "7"}),
+        expect![[r#"
+            definition of `with_tax` at lib/shop/cart.rb:33:7: 1 resolved, 0 candidates
+            lib/shop/taxable.rb:9: def with_tax(amount)  (definition, Shop::Taxable::with_tax)
+        "#]],
+    );
+    // The bare `total` in receipt.rb is in Cart reopened; vip_cart.rb's bare one is VipCart's.
+    check(
+        "rb_shop",
+        "references",
+        json!({"symbol": "Shop::Cart::total"}),
+        expect![[r#"
+        references to method Shop::Cart::total (lib/shop/cart.rb:31): 5 resolved, 0 candidates
+        lib/shop/cart.rb:31: def total  (definition, Shop::Cart::total)
+        lib/shop/checkout.rb:11: cart.total + Pricing.apply_discount(1.0, nil)  (call, Shop::Checkout::quote)
+        lib/shop/receipt.rb:8: lines << "total: #{total}"  (reference, Shop::Cart::receipt)
+        lib/shop/vip_cart.rb:13: Cart.new(owner).total - total  (call, Shop::VipCart::saved)
+        test/cart_test.rb:10: assert_in_delta 2.4, cart.total  (call, CartTest::test_total_adds_tax)
+    "#]],
+    );
+    check(
+        "rb_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+        callers of method Shop::Pricing::apply_discount (lib/shop/pricing.rb:9): 2 resolved, 0 candidates
+        lib/shop/cart.rb:33: with_tax(Pricing.apply_discount(raw, code))  (call, Shop::Cart::total)
+        lib/shop/checkout.rb:11: cart.total + Pricing.apply_discount(1.0, nil)  (call, Shop::Checkout::quote)
+    "#]],
+    );
+    // checkout.rb:15 `cart.receipt`: a parameter, of no evident type, so a candidate.
+    check(
+        "rb_shop",
+        "references",
+        json!({"symbol": "Shop::Cart::receipt"}),
+        expect![[r#"
+        references to method Shop::Cart::receipt (lib/shop/receipt.rb:6): 1 resolved, 1 candidate
+        lib/shop/receipt.rb:6: def receipt  (definition, Shop::Cart::receipt)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        lib/shop/checkout.rb:15: cart.receipt  (call, Shop::Checkout::receipt_for)
+    "#]],
+    );
+}
