@@ -883,6 +883,162 @@ fn bash_outline_definition_and_references_across_sourced_files() {
         callers of function apply_discount (lib/pricing.sh:17): 2 resolved, 0 candidates
         bin/shop.sh:24: echo "discounted: $(apply_discount 1000 "$code")"  (call, main)
         lib/cart.sh:21: with_tax "$(apply_discount "$raw" "$code")"  (call, cart_total)
+
+fn ruby_outline_definition_and_references_across_reopened_classes_and_mixins() {
+    check(
+        "rb_shop",
+        "outline",
+        json!({"path": "lib/shop/cart.rb"}),
+        expect![[r#"
+        lib/shop/cart.rb: 6 definitions, 36 lines
+        7-36 module: module Shop
+          9-35 class: class Cart
+            15-17 method: def self.create(owner)
+            19-23 method: def initialize(owner, code = nil)
+            26-29 method: def add(item)
+            31-34 method: def total
+    "#]],
+    );
+    // checkout.rb:11 `cart.total`, `cart = Cart.new(owner)`: Shop::Cart's own method.
+    check(
+        "rb_shop",
+        "definition",
+        json!({"path": "lib/shop/checkout.rb", "line": "11", "column": "12"}),
+        expect![[r#"
+            definition of `total` at lib/shop/checkout.rb:11:12: 1 resolved, 0 candidates
+            lib/shop/cart.rb:31: def total  (definition, Shop::Cart::total)
+        "#]],
+    );
+    // cart.rb:33 `with_tax(…)`, called bare: the method of the module Cart includes.
+    check(
+        "rb_shop",
+        "definition",
+        json!({"path": "lib/shop/cart.rb", "line": "33", "column": "7"}),
+        expect![[r#"
+            definition of `with_tax` at lib/shop/cart.rb:33:7: 1 resolved, 0 candidates
+            lib/shop/taxable.rb:9: def with_tax(amount)  (definition, Shop::Taxable::with_tax)
+        "#]],
+    );
+    // The bare `total` in receipt.rb is in Cart reopened; vip_cart.rb's bare one is VipCart's.
+    check(
+        "rb_shop",
+        "references",
+        json!({"symbol": "Shop::Cart::total"}),
+        expect![[r#"
+        references to method Shop::Cart::total (lib/shop/cart.rb:31): 5 resolved, 0 candidates
+        lib/shop/cart.rb:31: def total  (definition, Shop::Cart::total)
+        lib/shop/checkout.rb:11: cart.total + Pricing.apply_discount(1.0, nil)  (call, Shop::Checkout::quote)
+        lib/shop/receipt.rb:8: lines << "total: #{total}"  (reference, Shop::Cart::receipt)
+        lib/shop/vip_cart.rb:13: Cart.new(owner).total - total  (call, Shop::VipCart::saved)
+        test/cart_test.rb:10: assert_in_delta 2.4, cart.total  (call, CartTest::test_total_adds_tax)
+    "#]],
+    );
+    check(
+        "rb_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+        callers of method Shop::Pricing::apply_discount (lib/shop/pricing.rb:9): 2 resolved, 0 candidates
+        lib/shop/cart.rb:33: with_tax(Pricing.apply_discount(raw, code))  (call, Shop::Cart::total)
+        lib/shop/checkout.rb:11: cart.total + Pricing.apply_discount(1.0, nil)  (call, Shop::Checkout::quote)
+    "#]],
+    );
+    // checkout.rb:15 `cart.receipt`: a parameter, of no evident type, so a candidate.
+    check(
+        "rb_shop",
+        "references",
+        json!({"symbol": "Shop::Cart::receipt"}),
+        expect![[r#"
+        references to method Shop::Cart::receipt (lib/shop/receipt.rb:6): 1 resolved, 1 candidate
+        lib/shop/receipt.rb:6: def receipt  (definition, Shop::Cart::receipt)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        lib/shop/checkout.rb:15: cart.receipt  (call, Shop::Checkout::receipt_for)
+    "#]],
+    );
+}
+
+#[test]
+fn php_outline_definition_and_references_across_namespaces() {
+    check(
+        "php_shop",
+        "outline",
+        json!({"path": "src/Shop/Cart.php"}),
+        expect![[r#"
+        src/Shop/Cart.php: 6 definitions, 42 lines
+        8-42 class: class Cart
+          12-12 constant: TAX_RATE = 0.2
+          17-19 method: public function __construct(private string $owner, private ?string $code = null)
+          22-25 method: public static function create(string $owner): static
+          28-32 method: public function add(Item $item): self
+          34-41 method: public function total(): float
+    "#]],
+    );
+    // Checkout.php:15 `$cart->total()`, `$cart = new Cart($owner)` with `Cart` from a grouped use.
+    check(
+        "php_shop",
+        "definition",
+        json!({"path": "src/Checkout.php", "line": "15", "column": "23"}),
+        expect![[r#"
+            definition of `total` at src/Checkout.php:15:23: 1 resolved, 0 candidates
+            src/Shop/Cart.php:34: public function total(): float  (definition, Cart\total)
+        "#]],
+    );
+    // VipCart.php:10 `parent::total()`: the base's.
+    check(
+        "php_shop",
+        "definition",
+        json!({"path": "src/Shop/VipCart.php", "line": "10", "column": "24"}),
+        expect![[r#"
+            definition of `total` at src/Shop/VipCart.php:10:24: 1 resolved, 0 candidates
+            src/Shop/Cart.php:34: public function total(): float  (definition, Cart\total)
+        "#]],
+    );
+    // Cart.php:40 `$this->withTax(…)`: the method of the trait Cart uses.
+    check(
+        "php_shop",
+        "definition",
+        json!({"path": "src/Shop/Cart.php", "line": "40", "column": "23"}),
+        expect![[r#"
+            definition of `withTax` at src/Shop/Cart.php:40:23: 1 resolved, 0 candidates
+            src/Shop/Taxable.php:9: protected function withTax(float $amount): float  (definition, Taxable\withTax)
+        "#]],
+    );
+    // By position: the symbol lookup splits a query at `.` and `:` only, not at PHP's `\\`.
+    check(
+        "php_shop",
+        "references",
+        json!({"path": "src/Shop/Cart.php", "line": "34", "column": "21"}),
+        expect![[r#"
+            references to method Cart\total (src/Shop/Cart.php:34): 5 resolved, 1 candidate
+            src/Shop/Cart.php:34: public function total(): float  (definition, Cart\total)
+            src/Checkout.php:15: return $cart->total() + Pricing\applyDiscount(1.0, null);  (call, Checkout\quote)
+            src/Shop/VipCart.php:10: return parent::total() * 0.95;  (call, VipCart\total)
+            src/Shop/VipCart.php:15: return parent::total() - $this->total();  (call, VipCart\saved)
+            tests/CartTest.php:15: $this->assertEqualsWithDelta(2.4, $cart->total(), 0.001);  (call, CartTest\testTotalAddsTax)
+            candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+            tests/CartTest.php:20: $this->assertSame(0.0, Cart::create('bo')->total());  (call, CartTest\testCreateMakesAnEmptyCart)
+        "#]],
+    );
+    check(
+        "php_shop",
+        "callers",
+        json!({"symbol": "applyDiscount"}),
+        expect![[r#"
+        callers of function applyDiscount (src/Pricing/functions.php:12): 1 resolved, 1 candidate
+        src/Shop/Cart.php:40: return $this->withTax(applyDiscount($raw, $this->code));  (call, Cart\total)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        src/Checkout.php:15: return $cart->total() + Pricing\applyDiscount(1.0, null);  (call, Checkout\quote)
+    "#]],
+    );
+    // Checkout.php:26 `$vip->saved()`: `Vip $vip`, an aliased use.
+    check(
+        "php_shop",
+        "references",
+        json!({"symbol": "saved"}),
+        expect![[r#"
+        references to method VipCart\saved (src/Shop/VipCart.php:13): 2 resolved, 0 candidates
+        src/Shop/VipCart.php:13: public function saved(): float  (definition, VipCart\saved)
+        src/Checkout.php:26: return $vip->saved();  (call, Checkout\savedBy)
     "#]],
     );
 }
