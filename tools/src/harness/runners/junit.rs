@@ -306,4 +306,34 @@ Failed asserting that 2 is identical to 3.
         let by_name = Junit.narrow(&check, &Scope { text: "testAdd", is_path: false }).unwrap();
         assert!(by_name.contains("; phpunit --filter testAdd --log-junit"), "{by_name}");
     }
+
+    #[test]
+    fn junit_from_gradle_places_a_kotlin_failure_at_its_kt_frame() {
+        // Kotlin through Gradle writes the same report as Java: written by us in the shape of
+        // the Gradle 4.4.1 capture above, with the frames Kotlin's compiler names (`.kt` files,
+        // a test class in `CalcTest.kt`); the bare file name is found under the root by verify.
+        let gradle = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="calc.CalcTest" tests="2" skipped="0" failures="1" errors="0" timestamp="2026-12-07T00:30:00" hostname="vm" time="0.002">
+  <properties/>
+  <testcase name="totals" classname="calc.CalcTest" time="0.001">
+    <failure message="java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;" type="java.lang.AssertionError">java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;
+	at org.junit.Assert.fail(Assert.java:89)
+	at org.junit.Assert.assertEquals(Assert.java:633)
+	at calc.CalcTest.totals(CalcTest.kt:12)
+</failure>
+  </testcase>
+  <testcase name="adds" classname="calc.CalcTest" time="0.0"/>
+</testsuite>
+"#;
+        let parsed = Junit.read(gradle);
+        assert_eq!((parsed.passed, parsed.failed), (1, 1));
+        assert_eq!(
+            (parsed.failures[0].path.as_deref(), parsed.failures[0].line),
+            (Some("CalcTest.kt"), Some(12))
+        );
+        let check = Invocation { name: "gradle test", command: "gradle test --console=plain" };
+        let by_file =
+            Junit.narrow(&check, &Scope { text: "src/test/kotlin/calc/CalcTest.kt", is_path: true });
+        assert_eq!(by_file.as_deref(), Ok("gradle test --tests '*CalcTest' --console=plain"));
+    }
 }
