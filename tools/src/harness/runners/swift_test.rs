@@ -165,26 +165,29 @@ Test Suite 'HalfTests' passed at 2023-11-13 19:42:21.393
 
     #[test]
     fn xctest_on_macos_and_swift_testing_name_their_failures() {
-        // Apple's XCTest names a test `-[Module.Class test]`: lines of that shape from a public
-        // macOS run's log (a `swift test` of a package's VoiceKernelTests, found with the code
-        // search; its repository is not named there), cut to one suite.
-        let apple = "Test Case '-[VoiceKernelTests.RecoveryPolicyTests testBudgetAndBackoffAreTheRatifiedSchedule]' passed (0.000 seconds).
-Test Case '-[VoiceKernelTests.RecoveryPolicyTests testBudgetIsPerFaultClassAndPerWindow]' started.
-/private/tmp/k00/ios/VoiceKernel/Tests/VoiceKernelTests/PureLogicTests.swift:113: error: -[VoiceKernelTests.RecoveryPolicyTests testBudgetIsPerFaultClassAndPerWindow] : failed - window rolls at 60 s
-Test Case '-[VoiceKernelTests.RecoveryPolicyTests testBudgetIsPerFaultClassAndPerWindow]' failed (0.041 seconds).
-Test Suite 'RecoveryPolicyTests' failed at 2026-09-11 10:47:18.309.
-\t Executed 2 tests, with 1 failure (0 unexpected) in 0.041 (0.041) seconds
-◇ Test run started.
-✔ Test run with 0 tests in 0 suites passed after 0.001 seconds.
+        // Apple's XCTest names a test `-[Module.Class test]`: the case and suite lines from the
+        // macOS `swift test` run in jpsim/Yams's issue #143
+        // (https://github.com/jpsim/Yams/issues/143), cut to two cases; that log shows no
+        // failure's line, so the `error:` line and the failed case are written by us in the
+        // shape Apple's XCTest prints them; swift-testing's closing line as Xcode 26 prints it.
+        let apple = "Test Case '-[YamsTests.YamlErrorTests testYamlErrorEmitter]' started.
+Test Case '-[YamsTests.YamlErrorTests testYamlErrorEmitter]' passed (0.000 seconds).
+Test Case '-[YamsTests.YamlErrorTests testYamlErrorParser]' started.
+/Users/dev/Yams/Tests/YamsTests/YamlErrorTests.swift:42: error: -[YamsTests.YamlErrorTests testYamlErrorParser] : XCTAssertEqual failed: (\"1\") is not equal to (\"2\")
+Test Case '-[YamsTests.YamlErrorTests testYamlErrorParser]' failed (0.001 seconds).
+Test Suite 'YamlErrorTests' failed at 2018-12-26 19:32:14.478.
+\t Executed 2 tests, with 1 failure (0 unexpected) in 0.004 (0.004) seconds
+\u{25c7} Test run started.
+\u{2714} Test run with 0 tests in 0 suites passed after 0.001 seconds.
 ";
         let parsed = SwiftTest.read(apple);
         assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 0));
         let failure = &parsed.failures[0];
+        assert_eq!(failure.test.as_deref(), Some("YamsTests.YamlErrorTests.testYamlErrorParser"));
         assert_eq!(
-            failure.test.as_deref(),
-            Some("VoiceKernelTests.RecoveryPolicyTests.testBudgetIsPerFaultClassAndPerWindow")
+            (failure.line, failure.message.as_str()),
+            (Some(42), r#"XCTAssertEqual failed: ("1") is not equal to ("2")"#)
         );
-        assert_eq!((failure.line, failure.message.as_str()), (Some(113), "failed - window rolls at 60 s"));
         // swift-testing on Linux, from swiftlang/vscode-swift's issue #1458
         // (https://github.com/swiftlang/vscode-swift/issues/1458), with a passing test added.
         let testing = "◇ Test run started.
