@@ -818,3 +818,188 @@ async fn a_hanging_check_stops_at_its_timeout_and_leaves_no_process() {
     }
     client.cancel().await.unwrap();
 }
+
+/// The failing test of a check's first result: its name, file and line.
+fn first_failure(result: &CallToolResult) -> (Option<&str>, Option<&str>, Option<u64>) {
+    let failure = &data(result)["checks"][0]["failures"][0];
+    (failure["test"].as_str(), failure["path"].as_str(), failure["line"].as_u64())
+}
+
+/// The counts of a check's first result: passed, failed, skipped.
+fn counts(result: &CallToolResult) -> (Option<u64>, Option<u64>, Option<u64>) {
+    let check = &data(result)["checks"][0];
+    (check["passed"].as_u64(), check["failed"].as_u64(), check["skipped"].as_u64())
+}
+
+/// A Ruby project with specs: RSpec's JSON report read into counts and the failing example at
+/// its expectation's line; scope by spec file; the gate closes after the fix. Needs Ruby's
+/// detection wired (`checks: project::checks` in ruby/mod.rs).
+#[tokio::test(flavor = "multi_thread")]
+async fn rspec_fixture_is_detected_read_from_its_json_report_and_scoped() {
+    let repo = fixture_copy("verify_rspec");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(
+        (check["command"].as_str(), check["format"].as_str()),
+        (Some("rspec --format json"), Some("rspec-json"))
+    );
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("Calc sums prices"), Some("spec/calc_spec.rb"), Some(9)),
+        "{}",
+        text(&result)
+    );
+    assert!(text(&result).contains("expected: 3\n"), "{}", text(&result));
+
+    let by_file = call(&client, "verify", json!({"scope": "spec/calc_spec.rb"})).await;
+    assert_eq!(data(&by_file)["checks"][0]["command"], "rspec --format json spec/calc_spec.rb");
+    assert_eq!(counts(&by_file), (Some(1), Some(1), Some(1)), "{}", text(&by_file));
+
+    fix_then_done(
+        &client,
+        json!({"path": "lib/calc.rb", "old": "prices.sum - 1", "new": "prices.sum"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// A Ruby project with Minitest tests and Rake's test task: `rake test`'s report read into
+/// counts and the failing test at its assertion's line; scope by name (`TESTOPTS=--name=`);
+/// the gate closes after the fix. Needs Ruby's detection wired.
+#[tokio::test(flavor = "multi_thread")]
+async fn minitest_fixture_is_detected_read_from_its_report_and_scoped() {
+    let repo = fixture_copy("verify_minitest");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["command"].as_str(), check["format"].as_str()), (Some("rake test"), Some("minitest")));
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("CalcTest#test_total"), Some("test/calc_test.rb"), Some(10)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "test_add"})).await;
+    assert_eq!(data(&by_name)["checks"][0]["command"], "rake test TESTOPTS=--name=/test_add/");
+    assert_eq!(counts(&by_name), (Some(1), Some(0), Some(0)), "{}", text(&by_name));
+
+    fix_then_done(
+        &client,
+        json!({"path": "lib/calc.rb", "old": "prices.sum - 1", "new": "prices.sum"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// A PHP project with a phpunit.xml: PHPUnit's JUnit report (`--log-junit`) read into counts and
+/// the failing test at its assertion's line; scope by name (`--filter`); the gate closes after
+/// the fix. Needs PHP's detection wired.
+#[tokio::test(flavor = "multi_thread")]
+async fn phpunit_fixture_is_detected_read_from_its_junit_report_and_scoped() {
+    let repo = fixture_copy("verify_phpunit");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(
+        (check["name"].as_str(), check["format"].as_str()),
+        (Some("phpunit"), Some("junit")),
+        "{check}"
+    );
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("CalcTest.testTotal"), Some("tests/CalcTest.php"), Some(16)),
+        "{}",
+        text(&result)
+    );
+    assert!(text(&result).contains("Failed asserting that 2 is identical to 3."), "{}", text(&result));
+
+    let by_name = call(&client, "verify", json!({"scope": "testAdd"})).await;
+    assert!(data(&by_name)["checks"][0]["command"].as_str().unwrap().contains("phpunit --filter testAdd "));
+    assert_eq!(counts(&by_name), (Some(1), Some(0), Some(0)), "{}", text(&by_name));
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/Calc.php", "old": "array_sum($prices) - 1", "new": "array_sum($prices)"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// A shell project with Bats tests: `bats --tap`'s TAP read into counts and the failing test at
+/// the line of its test file that failed; scope by file; the gate closes after the fix. Needs
+/// Bash's detection wired.
+#[tokio::test(flavor = "multi_thread")]
+async fn bats_fixture_is_detected_read_from_tap_and_scoped() {
+    let repo = fixture_copy("verify_bats");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["command"].as_str(), check["format"].as_str()), (Some("bats --tap test"), Some("tap")));
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("total sums prices"), Some("test/calc.bats"), Some(11)),
+        "{}",
+        text(&result)
+    );
+
+    let by_file = call(&client, "verify", json!({"scope": "test/calc.bats"})).await;
+    assert_eq!(data(&by_file)["checks"][0]["command"], "bats --tap test/calc.bats");
+    assert_eq!(counts(&by_file), (Some(1), Some(1), Some(1)), "{}", text(&by_file));
+
+    fix_then_done(&client, json!({"path": "calc.sh", "old": "$((sum - 1))", "new": "$sum"}), Some(2)).await;
+    client.cancel().await.unwrap();
+}
+
+/// C# with NUnit 2 on Mono, configured in the fixture's tack.toml (no .NET SDK in Debian):
+/// NUnit's XML results read into counts and the failing test at its assertion's line (Mono run
+/// with `--debug`); scope by name (`-run=`); the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn nunit_fixture_is_read_from_its_xml_results_and_scoped() {
+    let repo = fixture_copy("verify_nunit");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["checks"][0]["format"], "nunit", "{}", text(&result));
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("Shop.CalcTest.Totals"), Some("CalcTest.cs"), Some(17)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "Shop.CalcTest.Adds"})).await;
+    assert!(
+        data(&by_name)["checks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("nunit-console -run=Shop.CalcTest.Adds ")
+    );
+    assert_eq!(counts(&by_name), (Some(1), Some(0), Some(0)), "{}", text(&by_name));
+
+    fix_then_done(
+        &client,
+        json!({"path": "Calc.cs", "old": "prices.Sum() - 1", "new": "prices.Sum()"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}

@@ -172,6 +172,8 @@ mod java;
 mod javascript;
 mod kotlin;
 mod php;
+#[cfg(test)]
+mod project_checks_preview;
 mod python;
 mod ruby;
 mod rust;

@@ -1,5 +1,5 @@
 //! JUnit XML reports printed into a check's output (CTest's `--output-junit`, Surefire's and
-//! Gradle's report files), beside the runner's own lines: narrowed by the tool that wrote them
+//! Gradle's report files, PHPUnit's `--log-junit`), beside the runner's own lines: narrowed by the tool that wrote them
 //! (CTest's `-R`, Maven's `-Dtest=`, Gradle's `--tests`), and read report by report, or as
 //! compiler diagnostics when the build failed before any test ran.
 
@@ -22,10 +22,20 @@ impl Runner for Junit {
         command.contains("--output-junit")
             || command.contains("surefire-reports")
             || command.contains("test-results/")
+            || command.contains("--log-junit")
     }
 
     fn narrow(&self, check: &Invocation<'_>, scope: &Scope<'_>) -> Result<String, String> {
         let command = check.command;
+        // PHPUnit: a test file or folder to run, or `--filter` a name.
+        if command.contains("phpunit") {
+            let scoped = if scope.is_path {
+                format!("phpunit {}", scope.quoted())
+            } else {
+                format!("phpunit --filter {}", scope.quoted())
+            };
+            return Ok(command.replacen("phpunit", &scoped, 1));
+        }
         // CTest: tests by a name pattern; a path names no test.
         if !scope.is_path && command.contains("ctest ") {
             return Ok(command.replacen("ctest ", &format!("ctest -R {} ", scope.quoted()), 1));
@@ -67,7 +77,8 @@ impl Runner for Junit {
 /// before any test ran) is read as compiler diagnostics.
 fn junit(output: &str) -> Parsed {
     static PLACE: OnceLock<Regex> = OnceLock::new();
-    let place = re(&PLACE, r"((?:/|\.\.?/)?[\w.\-/]+\.(?:c|cc|cpp|cxx|h|hpp|java|kt|go|py|rs|js|ts)):(\d+)");
+    let place =
+        re(&PLACE, r"((?:/|\.\.?/)?[\w.\-/]+\.(?:c|cc|cpp|cxx|h|hpp|java|kt|go|py|rs|js|ts|php)):(\d+)");
     let mut parsed = Parsed::default();
     let mut rest = output;
     while let Some(start) = rest.find("<testsuite") {
@@ -105,6 +116,11 @@ fn junit(output: &str) -> Parsed {
                 .and_then(|l| place.captures(l))
                 .or_else(|| place.captures(&text))
                 .or_else(|| place.captures(captured));
+            // PHPUnit's text starts with the test's `Class::method`: the message is what follows.
+            let text = match text.split_once('\n') {
+                Some((first, rest)) if first.trim() == format!("{class}::{name}") => rest,
+                _ => text.as_str(),
+            };
             let message = failure
                 .attribute("message")
                 .filter(|m| !m.trim().is_empty())
@@ -225,5 +241,99 @@ mod tests {
                 message: "java.lang.AssertionError: expected:<3> but was:<2>".into(),
             }]
         );
+    }
+
+    #[test]
+    fn junit_from_phpunit_reads_nested_suites_and_the_failing_line() {
+        // PHPUnit 9.6.7 (Debian's phpunit) run here on fixtures/verify_phpunit with
+        // `--log-junit`, its console lines and then the report, captured (the folder shown as
+        // /repo).
+        let phpunit = r#"PHPUnit 9.6.7 by Sebastian Bergmann and contributors.
+
+.FS                                                                 3 / 3 (100%)
+
+Time: 00:00.004, Memory: 6.00 MB
+
+There was 1 failure:
+
+1) CalcTest::testTotal
+Failed asserting that 2 is identical to 3.
+
+/repo/tests/CalcTest.php:16
+
+FAILURES!
+Tests: 3, Assertions: 2, Failures: 1, Skipped: 1.
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites>
+  <testsuite name="" tests="3" assertions="2" errors="0" warnings="0" failures="1" skipped="1" time="0.001137">
+    <testsuite name="calc" file="/repo/src/Calc.php" tests="3" assertions="2" errors="0" warnings="0" failures="1" skipped="1" time="0.001137">
+      <testsuite name="CalcTest" file="/repo/tests/CalcTest.php" tests="3" assertions="2" errors="0" warnings="0" failures="1" skipped="1" time="0.001137">
+        <testcase name="testAdd" class="CalcTest" classname="CalcTest" file="/repo/tests/CalcTest.php" line="9" assertions="1" time="0.000832"/>
+        <testcase name="testTotal" class="CalcTest" classname="CalcTest" file="/repo/tests/CalcTest.php" line="14" assertions="1" time="0.000243">
+          <failure type="PHPUnit\Framework\ExpectationFailedException">CalcTest::testTotal
+Failed asserting that 2 is identical to 3.
+
+/repo/tests/CalcTest.php:16</failure>
+        </testcase>
+        <testcase name="testLater" class="CalcTest" classname="CalcTest" file="/repo/tests/CalcTest.php" line="19" assertions="0" time="0.000061">
+          <skipped/>
+        </testcase>
+      </testsuite>
+    </testsuite>
+  </testsuite>
+</testsuites>
+"#;
+        let parsed = Junit.read(phpunit);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("CalcTest.testTotal".into()),
+                path: Some("/repo/tests/CalcTest.php".into()),
+                line: Some(16),
+                message: "Failed asserting that 2 is identical to 3.".into(),
+            }]
+        );
+        // The report cut short: PHPUnit's own lines are no report, and nothing panics.
+        let cut = &phpunit[..phpunit.find("<testcase name=\"testLater\"").unwrap()];
+        assert_eq!((Junit.read(cut).passed, Junit.read(cut).failed), (0, 0));
+        let check = Invocation {
+            name: "phpunit",
+            command: r#"report=$(mktemp); phpunit --log-junit "$report"; status=$?; cat "$report"; exit $status"#,
+        };
+        let by_file = Junit.narrow(&check, &Scope { text: "tests/CalcTest.php", is_path: true }).unwrap();
+        assert!(by_file.contains("; phpunit tests/CalcTest.php --log-junit"), "{by_file}");
+        let by_name = Junit.narrow(&check, &Scope { text: "testAdd", is_path: false }).unwrap();
+        assert!(by_name.contains("; phpunit --filter testAdd --log-junit"), "{by_name}");
+    }
+
+    #[test]
+    fn junit_from_gradle_places_a_kotlin_failure_at_its_kt_frame() {
+        // Kotlin through Gradle writes the same report as Java: written by us in the shape of
+        // the Gradle 4.4.1 capture above, with the frames Kotlin's compiler names (`.kt` files,
+        // a test class in `CalcTest.kt`); the bare file name is found under the root by verify.
+        let gradle = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="calc.CalcTest" tests="2" skipped="0" failures="1" errors="0" timestamp="2026-12-07T00:30:00" hostname="vm" time="0.002">
+  <properties/>
+  <testcase name="totals" classname="calc.CalcTest" time="0.001">
+    <failure message="java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;" type="java.lang.AssertionError">java.lang.AssertionError: expected:&lt;3&gt; but was:&lt;2&gt;
+	at org.junit.Assert.fail(Assert.java:89)
+	at org.junit.Assert.assertEquals(Assert.java:633)
+	at calc.CalcTest.totals(CalcTest.kt:12)
+</failure>
+  </testcase>
+  <testcase name="adds" classname="calc.CalcTest" time="0.0"/>
+</testsuite>
+"#;
+        let parsed = Junit.read(gradle);
+        assert_eq!((parsed.passed, parsed.failed), (1, 1));
+        assert_eq!(
+            (parsed.failures[0].path.as_deref(), parsed.failures[0].line),
+            (Some("CalcTest.kt"), Some(12))
+        );
+        let check = Invocation { name: "gradle test", command: "gradle test --console=plain" };
+        let by_file =
+            Junit.narrow(&check, &Scope { text: "src/test/kotlin/calc/CalcTest.kt", is_path: true });
+        assert_eq!(by_file.as_deref(), Ok("gradle test --tests '*CalcTest' --console=plain"));
     }
 }

@@ -14,11 +14,16 @@ mod go_test;
 mod jest_json;
 mod junit;
 mod libtest;
+mod minitest;
 mod nextest;
+mod nunit;
 mod plain;
 mod pytest;
 mod reading;
+mod rspec_json;
+mod swift_test;
 mod tap;
+mod trx;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -34,6 +39,11 @@ pub(crate) static RUNNERS: &[&dyn Runner] = &[
     &tap::Tap,
     &go_test::GoTest,
     &junit::Junit,
+    &trx::Trx,
+    &nunit::Nunit,
+    &rspec_json::RspecJson,
+    &minitest::Minitest,
+    &swift_test::SwiftTest,
     &jest_json::JestJson,
     &eslint_json::EslintJson,
     &diagnostics::Diagnostics,
@@ -280,6 +290,16 @@ mod tests {
             ("ctest --test-dir build --output-junit junit.xml", "junit"),
             ("npx vitest --run --reporter=json", "jest-json"),
             ("node_modules/.bin/eslint --format json .", "eslint-json"),
+            ("dir=$(mktemp -d); dotnet test --logger trx --results-directory \"$dir\"", "trx"),
+            ("nunit-console -nologo -xml=r.xml Calc.dll; cat r.xml", "nunit"),
+            ("nunit3-console Calc.dll", "nunit"),
+            ("bundle exec rspec --format json", "rspec-json"),
+            ("rake test", "minitest"),
+            ("ruby -Ilib -Itest test/calc_test.rb", "minitest"),
+            ("report=$(mktemp); vendor/bin/phpunit --log-junit \"$report\"", "junit"),
+            ("swift test", "swift-test"),
+            ("bats --tap test", "tap"),
+            ("rspec", "plain"),
             ("", "plain"),
         ];
         for (command, name) in cases {

@@ -42,3 +42,34 @@ pub(super) fn clip(text: &str, max: usize) -> String {
         None => text.to_string(),
     }
 }
+
+/// The first frame of a .NET stack trace that names its source: `at A.B.C() in /src/CTests.cs:line
+/// 17` as .NET writes it, `in /src/CTests.cs:17` as Mono does; the file and the line.
+pub(super) fn dotnet_frame(stack: &str) -> Option<(String, u64)> {
+    static FRAME: OnceLock<Regex> = OnceLock::new();
+    let frame = re(&FRAME, r"\bin (.+?\.(?:cs|fs|vb)):(?:line )?(\d+)\s*$");
+    stack
+        .lines()
+        .find_map(|l| frame.captures(l.trim_end()))
+        .map(|c| (c[1].to_string(), c[2].parse().unwrap_or(0)))
+}
+
+/// The XML documents in `output` whose root element is `root` (`<TestRun`, `<test-results`),
+/// each from its opening tag to its closing one, in order; text around them is left out.
+pub(super) fn xml_documents<'a>(output: &'a str, root: &str) -> Vec<&'a str> {
+    let (open, close) = (format!("<{root}"), format!("</{root}>"));
+    let mut found = Vec::new();
+    let mut rest = output;
+    while let Some(start) = rest.find(&open) {
+        // `<TestRun` is not `<TestRunner`.
+        let after = rest[start + open.len()..].chars().next();
+        if !after.is_some_and(|c| c.is_whitespace() || c == '>' || c == '/') {
+            rest = &rest[start + open.len()..];
+            continue;
+        }
+        let Some(end) = rest[start..].find(&close).map(|at| start + at + close.len()) else { break };
+        found.push(&rest[start..end]);
+        rest = &rest[end..];
+    }
+    found
+}

@@ -1,6 +1,6 @@
-//! The Test Anything Protocol, as node's test runner (`--test-reporter=tap`) and Mocha
-//! (`--reporter tap`) write it: narrowed to files to run, or to a name pattern in each one's own
-//! flag, and read from its result lines, their details and its closing counts.
+//! The Test Anything Protocol, as node's test runner (`--test-reporter=tap`), Mocha (`--reporter
+//! tap`) and Bats (`bats --tap`) write it: narrowed to files to run, or to a name pattern in each
+//! one's own flag, and read from its result lines, their details and its closing counts.
 
 use std::sync::OnceLock;
 
@@ -17,12 +17,26 @@ impl Runner for Tap {
     }
 
     fn recognises(&self, command: &Words<'_>) -> bool {
-        command.contains("--test-reporter=tap") || command.contains("--reporter tap")
+        command.contains("--test-reporter=tap")
+            || command.contains("--reporter tap")
+            || (command.has("bats")
+                && (command.has("--tap") || command.has("-t") || command.contains("--formatter tap")))
     }
 
     fn narrow(&self, check: &Invocation<'_>, scope: &Scope<'_>) -> Result<String, String> {
-        Ok(if scope.is_path {
+        let bats = Words::of(check.command).has("bats");
+        Ok(if scope.is_path && bats {
+            // Bats runs the folders it is given: a path replaces them (`test`, the last word).
+            let command = check.command.trim_end();
+            let given = command.rsplit_once(' ').filter(|(_, last)| !last.starts_with('-'));
+            match given {
+                Some((head, _)) => format!("{head} {}", scope.quoted()),
+                None => format!("{command} {}", scope.quoted()),
+            }
+        } else if scope.is_path {
             format!("{} {}", check.command, scope.quoted())
+        } else if bats {
+            format!("{} --filter {}", check.command, scope.quoted())
         } else if check.command.contains("--reporter tap") {
             // Mocha's name filter.
             format!("{} --grep {}", check.command, scope.quoted())
@@ -48,9 +62,9 @@ fn tap(output: &str) -> Parsed {
     static RESULT: OnceLock<Regex> = OnceLock::new();
     static COUNT: OnceLock<Regex> = OnceLock::new();
     static PLACE: OnceLock<Regex> = OnceLock::new();
-    let result = re(&RESULT, r"^(\s*)(not ok|ok)\s+\d+(?:\s+-)?\s*(.*?)\s*(#\s*(SKIP|TODO)\b.*)?$");
+    let result = re(&RESULT, r"^(\s*)(not ok|ok)\s+\d+(?:\s+-)?\s*(.*?)\s*(#\s*((?i)skip|todo)\b.*)?$");
     let count = re(&COUNT, r"^#\s+(pass|fail|skipped|todo|cancelled|tests)\s+(\d+)\s*$");
-    let place = re(&PLACE, r"\(?((?:file://)?[^\s()']+?\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?");
+    let place = re(&PLACE, r"\(?((?:file://)?[^\s()']+?\.(?:[cm]?[jt]sx?|bats)):(\d+)(?::\d+)?\)?");
     let output = strip_ansi(output);
     let lines: Vec<&str> = output.lines().collect();
     let mut parsed = Parsed::default();
@@ -107,6 +121,21 @@ fn tap(output: &str) -> Parsed {
                 i += 1;
             }
         }
+        // Bats: the failure's details are the `# ` comments under it, from `(in test file …)`.
+        let bats = block.is_empty()
+            && lines.get(i + 1).is_some_and(|l| {
+                let l = l.trim_start();
+                l.starts_with("# (in test file") || l.starts_with("# (from function")
+            });
+        if bats {
+            while let Some(next) = lines.get(i + 1)
+                && let Some(comment) = next.trim_start().strip_prefix('#')
+                && !count.is_match(next)
+            {
+                block.push(comment);
+                i += 1;
+            }
+        }
         i += 1;
         let printed = std::mem::take(&mut comments);
         if directive {
@@ -140,7 +169,9 @@ fn tap(output: &str) -> Parsed {
             continue;
         }
         seen_fail += 1;
-        let (mut message, frames, location) = if yaml {
+        let (mut message, frames, location) = if bats {
+            bats_details(&block)
+        } else if yaml {
             (
                 field("error").unwrap_or_default(),
                 field("stack").unwrap_or_default(),
@@ -188,6 +219,23 @@ fn tap(output: &str) -> Parsed {
     parsed.failed = failed.unwrap_or(seen_fail);
     parsed.skipped = skipped.unwrap_or(seen_skip);
     parsed
+}
+
+/// A Bats failure's comments: `(in test file test/x.bats, line 11)` (after `(from function …`
+/// lines when a helper failed) says where, the lines after it what failed; returned as the
+/// message, and the place as a `file:line` frame.
+fn bats_details(comments: &[&str]) -> (String, String, String) {
+    static PLACE: OnceLock<Regex> = OnceLock::new();
+    let place = re(&PLACE, r"in test file (.+?), line (\d+)\)");
+    let at = comments.iter().find_map(|c| place.captures(c));
+    let message: Vec<&str> = comments
+        .iter()
+        .map(|c| c.trim())
+        .filter(|c| !c.is_empty() && !c.starts_with("(in test file") && !c.starts_with("in test file"))
+        .filter(|c| !c.starts_with("(from function"))
+        .collect();
+    let location = at.map(|c| format!("{}:{}", &c[1], &c[2])).unwrap_or_default();
+    (message.join("\n"), String::new(), location)
 }
 
 #[cfg(test)]
@@ -366,5 +414,62 @@ ok 3 calc later # SKIP -
         );
         // Nothing but a crash of node itself, no TAP: not read.
         assert!(!Tap.read("node: bad option: --test-reporter=tap\n").recognised);
+    }
+
+    #[test]
+    fn bats_tap_places_a_failure_at_its_test_file_line() {
+        // Bats 1.8.2 (Debian's bats) run here with `bats --tap test` on fixtures/verify_bats,
+        // captured; then, captured the same way, a test whose failing command is in a helper it
+        // loads.
+        let output = "1..3
+ok 1 add adds two numbers
+not ok 2 total sums prices
+# (in test file test/calc.bats, line 11)
+#   `[ \"$result\" -eq 3 ]' failed
+ok 3 rounds later # skip later
+";
+        let parsed = Tap.read(output);
+        assert!(parsed.recognised);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("total sums prices".into()),
+                path: Some("test/calc.bats".into()),
+                line: Some(11),
+                message: "`[ \"$result\" -eq 3 ]' failed".into(),
+            }]
+        );
+        let helper = "1..1
+not ok 1 total sums prices
+# (from function `check_total' in file test/helper.bash, line 3,
+#  in test file test/calc.bats, line 5)
+#   `check_total' failed
+# the sum was 2
+";
+        let parsed = Tap.read(helper);
+        assert_eq!((parsed.passed, parsed.failed), (0, 1));
+        assert_eq!(
+            (
+                parsed.failures[0].path.as_deref(),
+                parsed.failures[0].line,
+                parsed.failures[0].message.as_str()
+            ),
+            (Some("test/calc.bats"), Some(5), "`check_total' failed the sum was 2")
+        );
+        // Cut after the result line: the failure, without its place.
+        let parsed = Tap.read("1..3\nok 1 a\nnot ok 2 total sums prices\n# (in test file test/ca");
+        assert_eq!((parsed.passed, parsed.failed), (1, 1));
+    }
+
+    #[test]
+    fn bats_is_recognised_and_narrowed() {
+        assert!(Tap.recognises(&Words::of("bats --tap test")));
+        assert!(!Tap.recognises(&Words::of("bats test")));
+        let check = Invocation { name: "bats", command: "bats --tap test" };
+        let by_file = Tap.narrow(&check, &Scope { text: "test/calc.bats", is_path: true });
+        assert_eq!(by_file.as_deref(), Ok("bats --tap test/calc.bats"));
+        let by_name = Tap.narrow(&check, &Scope { text: "total sums", is_path: false });
+        assert_eq!(by_name.as_deref(), Ok("bats --tap test --filter 'total sums'"));
     }
 }
