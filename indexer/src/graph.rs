@@ -1695,7 +1695,8 @@ mod tests {
                 // The graph keeps no edge from a definition to itself: a recursive call, one in
                 // the definition's own lines but none of its children's.
                 let defs = &entry.symbols.defs;
-                let within = |def: usize, line: u32| (defs.at(def).line..=defs.at(def).end_line).contains(&line);
+                let within =
+                    |def: usize, line: u32| (defs.at(def).line..=defs.at(def).end_line).contains(&line);
                 let recursive = |line: u32| {
                     within(d, line)
                         && !(0..defs.len()).any(|o| defs.at(o).parent() == Some(d as u32) && within(o, line))

@@ -34,6 +34,14 @@ fn entry_for(
     old: Option<&Arc<FileEntry>>,
     trust_times: bool,
 ) -> Option<(Arc<FileEntry>, bool)> {
+    // A file its name gives no language may be a script whose `#!` line does (`bin/rbenv`):
+    // as before while its times say it is the same file, else as its first line says.
+    let by_name = lang;
+    let script = |old: &FileEntry| by_name == Lang::Text && old.lang.has_grammar();
+    let lang = match old {
+        Some(old) if script(old) => old.lang,
+        _ => lang,
+    };
     if let Some(old) = old
         && trust_times
         && old.size == size
@@ -45,6 +53,15 @@ fn entry_for(
     let (hash, content) = match read_content(dir, &rel).ok()? {
         Content::Whole(bytes) => (content_hash(&bytes), Content::Whole(bytes)),
         Content::Large { hash, lines } => (hash, Content::Large { hash, lines }),
+    };
+    let lang = match &content {
+        Content::Whole(bytes)
+            if by_name == Lang::Text && !rel.rsplit('/').next().unwrap_or("").contains('.') =>
+        {
+            Lang::from_shebang(bytes).unwrap_or(Lang::Text)
+        }
+        Content::Large { .. } if by_name == Lang::Text => Lang::Text,
+        _ => lang,
     };
     match old {
         Some(old) if old.hash == hash && old.lang == lang && old.size == size && old.mtime_ns == mtime_ns => {
@@ -291,7 +308,7 @@ impl Index {
                         changed |= files.remove(rel.as_str()).is_some();
                         continue;
                     };
-                    parsed += usize::from(was_parsed && lang.has_grammar());
+                    parsed += usize::from(was_parsed && entry.lang.has_grammar());
                     if !Arc::ptr_eq(old, &entry) {
                         files.insert(rel.clone(), entry);
                         changed = true;
@@ -685,6 +702,35 @@ mod tests {
         let (index, outcome) = open(repo.path(), store.path());
         assert_eq!(outcome, LoadOutcome::Loaded { files: 2 });
         assert_eq!(index.refresh(&|_, _| {}).parsed, 0);
+    }
+
+    /// A script with no extension is parsed in the language its `#!` line names, kept so while
+    /// it is unchanged, and searched as text once its first line names no parsed language.
+    #[test]
+    fn a_script_without_an_extension_is_in_the_language_of_its_interpreter() {
+        let (repo, store) = setup();
+        let script = repo.path().join("rbenv-init");
+        fs::write(&script, "#!/usr/bin/env bash\nset -e\n\nprint_init() {\n  echo init\n}\n").unwrap();
+        fs::write(repo.path().join("README"), "# rbenv\nRun rbenv-init from bash.\n").unwrap();
+        let (index, _) = open(repo.path(), store.path());
+        index.refresh(&|_, _| {});
+        let snapshot = index.snapshot();
+        let entry = snapshot.files.get("rbenv-init").expect("the script is parsed");
+        assert_eq!(entry.lang, Lang::Bash);
+        assert_eq!(
+            entry.symbols.defs.iter().map(|d| d.name().to_string()).collect::<Vec<_>>(),
+            ["print_init"]
+        );
+        assert!(snapshot.texts.contains_key("README"), "a file with no `#!` line stays text");
+        // Unchanged: reused as it was, not read as text.
+        let stats = index.refresh(&|_, _| {});
+        assert_eq!(stats.parsed, 0);
+        assert_eq!(index.snapshot().files.get("rbenv-init").map(|e| e.lang), Some(Lang::Bash));
+        // Rewritten in a language tack does not parse: a text file.
+        fs::write(&script, "#!/usr/bin/perl\nsub print_init { print 'init'; }\n").unwrap();
+        let changed = index.apply_changes(&["rbenv-init".to_string()]);
+        assert!(changed.files.get("rbenv-init").is_none());
+        assert_eq!(changed.texts.get("rbenv-init").map(|e| e.lang), Some(Lang::Text));
     }
 
     #[test]

@@ -248,7 +248,10 @@ impl Tables for Packages {
                 Target::Def { file, def } => r.symbols(file).defs.at(def as usize).qualified() == qualified,
                 _ => false,
             };
-            r.top_level_defs(self.files_of(file), None, name, depth + 1).into_iter().filter(is_extension).collect()
+            r.top_level_defs(self.files_of(file), None, name, depth + 1)
+                .into_iter()
+                .filter(is_extension)
+                .collect()
         })
     }
 }

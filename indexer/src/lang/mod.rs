@@ -25,6 +25,9 @@ pub(crate) struct LangSpec {
     pub lang: Lang,
     pub name: &'static str,
     pub extensions: &'static [&'static str],
+    /// The programs a script's `#!` line names to run it (`bash`, `python3`): a file whose name
+    /// has no extension is in the language when its first line names one.
+    pub interpreters: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
     /// The grammar's node kinds and fields the shared walks read.
     pub nodes: Nodes,
@@ -87,7 +90,9 @@ pub struct ProjectCheck {
 /// The projects [`project_checks`] finds checks for, said as absent: how the verify tool says
 /// what it looked for when it finds none.
 pub const NO_CHECKED_PROJECT: &str = "no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
-     no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml and no configured CMake build folder";
+     no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml or build.gradle, no configured \
+     CMake build folder, no .sln or .csproj, no phpunit.xml, no RSpec or Minitest suite, no Package.swift and no \
+     test/*.bats";
 
 /// The text of the small file `name` in `dir` (empty when there is none or it is refused).
 pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {
@@ -172,8 +177,6 @@ mod java;
 mod javascript;
 mod kotlin;
 mod php;
-#[cfg(test)]
-mod project_checks_preview;
 mod python;
 mod ruby;
 mod rust;
@@ -457,7 +460,7 @@ impl RefKind {
                 def == D::Method || (lang.spec().rules.method_call_names_function && def == D::Function)
             }
             RefKind::Type => is_type,
-            RefKind::Inheritance => matches!(def, D::Class | D::Interface),
+            RefKind::Inheritance => matches!(def, D::Class | D::Interface | D::Module),
             // Where an attribute can be a method, a property or a module's function, constant
             // or class; elsewhere it names a field, which tack does not index.
             RefKind::Attribute => {
@@ -483,6 +486,23 @@ impl Lang {
     /// for what is never searched (images, archives, lock files).
     pub fn of_file(path: &Path) -> Option<Lang> {
         Lang::from_path(path).or_else(|| text_files::may_be_text(path).then_some(Lang::Text))
+    }
+
+    /// The language of a script by its `#!` line (`#!/bin/sh`, `#!/usr/bin/env python3`): the
+    /// one whose interpreters name the program, a version after the name allowed (`python3.11`).
+    pub fn from_shebang(head: &[u8]) -> Option<Lang> {
+        let line = head.strip_prefix(b"#!")?;
+        let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
+        let line = std::str::from_utf8(line).ok()?;
+        let mut words = line.split_whitespace();
+        let mut program = words.next()?.rsplit('/').next()?;
+        if program == "env" {
+            program = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
+        }
+        let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        specs()
+            .find(|spec| spec.interpreters.contains(&program) || spec.interpreters.contains(&name))
+            .map(|spec| spec.lang)
     }
 
     /// Whether a grammar reads the language's files: every language but [`Lang::Text`].
@@ -601,6 +621,19 @@ mod tests {
         assert_eq!(Lang::Python.language().type_hint("'shop.Cart'").as_deref(), Some("shop.Cart"));
         assert_eq!(Lang::Python.language().type_hint("Cart | None").as_deref(), Some("Cart"));
         assert_eq!(Lang::Python.language().type_hint("list[Cart]"), None);
+    }
+
+    #[test]
+    fn scripts_without_an_extension_are_told_by_their_interpreter() {
+        assert_eq!(Lang::from_shebang(b"#!/usr/bin/env bash\nset -e\n"), Some(Lang::Bash));
+        assert_eq!(Lang::from_shebang(b"#!/bin/sh"), Some(Lang::Bash));
+        assert_eq!(Lang::from_shebang(b"#!/usr/bin/env -S python3.11 -u\n"), Some(Lang::Python));
+        assert_eq!(Lang::from_shebang(b"#! /usr/bin/ruby -w\n"), Some(Lang::Ruby));
+        assert_eq!(Lang::from_shebang(b"#!/usr/bin/env LC_ALL=C node\n"), Some(Lang::JavaScript));
+        assert_eq!(Lang::from_shebang(b"#!/usr/bin/perl\n"), None);
+        assert_eq!(Lang::from_shebang(b"#!/usr/bin/env zsh\n"), None);
+        assert_eq!(Lang::from_shebang(b"# bash\n"), None);
+        assert_eq!(Lang::from_shebang(b""), None);
     }
 
     #[test]

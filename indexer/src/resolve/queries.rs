@@ -172,7 +172,7 @@ impl Resolver {
         if query.is_empty() {
             return Vec::new();
         }
-        let last = query.rsplit(['.', ':']).next().unwrap_or(query);
+        let last = query.rsplit(['.', ':', '\\']).next().unwrap_or(query);
         let mut exact = Vec::new();
         let mut suffix = Vec::new();
         for &(file, d) in self.defs_by_name.get(last).iter() {

@@ -4,6 +4,8 @@
 //! are global once a file is loaded, so every file of the repository sees every other's
 //! (one shared scope); `source f` and `. f` are recorded as glob imports of the file they load.
 
+mod project;
+
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -21,6 +23,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Bash,
     name: "bash",
     extensions: &["sh", "bash"],
+    interpreters: &["bash", "sh", "dash", "ksh"],
     grammar: || tree_sitter_bash::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
     nodes: Nodes {
@@ -60,8 +63,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "bash",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: project::checks,
+    runners: &["tap"],
 };
 
 impl Language for Bash {

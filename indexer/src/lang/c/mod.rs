@@ -57,6 +57,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::C,
     name: "c",
     extensions: &["c"],
+    interpreters: &[],
     grammar: || tree_sitter_c::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

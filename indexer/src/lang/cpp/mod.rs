@@ -11,6 +11,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Cpp,
     name: "cpp",
     extensions: &["cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "h", "ipp", "tpp"],
+    interpreters: &[],
     grammar: || tree_sitter_cpp::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

@@ -6,6 +6,8 @@
 //! types, `using X = A.B.C;` one type under a new name, `using static A.B.C;` a type's members.
 //! A partial class is one definition per file that declares it.
 
+mod project;
+
 use std::sync::Arc;
 
 use tree_sitter::Node;
@@ -51,6 +53,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::CSharp,
     name: "csharp",
     extensions: &["cs"],
+    interpreters: &[],
     grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // C# reads its qualifiers itself (`qualifier_text`): `this` and `base` are no named nodes.
@@ -197,8 +200,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "csharp",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: project::checks,
+    runners: &["trx"],
 };
 
 impl Language for CSharp {

@@ -20,6 +20,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Go,
     name: "go",
     extensions: &["go"],
+    interpreters: &[],
     grammar: || tree_sitter_go::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {

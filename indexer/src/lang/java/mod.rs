@@ -43,6 +43,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Java,
     name: "java",
     extensions: &["java"],
+    interpreters: &[],
     grammar: || tree_sitter_java::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // Java reads its qualifiers itself (`qualifier_text`).

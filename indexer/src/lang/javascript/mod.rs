@@ -149,6 +149,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::JavaScript,
     name: "javascript",
     extensions: &["js", "jsx", "mjs", "cjs"],
+    interpreters: &["node", "nodejs"],
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

@@ -24,6 +24,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Kotlin,
     name: "kotlin",
     extensions: &["kt", "kts"],
+    interpreters: &[],
     grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // kotlin-ng gives a declaration's body no field (`body_start` finds it by kind): `name` is

@@ -4,6 +4,8 @@
 //! `extends`, `implements` and a trait's `use` are bases. Variables keep their `$`; `$this`,
 //! `self::` and `static::` are the instance of the class around, `parent::` its base.
 
+mod project;
+
 use std::sync::Arc;
 
 use tree_sitter::Node;
@@ -28,6 +30,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Php,
     name: "php",
     extensions: &["php"],
+    interpreters: &["php"],
     grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
     comments: Comments {
         line: &["//", "#"],
@@ -129,8 +132,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "php",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: project::checks,
+    runners: &["junit"],
 };
 
 impl Language for Php {

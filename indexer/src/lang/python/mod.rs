@@ -20,6 +20,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Python,
     name: "python",
     extensions: &["py", "pyi"],
+    interpreters: &["python", "python3", "python2"],
     grammar: || tree_sitter_python::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
     nodes: Nodes {

@@ -4,6 +4,8 @@
 //! the repository's constants (one shared scope): `require` binds no name, and a constant is
 //! looked up in the modules around its use (wherever they are reopened), then at the top level.
 
+mod project;
+
 use std::sync::Arc;
 
 use tree_sitter::Node;
@@ -21,6 +23,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Ruby,
     name: "ruby",
     extensions: &["rb", "rake", "gemspec"],
+    interpreters: &["ruby"],
     grammar: || tree_sitter_ruby::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: Some(("=begin", "=end")), block_inner: None, not: &["#!"] },
     nodes: Nodes {
@@ -75,8 +78,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "ruby",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: project::checks,
+    runners: &["rspec-json", "minitest"],
 };
 
 impl Language for Ruby {

@@ -20,6 +20,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Rust,
     name: "rust",
     extensions: &["rs"],
+    interpreters: &[],
     grammar: || tree_sitter_rust::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {

@@ -6,6 +6,8 @@
 //! of one `Sources/<Target>/` or `Tests/<Target>/` folder, which see each other's names;
 //! `import Shop` brings in target `Shop`'s.
 
+mod project;
+
 use std::sync::Arc;
 
 use tree_sitter::Node;
@@ -23,6 +25,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::Swift,
     name: "swift",
     extensions: &["swift"],
+    interpreters: &[],
     grammar: || tree_sitter_swift::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // Swift reads its qualifiers itself (`qualifier_text`).
@@ -124,8 +127,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "swift",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: project::checks,
+    runners: &["swift-test"],
 };
 
 /// The bodies whose functions are methods.

@@ -14,6 +14,7 @@ static SPEC: LangSpec = LangSpec {
     lang: Lang::TypeScript,
     name: "typescript",
     extensions: &["ts", "mts", "cts"],
+    interpreters: &[],
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {
@@ -47,6 +48,7 @@ static TSX_SPEC: LangSpec = LangSpec {
     lang: Lang::Tsx,
     name: "tsx",
     extensions: &["tsx"],
+    interpreters: &[],
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     test_file_suffixes: &[".test.tsx", ".spec.tsx"],
     ..SPEC
