@@ -663,15 +663,15 @@ fn csharp_outline_definition_and_references_across_namespaces() {
         "references",
         json!({"symbol": "Cart.Total"}),
         expect![[r#"
-        references to method Cart.Total (src/Shop/Cart.cs:26): 1 resolved, 5 candidates
-        src/Shop/Cart.cs:26: public virtual decimal Total()  (definition, Cart.Total)
-        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
-        src/Shop/Checkout.cs:18: decimal amount = cart.Total() + D.ApplyDiscount(1.0m, null);  (call, Checkout.Run)
-        src/Shop/Checkout.cs:20: return new Quote(owner, amount + other.Total());  (call, Checkout.Run)
-        src/Shop/VipCart.cs:11: return base.Total() * 0.95m;  (call, VipCart.Total)
-        src/Shop/VipCart.cs:16: return Total() - base.Total();  (call, VipCart.Saved)
-        tests/Shop.Tests/CartTests.cs:13: Assert.Equal(2.4m, cart.Total());  (call, CartTests.TotalAddsTax)
-    "#]],
+            references to method Cart.Total (src/Shop/Cart.cs:26): 5 resolved, 1 candidate
+            src/Shop/Cart.cs:26: public virtual decimal Total()  (definition, Cart.Total)
+            src/Shop/Checkout.cs:20: return new Quote(owner, amount + other.Total());  (call, Checkout.Run)
+            src/Shop/VipCart.cs:11: return base.Total() * 0.95m;  (call, VipCart.Total)
+            src/Shop/VipCart.cs:16: return Total() - base.Total();  (call, VipCart.Saved)
+            tests/Shop.Tests/CartTests.cs:13: Assert.Equal(2.4m, cart.Total());  (call, CartTests.TotalAddsTax)
+            candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+            src/Shop/Checkout.cs:18: decimal amount = cart.Total() + D.ApplyDiscount(1.0m, null);  (call, Checkout.Run)
+        "#]],
     );
     check(
         "cs_shop",
@@ -753,11 +753,14 @@ fn kotlin_outline_definition_and_references_across_packages() {
         "references",
         json!({"symbol": "Cart.discounted"}),
         expect![[r#"
-        references to function Cart.discounted (src/main/kotlin/shop/VipCart.kt:14): 1 resolved, 1 candidate
-        src/main/kotlin/shop/VipCart.kt:14: fun Cart.discounted(): Double = total() * 0.95  (definition, Cart.discounted)
-        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
-        src/main/kotlin/shop/Checkout.kt:15: other.discounted() + D.percent(other.total(), 0.1)  (call, Checkout.quote)
+            references to function Cart.discounted (src/main/kotlin/shop/VipCart.kt:14): 2 resolved, 0 candidates
+            src/main/kotlin/shop/VipCart.kt:14: fun Cart.discounted(): Double = total() * 0.95  (definition, Cart.discounted)
+            src/main/kotlin/shop/Checkout.kt:15: other.discounted() + D.percent(other.total(), 0.1)  (call, Checkout.quote)
+        "#]],
+    );
+}
 
+#[test]
 fn swift_outline_definition_and_references_across_targets() {
     check(
         "swift_shop",
@@ -883,7 +886,11 @@ fn bash_outline_definition_and_references_across_sourced_files() {
         callers of function apply_discount (lib/pricing.sh:17): 2 resolved, 0 candidates
         bin/shop.sh:24: echo "discounted: $(apply_discount 1000 "$code")"  (call, main)
         lib/cart.sh:21: with_tax "$(apply_discount "$raw" "$code")"  (call, cart_total)
+    "#]],
+    );
+}
 
+#[test]
 fn ruby_outline_definition_and_references_across_reopened_classes_and_mixins() {
     check(
         "rb_shop",
