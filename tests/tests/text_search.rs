@@ -1,7 +1,7 @@
-//! Nothing is invisible: in a repository of a language tack has no grammar for (Bash, C#,
-//! Kotlin, Ruby, Swift), or of only documentation and configuration, `search` and `context`
-//! answer through the real server, and the first file is the one a hand-written question is
-//! about. The texts an agent reads are snapshots.
+//! Through the real server, in a repository of each language added after the first eight (Bash,
+//! C#, Kotlin, Ruby, Swift) and in one of only documentation and configuration, `search` and
+//! `context` put first the file a hand-written question is about: in code, the function that
+//! answers it; in a document, a passage. The texts an agent reads are snapshots.
 
 use std::path::Path;
 
@@ -32,9 +32,10 @@ async fn call(client: &Client, tool: &str, args: Value) -> String {
 }
 
 /// Asks `search` and `context` the question about `fixture` whose answer is `expected`: both put
-/// that file first (search's first result, context's first passage, as the text names them).
-/// Returns both texts for the snapshot.
-async fn ask(fixture: &str, question: &str, expected: &str) -> String {
+/// that file first (search's first result, context's first section, as the text names them), and
+/// context shows `shown` of it: the function that answers (`plugin_enable (function)`), or
+/// `(text)` for a document's passage. Returns both texts for the snapshot.
+async fn ask(fixture: &str, question: &str, expected: &str, shown: &str) -> String {
     let repo = fixture_copy(fixture);
     let store = tempfile::tempdir().unwrap();
     let client = start(repo.path(), store.path()).await;
@@ -45,8 +46,8 @@ async fn ask(fixture: &str, question: &str, expected: &str) -> String {
     let context = call(&client, "context", json!({ "task": question, "tokens": 600 })).await;
     let section = context.lines().nth(1).unwrap_or("");
     assert!(
-        section.starts_with(&format!("{expected}:")) && section.ends_with("(text)"),
-        "context showed another file first, or not as a passage:\n{context}"
+        section.starts_with(&format!("{expected}:")) && section.ends_with(shown),
+        "context showed another file or section first:\n{context}"
     );
     client.cancel().await.unwrap();
     format!("$ search {question:?}\n{search}\n$ context {question:?}\n{context}")
@@ -54,29 +55,52 @@ async fn ask(fixture: &str, question: &str, expected: &str) -> String {
 
 #[tokio::test]
 async fn bash_scripts_answer_which_function_turns_a_plugin_on() {
-    let text =
-        ask("text_bash", "which function turns on a plugin so new shells load it", "lib/plugins.sh").await;
+    let text = ask(
+        "text_bash",
+        "which function turns on a plugin so new shells load it",
+        "lib/plugins.sh",
+        " plugin_enable (function)",
+    )
+    .await;
     expect_test::expect_file!["snapshots/text_bash.txt"].assert_eq(&text);
 }
 
 #[tokio::test]
 async fn csharp_answers_where_requests_are_checked_before_their_handler() {
     let question = "where are requests checked for errors before their handler runs";
-    let text = ask("text_csharp", question, "src/Pipeline/ValidationBehavior.cs").await;
+    let text = ask(
+        "text_csharp",
+        question,
+        "src/Pipeline/ValidationBehavior.cs",
+        " ValidationBehavior.Handle (method)",
+    )
+    .await;
     expect_test::expect_file!["snapshots/text_csharp.txt"].assert_eq(&text);
 }
 
 #[tokio::test]
 async fn kotlin_answers_how_a_failed_call_is_tried_again() {
     let question = "how is a failed call attempted again after waiting longer each time";
-    let text = ask("text_kotlin", question, "src/main/kotlin/net/RetryInterceptor.kt").await;
+    let text = ask(
+        "text_kotlin",
+        question,
+        "src/main/kotlin/net/RetryInterceptor.kt",
+        " RetryInterceptor.intercept (method)",
+    )
+    .await;
     expect_test::expect_file!["snapshots/text_kotlin.txt"].assert_eq(&text);
 }
 
 #[tokio::test]
 async fn ruby_answers_how_a_changed_session_cookie_is_detected() {
     let question = "how is a session cookie changed by the client detected";
-    let text = ask("text_ruby", question, "lib/mini/session/cookie.rb").await;
+    let text = ask(
+        "text_ruby",
+        question,
+        "lib/mini/session/cookie.rb",
+        " Mini::Session::Cookie::load_session (method)",
+    )
+    .await;
     expect_test::expect_file!["snapshots/text_ruby.txt"].assert_eq(&text);
 }
 
@@ -89,11 +113,13 @@ async fn the_map_of_a_repository_without_a_parsed_language_lists_its_files() {
     let map = call(&client, "repo_map", json!({})).await;
     client.cancel().await.unwrap();
     expect_test::expect![[r#"
-        repo map: no definitions (no file is in a language tack parses); 4 text files, which search ranks:
-        lib/mini/request.rb
-        lib/mini/session/cookie.rb
-        lib/mini/static.rb
-        mini.gemspec
+        repo map: no definitions (no file is in a language tack parses); 6 text files, which search ranks:
+        README.md
+        defaults/main.yml
+        docs/upgrading.md
+        handlers/main.yml
+        tasks/main.yml
+        tasks/server.yml
     "#]]
     .assert_eq(&map);
 }
@@ -101,14 +127,21 @@ async fn the_map_of_a_repository_without_a_parsed_language_lists_its_files() {
 #[tokio::test]
 async fn swift_answers_where_a_response_with_a_bad_status_is_rejected() {
     let question = "reject a response whose status code is not acceptable";
-    let text = ask("text_swift", question, "Sources/Net/Validation.swift").await;
+    let text =
+        ask("text_swift", question, "Sources/Net/Validation.swift", " DataRequest.validate (method)").await;
     expect_test::expect_file!["snapshots/text_swift.txt"].assert_eq(&text);
 }
 
 #[tokio::test]
 async fn markdown_and_yaml_answer_a_task_question_and_a_documentation_question() {
-    let task =
-        ask("text_docs", "which task writes sshd_config and checks it is valid", "tasks/server.yml").await;
-    let docs = ask("text_docs", "what was renamed or is gone when upgrading", "docs/upgrading.md").await;
+    let task = ask(
+        "text_docs",
+        "which task writes sshd_config and checks it is valid",
+        "tasks/server.yml",
+        "(text)",
+    )
+    .await;
+    let docs =
+        ask("text_docs", "what was renamed or is gone when upgrading", "docs/upgrading.md", "(text)").await;
     expect_test::expect_file!["snapshots/text_docs.txt"].assert_eq(&format!("{task}\n{docs}"));
 }
