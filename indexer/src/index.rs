@@ -37,7 +37,7 @@ fn entry_for(
     // A file its name gives no language may be a script whose `#!` line does (`bin/rbenv`):
     // as before while its times say it is the same file, else as its first line says.
     let by_name = lang;
-    let script = |old: &FileEntry| by_name == Lang::Text && old.lang.has_grammar();
+    let script = |old: &FileEntry| !by_name.has_grammar() && old.lang.has_grammar();
     let lang = match old {
         Some(old) if script(old) => old.lang,
         _ => lang,
@@ -56,11 +56,11 @@ fn entry_for(
     };
     let lang = match &content {
         Content::Whole(bytes)
-            if by_name == Lang::Text && !rel.rsplit('/').next().unwrap_or("").contains('.') =>
+            if !by_name.has_grammar() && !rel.rsplit('/').next().unwrap_or("").contains('.') =>
         {
-            Lang::from_shebang(bytes).unwrap_or(Lang::Text)
+            Lang::from_shebang(bytes).unwrap_or(by_name)
         }
-        Content::Large { .. } if by_name == Lang::Text => Lang::Text,
+        Content::Large { .. } if !by_name.has_grammar() => by_name,
         _ => lang,
     };
     match old {
@@ -729,7 +729,7 @@ mod tests {
         // Rewritten in a language tack does not parse: a text file.
         fs::write(&script, "#!/usr/bin/perl\nsub print_init { print 'init'; }\n").unwrap();
         let changed = index.apply_changes(&["rbenv-init".to_string()]);
-        assert!(changed.files.get("rbenv-init").is_none());
+        assert!(!changed.files.contains_key("rbenv-init"));
         assert_eq!(changed.texts.get("rbenv-init").map(|e| e.lang), Some(Lang::Text));
     }
 

@@ -200,6 +200,50 @@ pub(crate) fn doc_blocks_of_children<'a>(
     }
 }
 
+/// The first line of each child's comment block, a run of `marker` line comments right above
+/// it (one per line, none empty of text), by child node id, in one pass over the children.
+/// What only looks like a comment (a shebang, `#!`) is never a doc.
+pub(crate) fn line_comment_docs<'a>(
+    lang: Lang,
+    parent: Node,
+    bytes: &'a [u8],
+    marker: &str,
+    out: &mut rustc_hash::FxHashMap<usize, &'a str>,
+) {
+    // The first line of the run and the row the run ends on.
+    let mut run: Option<(&'a str, usize)> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        if lang.spec().nodes.comments.contains(&child.kind()) {
+            let text = node_text(child, bytes);
+            let start = child.start_position().row;
+            let code = lang.spec().comments.not.iter().any(|start| text.starts_with(start));
+            let Some(body) = text.strip_prefix(marker).filter(|_| !code) else {
+                run = None;
+                continue;
+            };
+            let body = body.trim();
+            run = match run {
+                Some((first, end)) if end + 1 == start => Some((first, start)),
+                _ => Some((body, start)),
+            };
+            // A run whose first line is empty takes its first line with text.
+            if let Some((first, end)) = run
+                && first.is_empty()
+            {
+                run = Some((body, end));
+            }
+            continue;
+        }
+        if let Some((first, end)) = run.take()
+            && end + 1 == child.start_position().row
+            && !first.is_empty()
+        {
+            out.insert(child.id(), first);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Every kind and field a language's [`Nodes`] names is one of its grammar's: a misspelt

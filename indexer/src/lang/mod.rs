@@ -15,7 +15,9 @@ use crate::snapshot::{FileEntry, Lang};
 use crate::meaning::{Entry, Tables};
 use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
 pub(crate) use comments::Comments;
-pub(crate) use common::{Nodes, doc_blocks_of_children, is_alias, pattern_identifiers, simple_chain};
+pub(crate) use common::{
+    Nodes, doc_blocks_of_children, is_alias, line_comment_docs, pattern_identifiers, simple_chain,
+};
 pub use text_files::heading_at;
 pub(crate) use text_files::{is_changelog, is_prose};
 pub(crate) use text_files::{is_generated, is_text};

@@ -4,11 +4,10 @@
 //! are global once a file is loaded, so every file of the repository sees every other's
 //! (one shared scope); `source f` and `. f` are recorded as glob imports of the file they load.
 
-mod project;
+mod bash_checks;
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
 use tree_sitter::Node;
 
 use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
@@ -63,7 +62,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "bash",
-    checks: project::checks,
+    checks: bash_checks::checks,
     runners: &["tap"],
 };
 
@@ -95,7 +94,7 @@ impl Language for Bash {
     ) -> Option<&'t str> {
         let holder = parent?;
         if cache.parents.insert(holder.id()) {
-            line_comment_docs(holder, bytes, "#", &mut cache.lines);
+            super::line_comment_docs(Lang::Bash, holder, bytes, "#", &mut cache.lines);
         }
         cache.lines.get(&def.id()).copied()
     }
@@ -163,48 +162,6 @@ fn sourced_path(argument: &str) -> Option<String> {
     };
     let path = path.trim_matches(|c| c == '"' || c == '\'');
     (!path.is_empty() && !path.contains(['$', '"', '\'', '`'])).then(|| path.to_string())
-}
-
-/// The first line of each child's comment block, a run of `marker` line comments right above
-/// it (one per line, none empty of text), by child node id, in one pass over the children.
-/// A shebang (`#!`) is never a doc.
-pub(super) fn line_comment_docs<'a>(
-    parent: Node,
-    bytes: &'a [u8],
-    marker: &str,
-    out: &mut FxHashMap<usize, &'a str>,
-) {
-    // The first line of the run and the row the run ends on.
-    let mut run: Option<(&'a str, usize)> = None;
-    let mut cursor = parent.walk();
-    for child in parent.children(&mut cursor) {
-        if child.kind() == "comment" {
-            let text = node_text(child, bytes);
-            let start = child.start_position().row;
-            let Some(body) = text.strip_prefix(marker).filter(|_| !text.starts_with("#!")) else {
-                run = None;
-                continue;
-            };
-            let body = body.trim();
-            run = match run {
-                Some((first, end)) if end + 1 == start => Some((first, start)),
-                _ => Some((body, start)),
-            };
-            // A run whose first line is empty takes its first line with text.
-            if let Some((first, end)) = run
-                && first.is_empty()
-            {
-                run = Some((body, end));
-            }
-            continue;
-        }
-        if let Some((first, end)) = run.take()
-            && end + 1 == child.start_position().row
-            && !first.is_empty()
-        {
-            out.insert(child.id(), first);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -362,9 +319,10 @@ function twice {
     pub(crate) fn resolve(files: &[(&str, &str)]) -> Vec<String> {
         use crate::meaning::Target;
         use crate::snapshot::{FileEntry, Snapshot};
+        let language = |path: &str| Lang::from_path(std::path::Path::new(path)).expect("a source path");
         let entries = files.iter().map(|(path, text)| FileEntry {
             path: path.to_string(),
-            lang: Lang::from_path(std::path::Path::new(path)).expect("a source path"),
+            lang: language(path),
             size: text.len() as u64,
             mtime_ns: 0,
             hash: [0; 16],

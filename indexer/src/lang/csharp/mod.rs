@@ -6,7 +6,7 @@
 //! types, `using X = A.B.C;` one type under a new name, `using static A.B.C;` a type's members.
 //! A partial class is one definition per file that declares it.
 
-mod project;
+mod csharp_checks;
 
 use std::sync::Arc;
 
@@ -200,7 +200,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "csharp",
-    checks: project::checks,
+    checks: csharp_checks::checks,
     runners: &["trx"],
 };
 

@@ -4,7 +4,7 @@
 //! `extends`, `implements` and a trait's `use` are bases. Variables keep their `$`; `$this`,
 //! `self::` and `static::` are the instance of the class around, `parent::` its base.
 
-mod project;
+mod php_checks;
 
 use std::sync::Arc;
 
@@ -132,7 +132,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "php",
-    checks: project::checks,
+    checks: php_checks::checks,
     runners: &["junit"],
 };
 

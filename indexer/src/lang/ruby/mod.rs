@@ -4,7 +4,7 @@
 //! the repository's constants (one shared scope): `require` binds no name, and a constant is
 //! looked up in the modules around its use (wherever they are reopened), then at the top level.
 
-mod project;
+mod ruby_checks;
 
 use std::sync::Arc;
 
@@ -78,7 +78,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "ruby",
-    checks: project::checks,
+    checks: ruby_checks::checks,
     runners: &["rspec-json", "minitest"],
 };
 

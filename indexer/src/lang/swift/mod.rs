@@ -6,7 +6,7 @@
 //! of one `Sources/<Target>/` or `Tests/<Target>/` folder, which see each other's names;
 //! `import Shop` brings in target `Shop`'s.
 
-mod project;
+mod swift_checks;
 
 use std::sync::Arc;
 
@@ -127,7 +127,7 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "swift",
-    checks: project::checks,
+    checks: swift_checks::checks,
     runners: &["swift-test"],
 };
 
@@ -196,7 +196,7 @@ impl Language for Swift {
     ) -> Option<&'t str> {
         let holder = parent?;
         if cache.parents.insert(holder.id()) {
-            super::bash::line_comment_docs(holder, bytes, "///", &mut cache.lines);
+            super::line_comment_docs(Lang::Swift, holder, bytes, "///", &mut cache.lines);
         }
         cache.lines.get(&def.id()).copied()
     }

@@ -1,3 +1,6 @@
+//! Swift's extraction and name resolution on sources written here: definitions, imports,
+//! hints, resolution across targets, and inputs deep enough to test the bounds.
+
 use super::*;
 use crate::extract::extract;
 use crate::lang::bash::tests::resolve;
