@@ -175,6 +175,7 @@ const TOOLCHAIN_FIXTURES: &[(&str, &str, &str)] = &[
         "src/test/java/calc/CalcTest.java:15 calc.CalcTest.totals",
     ),
     ("verify_gradle", "", "src/test/java/calc/CalcTest.java:15 calc.CalcTest.totals"),
+    ("verify_kotlin", "", "src/test/kotlin/calc/CalcTest.kt:14 calc.CalcTest.totals"),
     ("verify_js", "", "test/calc.test.js:10 total sums prices"),
     ("verify_cpp", "cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >/dev/null", "calc_test.cpp:16 total"),
 ];

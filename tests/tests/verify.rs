@@ -1003,3 +1003,57 @@ async fn nunit_fixture_is_read_from_its_xml_results_and_scoped() {
     .await;
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn kotlin_gradle_fixture_names_the_failing_test_at_its_kt_line_and_is_scoped() {
+    // Gradle 4.4.1 with Debian's Kotlin 1.3.31 plugin, from /usr/share/maven-repo: offline.
+    let repo = fixture_copy("verify_kotlin");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    expect![[r#"
+        verify: 1 of 1 checks failed
+        FAIL gradle test: rm -rf build/test-results */build/test-results; gradle test --console=plain --no-daemon -q; status=$?; cat build/test-results/test/*.xml */build/test-results/test/*.xml 2>/dev/null; exit $status
+          1 passed, 1 failed, 0 skipped, exit=1
+          src/test/kotlin/calc/CalcTest.kt:14 calc.CalcTest.totals
+            java.lang.AssertionError: expected:<3> but was:<2>
+        raw output: N lines, read_output(handle="h1")
+        not verified since the last edit: fix the failures, then call verify again
+    "#]].assert_eq(&raw_lines_as_n(&text(&result)));
+    let failure = &data(&result)["checks"][0]["failures"][0];
+    assert_eq!(failure["test"], "calc.CalcTest.totals");
+    assert_eq!(
+        (failure["path"].as_str(), failure["line"].as_u64()),
+        (Some("src/test/kotlin/calc/CalcTest.kt"), Some(14)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "CalcTest#adds"})).await;
+    let check = &data(&by_name)["checks"][0];
+    assert!(check["command"].as_str().unwrap().contains("gradle test --tests '*CalcTest.adds' "), "{check}");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{}",
+        text(&by_name)
+    );
+    let by_file = call(&client, "verify", json!({"scope": "src/test/kotlin/calc/CalcTest.kt"})).await;
+    let check = &data(&by_file)["checks"][0];
+    assert!(check["command"].as_str().unwrap().contains("gradle test --tests '*CalcTest' "), "{check}");
+    assert_eq!(
+        (check["passed"].as_u64(), check["failed"].as_u64()),
+        (Some(1), Some(1)),
+        "{}",
+        text(&by_file)
+    );
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/main/kotlin/calc/Calc.kt", "old": "return sum - 1", "new": "return sum"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
