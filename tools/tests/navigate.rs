@@ -987,7 +987,7 @@ fn php_outline_definition_and_references_across_namespaces() {
         json!({"path": "src/Checkout.php", "line": "15", "column": "23"}),
         expect![[r#"
             definition of `total` at src/Checkout.php:15:23: 1 resolved, 0 candidates
-            src/Shop/Cart.php:34: public function total(): float  (definition, Cart\total)
+            src/Shop/Cart.php:34: public function total(): float  (definition, Cart::total)
         "#]],
     );
     // VipCart.php:10 `parent::total()`: the base's.
@@ -997,7 +997,7 @@ fn php_outline_definition_and_references_across_namespaces() {
         json!({"path": "src/Shop/VipCart.php", "line": "10", "column": "24"}),
         expect![[r#"
             definition of `total` at src/Shop/VipCart.php:10:24: 1 resolved, 0 candidates
-            src/Shop/Cart.php:34: public function total(): float  (definition, Cart\total)
+            src/Shop/Cart.php:34: public function total(): float  (definition, Cart::total)
         "#]],
     );
     // Cart.php:40 `$this->withTax(…)`: the method of the trait Cart uses.
@@ -1007,23 +1007,23 @@ fn php_outline_definition_and_references_across_namespaces() {
         json!({"path": "src/Shop/Cart.php", "line": "40", "column": "23"}),
         expect![[r#"
             definition of `withTax` at src/Shop/Cart.php:40:23: 1 resolved, 0 candidates
-            src/Shop/Taxable.php:9: protected function withTax(float $amount): float  (definition, Taxable\withTax)
+            src/Shop/Taxable.php:9: protected function withTax(float $amount): float  (definition, Taxable::withTax)
         "#]],
     );
-    // By position: the symbol lookup splits a query at `.` and `:` only, not at PHP's `\\`.
+    // By the name PHP writes, namespace included.
     check(
         "php_shop",
         "references",
-        json!({"path": "src/Shop/Cart.php", "line": "34", "column": "21"}),
+        json!({"symbol": "App\\Shop\\Cart::total"}),
         expect![[r#"
-            references to method Cart\total (src/Shop/Cart.php:34): 5 resolved, 1 candidate
-            src/Shop/Cart.php:34: public function total(): float  (definition, Cart\total)
-            src/Checkout.php:15: return $cart->total() + Pricing\applyDiscount(1.0, null);  (call, Checkout\quote)
-            src/Shop/VipCart.php:10: return parent::total() * 0.95;  (call, VipCart\total)
-            src/Shop/VipCart.php:15: return parent::total() - $this->total();  (call, VipCart\saved)
-            tests/CartTest.php:15: $this->assertEqualsWithDelta(2.4, $cart->total(), 0.001);  (call, CartTest\testTotalAddsTax)
+            references to method Cart::total (src/Shop/Cart.php:34): 5 resolved, 1 candidate
+            src/Shop/Cart.php:34: public function total(): float  (definition, Cart::total)
+            src/Checkout.php:15: return $cart->total() + Pricing\applyDiscount(1.0, null);  (call, Checkout::quote)
+            src/Shop/VipCart.php:10: return parent::total() * 0.95;  (call, VipCart::total)
+            src/Shop/VipCart.php:15: return parent::total() - $this->total();  (call, VipCart::saved)
+            tests/CartTest.php:15: $this->assertEqualsWithDelta(2.4, $cart->total(), 0.001);  (call, CartTest::testTotalAddsTax)
             candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
-            tests/CartTest.php:20: $this->assertSame(0.0, Cart::create('bo')->total());  (call, CartTest\testCreateMakesAnEmptyCart)
+            tests/CartTest.php:20: $this->assertSame(0.0, Cart::create('bo')->total());  (call, CartTest::testCreateMakesAnEmptyCart)
         "#]],
     );
     check(
@@ -1031,11 +1031,11 @@ fn php_outline_definition_and_references_across_namespaces() {
         "callers",
         json!({"symbol": "applyDiscount"}),
         expect![[r#"
-        callers of function applyDiscount (src/Pricing/functions.php:12): 1 resolved, 1 candidate
-        src/Shop/Cart.php:40: return $this->withTax(applyDiscount($raw, $this->code));  (call, Cart\total)
-        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
-        src/Checkout.php:15: return $cart->total() + Pricing\applyDiscount(1.0, null);  (call, Checkout\quote)
-    "#]],
+            callers of function applyDiscount (src/Pricing/functions.php:12): 1 resolved, 1 candidate
+            src/Shop/Cart.php:40: return $this->withTax(applyDiscount($raw, $this->code));  (call, Cart::total)
+            candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+            src/Checkout.php:15: return $cart->total() + Pricing\applyDiscount(1.0, null);  (call, Checkout::quote)
+        "#]],
     );
     // Checkout.php:26 `$vip->saved()`: `Vip $vip`, an aliased use.
     check(
@@ -1043,9 +1043,9 @@ fn php_outline_definition_and_references_across_namespaces() {
         "references",
         json!({"symbol": "saved"}),
         expect![[r#"
-        references to method VipCart\saved (src/Shop/VipCart.php:13): 2 resolved, 0 candidates
-        src/Shop/VipCart.php:13: public function saved(): float  (definition, VipCart\saved)
-        src/Checkout.php:26: return $vip->saved();  (call, Checkout\savedBy)
-    "#]],
+            references to method VipCart::saved (src/Shop/VipCart.php:13): 2 resolved, 0 candidates
+            src/Shop/VipCart.php:13: public function saved(): float  (definition, VipCart::saved)
+            src/Checkout.php:26: return $vip->saved();  (call, Checkout::savedBy)
+        "#]],
     );
 }

@@ -173,6 +173,10 @@ impl Resolver {
             return Vec::new();
         }
         let last = query.rsplit(['.', ':', '\\']).next().unwrap_or(query);
+        // Separators as one, so that a name written in another language's way still names it
+        // (`App\Shop\Cart::total`, `Cart.total` for PHP's `Cart::total`).
+        let unified = |q: &str| q.replace("::", ".").replace('\\', ".");
+        let want = unified(query);
         let mut exact = Vec::new();
         let mut suffix = Vec::new();
         for &(file, d) in self.defs_by_name.get(last).iter() {
@@ -181,10 +185,14 @@ impl Resolver {
             let qualified = def.qualified();
             // Qualified names with the file's module path too: `shapes::circle::Circle::new`.
             let with_module = self.tables(file).module_path(file).map(|m| join(&m, def.qualified(), sep));
-            let forms = [Some(qualified.to_string()), with_module];
-            if forms.iter().flatten().any(|q| q == query) {
+            let forms: Vec<String> = [Some(qualified.to_string()), with_module]
+                .into_iter()
+                .flatten()
+                .map(|q| unified(&q))
+                .collect();
+            if forms.iter().any(|q| *q == want) {
                 exact.push(self.canonical(Target::Def { file, def: d }));
-            } else if forms.iter().flatten().any(|q| q.ends_with(&format!("{sep}{query}"))) {
+            } else if forms.iter().any(|q| q.ends_with(&format!(".{want}"))) {
                 suffix.push(self.canonical(Target::Def { file, def: d }));
             }
         }

@@ -56,7 +56,7 @@ static SPEC: LangSpec = LangSpec {
     test_file_suffixes: &["Test.php"],
     test_file_names: &[],
     surface_files: &[],
-    separator: "\\",
+    separator: "::",
     noise: &["$this", "self", "static", "parent"],
     std_methods: &[],
     keywords: &[
@@ -480,15 +480,15 @@ function helper(Cart $cart) { $c = new Cart(); $d = $c; return $d->total() + sel
             defs(CART),
             vec![
                 "class Cart 13-26 | class Cart extends Base implements \\Countable, Priced | A customer's basket.",
-                "constant Cart\\TAX_RATE 17-17 | TAX_RATE = 0.2 | -",
-                "constant Cart\\MAX 17-17 | MAX = 9 | -",
-                "method Cart\\create 20-23 | public static function create(string $owner): static | A cart for the owner.",
-                "method Cart\\total 25-25 | abstract protected function total(): ?float | -",
+                "constant Cart::TAX_RATE 17-17 | TAX_RATE = 0.2 | -",
+                "constant Cart::MAX 17-17 | MAX = 9 | -",
+                "method Cart::create 20-23 | public static function create(string $owner): static | A cart for the owner.",
+                "method Cart::total 25-25 | abstract protected function total(): ?float | -",
                 "interface Priced 28-28 | interface Priced | -",
-                "method Priced\\subtotal 28-28 | public function subtotal(): float | -",
+                "method Priced::subtotal 28-28 | public function subtotal(): float | -",
                 "class Taxable 29-29 | trait Taxable | -",
                 "enum Suit 30-30 | enum Suit: string | -",
-                "constant Suit\\Hearts 30-30 | case Hearts = 'H' | -",
+                "constant Suit::Hearts 30-30 | case Hearts = 'H' | -",
                 "function helper 31-31 | function helper(Cart $cart) | -",
             ]
         );
