@@ -190,7 +190,7 @@ impl Resolver {
                 .flatten()
                 .map(|q| unified(&q))
                 .collect();
-            if forms.iter().any(|q| *q == want) {
+            if forms.contains(&want) {
                 exact.push(self.canonical(Target::Def { file, def: d }));
             } else if forms.iter().any(|q| q.ends_with(&format!(".{want}"))) {
                 suffix.push(self.canonical(Target::Def { file, def: d }));
