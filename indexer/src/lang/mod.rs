@@ -387,6 +387,18 @@ pub(crate) fn last_local_else_items(entries: &[Entry], symbols: &FileSymbols, po
     local_else_items(entries, symbols, pos, false)
 }
 
+/// Where a type's body sees its members everywhere in it (Java, C#, Kotlin, PHP, Ruby, Swift): all
+/// of a type scope's entries, else the locals' rule of [`last_local_else_items`].
+pub(crate) fn members_else_last_local(entries: &[Entry], symbols: &FileSymbols, pos: Pos) -> Vec<Entry> {
+    let in_type = entries.first().is_some_and(|e| {
+        symbols.scopes.get(e.scope as usize).is_some_and(|s| s.kind == crate::names::ScopeKind::Class)
+    });
+    if in_type {
+        return entries.to_vec();
+    }
+    last_local_else_items(entries, symbols, pos)
+}
+
 /// As [`last_local_else_items`], but the first local before `pos` is the variable: where a
 /// declaration of a name the scope already declares assigns it instead (Go's `x, err := …`).
 pub(crate) fn first_local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos) -> Vec<Entry> {

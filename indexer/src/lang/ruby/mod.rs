@@ -190,13 +190,7 @@ impl Language for Ruby {
     /// A class or module body's methods and constants are visible everywhere in it; a local
     /// from its assignment on.
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
-        let in_type = entries.first().is_some_and(|e| {
-            symbols.scopes.get(e.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class)
-        });
-        if in_type {
-            return entries.to_vec();
-        }
-        super::last_local_else_items(entries, symbols, pos)
+        super::members_else_last_local(entries, symbols, pos)
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {

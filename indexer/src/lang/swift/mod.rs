@@ -293,13 +293,7 @@ impl Language for Swift {
     /// A type's members and stored properties are visible everywhere in its body; a local
     /// after its declaration.
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
-        let in_type = entries.first().is_some_and(|e| {
-            symbols.scopes.get(e.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class)
-        });
-        if in_type {
-            return entries.to_vec();
-        }
-        super::last_local_else_items(entries, symbols, pos)
+        super::members_else_last_local(entries, symbols, pos)
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
