@@ -221,12 +221,14 @@ impl Language for CSharp {
         matches!(name, "ToString" | "Equals" | "GetHashCode" | "CompareTo" | "Dispose" | "Deconstruct")
     }
 
-    /// A declaration's attributes (`[Fact]`) stand on the lines above it: its own line starts
-    /// with what follows them.
+    /// A declaration's attributes (`[Fact]`), and the `#if` around them, stand on the lines above
+    /// it: its own line starts with what follows them.
     fn own_start<'t>(&self, def: Node<'t>) -> Node<'t> {
         let mut cursor = def.walk();
         let mut children = def.children(&mut cursor);
-        let first = children.find(|c| !matches!(c.kind(), "attribute_list" | "comment"));
+        let first = children.find(|c| {
+            !matches!(c.kind(), "attribute_list" | "comment" | "preproc_if_in_attribute_list" | "preproc_if")
+        });
         first.unwrap_or(def)
     }
 
@@ -635,6 +637,16 @@ mod tests {
             method Checkout.Run 12-21 | public static Quote Run(string owner)
         "#]]
         .assert_eq(&(defs(CART) + &defs(RECEIPT) + &defs(ITEM) + &defs(CHECKOUT)));
+    }
+
+    /// An attribute under `#if` (serilog's `ILogger`) stands above its method: the method's line
+    /// is its signature's, not the directive's.
+    #[test]
+    fn a_definitions_line_is_below_the_if_around_its_attributes() {
+        let src = "interface ILogger\n{\n#if FEATURE\n    [Custom]\n#endif\n    int Write(int level)\n#if FEATURE\n        => 1\n#endif\n    ;\n}\n";
+        let fs = crate::extract::extract(Lang::CSharp, src);
+        let write = fs.defs.iter().find(|d| d.name() == "Write").expect("Write is a definition");
+        assert_eq!((write.line, write.signature()), (6, "int Write(int level)"));
     }
 
     #[test]
