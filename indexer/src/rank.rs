@@ -373,11 +373,17 @@ impl QueryNames {
             }
             let folder = back.next();
             let name = module.trim_end_matches('_');
-            if let Some(folder) = folder
-                && self
-                    .pairs
-                    .iter()
-                    .any(|(a, b)| a.eq_ignore_ascii_case(folder) && b.eq_ignore_ascii_case(name))
+            let pair = |x: &str, y: &str| {
+                self.pairs.iter().any(|(a, b)| a.eq_ignore_ascii_case(x) && b.eq_ignore_ascii_case(y))
+            };
+            if folder.is_some_and(|folder| pair(folder, name)) {
+                return 1.0;
+            }
+            // A file named for what it is and what kind of thing it is (`ssh.completion.bash`,
+            // `cart.service.ts`): the pair of its name's first two parts.
+            let mut parts = file.split('.');
+            if let (Some(what), Some(kind), Some(_)) = (parts.next(), parts.next(), parts.next())
+                && pair(what, kind)
             {
                 return 1.0;
             }
@@ -493,6 +499,8 @@ impl Qualified {
             }
             let start = at;
             let mut segments: Vec<&str> = Vec::new();
+            // The separator before each segment after the first.
+            let mut seps: Vec<&str> = Vec::new();
             let mut last_sep = "";
             loop {
                 let from = at;
@@ -504,6 +512,7 @@ impl Qualified {
                 match sep {
                     Some(sep) if b.get(at + sep.len()).is_some_and(|c| ident(*c)) => {
                         last_sep = sep;
+                        seps.push(sep);
                         at += sep.len();
                     }
                     _ => break,
@@ -524,11 +533,11 @@ impl Qualified {
             });
             let mut segments: Vec<String> = segments.iter().map(|s| s.to_ascii_lowercase()).collect();
             if file {
-                let ext = segments.pop().unwrap_or_default();
-                if let Some(stem) = segments.last_mut() {
-                    stem.push('.');
-                    stem.push_str(&ext);
-                }
+                // A file's name is every segment after its folders: `base.theme.bash`,
+                // `cart.test.ts`.
+                let dots = seps.iter().rev().take_while(|sep| **sep == ".").count();
+                let name = segments.split_off(segments.len() - dots - 1).join(".");
+                segments.push(name);
             } else if segments.len() < 2 {
                 continue;
             }
@@ -1607,6 +1616,10 @@ mod tests {
         assert_eq!(names.fit("crates/nu-cmd-lang/src/core_commands/overlay/use_.rs", None), 1.0);
         assert_eq!(names.fit("crates/nu-cmd-lang/src/core_commands/overlay/hide.rs", None), 0.0);
         assert_eq!(QueryNames::of("geo point parsing").fit("src/geo/point/mod.rs", None), 1.0);
+        let names = QueryNames::of("Fix grep error on MacOS with ssh completion");
+        assert_eq!(names.fit("completion/available/ssh.completion.bash", None), 1.0, "what and its kind");
+        assert_eq!(names.fit("plugins/available/ssh.plugin.bash", None), 0.0);
+        assert_eq!(names.fit("completion/ssh.bash", None), 0.0, "a name of one part and an extension");
         assert!(word_pairs("Fix: a b c_d 42 x").is_empty(), "letters only, two or more");
         let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
         assert_eq!(word_pairs("into duration: us\nfrom ini"), [pair("into", "duration")]);
@@ -1633,6 +1646,11 @@ mod tests {
                 (seg(&["src", "a", "b.rs"]), true),
                 (seg(&["setup.cfg"]), true),
             ]
+        );
+        assert_eq!(
+            all("Fix warnings for themes/base.theme.bash and cart.test.ts"),
+            [(seg(&["themes", "base.theme.bash"]), true), (seg(&["cart.test.ts"]), true)],
+            "a file's name keeps its inner dots"
         );
         assert!(all("version 1.2.3 at https://example.com/a/b, the end, in `.test.js` files.").is_empty());
         assert_eq!(
