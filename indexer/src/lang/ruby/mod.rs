@@ -198,16 +198,17 @@ impl Language for Ruby {
     }
 }
 
-/// The first text line of the block of `#` lines that ends on the line right above `start`.
+/// The first text line of the block of `#` lines that ends on the line right above `start`,
+/// read line by line upwards (the file is not decoded whole for each definition).
 fn hash_comment_above(start: usize, bytes: &[u8]) -> Option<&str> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let start = start.min(bytes.len());
+    let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
     let mut first: Option<&str> = None;
     let mut end = line_start;
     while end > 0 {
-        let above_start = text[..end - 1].rfind('\n').map_or(0, |i| i + 1);
-        let line = text[above_start..end - 1].trim();
-        let Some(comment) = line.strip_prefix('#') else { break };
+        let above_start = memchr::memrchr(b'\n', &bytes[..end - 1]).map_or(0, |i| i + 1);
+        let Ok(line) = std::str::from_utf8(&bytes[above_start..end - 1]) else { break };
+        let Some(comment) = line.trim().strip_prefix('#') else { break };
         if comment.starts_with('!') {
             break;
         }
