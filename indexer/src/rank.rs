@@ -766,10 +766,13 @@ pub fn candidates(
     let max_rank = rank.iter().cloned().fold(f64::MIN_POSITIVE, f64::max);
 
     let lexical = |p: &str| get(&body, p) + get(&defs, p);
-    // A changelog names every bug fixed and every feature added: it ranks as a test does, below
-    // the code it tells of.
+    // A changelog names every bug fixed and every feature added, and a build script every module
+    // and dependency: each ranks as a test does, below the code it tells of or builds.
     let is_test = |p: &str| {
-        is_test_path(p) || crate::lang::is_changelog(p) || snapshot.entry(p).is_some_and(|e| is_bundle(e))
+        is_test_path(p)
+            || crate::lang::is_changelog(p)
+            || crate::lang::is_build_script(p)
+            || snapshot.entry(p).is_some_and(|e| is_bundle(e))
     };
     let mut paths: FxHashSet<&str> = FxHashSet::default();
     for m in [&body, &defs, &path, &docs] {
@@ -1497,6 +1500,30 @@ mod tests {
             candidates_of(files, query).into_iter().map(|c| (c.score(&weights), c.path)).collect();
         found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         found.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// A build script names every module it builds (mockito's `settings.gradle.kts` lists the
+    /// inline mock maker's project): it ranks below the code that holds the words too.
+    #[test]
+    fn a_build_script_ranks_below_the_code_it_builds() {
+        let mut files: Vec<(&str, String)> = vec![
+            (
+                "settings.gradle.kts",
+                "include(\"inline-mock-maker\")\ninclude(\"groovy-inline-mock-maker-projects\")\n// groovy projects fix\n".into(),
+            ),
+            (
+                "src/main/kotlin/mocks/InlineMockMaker.kt",
+                "class InlineMockMaker {\n    fun mock(type: Class<*>) = type\n}\n".into(),
+            ),
+        ];
+        for name in ["src/main/kotlin/mocks/A.kt", "src/main/kotlin/mocks/B.kt", "src/main/kotlin/mocks/C.kt"]
+        {
+            files.push((name, "class Other {\n    fun other() = 1\n}\n".into()));
+        }
+        let order = ranked(&files, "Fix the inline mock maker for Groovy projects");
+        assert_eq!(order[0], "src/main/kotlin/mocks/InlineMockMaker.kt", "{order:?}");
+        assert!(crate::lang::is_build_script("swift/Package.swift"));
+        assert!(!crate::lang::is_build_script("Sources/Shop/MyPackage.swift"), "a name, not a suffix");
     }
 
     #[test]

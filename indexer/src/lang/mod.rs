@@ -30,6 +30,9 @@ pub(crate) struct LangSpec {
     /// The programs a script's `#!` line names to run it (`bash`, `python3`): a file whose name
     /// has no extension is in the language when its first line names one.
     pub interpreters: &'static [&'static str],
+    /// Files that configure the build rather than hold the code it builds (`settings.gradle.kts`,
+    /// `Package.swift`): a name that starts with `.` ends such a file's name, any other is one.
+    pub build_scripts: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
     /// The grammar's node kinds and fields the shared walks read.
     pub nodes: Nodes,
@@ -102,6 +105,15 @@ pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {
         Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
         _ => String::new(),
     }
+}
+
+/// Whether the file at `path` configures a build (a language's `build_scripts`): search ranks it
+/// as it does a test, below the code it builds.
+pub(crate) fn is_build_script(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    specs()
+        .flat_map(|spec| spec.build_scripts)
+        .any(|script| if script.starts_with('.') { name.ends_with(script) } else { name == *script })
 }
 
 /// The checks every language recognises in the folder `dir`, in language order.
@@ -676,7 +688,8 @@ mod tests {
                     lines: source.lines().count() as u32,
                     symbols: crate::extract::extract(lang, source),
                 };
-                let refs: Vec<Pos> = entry.symbols.refs.iter().map(|r| Pos::new(r.line, r.column())).collect();
+                let refs: Vec<Pos> =
+                    entry.symbols.refs.iter().map(|r| Pos::new(r.line, r.column())).collect();
                 let snapshot = crate::snapshot::Snapshot::from_entries([entry]);
                 let resolver = snapshot.resolver();
                 let file = resolver.file_index(&name).expect("the file");

@@ -23,6 +23,7 @@ static SPEC: LangSpec = LangSpec {
     name: "bash",
     extensions: &["sh", "bash"],
     interpreters: &["bash", "sh", "dash", "ksh"],
+    build_scripts: &[],
     grammar: || tree_sitter_bash::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
     nodes: Nodes {

@@ -58,6 +58,7 @@ static SPEC: LangSpec = LangSpec {
     name: "c",
     extensions: &["c"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_c::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

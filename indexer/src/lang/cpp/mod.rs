@@ -12,6 +12,7 @@ static SPEC: LangSpec = LangSpec {
     name: "cpp",
     extensions: &["cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "h", "ipp", "tpp"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_cpp::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

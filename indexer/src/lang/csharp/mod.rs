@@ -54,6 +54,7 @@ static SPEC: LangSpec = LangSpec {
     name: "csharp",
     extensions: &["cs"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // C# reads its qualifiers itself (`qualifier_text`): `this` and `base` are no named nodes.

@@ -21,6 +21,7 @@ static SPEC: LangSpec = LangSpec {
     name: "go",
     extensions: &["go"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_go::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {

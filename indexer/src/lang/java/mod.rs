@@ -44,6 +44,7 @@ static SPEC: LangSpec = LangSpec {
     name: "java",
     extensions: &["java"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_java::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // Java reads its qualifiers itself (`qualifier_text`).

@@ -150,6 +150,7 @@ static SPEC: LangSpec = LangSpec {
     name: "javascript",
     extensions: &["js", "jsx", "mjs", "cjs"],
     interpreters: &["node", "nodejs"],
+    build_scripts: &[],
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

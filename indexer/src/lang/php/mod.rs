@@ -31,6 +31,7 @@ static SPEC: LangSpec = LangSpec {
     name: "php",
     extensions: &["php"],
     interpreters: &["php"],
+    build_scripts: &[],
     grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
     comments: Comments {
         line: &["//", "#"],

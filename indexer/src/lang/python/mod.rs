@@ -21,6 +21,7 @@ static SPEC: LangSpec = LangSpec {
     name: "python",
     extensions: &["py", "pyi"],
     interpreters: &["python", "python3", "python2"],
+    build_scripts: &[],
     grammar: || tree_sitter_python::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
     nodes: Nodes {

@@ -24,6 +24,7 @@ static SPEC: LangSpec = LangSpec {
     name: "ruby",
     extensions: &["rb", "rake", "gemspec"],
     interpreters: &["ruby"],
+    build_scripts: &[".gemspec", "Gemfile", "Rakefile"],
     grammar: || tree_sitter_ruby::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: Some(("=begin", "=end")), block_inner: None, not: &["#!"] },
     nodes: Nodes {

@@ -21,6 +21,7 @@ static SPEC: LangSpec = LangSpec {
     name: "rust",
     extensions: &["rs"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_rust::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {

@@ -26,6 +26,7 @@ static SPEC: LangSpec = LangSpec {
     name: "swift",
     extensions: &["swift"],
     interpreters: &[],
+    build_scripts: &["Package.swift"],
     grammar: || tree_sitter_swift::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // Swift reads its qualifiers itself (`qualifier_text`).

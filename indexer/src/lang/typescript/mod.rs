@@ -15,6 +15,7 @@ static SPEC: LangSpec = LangSpec {
     name: "typescript",
     extensions: &["ts", "mts", "cts"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {
@@ -49,6 +50,7 @@ static TSX_SPEC: LangSpec = LangSpec {
     name: "tsx",
     extensions: &["tsx"],
     interpreters: &[],
+    build_scripts: &[],
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     test_file_suffixes: &[".test.tsx", ".spec.tsx"],
     ..SPEC
