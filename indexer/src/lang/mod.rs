@@ -107,8 +107,8 @@ pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {
     }
 }
 
-/// Whether the file at `path` configures a build (a language's `build_scripts`): search ranks it
-/// as it does a test, below the code it builds.
+/// Whether the file at `path` configures a build (a language's `build_scripts`): it is a text
+/// file, and search ranks it as it does a test, below the code it builds.
 pub(crate) fn is_build_script(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     specs()
@@ -502,9 +502,14 @@ impl RefKind {
 
 impl Lang {
     /// The language of a file, by extension.
+    /// A build script (`settings.gradle.kts`, `Package.swift`) is in none: it is searched as
+    /// text, beside the build files of other tools (`pom.xml`, `Cargo.toml`), and its names are
+    /// not the code's.
     pub fn from_path(path: &Path) -> Option<Lang> {
         let ext = path.extension()?.to_str()?;
-        specs().find(|spec| spec.extensions.contains(&ext)).map(|spec| spec.lang)
+        let lang = specs().find(|spec| spec.extensions.contains(&ext)).map(|spec| spec.lang)?;
+        let name = path.file_name()?.to_str()?;
+        (!is_build_script(name)).then_some(lang)
     }
 
     /// What the index makes of a file: its grammar's language, by extension, else
@@ -725,6 +730,10 @@ mod tests {
         assert_eq!(Lang::from_path(Path::new("include/cart.h")), Some(Lang::Cpp));
         assert_eq!(Lang::from_path(Path::new("src/cart.cc")), Some(Lang::Cpp));
         assert_eq!(Lang::from_path(Path::new("README.md")), None);
+        assert_eq!(Lang::from_path(Path::new("scripts/release.main.kts")), Some(Lang::Kotlin));
+        assert_eq!(Lang::from_path(Path::new("app/build.gradle.kts")), None, "a build script is text");
+        assert_eq!(Lang::from_path(Path::new("Package.swift")), None);
+        assert_eq!(Lang::from_path(Path::new("Sources/Shop/Package.swift.swift")), Some(Lang::Swift));
         assert_eq!(Lang::from_path(Path::new("Makefile")), None);
     }
 }

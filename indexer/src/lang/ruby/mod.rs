@@ -22,7 +22,7 @@ pub(crate) struct Ruby;
 static SPEC: LangSpec = LangSpec {
     lang: Lang::Ruby,
     name: "ruby",
-    extensions: &["rb", "rake", "gemspec"],
+    extensions: &["rb", "rake"],
     interpreters: &["ruby"],
     build_scripts: &[".gemspec", "Gemfile", "Rakefile"],
     grammar: || tree_sitter_ruby::LANGUAGE.into(),
