@@ -832,3 +832,75 @@ fn replace_symbol_in_c_and_the_guard_refuses_broken_c_and_cpp() {
     let obs = edit(&tb, "include/shop/cart.hpp", "class Cart {", "class Cart {{");
     assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{}", obs.text);
 }
+
+/// In each language added after the first eight, `replace_symbol` swaps a method for its new
+/// text at its depth (C#, Kotlin, Swift, PHP, Ruby) or a function (Bash), by the name the
+/// language writes, and the syntax guard refuses an edit that breaks the file.
+#[test]
+fn replace_symbol_and_the_guard_in_csharp_kotlin_swift_php_ruby_and_bash() {
+    // (fixture, file, symbol, new text, the line it changes (before, after), a breaking edit)
+    let cases = [
+        (
+            "cs_shop",
+            "src/Shop/VipCart.cs",
+            "VipCart.Total",
+            "public override decimal Total()\n{\n    return base.Total() * 0.9m;\n}",
+            ("return base.Total() * 0.95m;", "return base.Total() * 0.9m;"),
+            ("    public decimal Saved()", "    public decimal Saved("),
+        ),
+        (
+            "kt_shop",
+            "src/main/kotlin/shop/VipCart.kt",
+            "VipCart.total",
+            "override fun total(): Double {\n    return super.total() * 0.9\n}",
+            ("return super.total() * 0.95\n", "return super.total() * 0.9\n"),
+            ("    fun saved(): Double {", "    fun saved(: Double {"),
+        ),
+        (
+            "swift_shop",
+            "Sources/Shop/VipCart.swift",
+            "VipCart.total",
+            "public override func total() -> Int {\n    return super.total() * 90 / 100\n}",
+            ("return super.total() * 95 / 100", "return super.total() * 90 / 100"),
+            ("    public func price() -> Int {", "    public func price( -> Int {"),
+        ),
+        (
+            "php_shop",
+            "src/Shop/VipCart.php",
+            "VipCart::total",
+            "public function total(): float\n{\n    return parent::total() * 0.9;\n}",
+            ("return parent::total() * 0.95;", "return parent::total() * 0.9;"),
+            ("    public function saved(): float", "    public function saved(: float"),
+        ),
+        (
+            "rb_shop",
+            "lib/shop/vip_cart.rb",
+            "Shop::VipCart::total",
+            "def total\n  super * 0.9\nend",
+            ("super * 0.95", "super * 0.9"),
+            ("Cart.new(owner).total - total", "Cart.new(owner).total - (total"),
+        ),
+        (
+            "sh_shop",
+            "lib/vip_cart.sh",
+            "vip_cart_total",
+            "vip_cart_total() {\n    local base\n    base=$(cart_total \"$@\")\n    echo \"$((base * 90 / 100))\"\n}",
+            ("echo \"$((base * 95 / 100))\"", "echo \"$((base * 90 / 100))\""),
+            ("vip=$(vip_cart_total \"$@\")", "vip=$(vip_cart_total \"$@\""),
+        ),
+    ];
+    for (name, rel, symbol, new, (old_line, new_line), (good, broken)) in cases {
+        let dir = fixture(name);
+        let before = read(&dir, rel);
+        let tb = toolbox(dir.path());
+        let obs =
+            call(&tb, &Session::new(), "replace_symbol", json!({"path": rel, "symbol": symbol, "new": new}));
+        assert!(!obs.is_error, "{name}: {}", obs.text);
+        let after = before.replacen(old_line, new_line, 1);
+        assert_ne!(after, before, "{name}");
+        assert_eq!(read(&dir, rel), after, "{name}: only the body's line changes, at the method's depth");
+        let obs = edit(&tb, rel, good, broken);
+        assert!(obs.is_error && obs.text.starts_with("refused: this would add"), "{name}: {}", obs.text);
+        assert_eq!(read(&dir, rel), after, "{name}");
+    }
+}
