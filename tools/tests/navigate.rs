@@ -1031,10 +1031,9 @@ fn php_outline_definition_and_references_across_namespaces() {
         "callers",
         json!({"symbol": "applyDiscount"}),
         expect![[r#"
-            callers of function applyDiscount (src/Pricing/functions.php:12): 1 resolved, 1 candidate
-            src/Shop/Cart.php:40: return $this->withTax(applyDiscount($raw, $this->code));  (call, Cart::total)
-            candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+            callers of function applyDiscount (src/Pricing/functions.php:12): 2 resolved, 0 candidates
             src/Checkout.php:15: return $cart->total() + Pricing\applyDiscount(1.0, null);  (call, Checkout::quote)
+            src/Shop/Cart.php:40: return $this->withTax(applyDiscount($raw, $this->code));  (call, Cart::total)
         "#]],
     );
     // Checkout.php:26 `$vip->saved()`: `Vip $vip`, an aliased use.

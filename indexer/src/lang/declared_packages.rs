@@ -23,6 +23,8 @@ pub(super) struct Packages {
     lang: Lang,
     /// The words for the instance and for its base inside a type's body (`this`, `super`).
     receivers: (&'static str, &'static str),
+    /// Between the parts of a package's path as code writes it: `.`, PHP's `\`.
+    package_separator: &'static str,
     package_of: Vec<Option<String>>,
     by_package: HashMap<String, Vec<u32>>,
 }
@@ -43,6 +45,7 @@ impl Packages {
         files: &[Arc<FileEntry>],
         lang: Lang,
         receivers: (&'static str, &'static str),
+        package_separator: &'static str,
     ) -> Packages {
         let mut package_of = Vec::with_capacity(files.len());
         let mut by_package: HashMap<String, Vec<u32>> = HashMap::new();
@@ -55,7 +58,7 @@ impl Packages {
             by_package.entry(package.clone()).or_default().push(i as u32);
             package_of.push(Some(package));
         }
-        Packages { lang, receivers, package_of, by_package }
+        Packages { lang, receivers, package_separator, package_of, by_package }
     }
 
     fn files_of(&self, file: u32) -> &[u32] {
@@ -65,11 +68,12 @@ impl Packages {
         }
     }
 
-    /// What a dotted path names: the longest package it starts with, then types and members.
+    /// What a package path names (`a.b.C`, `App\Shop\Cart`): the longest package it starts
+    /// with, then types and members.
     fn resolve_path(&self, r: &dyn Binder, path: &str, depth: u32) -> Option<Value> {
         // A chase of its own, bounded with the resolver's.
         let _step = crate::meaning::step()?;
-        let separator = self.lang.spec().separator;
+        let separator = self.package_separator;
         let parts: Vec<&str> = path.split(separator).collect();
         for k in (0..=parts.len()).rev() {
             let package = parts[..k].join(separator);
@@ -176,6 +180,28 @@ impl Tables for Packages {
         };
         let found = self.member(r, base, symbols.text(i.item), depth + 1, false);
         if found.is_empty() { vec![import_found(file, import)] } else { found }
+    }
+
+    /// The first name of a chain: a receiver, a name in scope, else a path of packages and
+    /// types the code writes (PHP's `Pricing\applyDiscount()`, `\App\Shop\Cart::create()`,
+    /// which the chain marks with the separator): from the file's own package, else from the
+    /// root; one that starts with the separator from the root only.
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+        if let Some(value) = self.receiver(r, file, pos, name) {
+            return Some(value);
+        }
+        let lexical = r.lookup_lexical(file, pos, name, depth + 1).iter().find_map(|f| f.value);
+        let separator = self.package_separator;
+        if lexical.is_some() || separator == "." || !name.contains(separator) {
+            return lexical;
+        }
+        let path = name.trim_end_matches(separator);
+        if let Some(absolute) = path.strip_prefix(separator) {
+            return self.resolve_path(r, absolute, depth);
+        }
+        let own = self.package_of.get(file as usize)?.as_deref().unwrap_or("");
+        let relative = (!own.is_empty()).then(|| format!("{own}{separator}{path}"));
+        relative.and_then(|p| self.resolve_path(r, &p, depth)).or_else(|| self.resolve_path(r, path, depth))
     }
 
     /// The instance (`this`) and its base (`super`, C#'s `base`) in a type.

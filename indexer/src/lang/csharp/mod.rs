@@ -425,7 +425,7 @@ impl Language for CSharp {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(super::declared_packages::Packages::new(files, Lang::CSharp, ("this", "base")))
+        Arc::new(super::declared_packages::Packages::new(files, Lang::CSharp, ("this", "base"), "."))
     }
 }
 

@@ -360,7 +360,7 @@ impl Language for Java {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(super::declared_packages::Packages::new(files, Lang::Java, ("this", "super")))
+        Arc::new(super::declared_packages::Packages::new(files, Lang::Java, ("this", "super"), "."))
     }
 }
 

@@ -326,7 +326,7 @@ impl Language for Kotlin {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(super::declared_packages::Packages::new(files, Lang::Kotlin, ("this", "super")))
+        Arc::new(super::declared_packages::Packages::new(files, Lang::Kotlin, ("this", "super"), "."))
     }
 }
 

@@ -334,7 +334,7 @@ impl Language for Php {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(super::declared_packages::Packages::new(files, Lang::Php, ("$this", "parent")))
+        Arc::new(super::declared_packages::Packages::new(files, Lang::Php, ("$this", "parent"), "\\"))
     }
 }
 
@@ -360,6 +360,22 @@ fn chain(node: Node, bytes: &[u8], out: &mut String) -> bool {
     match node.kind() {
         "variable_name" | "name" => {
             out.push_str(node_text(node, bytes));
+            true
+        }
+        // A namespace path before a name (`Pricing\applyDiscount()`), marked with the separator
+        // it ends with, and a class by its path (`Shop\Cart::create()`): the tables read them
+        // from the file's namespace, or from the root when written with a leading `\`.
+        "namespace_name" => {
+            let absolute = node.parent().is_some_and(|p| node_text(p, bytes).starts_with('\\'));
+            if absolute {
+                out.push('\\');
+            }
+            out.push_str(&super::squash(node_text(node, bytes)));
+            out.push('\\');
+            true
+        }
+        "qualified_name" => {
+            out.push_str(&super::squash(node_text(node, bytes)));
             true
         }
         // `self::` and `static::` name the class around, as `$this` does; `parent::` its base.
@@ -568,6 +584,58 @@ function helper(Cart $cart) { $c = new Cart(); $d = $c; return $d->total() + sel
         assert_eq!(Php.type_hint("float"), None);
         assert_eq!(Php.type_hint("A|B"), None);
         assert_eq!(Php.type_hint("\\App\\Cart"), None);
+    }
+
+    /// A namespace path written in code names a function or a class: from the file's namespace
+    /// (`Pricing\\applyDiscount()` in `namespace App`), or from the root with a leading `\\`; a
+    /// path to nowhere resolves nothing.
+    #[test]
+    fn namespace_paths_in_code_resolve_from_the_files_namespace_or_the_root() {
+        let files = [
+            (
+                "src/Shop/Cart.php",
+                "<?php\nnamespace App\\Shop;\nclass Cart {\n    public static function create() { return new Cart(); }\n}\n",
+            ),
+            (
+                "src/Pricing/functions.php",
+                "<?php\nnamespace App\\Pricing;\nfunction applyDiscount($a) { return $a; }\n",
+            ),
+            (
+                "src/Checkout.php",
+                "<?php\nnamespace App;\nfunction quote() {\n    $a = Pricing\\applyDiscount(1);\n    $b = \\App\\Pricing\\applyDiscount(2);\n    $c = Shop\\Cart::create();\n    $d = \\App\\Shop\\Cart::create();\n    $e = \\Pricing\\applyDiscount(3);\n}\n",
+            ),
+        ];
+        let entry = |(path, text): &(&str, &str)| crate::snapshot::FileEntry {
+            path: path.to_string(),
+            lang: Lang::Php,
+            size: text.len() as u64,
+            mtime_ns: 0,
+            hash: [0; 16],
+            lines: text.lines().count() as u32,
+            symbols: extract(Lang::Php, text),
+        };
+        let snapshot = crate::snapshot::Snapshot::from_entries(files.iter().map(entry));
+        let resolver = snapshot.resolver();
+        let checkout = resolver.file_index("src/Checkout.php").expect("a file");
+        // Each call's name on lines 4 to 8, found by its column.
+        let answers: Vec<String> = (4..=8)
+            .map(|line| {
+                let text = files[2].1.lines().nth(line - 1).unwrap_or("");
+                let name = if text.contains("create") { "create" } else { "applyDiscount" };
+                let column = text.find(name).expect("the call") as u32 + 1;
+                let at = resolver.at(checkout, crate::names::Pos::new(line as u32, column)).expect("a name");
+                let found: Vec<String> =
+                    at.resolution.resolved.iter().map(|t| resolver.describe(*t)).collect();
+                format!("{line}: {}", found.join(", "))
+            })
+            .collect();
+        expect_test::expect![[r#"
+            4: function applyDiscount (src/Pricing/functions.php:3)
+            5: function applyDiscount (src/Pricing/functions.php:3)
+            6: method Cart::create (src/Shop/Cart.php:4)
+            7: method Cart::create (src/Shop/Cart.php:4)
+            8: "#]]
+        .assert_eq(&answers.join("\n"));
     }
 
     #[test]
