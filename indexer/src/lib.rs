@@ -35,6 +35,8 @@ mod text;
 // The index on top: refreshing, saving, seeding from a sibling worktree.
 mod index;
 mod store;
+#[cfg(test)]
+mod test_support;
 mod worktree;
 
 pub use error::Error;

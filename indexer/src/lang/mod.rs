@@ -684,15 +684,7 @@ mod tests {
             }
             for (i, source) in broken.iter().enumerate() {
                 let name = format!("broken{i}.{}", path.extension().and_then(|e| e.to_str()).unwrap_or(""));
-                let entry = FileEntry {
-                    path: name.clone(),
-                    lang,
-                    size: source.len() as u64,
-                    mtime_ns: 0,
-                    hash: [0; 16],
-                    lines: source.lines().count() as u32,
-                    symbols: crate::extract::extract(lang, source),
-                };
+                let entry = crate::test_support::entry(&name, source);
                 let refs: Vec<Pos> =
                     entry.symbols.refs.iter().map(|r| Pos::new(r.line, r.column())).collect();
                 let snapshot = crate::snapshot::Snapshot::from_entries([entry]);

@@ -521,7 +521,7 @@ fn chain(node: Node, bytes: &[u8], out: &mut String) -> bool {
 mod tests {
     use super::*;
     use crate::names::NONE;
-    use crate::snapshot::{FileEntry, Snapshot};
+    use crate::snapshot::Snapshot;
 
     const CART: &str = include_str!("../../../../fixtures/cs_shop/src/Shop/Cart.cs");
     const RECEIPT: &str = include_str!("../../../../fixtures/cs_shop/src/Shop/Cart.Receipt.cs");
@@ -582,33 +582,7 @@ mod tests {
             .collect()
     }
 
-    fn entry(path: &str, text: &str) -> FileEntry {
-        FileEntry {
-            path: path.to_string(),
-            lang: Lang::CSharp,
-            size: text.len() as u64,
-            mtime_ns: 0,
-            hash: [0; 16],
-            lines: text.lines().count() as u32,
-            symbols: crate::extract::extract(Lang::CSharp, text),
-        }
-    }
-
-    /// What the name at `line:column` of `path` resolves to, resolved and candidates.
-    fn resolve(files: &[(&str, &str)], path: &str, line: u32, column: u32) -> String {
-        let snapshot = Snapshot::from_entries(files.iter().map(|(p, t)| entry(p, t)));
-        let resolver = snapshot.resolver();
-        let file = resolver.file_index(path).expect("a file of the snapshot");
-        let Some(at) = resolver.at(file, Pos::new(line, column)) else { return "no name".into() };
-        let mut out = format!("{}:", at.name);
-        for t in &at.resolution.resolved {
-            out.push_str(&format!(" {}", resolver.describe(*t)));
-        }
-        if !at.resolution.candidates.is_empty() {
-            out.push_str(&format!(" candidates: {}", at.resolution.candidates.len()));
-        }
-        out
-    }
+    use crate::test_support::{entry, resolve_at as resolve};
 
     #[test]
     fn definitions_kinds_nested_types_signatures_and_docs() {

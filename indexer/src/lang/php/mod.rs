@@ -605,16 +605,9 @@ function helper(Cart $cart) { $c = new Cart(); $d = $c; return $d->total() + sel
                 "<?php\nnamespace App;\nfunction quote() {\n    $a = Pricing\\applyDiscount(1);\n    $b = \\App\\Pricing\\applyDiscount(2);\n    $c = Shop\\Cart::create();\n    $d = \\App\\Shop\\Cart::create();\n    $e = \\Pricing\\applyDiscount(3);\n}\n",
             ),
         ];
-        let entry = |(path, text): &(&str, &str)| crate::snapshot::FileEntry {
-            path: path.to_string(),
-            lang: Lang::Php,
-            size: text.len() as u64,
-            mtime_ns: 0,
-            hash: [0; 16],
-            lines: text.lines().count() as u32,
-            symbols: extract(Lang::Php, text),
-        };
-        let snapshot = crate::snapshot::Snapshot::from_entries(files.iter().map(entry));
+        let snapshot = crate::snapshot::Snapshot::from_entries(
+            files.iter().map(|(p, t)| crate::test_support::entry(p, t)),
+        );
         let resolver = snapshot.resolver();
         let checkout = resolver.file_index("src/Checkout.php").expect("a file");
         // Each call's name on lines 4 to 8, found by its column.

@@ -1,0 +1,36 @@
+//! What the languages' tests share: a file entry made from a source text, and what the name at
+//! a position of a set of such files resolves to, as one line.
+
+use crate::names::Pos;
+use crate::snapshot::{FileEntry, Lang, Snapshot};
+
+/// The entry of a file at `path`, in the language its name gives, extracted from `text`.
+pub(crate) fn entry(path: &str, text: &str) -> FileEntry {
+    let lang = Lang::from_path(std::path::Path::new(path)).expect("a path of a parsed language");
+    FileEntry {
+        path: path.to_string(),
+        lang,
+        size: text.len() as u64,
+        mtime_ns: 0,
+        hash: [0; 16],
+        lines: text.lines().count() as u32,
+        symbols: crate::extract::extract(lang, text),
+    }
+}
+
+/// What the name at `line:column` of `path` resolves to among `files`: `name: what it means…`,
+/// then the count of candidates when there are any; `no name` where none is.
+pub(crate) fn resolve_at(files: &[(&str, &str)], path: &str, line: u32, column: u32) -> String {
+    let snapshot = Snapshot::from_entries(files.iter().map(|(p, t)| entry(p, t)));
+    let resolver = snapshot.resolver();
+    let file = resolver.file_index(path).expect("a file of the snapshot");
+    let Some(at) = resolver.at(file, Pos::new(line, column)) else { return "no name".into() };
+    let mut out = format!("{}:", at.name);
+    for t in &at.resolution.resolved {
+        out.push_str(&format!(" {}", resolver.describe(*t)));
+    }
+    if !at.resolution.candidates.is_empty() {
+        out.push_str(&format!(" candidates: {}", at.resolution.candidates.len()));
+    }
+    out
+}
