@@ -81,7 +81,8 @@ fn entry_for(
             if !crate::lang::is_text(&bytes) || crate::lang::is_generated(size, lines) {
                 return None;
             }
-            let symbols = FileSymbols::default();
+            // A manifest keeps what it declares (`composer.json`'s namespaces and folders).
+            let symbols = crate::lang::manifest_symbols(&rel, &bytes).unwrap_or_default();
             Some((Arc::new(FileEntry { path: rel, lang, size, mtime_ns, hash, lines, symbols }), true))
         }
         _ => {

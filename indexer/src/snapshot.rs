@@ -88,9 +88,13 @@ impl Snapshot {
     }
 
     /// A snapshot of the given entries (tests and tools that index files they hold in memory).
+    /// A snapshot of these entries: those of a parsed language its files, the others its texts.
     pub fn from_entries(entries: impl IntoIterator<Item = FileEntry>) -> Snapshot {
-        let files = entries.into_iter().map(|e| (e.path.clone(), Arc::new(e))).collect();
-        Snapshot::new(files, BTreeMap::new(), 0)
+        let (files, texts) = entries
+            .into_iter()
+            .map(|e| (e.path.clone(), Arc::new(e)))
+            .partition(|(_, e)| e.lang.has_grammar());
+        Snapshot::new(files, texts, 0)
     }
 
     pub fn n_defs(&self) -> usize {

@@ -4,9 +4,14 @@
 use crate::names::Pos;
 use crate::snapshot::{FileEntry, Lang, Snapshot};
 
-/// The entry of a file at `path`, in the language its name gives, extracted from `text`.
+/// The entry of a file at `path`, in the language its name gives, extracted from `text`; a
+/// text file (a manifest, whose declarations it keeps) where its name gives none.
 pub(crate) fn entry(path: &str, text: &str) -> FileEntry {
-    let lang = Lang::from_path(std::path::Path::new(path)).expect("a path of a parsed language");
+    let lang = Lang::of_file(std::path::Path::new(path)).expect("a path of a searched file");
+    let symbols = match lang.has_grammar() {
+        true => crate::extract::extract(lang, text),
+        false => crate::lang::manifest_symbols(path, text.as_bytes()).unwrap_or_default(),
+    };
     FileEntry {
         path: path.to_string(),
         lang,
@@ -14,7 +19,7 @@ pub(crate) fn entry(path: &str, text: &str) -> FileEntry {
         mtime_ns: 0,
         hash: [0; 16],
         lines: text.lines().count() as u32,
-        symbols: crate::extract::extract(lang, text),
+        symbols,
     }
 }
 

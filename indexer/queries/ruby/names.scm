@@ -1,6 +1,6 @@
 ; What name resolution needs besides definitions and references: scopes, the names each scope
-; binds (`x = Cart.new` hints an instance of `Cart`), and what stands before a name. `require`
-; binds no name: every file sees the repository's constants (the shared scope).
+; binds (`x = Cart.new` hints an instance of `Cart`), what stands before a name, and what a
+; file loads. `require` binds no name: every file sees the repository's constants.
 
 ; Scopes. A class or module body sees its methods and constants everywhere in it; a block sees
 ; the locals around it.
@@ -41,3 +41,10 @@
 ; What stands before a name: the receiver of `x.m`, the scope of `Shop::Cart`.
 (call receiver: (_) @qualifier method: (identifier) @qualified)
 (scope_resolution scope: (_) @qualifier name: (constant) @qualified)
+
+; Loads: `require "shop/cart"` and `require_relative "cart"` (the shared scope prefers what a
+; file loads where several files define a name).
+((call
+  method: (identifier) @_load
+  arguments: (argument_list (string))) @import
+  (#match? @_load "^require(_relative)?$"))

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::lang::ModuleRoot;
 use crate::lang::common::changed_alike;
 use crate::meaning::{
     Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value, classes_around, import_found,
@@ -27,6 +28,9 @@ pub(super) struct Packages {
     package_separator: &'static str,
     package_of: Vec<Option<String>>,
     by_package: HashMap<String, Vec<u32>>,
+    /// Where the manifest says a package's files sit (PHP's PSR-4 prefixes): of two files that
+    /// define one type of a package, the one at the path these give is the type.
+    roots: Vec<ModuleRoot>,
 }
 
 /// A file's package, as its `package` declaration names it (extraction keeps it as a glob
@@ -58,7 +62,50 @@ impl Packages {
             by_package.entry(package.clone()).or_default().push(i as u32);
             package_of.push(Some(package));
         }
-        Packages { lang, receivers, package_separator, package_of, by_package }
+        Packages { lang, receivers, package_separator, package_of, by_package, roots: Vec::new() }
+    }
+
+    pub(super) fn with_roots(self, roots: Vec<ModuleRoot>) -> Packages {
+        Packages { roots, ..self }
+    }
+
+    /// The paths the manifest gives a type `name` of `package` (`App\Shop` and `Cart` under
+    /// `"App\\": "src/"`: `src/Shop/Cart.php`), one per prefix the package starts with.
+    fn autoload_paths(&self, package: &str, name: &str) -> Vec<String> {
+        let separator = self.package_separator;
+        let ext = self.lang.spec().extensions.first().copied().unwrap_or("");
+        self.roots
+            .iter()
+            .filter_map(|root| {
+                let rest = if root.module.is_empty() {
+                    package
+                } else if package == root.module {
+                    ""
+                } else {
+                    package.strip_prefix(&root.module)?.strip_prefix(separator)?
+                };
+                let mut path = root.folder.clone();
+                for part in rest.split(separator).filter(|p| !p.is_empty()).chain([name]) {
+                    if !path.is_empty() {
+                        path.push('/');
+                    }
+                    path.push_str(part);
+                }
+                Some(format!("{path}.{ext}"))
+            })
+            .collect()
+    }
+
+    /// Of several definitions of one name in a package, those at a path the manifest gives
+    /// it; all of them when none is.
+    fn autoloaded(&self, r: &dyn Binder, file: u32, name: &str, found: Vec<Found>) -> Vec<Found> {
+        if found.len() < 2 || self.roots.is_empty() {
+            return found;
+        }
+        let package = self.package_of.get(file as usize).and_then(|p| p.as_deref()).unwrap_or("");
+        let paths = self.autoload_paths(package, name);
+        let at_path = |f: &Found| paths.iter().any(|p| p == r.path(f.target.file()));
+        if found.iter().any(at_path) { found.into_iter().filter(at_path).collect() } else { found }
     }
 
     fn files_of(&self, file: u32) -> &[u32] {
@@ -222,7 +269,8 @@ impl Tables for Packages {
         if depth > MAX_DEPTH {
             return Vec::new();
         }
-        r.top_level_defs(self.files_of(file), None, name, depth)
+        let found = r.top_level_defs(self.files_of(file), None, name, depth);
+        self.autoloaded(r, file, name, found)
     }
 
     /// A type's own member (method, nested type, constant, field), else its bases' in order.

@@ -18,6 +18,7 @@ pub(crate) use comments::Comments;
 pub(crate) use common::{
     Nodes, doc_blocks_of_children, is_alias, line_comment_docs, pattern_identifiers, simple_chain,
 };
+pub(crate) use manifests::{Manifest, ModuleRoot, manifest_symbols, module_roots};
 pub use text_files::heading_at;
 pub(crate) use text_files::{is_changelog, is_prose};
 pub(crate) use text_files::{is_generated, is_text};
@@ -33,6 +34,8 @@ pub(crate) struct LangSpec {
     /// Files that configure the build rather than hold the code it builds (`settings.gradle.kts`,
     /// `Package.swift`): a name that starts with `.` ends such a file's name, any other is one.
     pub build_scripts: &'static [&'static str],
+    /// The file that says where the language's modules live (`composer.json`), if it has one.
+    pub manifest: Option<Manifest>,
     pub grammar: fn() -> tree_sitter::Language,
     /// The grammar's node kinds and fields the shared walks read.
     pub nodes: Nodes,
@@ -190,6 +193,7 @@ mod go;
 mod java;
 mod javascript;
 mod kotlin;
+mod manifests;
 mod php;
 mod python;
 mod ruby;
@@ -349,6 +353,12 @@ pub(crate) trait Language: Sync {
     /// Name resolution's tables for this language over a snapshot's files (all of them, in
     /// the resolver's order; the language's own are those whose `lang` it is).
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables>;
+
+    /// The tables, given also the modules the tree's manifests declare (for a language with a
+    /// [`LangSpec::manifest`]).
+    fn tables_with(&self, files: &[Arc<FileEntry>], _roots: &[ModuleRoot]) -> Arc<dyn Tables> {
+        self.tables(files)
+    }
 }
 
 pub(crate) fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use crate::lang::{LANGUAGES, N_LANGS};
+use crate::lang::{LANGUAGES, N_LANGS, module_roots};
 use crate::meaning::{Bound, Entry, Tables, Target, Value};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::{FileEntry, Lang, Snapshot};
@@ -300,7 +300,9 @@ impl Resolver {
             );
         }
         let (defs_by_name, attrs_by_name) = (defs.finish(), attrs.finish());
-        let tables = std::array::from_fn(|i| LANGUAGES[i].tables(&files));
+        let tables = std::array::from_fn(|i| {
+            LANGUAGES[i].tables_with(&files, &module_roots(&snapshot.texts, LANGUAGES[i].spec().lang))
+        });
         Resolver {
             ctx: (0..files.len()).map(|_| OnceLock::new()).collect(),
             files,
@@ -380,8 +382,15 @@ impl Resolver {
                 None => OnceLock::new(),
             },
             tables: std::array::from_fn(|i| {
-                let kept = previous.tables[i].clone().updated(&previous.files, &files, &changed);
-                kept.unwrap_or_else(|| LANGUAGES[i].tables(&files))
+                // A manifest changed: the modules it declares are read again.
+                let lang = LANGUAGES[i].spec().lang;
+                let roots = module_roots(&snapshot.texts, lang);
+                let kept = if roots == module_roots(&before.texts, lang) {
+                    previous.tables[i].clone().updated(&previous.files, &files, &changed)
+                } else {
+                    None
+                };
+                kept.unwrap_or_else(|| LANGUAGES[i].tables_with(&files, &roots))
             }),
             files,
         })

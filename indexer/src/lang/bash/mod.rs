@@ -24,6 +24,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["sh", "bash"],
     interpreters: &["bash", "sh", "dash", "ksh"],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_bash::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
     nodes: Nodes {
@@ -148,7 +149,10 @@ impl Language for Bash {
     /// One group, the repository: a function any file defines is callable from every file
     /// once loaded, and which file loads which is seldom evident (`source "$dir/x.sh"`).
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(super::shared_scope::SharedScope::new(files, Lang::Bash, super::shared_scope::one_group))
+        Arc::new(
+            super::shared_scope::SharedScope::new(files, Lang::Bash, &super::shared_scope::one_group)
+                .with_loads(files),
+        )
     }
 }
 
@@ -319,17 +323,8 @@ function twice {
     /// Every reference of a small repository with what it resolves to.
     pub(crate) fn resolve(files: &[(&str, &str)]) -> Vec<String> {
         use crate::meaning::Target;
-        use crate::snapshot::{FileEntry, Snapshot};
-        let language = |path: &str| Lang::from_path(std::path::Path::new(path)).expect("a source path");
-        let entries = files.iter().map(|(path, text)| FileEntry {
-            path: path.to_string(),
-            lang: language(path),
-            size: text.len() as u64,
-            mtime_ns: 0,
-            hash: [0; 16],
-            lines: text.lines().count() as u32,
-            symbols: extract(Lang::from_path(std::path::Path::new(path)).expect("a source path"), text),
-        });
+        use crate::snapshot::Snapshot;
+        let entries = files.iter().map(|(path, text)| crate::test_support::entry(path, text));
         let snapshot = Snapshot::from_entries(entries);
         let resolver = snapshot.resolver();
         let mut out = Vec::new();
@@ -368,5 +363,23 @@ function twice {
             }
         }
         out
+    }
+
+    /// Two files define `rate`: a script that sources one (through a folder variable) calls
+    /// that one.
+    #[test]
+    fn a_function_two_files_define_is_the_one_the_script_sources() {
+        let files = [
+            ("lib/flat.sh", "rate() {\n    echo 1\n}\n"),
+            ("lib/tiered.sh", "rate() {\n    echo 2\n}\n"),
+            ("bin/quote.sh", "source \"$here/../lib/tiered.sh\"\nrate 3\n"),
+            ("bin/plain.sh", "rate 3\n"),
+        ];
+        let at = |path, line| crate::test_support::resolve_at(&files, path, line, 1);
+        assert_eq!(at("bin/quote.sh", 2), "rate: function rate (lib/tiered.sh:1)");
+        assert_eq!(
+            at("bin/plain.sh", 1),
+            "rate: function rate (lib/flat.sh:1) function rate (lib/tiered.sh:1)"
+        );
     }
 }

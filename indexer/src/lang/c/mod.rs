@@ -59,6 +59,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["c"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_c::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

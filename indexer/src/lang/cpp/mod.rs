@@ -13,6 +13,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "h", "ipp", "tpp"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_cpp::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

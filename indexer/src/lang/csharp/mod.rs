@@ -55,6 +55,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["cs"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // C# reads its qualifiers itself (`qualifier_text`): `this` and `base` are no named nodes.

@@ -22,6 +22,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["go"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_go::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {

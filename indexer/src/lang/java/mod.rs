@@ -45,6 +45,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["java"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_java::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // Java reads its qualifiers itself (`qualifier_text`).

@@ -151,6 +151,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["js", "jsx", "mjs", "cjs"],
     interpreters: &["node", "nodejs"],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: NODES,

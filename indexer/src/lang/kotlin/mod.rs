@@ -26,6 +26,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["kt", "kts"],
     interpreters: &[],
     build_scripts: &[".gradle.kts"],
+    manifest: None,
     grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // kotlin-ng gives a declaration's body no field (`body_start` finds it by kind): `name` is

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use tree_sitter::Node;
 
 use super::{
-    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, doc_blocks_of_children, node_text,
+    Comments, DocCache, Lang, LangSpec, Language, Manifest, ModuleRoot, Nodes, RawImport, Rules,
+    doc_blocks_of_children, node_text,
 };
 use crate::meaning::{Entry, Tables};
 use crate::names::{Pos, ScopeKind};
@@ -32,6 +33,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["php"],
     interpreters: &["php"],
     build_scripts: &[],
+    manifest: Some(Manifest { file_name: "composer.json", read: psr4_roots }),
     grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
     comments: Comments {
         line: &["//", "#"],
@@ -334,8 +336,36 @@ impl Language for Php {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(super::declared_packages::Packages::new(files, Lang::Php, ("$this", "parent"), "\\"))
+        self.tables_with(files, &[])
     }
+
+    /// Namespaces as files declare them; where two files define one class of a namespace, the
+    /// one at its PSR-4 path (what Composer's autoloader loads) is the class.
+    fn tables_with(&self, files: &[Arc<FileEntry>], roots: &[ModuleRoot]) -> Arc<dyn Tables> {
+        let packages = super::declared_packages::Packages::new(files, Lang::Php, ("$this", "parent"), "\\");
+        Arc::new(packages.with_roots(roots.to_vec()))
+    }
+}
+
+/// `composer.json`'s PSR-4 prefixes and their folders (`"App\\": "src/"`, or a list of
+/// folders), of `autoload` and `autoload-dev`: the namespace without its last `\`, then each
+/// folder.
+fn psr4_roots(text: &str) -> Vec<(String, String)> {
+    let Ok(manifest) = serde_json::from_str::<serde_json::Value>(text) else { return Vec::new() };
+    let mut roots = Vec::new();
+    for section in ["autoload", "autoload-dev"] {
+        let Some(map) = manifest[section]["psr-4"].as_object() else { continue };
+        for (prefix, folders) in map {
+            let prefix = prefix.trim_matches('\\').to_string();
+            let folders = match folders {
+                serde_json::Value::String(folder) => vec![folder.as_str()],
+                serde_json::Value::Array(list) => list.iter().filter_map(|f| f.as_str()).collect(),
+                _ => Vec::new(),
+            };
+            roots.extend(folders.into_iter().map(|folder| (prefix.clone(), folder.to_string())));
+        }
+    }
+    roots
 }
 
 /// A namespace path as written, whitespace and the leading `\` removed.
@@ -643,5 +673,69 @@ function helper(Cart $cart) { $c = new Cart(); $d = $c; return $d->total() + sel
         src.push_str("}\n");
         let fs = extract(Lang::Php, &src);
         assert!(fs.defs.len() == 1 || fs.too_deep.is_some());
+    }
+
+    /// `composer.json` maps `App\\` to `src/`: of two classes `App\Shop\Cart`, the one at
+    /// `src/Shop/Cart.php` is what code of the namespace means, and what `use` imports.
+    #[test]
+    fn psr4_paths_choose_between_two_definitions_of_one_class() {
+        let cart = "<?php\nnamespace App\\Shop;\nclass Cart {}\n";
+        let checkout = "<?php\nnamespace App\\Shop;\nfunction checkout() {\n    return new Cart();\n}\n";
+        let user = "<?php\nuse App\\Shop\\Cart;\nfunction f() {\n    return new Cart();\n}\n";
+        let composer =
+            r#"{"autoload": {"psr-4": {"App\\": "src/"}}, "autoload-dev": {"App\\Tests\\": ["tests/"]}}"#;
+        let mut files = vec![
+            ("src/Shop/Cart.php", cart),
+            ("tests/fixtures/Cart.php", cart),
+            ("src/Shop/Checkout.php", checkout),
+            ("bin/user.php", user),
+        ];
+        let both = "Cart: class Cart (src/Shop/Cart.php:3) class Cart (tests/fixtures/Cart.php:3)";
+        assert_eq!(crate::test_support::resolve_at(&files, "src/Shop/Checkout.php", 4, 16), both);
+        files.push(("composer.json", composer));
+        let one = "Cart: class Cart (src/Shop/Cart.php:3)";
+        assert_eq!(crate::test_support::resolve_at(&files, "src/Shop/Checkout.php", 4, 16), one);
+        assert_eq!(crate::test_support::resolve_at(&files, "bin/user.php", 4, 16), one);
+    }
+
+    #[test]
+    fn psr4_roots_are_read_from_autoload_and_autoload_dev_and_bad_json_gives_none() {
+        let text = r#"{"autoload": {"psr-4": {"App\\": "src/", "": "lib"}}, "autoload-dev": {"psr-4": {"App\\Tests\\": ["tests/", "t2"]}}}"#;
+        let roots = psr4_roots(text);
+        let pairs: Vec<(&str, &str)> = roots.iter().map(|(m, f)| (m.as_str(), f.as_str())).collect();
+        assert_eq!(pairs, [("", "lib"), ("App", "src/"), ("App\\Tests", "tests/"), ("App\\Tests", "t2")]);
+        assert!(psr4_roots("{not json").is_empty());
+        assert!(psr4_roots(r#"{"autoload": {"psr-4": {"A\\": 3}}}"#).is_empty());
+    }
+
+    /// A server running while `composer.json` changes: the resolver made from the one before
+    /// reads the new PSR-4 folders, though no PHP file changed.
+    #[test]
+    fn a_changed_composer_json_is_read_again_by_the_updated_resolver() {
+        use crate::resolve::Resolver;
+        use crate::snapshot::Snapshot;
+        use crate::test_support::entry;
+        let cart = "<?php\nnamespace App\\Shop;\nclass Cart {}\n";
+        let checkout = "<?php\nnamespace App\\Shop;\nfunction checkout() {\n    return new Cart();\n}\n";
+        let files: std::collections::BTreeMap<String, Arc<FileEntry>> =
+            [("src/Shop/Cart.php", cart), ("lib/Shop/Cart.php", cart), ("src/Shop/Checkout.php", checkout)]
+                .into_iter()
+                .map(|(p, t)| (p.to_string(), Arc::new(entry(p, t))))
+                .collect();
+        let composer = |folder: &str| {
+            let text = format!(r#"{{"autoload": {{"psr-4": {{"App\\\\": "{folder}"}}}}}}"#);
+            [("composer.json".to_string(), Arc::new(entry("composer.json", &text)))].into_iter().collect()
+        };
+        let resolved = |resolver: &Resolver| {
+            let file = resolver.file_index("src/Shop/Checkout.php").unwrap();
+            let at = resolver.at(file, crate::names::Pos::new(4, 16)).unwrap();
+            at.resolution.resolved.iter().map(|t| resolver.describe(*t)).collect::<Vec<_>>()
+        };
+        let before = Snapshot::new(files.clone(), composer("lib/"), 1);
+        let first = Resolver::new(&before);
+        assert_eq!(resolved(&first), ["class Cart (lib/Shop/Cart.php:3)"]);
+        let after = Snapshot::new(files, composer("src/"), 2);
+        let updated = Resolver::update(&first, &before, &after).expect("an update, not a full build");
+        assert_eq!(resolved(&updated), ["class Cart (src/Shop/Cart.php:3)"]);
     }
 }

@@ -22,6 +22,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["py", "pyi"],
     interpreters: &["python", "python3", "python2"],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_python::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: None, block_inner: None, not: &["#!"] },
     nodes: Nodes {

@@ -2,7 +2,8 @@
 //! and singleton methods (`def self.create`, a method of its class), constants; `include`,
 //! `extend` and `prepend` make a module's methods members, as a superclass does. Every file sees
 //! the repository's constants (one shared scope): `require` binds no name, and a constant is
-//! looked up in the modules around its use (wherever they are reopened), then at the top level.
+//! looked up in the modules around its use (wherever they are reopened), then at the top level
+//! (where several files define it, in those the file `require`s, directly or not, if any does).
 
 mod ruby_checks;
 
@@ -25,6 +26,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["rb", "rake"],
     interpreters: &["ruby"],
     build_scripts: &[".gemspec", "Gemfile", "Rakefile"],
+    manifest: None,
     grammar: || tree_sitter_ruby::LANGUAGE.into(),
     comments: Comments { line: &["#"], block: Some(("=begin", "=end")), block_inner: None, not: &["#!"] },
     nodes: Nodes {
@@ -181,7 +183,22 @@ impl Language for Ruby {
         if chain(qualifier, bytes, &mut out) { out } else { "?".to_string() }
     }
 
-    fn decode_import<'t>(&self, _node: Node<'t>, _bytes: &[u8], _out: &mut Vec<RawImport<'t>>) {}
+    /// `require "shop/cart"` loads a file by a path the load path completes;
+    /// `require_relative "cart"` one beside the file (kept as `./cart`). Neither binds a name:
+    /// a name several files define means, from a file, the definitions of those it loads.
+    fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
+        let Some(method) = node.child_by_field_name("method") else { return };
+        let Some(arguments) = node.child_by_field_name("arguments") else { return };
+        let Some(string) = arguments.named_child(0).filter(|s| s.kind() == "string") else { return };
+        let content = string.named_child(0).filter(|c| c.kind() == "string_content");
+        let Some(content) = content.filter(|_| string.named_child_count() == 1) else { return };
+        let path = node_text(content, bytes);
+        let module = match node_text(method, bytes) {
+            "require_relative" if !path.starts_with('.') && !path.starts_with('/') => format!("./{path}"),
+            _ => path.to_string(),
+        };
+        out.push(RawImport::glob(module, string));
+    }
 
     /// Classes, modules, methods and constants are all named in their scope.
     fn bound_by_name(&self, _symbols: &FileSymbols, _own_scope: &[u32], _def: DefRef<'_>) -> bool {
@@ -195,7 +212,7 @@ impl Language for Ruby {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(RubyScope { shared: SharedScope::new(files, Lang::Ruby, one_group) })
+        Arc::new(RubyScope { shared: SharedScope::new(files, Lang::Ruby, &one_group).with_loads(files) })
     }
 }
 
@@ -331,14 +348,14 @@ impl RubyScope {
 }
 
 impl Tables for RubyScope {
-    /// Groups follow paths, which a change of contents keeps.
+    /// Kept while no changed file's `require`s changed.
     fn updated(
         self: Arc<Self>,
-        _before: &[Arc<FileEntry>],
-        _files: &[Arc<FileEntry>],
-        _changed: &[u32],
+        before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
     ) -> Option<Arc<dyn Tables>> {
-        Some(self)
+        if self.shared.loads_kept(Lang::Ruby, before, files, changed) { Some(self) } else { None }
     }
 
     fn module_named(&self, name: &str) -> Vec<u32> {
@@ -641,5 +658,28 @@ end
         assert_eq!(resolved(&snapshot, "a.rb", "g"), vec!["4: B::g +0"]);
         assert_eq!(resolved(&snapshot, "a.rb", "missing"), vec!["4:  +0"]);
         assert_eq!(resolved(&snapshot, "b.rb", "absent"), vec!["7:  +0"]);
+    }
+
+    /// Two classes of one name: a file that `require`s one (or `require_relative`s it, or loads
+    /// a file that does) means that one; a file that loads neither, both.
+    #[test]
+    fn a_name_two_files_define_means_the_one_the_file_requires() {
+        let cart = "class Cart\n  def total = 1\nend\n";
+        let fake = "class Cart\n  def total = 0\nend\n";
+        let files = [
+            ("lib/shop/cart.rb", cart),
+            ("spec/support/cart.rb", fake),
+            ("lib/shop.rb", "require \"shop/cart\"\n"),
+            ("lib/checkout.rb", "require \"shop\"\nCart.new\n"),
+            ("spec/cart_spec.rb", "require_relative \"support/cart\"\nCart.new\n"),
+            ("bin/loose.rb", "Cart.new\n"),
+        ];
+        let at = |path| crate::test_support::resolve_at(&files, path, 2, 1);
+        assert_eq!(at("lib/checkout.rb"), "Cart: class Cart (lib/shop/cart.rb:1)");
+        assert_eq!(at("spec/cart_spec.rb"), "Cart: class Cart (spec/support/cart.rb:1)");
+        assert_eq!(
+            crate::test_support::resolve_at(&files, "bin/loose.rb", 1, 1),
+            "Cart: class Cart (lib/shop/cart.rb:1) class Cart (spec/support/cart.rb:1)"
+        );
     }
 }

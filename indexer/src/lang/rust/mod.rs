@@ -22,6 +22,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["rs"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_rust::LANGUAGE.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {

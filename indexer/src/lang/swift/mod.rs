@@ -3,9 +3,10 @@
 //! properties (as methods), `static let` and file-level `let` constants and enum cases. An
 //! extension is a definition of the extended type's name, so what it adds is qualified and
 //! found as the type's members; it binds no name of its own. A module is a target, the files
-//! of one `Sources/<Target>/` or `Tests/<Target>/` folder, which see each other's names;
-//! `import Shop` brings in target `Shop`'s.
+//! of the folder `Package.swift` gives it (else of one `Sources/<Target>/` or `Tests/<Target>/`
+//! folder), which see each other's names; `import Shop` brings in target `Shop`'s.
 
+mod package_manifest;
 mod swift_checks;
 
 use std::sync::Arc;
@@ -13,7 +14,9 @@ use std::sync::Arc;
 use tree_sitter::Node;
 
 use super::shared_scope::SharedScope;
-use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
+use super::{
+    Comments, DocCache, Lang, LangSpec, Language, Manifest, ModuleRoot, Nodes, RawImport, Rules, node_text,
+};
 use crate::meaning::{Binder, Entry, Found, Lookup, Tables, Value};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
@@ -27,6 +30,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["swift"],
     interpreters: &[],
     build_scripts: &["Package.swift"],
+    manifest: Some(Manifest { file_name: "Package.swift", read: package_manifest::declared_targets }),
     grammar: || tree_sitter_swift::LANGUAGE.into(),
     comments: Comments::SLASHES,
     // Swift reads its qualifiers itself (`qualifier_text`).
@@ -298,7 +302,22 @@ impl Language for Swift {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(Targets(SharedScope::new(files, Lang::Swift, target_of)))
+        self.tables_with(files, &[])
+    }
+
+    /// A file is in the target whose folder `Package.swift` gives and holds it (the deepest),
+    /// else in the one its path names.
+    fn tables_with(&self, files: &[Arc<FileEntry>], roots: &[ModuleRoot]) -> Arc<dyn Tables> {
+        let declared = |path: &str| {
+            roots
+                .iter()
+                .filter(|root| root.holds(path))
+                .max_by_key(|root| root.folder.len())
+                .map(|r| r.folder.clone())
+        };
+        let group = |path: &str| declared(path).unwrap_or_else(|| target_of(path).to_string());
+        let named = roots.iter().map(|root| (root.module.clone(), root.folder.clone())).collect();
+        Arc::new(Targets(SharedScope::new(files, Lang::Swift, &group).with_names(named)))
     }
 }
 

@@ -227,3 +227,30 @@ fn deep_nesting_an_alias_chain_and_an_import_cycle_finish() {
         assert!(resolved.iter().any(|l| l == line), "{line}: {:?}", &resolved[resolved.len() - 3..]);
     }
 }
+
+/// `Package.swift` puts target `Shop` in `Code/Shop` and its tests in `Tests/Unit`: the files of
+/// that folder are one module (not the rest of the repository, which defines another `Cart`),
+/// and `import Shop` names it.
+#[test]
+fn the_folders_package_swift_gives_targets_make_their_modules() {
+    let manifest = "let package = Package(name: \"Shop\", targets: [\n    .target(name: \"Shop\", path: \"Code/Shop\"),\n    .testTarget(name: \"ShopTests\", dependencies: [\"Shop\"], path: \"Tests/Unit\"),\n])\n";
+    let files = [
+        ("Code/Shop/Cart.swift", "public class Cart {}\n"),
+        ("Code/Shop/Line.swift", "func line() -> Cart { Cart() }\n"),
+        ("Scripts/Cart.swift", "class Cart {}\n"),
+        ("Tests/Unit/CartTests.swift", "@testable import Shop\nfunc check() { _ = Cart() }\n"),
+        ("Package.swift", manifest),
+    ];
+    let calls = |files: &[(&str, &str)]| -> Vec<String> {
+        resolve(files).into_iter().filter(|l| l.contains("Cart call")).collect()
+    };
+    assert_eq!(
+        calls(&files),
+        [
+            "Code/Shop/Line.swift:1 Cart call -> Code/Shop/Cart.swift:1 Cart",
+            "Tests/Unit/CartTests.swift:2 Cart call -> Code/Shop/Cart.swift:1 Cart",
+        ]
+    );
+    // Without the manifest, `Code/Shop` is no target: the repository is one module.
+    assert_ne!(calls(&files[..4]), calls(&files));
+}

@@ -16,6 +16,7 @@ static SPEC: LangSpec = LangSpec {
     extensions: &["ts", "mts", "cts"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     comments: Comments::SLASHES,
     nodes: Nodes {
@@ -51,6 +52,7 @@ static TSX_SPEC: LangSpec = LangSpec {
     extensions: &["tsx"],
     interpreters: &[],
     build_scripts: &[],
+    manifest: None,
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     test_file_suffixes: &[".test.tsx", ".spec.tsx"],
     ..SPEC
