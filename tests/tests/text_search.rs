@@ -145,3 +145,18 @@ async fn markdown_and_yaml_answer_a_task_question_and_a_documentation_question()
         ask("text_docs", "what was renamed or is gone when upgrading", "docs/upgrading.md", "(text)").await;
     expect_test::expect_file!["snapshots/text_docs.txt"].assert_eq(&format!("{task}\n{docs}"));
 }
+
+/// A question about one function, named in backticks: the file that defines it comes first,
+/// though its name looks like a test's (`test_functions.bash`) and a test file is named after
+/// the function and mentions it thirty times more.
+#[tokio::test]
+async fn a_question_about_one_named_function_finds_its_definition_first() {
+    let text = ask(
+        "text_named_helper",
+        "`shop_pipe` implementation",
+        "lib/test_functions.bash",
+        " shop_pipe (function)",
+    )
+    .await;
+    expect_test::expect_file!["snapshots/text_named_helper.txt"].assert_eq(&text);
+}

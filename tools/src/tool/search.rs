@@ -236,12 +236,13 @@ pub(crate) fn rank_files(
         .filter(|c| c.body + c.defs + c.path_match + c.docs > 0.0)
         .map(|c| (c.score(&weights), c))
         .collect();
-    // A query that is exactly one identifier puts the files defining it first.
-    let single = query.split_whitespace().count() == 1
-        && query.chars().all(|c| c.is_alphanumeric() || "_.:".contains(c));
-    let name = query.rsplit(['.', ':']).next().unwrap_or(query);
+    // A query about one identifier puts the files defining it first.
+    let sought = sought_identifier(query);
+    let name = sought.map(|s| s.rsplit(['.', ':', '#']).next().unwrap_or(s));
     let defines = |path: &str| {
-        single && snapshot.files.get(path).is_some_and(|e| e.symbols.defs.iter().any(|d| d.name() == name))
+        name.is_some_and(|name| {
+            snapshot.files.get(path).is_some_and(|e| e.symbols.defs.iter().any(|d| d.name() == name))
+        })
     };
     let order = |scored: &mut Vec<(f64, Candidate)>| {
         scored.sort_by(|a, b| {
@@ -256,6 +257,26 @@ pub(crate) fn rank_files(
         order(&mut scored);
     }
     Ok(RankedFiles { text, words, files: scored })
+}
+
+/// Most words a query may write beside an identifier in backticks and still be about it alone.
+const MOST_WORDS_BESIDE: usize = 5;
+
+/// The identifier a query is about, when it is about one: the query itself when it is one
+/// identifier (`Rack::Multipart::UploadedFile`), or the one it writes in backticks among at most
+/// [`MOST_WORDS_BESIDE`] other words (`` `bats_pipe` implementation ``, ``where is `Unit`
+/// defined``). A longer question or a report is about more than a name it quotes.
+fn sought_identifier(query: &str) -> Option<&str> {
+    let query = query.trim();
+    let identifier = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || "_.:#".contains(c));
+    if !query.contains(char::is_whitespace) && identifier(query) {
+        return Some(query);
+    }
+    let parts: Vec<&str> = query.split('`').collect();
+    // One span in backticks: text, code, text.
+    let [before, code, after] = parts.as_slice() else { return None };
+    let words = before.split_whitespace().count() + after.split_whitespace().count();
+    (identifier(code) && words <= MOST_WORDS_BESIDE && !query.contains('\n')).then_some(*code)
 }
 
 /// The `auto` mode: every candidate file scored, the best `limit` with their best lines.
@@ -512,6 +533,19 @@ fn render(query: &str, mode: Mode, path: Option<&str>, out: SearchOutput) -> Obs
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_is_about_one_identifier_when_it_is_one_or_quotes_one_among_few_words() {
+        assert_eq!(sought_identifier("Rack::Multipart::UploadedFile"), Some("Rack::Multipart::UploadedFile"));
+        assert_eq!(sought_identifier("`bats_pipe` implementation"), Some("bats_pipe"));
+        assert_eq!(sought_identifier("where is the `Unit` type defined"), Some("Unit"));
+        // Six words beside it: a question about more than the name.
+        assert_eq!(sought_identifier("why does `parse` drop the last entry"), None);
+        assert_eq!(sought_identifier("`a` and `b`"), None);
+        assert_eq!(sought_identifier("`not an identifier` here"), None);
+        assert_eq!(sought_identifier("`parse` fails\nwith a long body"), None);
+        assert_eq!(sought_identifier("parse config"), None);
+    }
 
     #[test]
     fn hit_text_is_trimmed_and_cut() {
