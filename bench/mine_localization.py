@@ -38,7 +38,8 @@ Source / test / doc / generated files (classify()):
   * source = extension of the language (rust .rs; python .py; typescript .ts .tsx .mts .cts;
     javascript .js .jsx .mjs .cjs; go .go; java .java; csharp .cs; php .php; ruby .rb .rake .gemspec;
     kotlin .kt .kts; swift .swift; bash .sh .bash: the extensions tack indexes, so extension-less Bash
-    scripts are not source). rust and python keep exactly the development set's rules
+    scripts are not source; the second batch: scala .scala .sc; lua .lua; elixir .ex .exs; haskell
+    .hs .lhs; zig .zig). rust and python keep exactly the development set's rules
     (scripts/common.py); the extra rules below apply to the new languages;
   * test / fixture / doc / example directories (any directory component): the development set's
     tests, test, testing, benches, bench, benchmarks, examples, example, fuzz, docs, doc, ci,
@@ -65,6 +66,14 @@ Source / test / doc / generated files (classify()):
     *Test(s).kt / *IT.kt, *Test(s).swift, *_test.sh / test_*.sh; generated: bin/, obj/, packages/
     (C#), .build/, Pods/, Carthage/ (Swift), plus the content check; tooling (indexed, never gold):
     dot-files, *.gemspec, *.rake, *.gradle.kts, Package.swift, AssemblyInfo.cs, install.sh / setup.sh.
+  * the second batch, scala / lua / elixir / haskell / zig (BATCH2_LANGS, the same _classify_new()
+    path): the folder rules just above (src/test/, test/, tests/, spec/ ...) plus test files
+    *Test(s).scala / *Spec(s).scala / *Suite.scala, *_spec.lua / *_test.lua (not test_*.lua: busted's
+    modules/test_file_loader.lua is source), *_test.exs / test_helper.exs, *Spec.hs / *Test(s).hs,
+    test_*.zig / *_test.zig (test_runner.zig); generated: target/ (sbt), lua_modules/, _build/ and
+    deps/ (Mix), dist-newstyle/ and .stack-work/ (Cabal / Stack), zig-out/ and zig-cache/; tooling:
+    Mill's build.sc, sbt's top-level project/, mix.exs and Mix's top-level config/, Setup.hs,
+    build.zig.
 Only "source" files can be gold; every file with the language's extension (tests included) is
 indexed by the baselines (is_indexable()).
 
@@ -87,7 +96,21 @@ or the braces of `f() {` / `function f {` (bash). Headers: C# class / struct / i
 enum, methods, constructors, properties with a body; PHP class / interface / trait / enum and
 `function`; Kotlin class / interface / object and `fun` (extension receivers dropped); Swift class /
 struct / enum / protocol / extension / actor (an extension qualifies as its type), func, init,
-subscript, deinit, computed `var x: T {`; Ruby class / module and `def` (`def self.x` gives x). A changed line is credited to the outermost function containing
+subscript, deinit, computed `var x: T {`; Ruby class / module and `def` (`def self.x` gives x).
+Second batch: Scala class / trait / object / enum and `def` (braces and indentation as for the brace
+languages, so Scala 3's indentation syntax works too); Lua `function f`, `local function f`,
+`function M.f` / `function M:f` (giving M.f) and, like JS's `X.name = function`, `[local] f =
+function` / `M.f = function`, extent by keyword blocks (function / do / if / repeat ... end / until);
+Elixir defmodule / defprotocol (`defmodule A.B` gives B, as Ruby's A::B) and def / defp / defmacro /
+defmacrop, extent by do / fn ... end (or a `def f(x), do: ...` one-liner and its continuation
+lines); Haskell top-level names only, a column-0 `name ::` signature or `name args =` equation (or
+guards `| ...` on the next lines), extent up to the next column-0 line of another name (literate
+.lhs files with bird tracks give none); Zig `fn name` and `const Name = struct / enum / union /
+opaque`, where a function returning `type` (`fn Server(comptime H: type) type {`) counts as a
+container (its methods are Server.listen, not one function Server). Comments and literals blanked:
+Lua -- / --[[ ]] / [[ ]], Elixir # / heredocs / multi-line strings / sigils / ?c, Haskell -- / {- -}
+/ 'c' (not primes), Zig multiline string lines, Scala triple quotes and 'c' (not 'symbols).
+A changed line is credited to the outermost function containing
 it (closures and local functions count for their enclosing function), qualified by the innermost
 class / interface / enum / record / impl / trait / struct containing that function (Go: the
 method's receiver type; JS: X.prototype.name = function gives X.name, exports.name = ... gives
@@ -125,8 +148,16 @@ EXT = {
     "kotlin": (".kt", ".kts"),
     "swift": (".swift",),
     "bash": (".sh", ".bash"),
+    # the second batch (Scala, Lua, Elixir, Haskell, Zig): the languages' usual source extensions
+    # (.rockspec, .mill, build.zig.zon are not source)
+    "scala": (".scala", ".sc"),
+    "lua": (".lua",),
+    "elixir": (".ex", ".exs"),
+    "haskell": (".hs", ".lhs"),
+    "zig": (".zig",),
 }
-NEW_LANGS = ("csharp", "php", "ruby", "kotlin", "swift", "bash")
+BATCH2_LANGS = ("scala", "lua", "elixir", "haskell", "zig")
+NEW_LANGS = ("csharp", "php", "ruby", "kotlin", "swift", "bash") + BATCH2_LANGS
 
 # the development set's list (scripts/common.py) ...
 _DEV_NONSOURCE_DIRS = {"tests", "test", "testing", "benches", "bench", "benchmarks", "examples",
@@ -147,7 +178,12 @@ _GENERATED_HEAD_RE = re.compile(
 _NEW_NONSOURCE_DIRS = {"samples", "sample", "benchmark", "script", "features", "specs", "testfixtures",
                        "playground", "demo", "demos", "build-logic"}
 _NEW_TEST_DIR_RE = re.compile(r"(^|[^a-z])[tT]est|Test")
-_NEW_GENERATED_DIRS = {"csharp": {"bin", "obj", "packages"}, "swift": {".build", "pods", "carthage"}}
+_NEW_GENERATED_DIRS = {"csharp": {"bin", "obj", "packages"}, "swift": {".build", "pods", "carthage"},
+                       # second batch: sbt / Bloop output, LuaRocks trees, Mix's _build / deps, Cabal /
+                       # Stack output, Zig's cache and install prefix
+                       "scala": {"target"}, "lua": {"lua_modules"}, "elixir": {"_build", "deps"},
+                       "haskell": {"dist-newstyle", ".stack-work"},
+                       "zig": {"zig-out", "zig-cache", ".zig-cache"}}
 _NEW_TEST_FILE_RE = {
     "csharp": re.compile(r"(Test|Tests|TestCase|Spec|Specs|Fixture)\.cs$"),
     "php": re.compile(r"(Test|TestCase)\.php$"),
@@ -155,6 +191,11 @@ _NEW_TEST_FILE_RE = {
     "kotlin": re.compile(r"(Test|Tests|TestCase|IT)\.kts?$"),
     "swift": re.compile(r"(Test|Tests|TestCase|Spec)\.swift$"),
     "bash": re.compile(r"([-_.]test|[-_.]spec|^test[-_.].*)\.(sh|bash)$"),
+    "scala": re.compile(r"(Test|Tests|Spec|Specs|Suite)\.(scala|sc)$"),
+    "lua": re.compile(r"(_spec|_test)\.lua$"),  # not test_*.lua: busted/modules/test_file_loader.lua is source
+    "elixir": re.compile(r"_test\.exs$|^test_helper\.exs$"),
+    "haskell": re.compile(r"(Spec|Test|Tests)\.l?hs$"),
+    "zig": re.compile(r"(^test_.*|_test)\.zig$"),  # test_runner.zig
 }
 # build scripts and manifests: indexed, never gold
 _NEW_TOOLING_RE = {
@@ -164,7 +205,14 @@ _NEW_TOOLING_RE = {
     "csharp": re.compile(r"^AssemblyInfo\.cs$"),
     "php": re.compile(r"^(\.php[-_]cs[-_]fixer.*|rector|ecs)\.php$"),
     "bash": re.compile(r"^(install|uninstall|setup|bootstrap)\.(sh|bash)$"),
+    "scala": re.compile(r"^build\.sc$"),  # Mill's build file
+    "elixir": re.compile(r"^mix\.exs$"),
+    "haskell": re.compile(r"^Setup\.l?hs$"),
+    "zig": re.compile(r"^build\.zig$"),
 }
+# second batch: a top-level folder of build definitions / configuration scripts (sbt's project/*.scala,
+# Mix's config/*.exs): tooling
+_NEW_TOOLING_TOP_DIR = {"scala": "project", "elixir": "config"}
 _TOOLING_RE = re.compile(r"(^\.|[.-](config|conf|rc)\.(m|c)?[jt]sx?$|^(gulpfile|gruntfile|package-scripts"
                          r"|webpack\.[\w.]+|rollup\.[\w.]+)\.(m|c)?[jt]s$)", re.I)
 
@@ -221,7 +269,8 @@ def classify(path: str, lang: str, head: bytes | None = None) -> str:
 
 
 def _classify_new(dirs: list[str], base: str, lang: str, head: bytes | None) -> str:
-    """classify() for C#, PHP, Ruby, Kotlin, Swift and Bash (the older languages' rules are untouched)."""
+    """classify() for C#, PHP, Ruby, Kotlin, Swift, Bash and the second batch (Scala, Lua, Elixir,
+    Haskell, Zig); the older languages' rules are untouched."""
     low = [d.lower() for d in dirs]
     if any(d in _GENERATED_DIRS or d in _NEW_GENERATED_DIRS.get(lang, ()) for d in low):
         return "generated"
@@ -236,6 +285,8 @@ def _classify_new(dirs: list[str], base: str, lang: str, head: bytes | None) -> 
     if any(d.startswith(".") for d in dirs) or base.startswith("."):
         return "tooling"
     if lang in _NEW_TOOLING_RE and _NEW_TOOLING_RE[lang].search(base):
+        return "tooling"
+    if lang in _NEW_TOOLING_TOP_DIR and dirs and dirs[0] == _NEW_TOOLING_TOP_DIR[lang]:
         return "tooling"
     return "source"
 
@@ -356,7 +407,8 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
     that brackets and definition regexes see only code."""
     out = []
     i, n = 0, len(text)
-    hash_comment = lang in ("python", "ruby", "bash")  # Ruby / Bash: no // or /* */ comments
+    hash_comment = lang in ("python", "ruby", "bash", "elixir")  # Ruby / Bash / Elixir: no // or /* */ comments
+    slash_comment = not hash_comment and lang not in ("lua", "haskell")  # Lua / Haskell: -- comments
     prev_sig = ""  # last significant char, for JS regex-literal detection
     heredoc_re = _HEREDOC_RE.get(lang)
     heredocs: list[str] = []  # Ruby / Bash / PHP here-documents opened on the current line
@@ -394,6 +446,19 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
                 out.append(re.sub(r"[^\n]", " ", text[i:j]))
                 i = j
                 continue
+        if lang in BATCH2_LANGS:
+            tok = _lex_batch2(text, i, lang)
+            if tok is not None:
+                j, kind = tok
+                seg = text[i:j]
+                if kind == "comment":
+                    seg = re.sub(r"[^\n]", " ", seg)
+                elif kind == "string" and strings and len(seg) >= 2:  # keep the first and last character
+                    seg = seg[0] + re.sub(r"[^\n]", " ", seg[1:-1]) + seg[-1]
+                out.append(seg)
+                i = j
+                prev_sig = seg[-1:] or prev_sig
+                continue
         if (hash_comment and c == "#" and (lang != "bash" or i == 0 or text[i - 1] in " \t\n;|&(")) or (
                 lang == "php" and c == "#" and nxt != "["):  # Bash: $# ${#x} ${x#y} are not comments
             j = text.find("\n", i)
@@ -401,13 +466,13 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
             out.append(" " * (j - i))
             i = j
             continue
-        if not hash_comment and c == "/" and nxt == "/":
+        if slash_comment and c == "/" and nxt == "/":
             j = text.find("\n", i)
             j = n if j < 0 else j
             out.append(" " * (j - i))
             i = j
             continue
-        if not hash_comment and c == "/" and nxt == "*":
+        if slash_comment and c == "/" and nxt == "*":
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
             out.append(re.sub(r"[^\n]", " ", text[i:j]))
@@ -479,6 +544,105 @@ def mask(text: str, lang: str, strings: bool = True) -> str:
     if lang in ("csharp", "swift"):  # preprocessor lines (#if / #else / #endif, often at column 0)
         res = "\n".join(" " * len(ln) if ln.lstrip().startswith("#") else ln for ln in res.split("\n"))
     return res if res.count("\n") == text.count("\n") else text  # never shift lines
+
+
+_HS_SYMBOL = set("!#$%&*+./<=>?@\\^|-~:")
+_SIGIL_CLOSE = {"/": "/", "|": "|", '"': '"', "'": "'", "(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def _skip_quoted(text: str, j: int, close: str, escapes: bool = True, interpolation: bool = False,
+                 multiline: bool = True) -> int:
+    """Index just past `close`, scanning from j (inside a literal); backslash escapes, Elixir #{...}."""
+    n = len(text)
+    while j < n:
+        if escapes and text[j] == "\\":
+            j += 2
+            continue
+        if interpolation and text.startswith("#{", j):
+            depth, j = 1, j + 2
+            while j < n and depth:
+                depth += {"{": 1, "}": -1}.get(text[j], 0)
+                j += 1
+            continue
+        if text.startswith(close, j):
+            return j + len(close)
+        if text[j] == "\n" and not multiline:
+            return j
+        j += 1
+    return n
+
+
+def _lex_batch2(text: str, i: int, lang: str) -> tuple[int, str] | None:
+    """The comments and literals of the second batch's languages that mask()'s shared rules do not
+    know: (end, "comment" | "string" | "code") of the token at i, or None (the shared rules apply:
+    // and /* */ comments for Scala and Zig, # for Elixir, "..." / '...' literals)."""
+    c = text[i]
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    prev = text[i - 1] if i else ""
+    if lang == "scala":
+        if text.startswith('"""', i):
+            return _skip_quoted(text, i + 3, '"""', escapes=False), "string"
+        if c == "'":  # a character literal, or a symbol / Scala 3 quote ('foo, '{ ... }): code
+            m = re.match(r"'(\\u[0-9a-fA-F]{4}|\\.|[^\\'\n])'", text[i:i + 8])
+            return (i + len(m.group(0)), "string") if m else (i + 1, "code")
+    elif lang == "lua":
+        if c == "-" and nxt == "-":
+            m = re.match(r"--\[(=*)\[", text[i:i + 40])
+            if m:  # --[[ ... ]], --[==[ ... ]==]
+                j = text.find("]" + m.group(1) + "]", i + len(m.group(0)))
+                return (len(text) if j < 0 else j + len(m.group(1)) + 2), "comment"
+            j = text.find("\n", i)
+            return (len(text) if j < 0 else j), "comment"
+        m = re.match(r"\[(=*)\[", text[i:i + 40]) if c == "[" else None
+        if m:  # long string [[ ... ]], [==[ ... ]==]
+            j = text.find("]" + m.group(1) + "]", i + len(m.group(0)))
+            return (len(text) if j < 0 else j + len(m.group(1)) + 2), "string"
+    elif lang == "elixir":
+        if c == "?" and nxt and not (prev.isalnum() or (prev and prev in "_?!")):  # character literal ?a ?# ?" ?\n
+            return i + (3 if nxt == "\\" else 2), "string"
+        if text.startswith(('"""', "'''"), i):
+            return _skip_quoted(text, i + 3, text[i:i + 3], interpolation=True), "string"
+        if c in "\"'":  # Elixir strings and charlists may span lines
+            return _skip_quoted(text, i + 1, c, interpolation=True), "string"
+        m = re.match(r"~([a-z]|[A-Z][A-Z0-9]*)(\"\"\"|'''|[/|\"'(\[{<])", text[i:i + 12]) if c == "~" else None
+        if m and not (prev.isalnum() or prev == "_"):
+            lower = m.group(1).islower()
+            opener = m.group(2)
+            close = opener if len(opener) == 3 else _SIGIL_CLOSE[opener]
+            return _skip_quoted(text, i + len(m.group(0)), close, escapes=True, interpolation=lower), "string"
+    elif lang == "haskell":
+        if c == "{" and nxt == "-":  # {- ... -} (nested), pragmas {-# ... #-} too
+            depth, j = 0, i
+            while j < len(text):
+                if text.startswith("{-", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("-}", j):
+                    depth, j = depth - 1, j + 2
+                    if not depth:
+                        break
+                else:
+                    j += 1
+            return j, "comment"
+        if c == "-" and nxt == "-" and prev not in _HS_SYMBOL:
+            j = i
+            while j < len(text) and text[j] == "-":
+                j += 1
+            if j >= len(text) or text[j] not in _HS_SYMBOL:  # -- comment, not an operator like -->
+                k = text.find("\n", i)
+                return (len(text) if k < 0 else k), "comment"
+            return j, "code"
+        if c == "'":  # a character literal, or a prime in a name (x') / a promoted constructor: code
+            m = re.match(r"'(\\[^'\n]{1,10}|[^\\'\n])'", text[i:i + 14])
+            if m and not (prev.isalnum() or (prev and prev in "_'")):
+                return i + len(m.group(0)), "string"
+            return i + 1, "code"
+        if c == '"':
+            return _skip_quoted(text, i + 1, '"', multiline=False), "string"
+    elif lang == "zig":
+        if c == "\\" and nxt == "\\":  # a multiline string line: \\ to the end of the line
+            j = text.find("\n", i)
+            return (len(text) if j < 0 else j), "string"
+    return None
 
 
 _HEREDOC_RE = {
@@ -607,11 +771,46 @@ _RB_CONTAINER = re.compile(r"\s*(class|module)\s+([\w:]+)")
 _RB_DEF = re.compile(r"\s*((private|protected|public|module_function|private_class_method|memoize)\s+)*def\s+"
                      r"((self|[A-Z]\w*)\.)?(\w+[?!=]?|\[\]=?|[-+*/%<>=!~^&|]+)")
 _SH_FUNC = re.compile(r"\s*(function\s+([\w:.@+-]+)\s*(\(\s*\))?|([\w:.@+-]+)\s*\(\s*\))\s*(\{|\(|$)")
+# second batch
+_SC_MODS = (r"((private|protected)(\[[\w.]*\])?\s+|(final|sealed|abstract|implicit|lazy|override|case|inline|"
+            r"transparent|open|infix|opaque)\s+|@[\w.]+(\([^)]*\))?\s+)*")
+_SC_CONTAINER = re.compile(r"\s*" + _SC_MODS + r"(package\s+)?(class|trait|object|enum)\s+(?P<name>`[^`]+`|\w+)")
+_SC_DEF = re.compile(r"\s*" + _SC_MODS + r"def\s+(?P<name>`[^`]+`|[A-Za-z_$][\w$]*|[^\s\w(\[:`]+)")
+_LUA_FUNC = re.compile(r"\s*(local\s+)?function\s+(?P<name>[A-Za-z_]\w*(\s*[.:]\s*[A-Za-z_]\w*)*)\s*\(")
+_LUA_ASSIGN = re.compile(r"\s*(local\s+)?(?P<name>[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)\s*=\s*function\s*\(")
+_EX_CONTAINER = re.compile(r"\s*(defmodule|defprotocol)\s+(?P<name>[A-Z][\w.]*)")
+_EX_DEF = re.compile(r"\s*(def|defp|defmacro|defmacrop)\s+(?P<name>[a-z_]\w*[?!]?)")
+_HS_NAME = re.compile(r"([a-z_][\w']*)(?=[\s:=]|$)")  # a top-level (column 0) name
+_HS_KEYWORDS = {"module", "import", "data", "type", "newtype", "class", "instance", "deriving", "where", "let",
+                "in", "infix", "infixl", "infixr", "foreign", "default", "pattern", "if", "then", "else", "case",
+                "of", "do", "family", "role"}
+_HS_EQUALS = re.compile(r"(?<![!#$%&*+./<=>?@\\^|~:-])=(?![!#$%&*+./<=>?@\\^|~:-])")
+_ZIG_FN = re.compile(r"\s*(pub\s+)?((export|extern(\s+\"[^\"]*\")?|inline|noinline)\s+)*fn\s+(?P<name>\w+)\s*\(")
+_ZIG_CONTAINER = re.compile(r"\s*(pub\s+)?(const|var)\s+(?P<name>\w+)\s*(:[^=]*)?=\s*((extern|packed)\s+)?"
+                            r"(struct|enum|union|opaque)\b")
+_ZIG_TYPE_FN = re.compile(r"\)\s*type\s*\{\s*$")
+
+
+def _hs_top_name(lines: list[str], k: int) -> str | None:
+    """The name a Haskell line at column 0 defines: `name :: T` (signature) or `name args = ...` /
+    `name args` followed by guards `| ...` or `= ...` on the next lines (equation); else None."""
+    s = lines[k]
+    m = _HS_NAME.match(s)
+    if not m or m.group(1) in _HS_KEYWORDS:
+        return None
+    rest = s[m.end():]
+    if re.match(r"\s*::", rest) or re.match(r"\s*,\s*[a-z_][\w']*\s*(,|::)", rest) or _HS_EQUALS.search(rest):
+        return m.group(1)
+    nxt = next((t for t in lines[k + 1:k + 4] if t.strip()), "")
+    if nxt[:1] in (" ", "\t") and nxt.lstrip()[:1] in ("|", "="):
+        return m.group(1)
+    return None
 
 
 def _headers_new(lines: list[str], lang: str):
-    """_headers() for C#, PHP, Ruby, Kotlin, Swift and Bash: simple regexes of definition headers
-    (brace languages: the extent comes from _extent(); Ruby: def ... end; Bash: f() { ... })."""
+    """_headers() for C#, PHP, Ruby, Kotlin, Swift, Bash and the second batch: simple regexes of
+    definition headers (brace languages and Scala / Zig: the extent comes from _extent(); Ruby: def ...
+    end; Bash: f() { ... }; Lua / Elixir: keyword blocks; Haskell: column-0 runs of one name)."""
     for k, s in enumerate(lines):
         if lang == "csharp":
             m = _CS_CONTAINER.match(s)
@@ -671,6 +870,105 @@ def _headers_new(lines: list[str], lang: str):
             m = _SH_FUNC.match(s)
             if m and (m.group(2) or m.group(4)) not in ("if", "then", "elif", "while", "until", "for", "case"):
                 yield k, "fn", m.group(2) or m.group(4), None
+        elif lang == "scala":
+            m = _SC_CONTAINER.match(s)
+            if m:
+                yield k, "container", m.group("name").strip("`"), None
+                continue
+            m = _SC_DEF.match(s)
+            if m:
+                yield k, "fn", m.group("name").strip("`"), None
+        elif lang == "lua":  # function f / local function f / function M.f / function M:f (gives M.f);
+            # like JS's X.name = function: [local] f = function / M.f = function
+            m = _LUA_FUNC.match(s) or _LUA_ASSIGN.match(s)
+            if m:
+                parts = [p.strip() for p in re.split(r"[.:]", m.group("name"))]
+                yield k, "fn", parts[-1], ".".join(parts[-2:]) if len(parts) > 1 else None
+        elif lang == "elixir":  # defmodule A.B gives B (as Ruby's class A::B)
+            m = _EX_CONTAINER.match(s)
+            if m:
+                yield k, "container", m.group("name").split(".")[-1], None
+                continue
+            m = _EX_DEF.match(s)
+            if m and m.group("name") != "unquote":
+                yield k, "fn", m.group("name"), None
+        elif lang == "haskell":  # top-level only: the first line of each run of one name's lines
+            if s[:1].strip() and not (k and _hs_same_run(lines, k)):
+                name = _hs_top_name(lines, k)
+                if name:
+                    yield k, "fn", name, None
+        elif lang == "zig":
+            m = _ZIG_CONTAINER.match(s)
+            if m:
+                yield k, "container", m.group("name"), None
+                continue
+            m = _ZIG_FN.match(s)
+            if m:  # a function returning `type` is a generic type (fn Server(comptime H: type) type {...})
+                yield k, "container" if _ZIG_TYPE_FN.search(s) else "fn", m.group("name"), None
+
+
+def _hs_same_run(lines: list[str], k: int) -> bool:
+    """Whether column-0 line k continues the previous column-0 line's definition (same leading name)."""
+    m = _HS_NAME.match(lines[k])
+    if not m:
+        return False
+    for t in range(k - 1, -1, -1):
+        if lines[t][:1].strip():
+            p = _HS_NAME.match(lines[t])
+            return bool(p) and p.group(1) == m.group(1)
+    return False
+
+
+def _extent_haskell(mlines: list[str], k: int) -> int:
+    """A top-level definition: its signature and equations (column-0 lines of the same name) and their
+    indented lines, up to the next column-0 line of another name or declaration."""
+    name = _HS_NAME.match(mlines[k]).group(1)
+    last = k
+    for t in range(k + 1, len(mlines)):
+        s = mlines[t]
+        if not s.strip():
+            continue
+        if s[:1] in (" ", "\t"):
+            last = t
+            continue
+        m = _HS_NAME.match(s)
+        if m and m.group(1) == name:
+            last = t
+            continue
+        return last
+    return last
+
+
+_LUA_BLOCK = re.compile(r"(?<![\w.:])(function|do|if|repeat|end|until)(?!\w)")
+_EX_BLOCK = re.compile(r"(?<![\w:.@])(do|fn|end)(?![\w?!:])")
+
+
+def _extent_keywords(mlines: list[str], k: int, lang: str) -> int:
+    """Lua `function ... end` (blocks: function / do / if / repeat ... end / until); Elixir `def ... do
+    ... end` (do / fn ... end), or a `def f(x), do: ...` one-liner / bodiless head: the header and its
+    more-indented continuation lines."""
+    base = _indent(mlines[k])
+    block = _LUA_BLOCK if lang == "lua" else _EX_BLOCK
+    depth, opened, last = 0, False, k
+    for t in range(k, len(mlines)):
+        s = mlines[t]
+        if t > k and not opened:
+            if not s.strip():
+                continue
+            if _indent(s) <= base and not s.lstrip().startswith(("do", "when", ")")):
+                return last
+        for m in block.finditer(s):
+            w = m.group(1)
+            if w in ("end", "until"):
+                depth -= 1
+                if opened and depth <= 0:
+                    return t
+            else:
+                depth += 1
+                if lang == "lua" or w == "do":
+                    opened = True
+        last = t
+    return last
 
 
 def _extent_ruby(mlines: list[str], k: int) -> int:
@@ -747,6 +1045,10 @@ def _extent(mlines: list[str], k: int, lang: str) -> int:
         return _extent_ruby(mlines, k)
     if lang == "bash":
         return _extent_bash(mlines, k)
+    if lang in ("lua", "elixir"):
+        return _extent_keywords(mlines, k, lang)
+    if lang == "haskell":
+        return _extent_haskell(mlines, k)
     base = _indent(mlines[k])
     n = len(mlines)
     if lang == "python":
