@@ -118,8 +118,8 @@ impl Language for Bash {
     }
 
     /// `source lib/cart.sh` and `. "$dir/cart.sh"`: a glob import of the file, written as the
-    /// path after the last expansion (`cart.sh`). It changes no lookup: a name no file binds
-    /// is looked up in every file of the repository anyway (see [`Bash::tables`]).
+    /// path after the last expansion (`cart.sh`). A name no file binds is looked up in every
+    /// file of the repository, those this one sources first (see [`Bash::tables`]).
     fn decode_import<'t>(&self, node: Node<'t>, bytes: &[u8], out: &mut Vec<RawImport<'t>>) {
         let Some(argument) = node.child_by_field_name("argument") else { return };
         if let Some(path) = sourced_path(node_text(argument, bytes)) {
@@ -147,7 +147,8 @@ impl Language for Bash {
     }
 
     /// One group, the repository: a function any file defines is callable from every file
-    /// once loaded, and which file loads which is seldom evident (`source "$dir/x.sh"`).
+    /// once loaded; where several files define one, a script means those it sources (directly
+    /// or through others), when any does.
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
         Arc::new(
             super::shared_scope::SharedScope::new(files, Lang::Bash, &super::shared_scope::one_group)
