@@ -10,6 +10,7 @@
 
 mod diagnostics;
 mod eslint_json;
+mod exunit;
 mod go_test;
 mod jest_json;
 mod junit;
@@ -24,6 +25,7 @@ mod rspec_json;
 mod swift_test;
 mod tap;
 mod trx;
+mod zig_test;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -44,6 +46,8 @@ pub(crate) static RUNNERS: &[&dyn Runner] = &[
     &rspec_json::RspecJson,
     &minitest::Minitest,
     &swift_test::SwiftTest,
+    &exunit::Exunit,
+    &zig_test::ZigTest,
     &jest_json::JestJson,
     &eslint_json::EslintJson,
     &diagnostics::Diagnostics,

@@ -1,5 +1,5 @@
 //! The Test Anything Protocol, as node's test runner (`--test-reporter=tap`), Mocha (`--reporter
-//! tap`) and Bats (`bats --tap`) write it: narrowed to files to run, or to a name pattern in each
+//! tap`), Bats (`bats --tap`) and busted (`busted -o TAP`) write it: narrowed to files to run, or to a name pattern in each
 //! one's own flag, and read from its result lines, their details and its closing counts.
 
 use std::sync::OnceLock;
@@ -21,6 +21,7 @@ impl Runner for Tap {
             || command.contains("--reporter tap")
             || (command.has("bats")
                 && (command.has("--tap") || command.has("-t") || command.contains("--formatter tap")))
+            || (command.has("busted") && (command.contains("-o TAP") || command.contains("--output=TAP")))
     }
 
     fn narrow(&self, check: &Invocation<'_>, scope: &Scope<'_>) -> Result<String, String> {
@@ -35,7 +36,7 @@ impl Runner for Tap {
             }
         } else if scope.is_path {
             format!("{} {}", check.command, scope.quoted())
-        } else if bats {
+        } else if bats || Words::of(check.command).has("busted") {
             format!("{} --filter {}", check.command, scope.quoted())
         } else if check.command.contains("--reporter tap") {
             // Mocha's name filter.
@@ -64,7 +65,7 @@ fn tap(output: &str) -> Parsed {
     static PLACE: OnceLock<Regex> = OnceLock::new();
     let result = re(&RESULT, r"^(\s*)(not ok|ok)\s+\d+(?:\s+-)?\s*(.*?)\s*(#\s*((?i)skip|todo)\b.*)?$");
     let count = re(&COUNT, r"^#\s+(pass|fail|skipped|todo|cancelled|tests)\s+(\d+)\s*$");
-    let place = re(&PLACE, r"\(?((?:file://)?[^\s()']+?\.(?:[cm]?[jt]sx?|bats)):(\d+)(?::\d+)?\)?");
+    let place = re(&PLACE, r"\(?((?:file://)?[^\s()']+?\.(?:[cm]?[jt]sx?|bats|lua)):(\d+)(?::\d+)?\)?");
     let output = strip_ansi(output);
     let lines: Vec<&str> = output.lines().collect();
     let mut parsed = Parsed::default();
@@ -127,7 +128,10 @@ fn tap(output: &str) -> Parsed {
                 let l = l.trim_start();
                 l.starts_with("# (in test file") || l.starts_with("# (from function")
             });
-        if bats {
+        // busted: `# spec/x_spec.lua @ 7` (the test), then `# Failure message: file:line: …`.
+        let busted = block.is_empty()
+            && lines.get(i + 1).is_some_and(|l| l.starts_with("# ") && l.trim_end().contains(".lua @ "));
+        if bats || busted {
             while let Some(next) = lines.get(i + 1)
                 && let Some(comment) = next.trim_start().strip_prefix('#')
                 && !count.is_match(next)
@@ -171,6 +175,8 @@ fn tap(output: &str) -> Parsed {
         seen_fail += 1;
         let (mut message, frames, location) = if bats {
             bats_details(&block)
+        } else if busted {
+            busted_details(&block)
         } else if yaml {
             (
                 field("error").unwrap_or_default(),
@@ -238,9 +244,68 @@ fn bats_details(comments: &[&str]) -> (String, String, String) {
     (message.join("\n"), String::new(), location)
 }
 
+/// A busted failure's comments: `spec/x_spec.lua @ 7` (where the test is declared), then
+/// `Failure message: spec/x_spec.lua:8: Expected objects to be equal.` (where it failed) and what
+/// was passed and expected; returned as the message, and the failing line as a `file:line` frame.
+fn busted_details(comments: &[&str]) -> (String, String, String) {
+    static DECLARED: OnceLock<Regex> = OnceLock::new();
+    static FAILED: OnceLock<Regex> = OnceLock::new();
+    let declared = re(&DECLARED, r"^\s*(\S+\.lua) @ (\d+)\s*$");
+    let failed = re(&FAILED, r"^\s*(?:Failure|Error) message: (\S+\.lua):(\d+): ?(.*)$");
+    let mut location = String::new();
+    let mut message: Vec<&str> = Vec::new();
+    for comment in comments {
+        if let Some(c) = failed.captures(comment) {
+            location = format!("{}:{}", &c[1], &c[2]);
+            message.push(c.get(3).map_or("", |m| m.as_str()).trim());
+        } else if let Some(c) = declared.captures(comment) {
+            if location.is_empty() {
+                location = format!("{}:{}", &c[1], &c[2]);
+            }
+        } else if !comment.trim().is_empty() {
+            message.push(comment.trim());
+        }
+    }
+    (message.join("\n"), String::new(), location)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `busted -o TAP` (busted 2.1.1, Debian's `lua-busted`, Lua 5.1) on a module whose `total`
+    /// subtracts 1 by mistake, with a pending test, captured here.
+    #[test]
+    fn busted_tap_places_a_failure_at_its_assertion() {
+        let output = "ok 1 - calc adds
+not ok 2 - calc sums prices
+# spec/calc_spec.lua @ 9
+# Failure message: spec/calc_spec.lua:10: Expected objects to be equal.
+# Passed in:
+# (number) 2
+# Expected:
+# (number) 3
+ok 3 - # SKIP calc rounds later
+1..3
+";
+        let parsed = Tap.read(output);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (1, 1, 1));
+        assert_eq!(
+            parsed.failures,
+            [Failure {
+                test: Some("calc sums prices".into()),
+                path: Some("spec/calc_spec.lua".into()),
+                line: Some(10),
+                message: "Expected objects to be equal. Passed in: (number) 2 Expected: (number) 3".into(),
+            }]
+        );
+        assert!(Tap.recognises(&Words::of("busted -o TAP")));
+        let check = Invocation { name: "busted", command: "busted -o TAP" };
+        let by_name = Tap.narrow(&check, &Scope { text: "sums prices", is_path: false });
+        assert_eq!(by_name.as_deref(), Ok("busted -o TAP --filter 'sums prices'"));
+        let by_file = Tap.narrow(&check, &Scope { text: "spec/calc_spec.lua", is_path: true });
+        assert_eq!(by_file.as_deref(), Ok("busted -o TAP spec/calc_spec.lua"));
+    }
 
     /// node 20's `--test-reporter=tap`, captured from a project with a passing, a failing and a
     /// skipped test, and a `describe` whose child failed.
