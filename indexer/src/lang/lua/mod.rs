@@ -7,6 +7,8 @@
 //! `cart` to what that file returns (`return M`), so `cart.total()` is `M.total` there. Globals
 //! are repository-wide, as Bash's functions are (one shared scope; a file's loads chosen first).
 
+mod lua_checks;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -104,8 +106,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "lua",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: lua_checks::checks,
+    runners: &["tap"],
 };
 
 impl Language for Lua {
