@@ -71,6 +71,48 @@
   (#match? @name "^[A-Z][A-Za-z0-9_]*[a-z]")
   (#top-level? @definition.class))
 
+; A table made with a metatable (`local VipCart = setmetatable({}, { __index = Cart })`) is one
+; too, and the table its metatable's `__index` names is its base.
+((variable_declaration
+  (assignment_statement
+    (variable_list
+      name: (identifier) @name)
+    (expression_list
+      value: (function_call
+        name: (identifier) @_set)))) @definition.module
+  (#eq? @_set "setmetatable")
+  (#top-level? @definition.module))
+
+((variable_declaration
+  (assignment_statement
+    (variable_list
+      name: (identifier) @name)
+    (expression_list
+      value: (function_call
+        name: (identifier) @_set)))) @definition.class
+  (#eq? @_set "setmetatable")
+  (#match? @name "^[A-Z][A-Za-z0-9_]*[a-z]")
+  (#top-level? @definition.class))
+
+((assignment_statement
+  (variable_list
+    name: (identifier) @name)
+  (expression_list
+    value: (function_call
+      name: (identifier) @_set))) @definition.module
+  (#eq? @_set "setmetatable")
+  (#top-level? @definition.module))
+
+((assignment_statement
+  (variable_list
+    name: (identifier) @name)
+  (expression_list
+    value: (function_call
+      name: (identifier) @_set))) @definition.class
+  (#eq? @_set "setmetatable")
+  (#match? @name "^[A-Z][A-Za-z0-9_]*[a-z]")
+  (#top-level? @definition.class))
+
 ((variable_declaration
   (assignment_statement
     (variable_list
@@ -87,6 +129,21 @@
     value: [(number) (string) (true) (false)])) @definition.constant
   (#match? @name "^[A-Z][A-Z0-9_]*$")
   (#top-level? @definition.constant))
+
+; References: the table a metatable's `__index` names is a base of the table being made; a
+; table constructor's key names a field, nothing to look up.
+((function_call
+  name: (identifier) @_set
+  arguments: (arguments
+    (table_constructor
+      (field
+        name: (identifier) @_index
+        value: (identifier) @name @reference.inheritance))))
+  (#eq? @_set "setmetatable")
+  (#eq? @_index "__index"))
+
+(field
+  name: (identifier) @name @reference.attribute)
 
 ; References: a call of a bare name, a call through a table (`cart.total()`, `cart:total()`,
 ; both method calls whose qualifier is the table), a field read through a table (`M.TAX`), and

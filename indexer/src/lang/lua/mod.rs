@@ -16,10 +16,10 @@ use tree_sitter::Node;
 
 use super::shared_scope::{SharedScope, one_group};
 use super::{Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text};
-use crate::meaning::{Binder, Bound, Entry, Found, MAX_DEPTH, Tables, Value, module_found};
+use crate::meaning::{Binder, Bound, Entry, Found, Lookup, MAX_DEPTH, Tables, Value, module_found};
 use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{DefKind, DefRef, FileSymbols, innermost_scope};
+use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind, innermost_scope};
 
 pub(crate) struct Lua;
 
@@ -445,6 +445,34 @@ impl LuaScope {
     }
 }
 
+impl LuaScope {
+    /// A table's own member: a function of its constructor, else one put in it in its file
+    /// (in any file, for a global table).
+    fn own_member(&self, r: &dyn Binder, file: u32, def: u32, name: &str) -> Vec<Found> {
+        let own = r.children_named(file, def, name);
+        if !own.is_empty() {
+            return own;
+        }
+        let table = r.def(file, def);
+        let qualified = table.qualified().to_string();
+        let mut found = self.put_in(r, file, &qualified, name);
+        if found.is_empty() && !table.signature().starts_with("local ") {
+            for &(f, d) in r.defs_named(name).iter() {
+                let other = r.def(f, d);
+                if f != file
+                    && r.lang(f) == Lang::Lua
+                    && other.parent().is_none()
+                    && other.qualified().len() == qualified.len() + 1 + name.len()
+                    && other.qualified().starts_with(&qualified)
+                {
+                    found.push(r.def_found(f, d));
+                }
+            }
+        }
+        found
+    }
+}
+
 impl Tables for LuaScope {
     /// Kept while no changed file's loads changed (modules follow paths, which a change of
     /// contents keeps).
@@ -487,6 +515,18 @@ impl Tables for LuaScope {
         self.shared.unbound(r, file, name, depth)
     }
 
+    /// A table constructor's key (`{ name = name }`'s first) names a field: nothing to look up.
+    fn bare_ref(
+        &self,
+        _r: &dyn Binder,
+        _file: u32,
+        _pos: Pos,
+        _name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Vec<Found>>> {
+        (kind == RefKind::Attribute).then(|| Ok(Vec::new()))
+    }
+
     /// A module file's name: a function put in the table it returns (or in any table, when it
     /// returns none the index knows), else a function the file names at its top.
     fn module_member(
@@ -525,8 +565,8 @@ impl Tables for LuaScope {
         r.top_level_defs(&[file], None, name, depth + 1)
     }
 
-    /// A table's member: a function of its constructor, else one put in it in its file (in
-    /// any file, for a global table).
+    /// A table's member: its own (see [`LuaScope::own_member`]), else its base's (the table
+    /// its metatable's `__index` names).
     fn type_member(
         &self,
         r: &dyn Binder,
@@ -536,30 +576,9 @@ impl Tables for LuaScope {
         depth: u32,
         skip_own: bool,
     ) -> Vec<Found> {
-        if depth > MAX_DEPTH || skip_own {
-            return Vec::new();
-        }
-        let own = r.children_named(file, def, name);
-        if !own.is_empty() {
-            return own;
-        }
-        let table = r.def(file, def);
-        let qualified = table.qualified().to_string();
-        let mut found = self.put_in(r, file, &qualified, name);
-        if found.is_empty() && !table.signature().starts_with("local ") {
-            for &(f, d) in r.defs_named(name).iter() {
-                let other = r.def(f, d);
-                if f != file
-                    && r.lang(f) == Lang::Lua
-                    && other.parent().is_none()
-                    && other.qualified().len() == qualified.len() + 1 + name.len()
-                    && other.qualified().starts_with(&qualified)
-                {
-                    found.push(r.def_found(f, d));
-                }
-            }
-        }
-        found
+        r.member_through_bases(file, def, depth, skip_own, &|file, def, _| {
+            self.own_member(r, file, def, name)
+        })
     }
 
     /// A table the file makes is a class: its members are what is put in it.
@@ -820,6 +839,28 @@ return Cart
         assert_eq!(at(4, 38), "add: method Cart.add (cart.lua:2)");
     }
 
+    /// A table made with `setmetatable({}, { __index = Cart })` has Cart's methods too, through
+    /// `self` and an instance; a constructor's keys name nothing.
+    #[test]
+    fn a_metatables_index_is_a_base() {
+        let files = [
+            (
+                "shop/cart.lua",
+                "local Cart = {}\nCart.__index = Cart\nfunction Cart:total() return 1 end\nreturn Cart\n",
+            ),
+            (
+                "shop/vip_cart.lua",
+                "local Cart = require(\"shop.cart\")\nlocal VipCart = setmetatable({}, { __index = Cart })\nfunction VipCart:saved() return self:total() end\nlocal v = VipCart.new()\nlocal t = { total = v:total() }\nreturn VipCart\n",
+            ),
+        ];
+        let at = |line, column| crate::test_support::resolve_at(&files, "shop/vip_cart.lua", line, column);
+        assert_eq!(at(2, 7), "VipCart: class VipCart (shop/vip_cart.lua:2)");
+        assert_eq!(at(2, 46), "Cart: class Cart (shop/cart.lua:1)");
+        assert_eq!(at(3, 38), "total: method Cart.total (shop/cart.lua:3)");
+        assert_eq!(at(5, 23), "total: method Cart.total (shop/cart.lua:3)");
+        assert_eq!(at(5, 13), "total:");
+    }
+
     /// 300 nested blocks, a chain of aliases, and two modules requiring each other: every lookup
     /// finishes.
     #[test]
@@ -857,5 +898,18 @@ return Cart
                 .collect::<Vec<_>>(),
             ["a.lua:3 g method call -> b.lua:3 M.g", "b.lua:3 f method call -> a.lua:3 M.f"]
         );
+        let bases = [
+            (
+                "a.lua",
+                "local B = require(\"b\")\nlocal A = setmetatable({}, { __index = B })\nfunction A:f() return self:missing() end\nreturn A\n",
+            ),
+            (
+                "b.lua",
+                "local A = require(\"a\")\nlocal B = setmetatable({}, { __index = A })\nfunction B:g() return self:f() end\nreturn B\n",
+            ),
+        ];
+        let at = |path, line, column| crate::test_support::resolve_at(&bases, path, line, column);
+        assert_eq!(at("a.lua", 3, 28), "missing:");
+        assert_eq!(at("b.lua", 3, 28), "f: method A.f (a.lua:3)");
     }
 }
