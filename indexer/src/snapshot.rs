@@ -29,6 +29,9 @@ pub enum Lang {
     Kotlin,
     Swift,
     Bash,
+    Lua,
+    Elixir,
+    Zig,
     /// A text file no grammar reads (documentation, configuration, a language tack does not
     /// parse): searched by its words, with no symbols. Never in the registry.
     Text,

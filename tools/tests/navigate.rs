@@ -1048,3 +1048,62 @@ fn php_outline_definition_and_references_across_namespaces() {
         "#]],
     );
 }
+
+#[test]
+fn lua_outline_definition_and_references_across_required_modules() {
+    check(
+        "lua_shop",
+        "outline",
+        json!({"path": "lua/shop/cart.lua"}),
+        expect![[r#"
+        lua/shop/cart.lua: 4 definitions, 32 lines
+        5-5 class: local Cart = {
+        9-14 function: function Cart.new(owner)
+        17-21 method: function Cart:add(name, price, quantity)
+        24-30 method: function Cart:total(code)
+    "#]],
+    );
+    // checkout.lua:12 `cart:add(…)`, `local cart = Cart.new(owner)`: Cart's method, through the
+    // table `require("shop.cart")` returns.
+    check(
+        "lua_shop",
+        "definition",
+        json!({"path": "lua/shop/checkout.lua", "line": "12", "column": "8"}),
+        expect![[r#"
+            definition of `add` at lua/shop/checkout.lua:12:8: 1 resolved, 0 candidates
+            lua/shop/cart.lua:17: function Cart:add(name, price, quantity)  (definition, Cart.add)
+        "#]],
+    );
+    // checkout.lua:6 `format_price(…)`: a global of the file a bare `require` loads.
+    check(
+        "lua_shop",
+        "definition",
+        json!({"path": "lua/shop/checkout.lua", "line": "6", "column": "36"}),
+        expect![[r#"
+            definition of `format_price` at lua/shop/checkout.lua:6:36: 1 resolved, 0 candidates
+            lua/shop/format.lua:4: function format_price(amount)  (definition, format_price)
+        "#]],
+    );
+    check(
+        "lua_shop",
+        "references",
+        json!({"symbol": "Cart.total"}),
+        expect![[r#"
+        references to method Cart.total (lua/shop/cart.lua:24): 2 resolved, 1 candidate
+        lua/shop/cart.lua:24: function Cart:total(code)  (definition, Cart.total)
+        spec/cart_spec.lua:8: assert.are.equal(12, cart:total())  (call, <module>)
+        candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+        lua/shop/checkout.lua:6: return cart.owner .. " pays " .. format_price(cart:total(code))  (call, receipt)
+    "#]],
+    );
+    check(
+        "lua_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+        callers of function M.apply_discount (lua/shop/pricing.lua:7): 2 resolved, 0 candidates
+        lua/shop/cart.lua:29: return pricing.with_tax(pricing.apply_discount(sum, code))  (call, Cart.total)
+        spec/cart_spec.lua:12: assert.are.equal(5, pricing.apply_discount(10, "HALF"))  (call, <module>)
+    "#]],
+    );
+}

@@ -189,10 +189,12 @@ mod common;
 mod cpp;
 mod csharp;
 mod declared_packages;
+mod elixir;
 mod go;
 mod java;
 mod javascript;
 mod kotlin;
+mod lua;
 mod manifests;
 mod php;
 mod python;
@@ -202,6 +204,7 @@ mod shared_scope;
 mod swift;
 mod text_files;
 mod typescript;
+mod zig;
 
 /// How many languages there are: the length of [`LANGUAGES`].
 pub(crate) const N_LANGS: usize = LANGUAGES.len();
@@ -461,6 +464,9 @@ pub(crate) static LANGUAGES: &[&dyn Language] = &[
     &kotlin::Kotlin,
     &swift::Swift,
     &bash::Bash,
+    &lua::Lua,
+    &elixir::Elixir,
+    &zig::Zig,
 ];
 
 /// Every language's spec, in the order of [`Lang`].

@@ -1,0 +1,2 @@
+; Definitions and references.
+(function_declaration name: (identifier) @name) @definition.function
