@@ -230,6 +230,13 @@ pub(crate) trait Language: Sync {
         def
     }
 
+    /// Whether definition node `def` only adds a clause to `previous`, the definition of the
+    /// same name and kind right before it in the same parent (Elixir's `def f(x)` clauses of
+    /// one arity): then it makes no definition, and `previous`'s spans it too. Never by default.
+    fn continues(&self, _previous: Node, _def: Node, _bytes: &[u8]) -> bool {
+        false
+    }
+
     /// A definition's last line, 1-based.
     fn end_line(&self, def: Node) -> u32 {
         def.end_position().row as u32 + 1

@@ -206,7 +206,7 @@ fn calls_resolve_through_aliases_imports_and_full_names_across_files() {
     // The clauses of a private function, called bare.
     assert_eq!(
         at("lib/shop/pricing.ex", 2, 50),
-        "discount: function Shop.Pricing.discount (lib/shop/pricing.ex:3) function Shop.Pricing.discount (lib/shop/pricing.ex:4)"
+        "discount: function Shop.Pricing.discount (lib/shop/pricing.ex:3)"
     );
     // A nested module by its short name inside its parent, and by its full name elsewhere.
     assert_eq!(at("lib/shop.ex", 6, 30), "new: function Shop.Item.new (lib/shop.ex:3)");
@@ -222,6 +222,26 @@ fn calls_resolve_through_aliases_imports_and_full_names_across_files() {
     assert_eq!(at("lib/shop/checkout.ex", 2, 9), "Shop.Cart: module Shop.Cart (lib/shop/cart.ex:1)");
     assert_eq!(at("lib/shop/checkout.ex", 10, 5), "missing:");
     assert_eq!(at("lib/shop/checkout.ex", 10, 13), "cart: local variable cart (lib/shop/checkout.ex:6)");
+}
+
+/// Clauses of one name and arity are one function; another arity is another.
+#[test]
+fn clauses_of_one_arity_are_one_function() {
+    let src = "defmodule M do\n  @doc \"First.\"\n  def f(0), do: 0\n  def f(n) when n > 0 do\n    n\n  end\n\n  def f(a, b), do: a + b\n  defp f(a, b, c), do: a\n  def g, do: f(1)\nend\n";
+    assert_eq!(
+        defs(src),
+        vec![
+            "module M 1-11 | defmodule M | -",
+            "function M.f 3-6 | def f(0) | First.",
+            "function M.f 8-8 | def f(a, b) | -",
+            "function M.f 9-9 | defp f(a, b, c) | -",
+            "function M.g 10-10 | def g | -",
+        ]
+    );
+    let fs = extract(Lang::Elixir, src);
+    let n = fs.refs.iter().find(|r| fs.ref_name(r) == "n" && r.line == 5).expect("n in the second clause");
+    assert_eq!(n.enclosing(), Some(1), "a later clause's names are inside the function");
+    assert_eq!(resolve_at(&[("m.ex", src)], "m.ex", 5, 5), "n: parameter n (m.ex:4)");
 }
 
 #[test]

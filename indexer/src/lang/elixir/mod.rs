@@ -126,6 +126,25 @@ fn definer<'t>(def: Node, bytes: &'t [u8]) -> Option<&'t str> {
     (def.kind() == "call").then(|| def.child_by_field_name("target").map(|t| node_text(t, bytes)))?
 }
 
+/// How many parameters a `def`'s head declares (defaults counted): `def f` has none.
+fn arity(def: Node) -> Option<usize> {
+    let mut cursor = def.walk();
+    let arguments = def.named_children(&mut cursor).find(|c| c.kind() == "arguments")?;
+    let mut head = arguments.named_child(0)?;
+    if head.kind() == "binary_operator" {
+        head = head.child_by_field_name("left")?;
+    }
+    match head.kind() {
+        "identifier" => Some(0),
+        "call" => {
+            let mut cursor = head.walk();
+            let parameters = head.named_children(&mut cursor).find(|c| c.kind() == "arguments");
+            Some(parameters.map_or(0, |p| p.named_child_count()))
+        }
+        _ => None,
+    }
+}
+
 /// The first line with text of a string literal's contents (`@doc "…"`, a heredoc).
 fn first_string_line<'t>(string: Node, bytes: &'t [u8]) -> Option<&'t str> {
     let mut cursor = string.walk();
@@ -155,6 +174,17 @@ impl Language for Elixir {
 
     fn refine_kind(&self, _up: [Option<Node>; 3], kind: DefKind) -> DefKind {
         kind
+    }
+
+    /// A further clause of a function (or macro) of the same arity, written with the same
+    /// macro (`def`, `defp`), is the same definition: `def f(x)` twice is one function,
+    /// `def f(x)` and `def f(x, y)` are two.
+    fn continues(&self, previous: Node, def: Node, bytes: &[u8]) -> bool {
+        let definer_of = |n: Node| definer(n, bytes);
+        definer_of(previous).is_some_and(|d| d != "defmodule" && d != "defprotocol")
+            && definer_of(previous) == definer_of(def)
+            && arity(previous).is_some()
+            && arity(previous) == arity(def)
     }
 
     /// A `def`'s or `defmodule`'s signature ends where its `do` block or `do:` keyword starts.
