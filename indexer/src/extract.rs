@@ -311,7 +311,9 @@ fn make_defs(
             stack.pop();
         }
         let parent = stack.last().map(|&top| made[top]);
-        let name = node_text(*name_node, bytes).to_string();
+        let whole = node_text(*name_node, bytes);
+        let name_at = language.name_in_token(*name_node, bytes).filter(|&at| at <= whole.len());
+        let name = name_at.map_or(whole, |at| &whole[at..]).to_string();
         let [_, up @ ..] = layout.ancestors::<4>(*at);
         let parent_node = up[0];
         let container = language.container_name(*node, up, bytes);
@@ -438,7 +440,10 @@ fn make_refs<'a>(
         }
         // A sibling popped late can sit under a still-open one; skip spans that end before us.
         let enclosing = stack.iter().rev().find(|&&d| defs[d].end_byte > start).map(|&d| d as u32);
-        let text = node_text(node, bytes);
+        let whole = node_text(node, bytes);
+        // A path the grammar makes one token (Elixir's `Shop.Cart`): its last part is the name.
+        let name_at = lang.language().name_in_token(node, bytes).filter(|&at| at <= whole.len());
+        let text = name_at.map_or(whole, |at| &whole[at..]);
         let importing = in_import(node.start_byte());
         if text.is_empty() || is_noise(lang, text) || (importing && is_alias(lang, node)) {
             continue;
@@ -457,9 +462,16 @@ fn make_refs<'a>(
                 if argument { text + "(" } else { text }
             })
         };
+        let qualifier = qualifier.or_else(|| {
+            let at = name_at?;
+            let path: String = whole[..at].split_whitespace().collect();
+            let path = path.strip_suffix(lang.spec().separator).unwrap_or(&path);
+            (!path.is_empty()).then(|| path.to_string())
+        });
         let qualifier = qualifier.map_or(NONE, |q| interner.id(&q));
         let at = node.start_position();
-        refs.push(Ref::new(id, at.row as u32 + 1, at.column as u32 + 1, kind, enclosing, qualifier));
+        let column = at.column as u32 + 1 + name_at.unwrap_or(0) as u32;
+        refs.push(Ref::new(id, at.row as u32 + 1, column, kind, enclosing, qualifier));
     }
     refs
 }

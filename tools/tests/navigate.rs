@@ -1126,6 +1126,19 @@ fn elixir_outline_definition_and_references_across_aliases_and_imports() {
             test/cart_test.exs:12: assert Cart.total(cart, "SAVE10") == 180  (call, Shop.CartTest)
         "#]],
     );
+    // The module by its short name wherever an alias or its path names it.
+    check(
+        "ex_shop",
+        "references",
+        json!({"symbol": "Shop.Pricing"}),
+        expect![[r#"
+            references to module Shop.Pricing (lib/shop/pricing.ex:1): 4 resolved, 0 candidates
+            lib/shop/pricing.ex:1: defmodule Shop.Pricing do  (definition, Shop.Pricing)
+            lib/shop/cart.ex:6: alias Shop.{Item, Pricing}  (import, Shop.Cart)
+            lib/shop/cart.ex:23: |> Pricing.apply_discount(code)  (reference, Shop.Cart.total)
+            lib/shop/checkout.ex:5: import Shop.Pricing, only: [apply_discount: 2]  (import, Shop.Checkout)
+        "#]],
+    );
     // The call through `alias`, the bare one through `import`; a `@spec` names the function as
     // a call does.
     check(

@@ -224,6 +224,14 @@ pub(crate) trait Language: Sync {
         None
     }
 
+    /// Where the name starts in a captured name node that is a whole path the grammar makes
+    /// one token of (Elixir's `Shop.Cart`), as a byte offset into its text: the name is its
+    /// last part, and the path before it (separator cut) is a reference's qualifier. `None`,
+    /// as by default: the node's text is the name.
+    fn name_in_token(&self, _node: Node, _bytes: &[u8]) -> Option<usize> {
+        None
+    }
+
     /// The node a definition's own line starts with, when the definition's node begins with
     /// lines that belong above it (Java's annotations sit inside the declaration).
     fn own_start<'t>(&self, def: Node<'t>) -> Node<'t> {

@@ -105,7 +105,7 @@ fn references_name_calls_with_their_modules_and_module_names() {
         "26:10 map call Enum",
         "30:7 apply_discount call P",
         "33:23 round call ",
-        "5:9 Shop.Pricing import ",
+        "5:14 Pricing import Shop",
     ] {
         assert!(got.contains(&expected.to_string()), "missing {expected:?} in {got:#?}");
     }
@@ -211,7 +211,7 @@ fn calls_resolve_through_aliases_imports_and_full_names_across_files() {
     // A nested module by its short name inside its parent, and by its full name elsewhere.
     assert_eq!(at("lib/shop.ex", 6, 30), "new: function Shop.Item.new (lib/shop.ex:3)");
     assert_eq!(at("lib/shop/checkout.ex", 7, 28), "new: function Shop.Item.new (lib/shop.ex:3)");
-    assert_eq!(at("lib/shop/checkout.ex", 7, 17), "Shop.Item: module Shop.Item (lib/shop.ex:2)");
+    assert_eq!(at("lib/shop/checkout.ex", 7, 22), "Item: module Shop.Item (lib/shop.ex:2)");
     // `alias …, as: C`, `import Shop.Pricing`.
     assert_eq!(at("lib/shop/checkout.ex", 6, 14), "new: function Shop.Cart.new (lib/shop/cart.ex:19)");
     assert_eq!(at("lib/shop/checkout.ex", 7, 7), "add: function Shop.Cart.add (lib/shop/cart.ex:22)");
@@ -219,7 +219,7 @@ fn calls_resolve_through_aliases_imports_and_full_names_across_files() {
         at("lib/shop/checkout.ex", 8, 5),
         "apply_discount: function Shop.Pricing.apply_discount (lib/shop/pricing.ex:2)"
     );
-    assert_eq!(at("lib/shop/checkout.ex", 2, 9), "Shop.Cart: module Shop.Cart (lib/shop/cart.ex:1)");
+    assert_eq!(at("lib/shop/checkout.ex", 2, 14), "Cart: module Shop.Cart (lib/shop/cart.ex:1)");
     assert_eq!(at("lib/shop/checkout.ex", 10, 5), "missing:");
     assert_eq!(at("lib/shop/checkout.ex", 10, 13), "cart: local variable cart (lib/shop/checkout.ex:6)");
 }

@@ -176,6 +176,25 @@ impl Language for Elixir {
         kind
     }
 
+    /// A module path is one token (`Shop.Cart`): its name is the last part.
+    fn name_in_token(&self, node: Node, bytes: &[u8]) -> Option<usize> {
+        if node.kind() != "alias" {
+            return None;
+        }
+        let text = node_text(node, bytes);
+        let dot = text.rfind('.')? + 1;
+        Some(dot + (text.len() - dot - text[dot..].trim_start().len()))
+    }
+
+    /// `defmodule Shop.Cart` is `Cart` inside `Shop`.
+    fn container_name(&self, def: Node, _up: [Option<Node>; 3], bytes: &[u8]) -> Option<String> {
+        let mut cursor = def.walk();
+        let arguments = def.named_children(&mut cursor).find(|c| c.kind() == "arguments")?;
+        let path = arguments.named_child(0).filter(|n| n.kind() == "alias")?;
+        let text: String = node_text(path, bytes).split_whitespace().collect();
+        text.rsplit_once('.').map(|(container, _)| container.to_string())
+    }
+
     /// A further clause of a function (or macro) of the same arity, written with the same
     /// macro (`def`, `defp`), is the same definition: `def f(x)` twice is one function,
     /// `def f(x)` and `def f(x, y)` are two.
@@ -638,7 +657,13 @@ impl Tables for ElixirModules {
         if !is_module_name(qualifier) {
             return None;
         }
-        let found = self.module_at(r, file, None, qualifier, 0);
+        // A module named by its path (`Shop.Cart`, cut to `Cart` after `Shop`): the module
+        // itself, which `member` gives for its own name (`Shop` need be no module).
+        let found = if is_module_name(name) {
+            self.module_at(r, file, None, &format!("{qualifier}.{name}"), 0)
+        } else {
+            self.module_at(r, file, None, qualifier, 0)
+        };
         match found.iter().find_map(|f| f.value) {
             Some(value) => Some(Ok(value)),
             None if kind == RefKind::Import => {
@@ -683,7 +708,8 @@ impl Tables for ElixirModules {
     }
 
     /// A module's function (every clause, in every file that defines a module of that name),
-    /// or a module nested in it by name (`Shop` then `Cart`).
+    /// or a module nested in it by name (`Shop` then `Cart`); a module's own name, where none
+    /// is nested so, is the module (what a path's `import_base` asks).
     fn member(&self, r: &dyn Binder, value: Value, name: &str, depth: u32, _public: bool) -> Vec<Found> {
         let Value::Module(file, def) = value else { return Vec::new() };
         if def == NONE || depth > MAX_DEPTH {
@@ -691,7 +717,9 @@ impl Tables for ElixirModules {
         }
         let qualified = r.def(file, def).qualified().to_string();
         if is_module_name(name) {
-            return self.named(&format!("{qualified}.{name}"));
+            let nested = self.named(&format!("{qualified}.{name}"));
+            let itself = qualified == name || qualified.ends_with(&format!(".{name}"));
+            return if nested.is_empty() && itself { vec![module_found(file, def)] } else { nested };
         }
         let mut found = r.children_named(file, def, name);
         for &(f, d) in self.modules.get(&qualified).map_or(&[][..], Vec::as_slice) {
