@@ -7,6 +7,8 @@
 //! name, `import Shop.Pricing` makes its functions callable bare (a glob import), `require` and
 //! `use` are recorded as imports that bind nothing; `__MODULE__` is the module around.
 
+mod elixir_checks;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -117,8 +119,9 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "elixir",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: elixir_checks::checks,
+    // No runner reads ExUnit's report: `mix test` is read as plain text.
+    runners: &["plain"],
 };
 
 /// The macro a definition's `call` node calls (`def`, `defmodule`), if it is one.
