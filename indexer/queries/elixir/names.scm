@@ -11,6 +11,9 @@
 ((call target: (identifier) @_d) @scope
   (#match? @_d "^(defp?|defmacrop?|defguardp?)$"))
 (stab_clause) @scope
+; A block of a macro that takes one (`test "…" do`, `if`, `for`): what it binds stays in it.
+((call target: (identifier) @_b (do_block)) @scope
+  (#match? @_b "^(test|describe|setup|setup_all|if|unless|case|cond|for|with|receive|try|quote)$"))
 
 ; Parameters: a clause's patterns, guarded or not; a stab clause's patterns.
 ((call

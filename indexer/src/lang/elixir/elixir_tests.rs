@@ -222,6 +222,9 @@ fn calls_resolve_through_aliases_imports_and_full_names_across_files() {
     assert_eq!(at("lib/shop/checkout.ex", 2, 14), "Cart: module Shop.Cart (lib/shop/cart.ex:1)");
     assert_eq!(at("lib/shop/checkout.ex", 10, 5), "missing:");
     assert_eq!(at("lib/shop/checkout.ex", 10, 13), "cart: local variable cart (lib/shop/checkout.ex:6)");
+    // A test's block keeps its variables.
+    let test = "defmodule T do\n  test \"x\" do\n    c = 1\n    c\n  end\nend\n";
+    assert_eq!(resolve_at(&[("t_test.exs", test)], "t_test.exs", 4, 5), "c: local variable c (t_test.exs:3)");
 }
 
 /// Clauses of one name and arity are one function; another arity is another.
