@@ -1,6 +1,7 @@
-; Definitions. `defmodule Shop.Cart` names a module by its whole path (nested modules are
-; qualified by those around them); `def`/`defp` a function, one definition per clause, named
-; with or without parentheses and with or without a guard; `defmacro`/`defmacrop`/`defguard` a
+; Definitions. `defmodule Shop.Cart` is the module `Cart` in `Shop` (the extractor cuts the
+; path); nested modules are qualified by those around them. `def`, `defp` and `defdelegate`
+; make a function, named with or without parentheses and with or without a guard (the clauses of
+; one arity are one definition: the language decides); `defmacro`/`defmacrop`/`defguard` a
 ; macro; `defprotocol` an interface; `@type t :: …` a type; a module attribute holding a number
 ; (`@max 10`) a constant.
 ((call
@@ -16,19 +17,19 @@
 ((call
   target: (identifier) @_d
   (arguments (call target: (identifier) @name))) @definition.function
-  (#match? @_d "^defp?$"))
+  (#match? @_d "^(defp?|defdelegate)$"))
 
 ((call
   target: (identifier) @_d
   (arguments (identifier) @name)) @definition.function
-  (#match? @_d "^defp?$"))
+  (#match? @_d "^(defp?|defdelegate)$"))
 
 ((call
   target: (identifier) @_d
   (arguments
     (binary_operator
       left: (call target: (identifier) @name)))) @definition.function
-  (#match? @_d "^defp?$"))
+  (#match? @_d "^(defp?|defdelegate)$"))
 
 ((call
   target: (identifier) @_d

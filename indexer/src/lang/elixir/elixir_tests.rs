@@ -241,6 +241,10 @@ fn clauses_of_one_arity_are_one_function() {
             "function M.g 10-10 | def g | -",
         ]
     );
+    assert_eq!(
+        defs("defmodule D do\n  defdelegate total(cart), to: Shop.Cart\nend\n"),
+        vec!["module D 1-3 | defmodule D | -", "function D.total 2-2 | defdelegate total(cart) | -"]
+    );
     let fs = extract(Lang::Elixir, src);
     let n = fs.refs.iter().find(|r| fs.ref_name(r) == "n" && r.line == 5).expect("n in the second clause");
     assert_eq!(n.enclosing(), Some(1), "a later clause's names are inside the function");
