@@ -1,11 +1,13 @@
 //! Elixir: `.ex` and `.exs` files, tree-sitter-elixir, `queries/elixir/`. Modules
-//! (`defmodule Shop.Cart`, named by their whole path; a nested one qualified by those around
-//! it), functions (`def`, `defp`: a definition per clause), macros and guards, protocols, types
+//! (`defmodule Shop.Cart` is `Cart` in `Shop`: a path is one token, whose last part is the name;
+//! a nested module is qualified by those around it), functions (`def`, `defp`, `defdelegate`;
+//! the clauses of one name and arity are one definition), macros and guards, protocols, types
 //! (`@type`) and numeric module attributes; docs from `@moduledoc`, `@doc` or the `#` lines
 //! above. Modules are global by their full name: every file sees every module of the
 //! repository. `alias Shop.Pricing` (also `as: P` and `Shop.{Cart, Pricing}`) binds a short
 //! name, `import Shop.Pricing` makes its functions callable bare (a glob import), `require` and
-//! `use` are recorded as imports that bind nothing; `__MODULE__` is the module around.
+//! `use` are recorded as imports that bind nothing; `__MODULE__` is the module around. A call
+//! names every arity of its function (the arity is not kept with a reference).
 
 mod elixir_checks;
 
