@@ -138,8 +138,8 @@ impl<'a> Interner<'a> {
 pub fn extract_from_tree(lang: Lang, source: &str, tree: &Tree) -> FileSymbols {
     let bytes = source.as_bytes();
     let (matches, layout) = collect_matches(lang, tree, bytes);
-    let defs = make_defs(lang, source, &layout, &matches.defs);
-    let scopes = make_scopes(lang.language(), &matches.scopes, &defs);
+    let (defs, clauses) = make_defs(lang, source, &layout, &matches.defs);
+    let scopes = make_scopes(lang.language(), &matches.scopes, &clauses);
     // Names are numbered as first met: references, then bindings, imports and impls.
     let mut interner = Interner::default();
     let refs = make_refs(lang, bytes, &matches, &defs, &mut interner);
@@ -278,13 +278,27 @@ fn collect_matches<'t>(lang: Lang, tree: &'t Tree, bytes: &[u8]) -> (Matches<'t>
     (m, layout)
 }
 
+/// Each definition node's own span (from its own line) and the definition it made: a
+/// definition's, and a further clause's, which the definition before it spans too.
+type ClauseSpans = Vec<((u32, u32), u32)>;
+
 /// The definitions, in source order. Parents come from a sweep over the nested spans,
 /// qualified names from the parent chain, ancestors from the layout (`Node::parent` searches
-/// down from the root each time).
-fn make_defs(lang: Lang, source: &str, layout: &Layout, def_nodes: &[(Node, Node, DefKind, u32)]) -> Defs {
+/// down from the root each time). A node that only adds a clause to the definition right
+/// before it (`Language::continues`) stretches that definition instead of making one.
+fn make_defs(
+    lang: Lang,
+    source: &str,
+    layout: &Layout,
+    def_nodes: &[(Node, Node, DefKind, u32)],
+) -> (Defs, ClauseSpans) {
     let bytes = source.as_bytes();
     let mut defs = Defs::default();
     let mut stack: Vec<usize> = Vec::new();
+    // The definition each node made or stretched, by node.
+    let mut made: Vec<usize> = Vec::with_capacity(def_nodes.len());
+    let mut clauses: ClauseSpans = Vec::with_capacity(def_nodes.len());
+    let mut last_clause: Option<(usize, Node)> = None;
     let language = lang.language();
     let mut docs = crate::lang::DocCache::default();
     for (i, (node, name_node, kind, at)) in def_nodes.iter().enumerate() {
@@ -296,14 +310,31 @@ fn make_defs(lang: Lang, source: &str, layout: &Layout, def_nodes: &[(Node, Node
             }
             stack.pop();
         }
-        let parent = stack.last().copied();
-        let name = node_text(*name_node, bytes).to_string();
+        let parent = stack.last().map(|&top| made[top]);
+        let whole = node_text(*name_node, bytes);
+        let name_at = language.name_in_token(*name_node, bytes).filter(|&at| at <= whole.len());
+        let name = name_at.map_or(whole, |at| &whole[at..]).to_string();
         let [_, up @ ..] = layout.ancestors::<4>(*at);
         let parent_node = up[0];
         let container = language.container_name(*node, up, bytes);
         let kind = language.refine_kind(up, *kind);
-        let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
         let own = language.own_start(*node);
+        let span = (own.start_byte() as u32, node.end_byte() as u32);
+        // The last definition and its last clause's node.
+        if let Some((last, previous)) = last_clause
+            && defs[last].parent() == parent.map(|p| p as u32)
+            && defs[last].kind == kind
+            && defs.at(last).name() == name
+            && language.continues(previous, *node, bytes)
+        {
+            defs.stretch_last(language.end_line(*node), node.end_byte() as u32);
+            made.push(last);
+            clauses.push((span, last as u32));
+            last_clause = Some((last, *node));
+            stack.push(i);
+            continue;
+        }
+        let qualified = qualify(lang, &defs, parent, container.as_deref(), &name);
         let start = own.start_position();
         let line = start.row as u32 + 1;
         let header = cut(line_at(source, own.start_byte() - start.column).trim_end(), 200);
@@ -313,19 +344,23 @@ fn make_defs(lang: Lang, source: &str, layout: &Layout, def_nodes: &[(Node, Node
             &name,
             kind,
             (line, language.end_line(*node)),
-            (own.start_byte() as u32, node.end_byte() as u32),
+            span,
             parent.map(|p| p as u32),
             DefText { qualified: &qualified, header: &header, signature: &signature, doc: doc.as_deref() },
         );
+        made.push(defs.len() - 1);
+        clauses.push((span, defs.len() as u32 - 1));
+        last_clause = Some((defs.len() - 1, *node));
         stack.push(i);
     }
     defs.shrink_to_fit();
-    defs
+    (defs, clauses)
 }
 
 /// The scopes, the file's first and then every captured region in source order, each
-/// with its parent and the definition it is the body of.
-fn make_scopes(language: &dyn Language, scope_nodes: &[Node], defs: &[Def]) -> Vec<Scope> {
+/// with its parent and the definition it is the body of (a clause's, the definition it adds
+/// to).
+fn make_scopes(language: &dyn Language, scope_nodes: &[Node], clauses: &ClauseSpans) -> Vec<Scope> {
     let mut scopes: Vec<Scope> = Vec::with_capacity(scope_nodes.len() + 1);
     scopes.push(Scope {
         kind: ScopeKind::File,
@@ -335,9 +370,8 @@ fn make_scopes(language: &dyn Language, scope_nodes: &[Node], defs: &[Def]) -> V
         def: NONE,
     });
     let mut open: Vec<u32> = vec![0];
-    let def_by_span: FxHashMap<(u32, u32), u32> =
-        defs.iter().enumerate().map(|(i, d)| ((d.start_byte, d.end_byte), i as u32)).collect();
-    let def_ends: FxHashSet<u32> = defs.iter().map(|d| d.end_byte).collect();
+    let def_by_span: FxHashMap<(u32, u32), u32> = clauses.iter().copied().collect();
+    let def_ends: FxHashSet<u32> = clauses.iter().map(|((_, end), _)| *end).collect();
     for node in scope_nodes {
         let (start, end) = (Pos::of(node.start_position()), Pos::of(node.end_position()));
         while open.len() > 1 && { scopes[*open.last().expect("non-empty") as usize].end } < end {
@@ -406,7 +440,10 @@ fn make_refs<'a>(
         }
         // A sibling popped late can sit under a still-open one; skip spans that end before us.
         let enclosing = stack.iter().rev().find(|&&d| defs[d].end_byte > start).map(|&d| d as u32);
-        let text = node_text(node, bytes);
+        let whole = node_text(node, bytes);
+        // A path the grammar makes one token (Elixir's `Shop.Cart`): its last part is the name.
+        let name_at = lang.language().name_in_token(node, bytes).filter(|&at| at <= whole.len());
+        let text = name_at.map_or(whole, |at| &whole[at..]);
         let importing = in_import(node.start_byte());
         if text.is_empty() || is_noise(lang, text) || (importing && is_alias(lang, node)) {
             continue;
@@ -425,9 +462,16 @@ fn make_refs<'a>(
                 if argument { text + "(" } else { text }
             })
         };
+        let qualifier = qualifier.or_else(|| {
+            let at = name_at?;
+            let path: String = whole[..at].split_whitespace().collect();
+            let path = path.strip_suffix(lang.spec().separator).unwrap_or(&path);
+            (!path.is_empty()).then(|| path.to_string())
+        });
         let qualifier = qualifier.map_or(NONE, |q| interner.id(&q));
         let at = node.start_position();
-        refs.push(Ref::new(id, at.row as u32 + 1, at.column as u32 + 1, kind, enclosing, qualifier));
+        let column = at.column as u32 + 1 + name_at.unwrap_or(0) as u32;
+        refs.push(Ref::new(id, at.row as u32 + 1, column, kind, enclosing, qualifier));
     }
     refs
 }

@@ -325,6 +325,15 @@ impl Defs {
         });
     }
 
+    /// Stretches the last definition to end at `end_line` and `end_byte`: a clause that
+    /// follows it adds to it (Elixir's `def f(x)` clauses of one arity).
+    pub(crate) fn stretch_last(&mut self, end_line: u32, end_byte: u32) {
+        if let Some(last) = self.list.last_mut() {
+            last.end_line = last.end_line.max(end_line);
+            last.end_byte = last.end_byte.max(end_byte);
+        }
+    }
+
     /// Gives back the room the list and the string grew beyond what they hold.
     pub fn shrink_to_fit(&mut self) {
         self.list.shrink_to_fit();

@@ -1107,3 +1107,108 @@ fn lua_outline_definition_and_references_across_required_modules() {
     "#]],
     );
 }
+
+#[test]
+fn elixir_outline_definition_and_references_across_aliases_and_imports() {
+    check(
+        "ex_shop",
+        "outline",
+        json!({"path": "lib/shop/cart.ex"}),
+        expect![[r#"
+            lib/shop/cart.ex: 4 definitions, 25 lines
+            1-25 module: defmodule Shop.Cart
+              11-11 function: def new(owner)
+              14-16 function: def add(%__MODULE__{items: items} = cart, %Item{} = item)
+              19-24 function: def total(%__MODULE__{items: items}, code \\ nil)
+        "#]],
+    );
+    // cart.ex:23 `Pricing.apply_discount(code)`, `Pricing` from `alias Shop.{Item, Pricing}`:
+    // the function of two clauses in pricing.ex, one definition.
+    check(
+        "ex_shop",
+        "definition",
+        json!({"path": "lib/shop/cart.ex", "line": "23", "column": "16"}),
+        expect![[r#"
+            definition of `apply_discount` at lib/shop/cart.ex:23:16: 1 resolved, 0 candidates
+            lib/shop/pricing.ex:10: def apply_discount(amount, nil), do: amount  (definition, Shop.Pricing.apply_discount)
+        "#]],
+    );
+    // cart.ex:21 `&Item.subtotal/1`, a function captured through the same alias.
+    check(
+        "ex_shop",
+        "definition",
+        json!({"path": "lib/shop/cart.ex", "line": "21", "column": "23"}),
+        expect![[r#"
+            definition of `subtotal` at lib/shop/cart.ex:21:23: 1 resolved, 0 candidates
+            lib/shop/item.ex:12: def subtotal(%__MODULE__{price: price, quantity: quantity}), do: price * quantity  (definition, Shop.Item.subtotal)
+        "#]],
+    );
+    // checkout.ex:15 `apply_discount(…)`, called bare through `import Shop.Pricing`.
+    check(
+        "ex_shop",
+        "definition",
+        json!({"path": "lib/shop/checkout.ex", "line": "15", "column": "32"}),
+        expect![[r#"
+            definition of `apply_discount` at lib/shop/checkout.ex:15:32: 1 resolved, 0 candidates
+            lib/shop/pricing.ex:10: def apply_discount(amount, nil), do: amount  (definition, Shop.Pricing.apply_discount)
+        "#]],
+    );
+    // cart_test.exs:8 `Cart.new("ann")`: the module `alias Shop.{Cart, Item}` names.
+    check(
+        "ex_shop",
+        "definition",
+        json!({"path": "test/cart_test.exs", "line": "8", "column": "7"}),
+        expect![[r#"
+            definition of `Cart` at test/cart_test.exs:8:7: 1 resolved, 0 candidates
+            lib/shop/cart.ex:1: defmodule Shop.Cart do  (definition, Shop.Cart)
+        "#]],
+    );
+    // checkout.ex:10 `C.total(cart, code)`, through `alias Shop.Cart, as: C`.
+    check(
+        "ex_shop",
+        "definition",
+        json!({"path": "lib/shop/checkout.ex", "line": "10", "column": "16"}),
+        expect![[r#"
+            definition of `total` at lib/shop/checkout.ex:10:16: 1 resolved, 0 candidates
+            lib/shop/cart.ex:19: def total(%__MODULE__{items: items}, code \\ nil) do  (definition, Shop.Cart.total)
+        "#]],
+    );
+    check(
+        "ex_shop",
+        "references",
+        json!({"symbol": "Shop.Cart.total"}),
+        expect![[r#"
+            references to function Shop.Cart.total (lib/shop/cart.ex:19): 4 resolved, 0 candidates
+            lib/shop/cart.ex:19: def total(%__MODULE__{items: items}, code \\ nil) do  (definition, Shop.Cart.total)
+            lib/shop/checkout.ex:10: amount = C.total(cart, code)  (call, Shop.Checkout.receipt)
+            test/cart_test.exs:11: assert Cart.total(cart) == 200  (call, Shop.CartTest)
+            test/cart_test.exs:12: assert Cart.total(cart, "SAVE10") == 180  (call, Shop.CartTest)
+        "#]],
+    );
+    // The module by its short name wherever an alias or its path names it.
+    check(
+        "ex_shop",
+        "references",
+        json!({"symbol": "Shop.Pricing"}),
+        expect![[r#"
+            references to module Shop.Pricing (lib/shop/pricing.ex:1): 4 resolved, 0 candidates
+            lib/shop/pricing.ex:1: defmodule Shop.Pricing do  (definition, Shop.Pricing)
+            lib/shop/cart.ex:6: alias Shop.{Item, Pricing}  (import, Shop.Cart)
+            lib/shop/cart.ex:23: |> Pricing.apply_discount(code)  (reference, Shop.Cart.total)
+            lib/shop/checkout.ex:5: import Shop.Pricing, only: [apply_discount: 2]  (import, Shop.Checkout)
+        "#]],
+    );
+    // The call through `alias`, the bare one through `import`; a `@spec` names the function as
+    // a call does.
+    check(
+        "ex_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+            callers of function Shop.Pricing.apply_discount (lib/shop/pricing.ex:10): 3 resolved, 0 candidates
+            lib/shop/cart.ex:23: |> Pricing.apply_discount(code)  (call, Shop.Cart.total)
+            lib/shop/checkout.ex:15: def quote_price(amount), do: apply_discount(amount, "SAVE10")  (call, Shop.Checkout.quote_price)
+            lib/shop/pricing.ex:9: @spec apply_discount(number, String.t() | nil) :: number  (call, Shop.Pricing)
+        "#]],
+    );
+}

@@ -224,10 +224,25 @@ pub(crate) trait Language: Sync {
         None
     }
 
+    /// Where the name starts in a captured name node that is a whole path the grammar makes
+    /// one token of (Elixir's `Shop.Cart`), as a byte offset into its text: the name is its
+    /// last part, and the path before it (separator cut) is a reference's qualifier. `None`,
+    /// as by default: the node's text is the name.
+    fn name_in_token(&self, _node: Node, _bytes: &[u8]) -> Option<usize> {
+        None
+    }
+
     /// The node a definition's own line starts with, when the definition's node begins with
     /// lines that belong above it (Java's annotations sit inside the declaration).
     fn own_start<'t>(&self, def: Node<'t>) -> Node<'t> {
         def
+    }
+
+    /// Whether definition node `def` only adds a clause to `previous`, the definition of the
+    /// same name and kind right before it in the same parent (Elixir's `def f(x)` clauses of
+    /// one arity): then it makes no definition, and `previous`'s spans it too. Never by default.
+    fn continues(&self, _previous: Node, _def: Node, _bytes: &[u8]) -> bool {
+        false
     }
 
     /// A definition's last line, 1-based.
