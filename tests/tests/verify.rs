@@ -1057,3 +1057,106 @@ async fn kotlin_gradle_fixture_names_the_failing_test_at_its_kt_line_and_is_scop
     .await;
     client.cancel().await.unwrap();
 }
+
+/// An Elixir project: `mix test`'s report read into counts (the skipped test counted) and the
+/// failing test at the line of its assertion; scope by file; the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn mix_fixture_is_detected_read_from_exunit_and_scoped() {
+    let repo = fixture_copy("verify_mix");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["command"].as_str(), check["format"].as_str()), (Some("mix test"), Some("exunit")));
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("test total sums prices (CalcTest)"), Some("test/calc_test.exs"), Some(9)),
+        "{}",
+        text(&result)
+    );
+
+    let by_file = call(&client, "verify", json!({"scope": "test/calc_test.exs"})).await;
+    assert_eq!(data(&by_file)["checks"][0]["command"], "mix test test/calc_test.exs");
+    assert_eq!(counts(&by_file), (Some(1), Some(1), Some(1)), "{}", text(&by_file));
+
+    fix_then_done(
+        &client,
+        json!({"path": "lib/calc.ex", "old": "Enum.sum(prices) - 1", "new": "Enum.sum(prices)"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// A Lua project with busted specs: its TAP read into counts and the failing test at the line
+/// of its assertion; scope by name; the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn busted_fixture_is_detected_read_from_tap_and_scoped() {
+    let repo = fixture_copy("verify_busted");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["command"].as_str(), check["format"].as_str()), (Some("busted -o TAP"), Some("tap")));
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("calc sums prices"), Some("spec/calc_spec.lua"), Some(10)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "sums prices"})).await;
+    assert_eq!(data(&by_name)["checks"][0]["command"], "busted -o TAP --filter 'sums prices'");
+    assert_eq!(counts(&by_name), (Some(0), Some(1), Some(0)), "{}", text(&by_name));
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/calc.lua", "old": "return sum - 1", "new": "return sum"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// A Zig package: `zig build test`'s summary read into counts and the failing test at the line
+/// of its `expectEqual` (its global cache kept in the project); scope by name through the
+/// build's `test-filter` option; the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn zig_fixture_is_detected_read_from_its_build_summary_and_scoped() {
+    let repo = fixture_copy("verify_zig");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve(repo.path(), store.path(), &[]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(
+        (check["command"].as_str(), check["format"].as_str()),
+        (Some("ZIG_GLOBAL_CACHE_DIR=.zig-cache/global zig build test --summary all"), Some("zig-test"))
+    );
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("total sums prices"), Some("src/calc.zig"), Some(18)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "total sums"})).await;
+    assert_eq!(
+        data(&by_name)["checks"][0]["command"],
+        "ZIG_GLOBAL_CACHE_DIR=.zig-cache/global zig build test --summary all -Dtest-filter='total sums'"
+    );
+    assert_eq!(counts(&by_name), (Some(0), Some(1), Some(0)), "{}", text(&by_name));
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/calc.zig", "old": "return sum - 1;", "new": "return sum;"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}

@@ -99,8 +99,8 @@ pub struct ProjectCheck {
 /// what it looked for when it finds none.
 pub const NO_CHECKED_PROJECT: &str = "no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
      no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml or build.gradle, no configured \
-     CMake build folder, no .sln or .csproj, no phpunit.xml, no RSpec or Minitest suite, no Package.swift and no \
-     test/*.bats";
+     CMake build folder, no .sln or .csproj, no phpunit.xml, no RSpec or Minitest suite, no Package.swift, no \
+     test/*.bats, no busted specs, no mix.exs and no build.zig";
 
 /// The text of the small file `name` in `dir` (empty when there is none or it is refused).
 pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {

@@ -1,5 +1,5 @@
-//! Which checks an Elixir project declares: a Mix project's `mix test`. No runner reads
-//! ExUnit's report yet, so its output is read as plain text (the exit status and the tail).
+//! Which checks an Elixir project declares: a Mix project's `mix test`, read from ExUnit's
+//! report.
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,7 @@ pub(super) fn checks(dir: &Path) -> Vec<ProjectCheck> {
     vec![ProjectCheck {
         name: "mix test".into(),
         command: "mix test".into(),
-        format: "plain",
+        format: "exunit",
         caches: mix.into_iter().chain(hex).collect(),
     }]
 }
@@ -36,6 +36,6 @@ mod tests {
         std::fs::write(dir.path().join("mix.exs"), "defmodule Shop.MixProject do\nend\n").unwrap();
         let found = checks(dir.path());
         assert_eq!(found.len(), 1);
-        assert_eq!((found[0].command.as_str(), found[0].format), ("mix test", "plain"));
+        assert_eq!((found[0].command.as_str(), found[0].format), ("mix test", "exunit"));
     }
 }

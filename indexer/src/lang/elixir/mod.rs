@@ -122,8 +122,7 @@ static SPEC: LangSpec = LangSpec {
     },
     family: "elixir",
     checks: elixir_checks::checks,
-    // No runner reads ExUnit's report: `mix test` is read as plain text.
-    runners: &["plain"],
+    runners: &["exunit"],
 };
 
 /// The macro a definition's `call` node calls (`def`, `defmodule`), if it is one.
