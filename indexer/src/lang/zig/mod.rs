@@ -8,6 +8,8 @@
 //! receiver's type is evident from an annotation (`self: *Cart`, `var c: Cart`), a call's return
 //! type (`Cart.init()`), a `Cart{ … }`, or `@This()` (`const Self = @This()`).
 
+mod zig_checks;
+
 use std::sync::Arc;
 
 use tree_sitter::Node;
@@ -147,8 +149,10 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "zig",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: zig_checks::checks,
+    // No runner reads `zig build test`'s report: its output is kept as text, its exit status
+    // the verdict.
+    runners: &["plain"],
 };
 
 impl Language for Zig {
