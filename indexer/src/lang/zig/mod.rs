@@ -173,9 +173,16 @@ impl Language for Zig {
         }
     }
 
-    /// Not `pub`: private to its file.
-    fn is_private(&self, def: DefRef<'_>, _parent: Option<DefRef<'_>>) -> bool {
-        !is_pub(def)
+    /// Not `pub` (nor `export`): private to its file. An enum's values are as public as it.
+    fn is_private(&self, def: DefRef<'_>, parent: Option<DefRef<'_>>) -> bool {
+        match parent {
+            Some(enum_)
+                if enum_.kind == DefKind::Enum && def.kind == DefKind::Constant && !is_declaration(def) =>
+            {
+                !is_pub(enum_)
+            }
+            _ => !is_pub(def),
+        }
     }
 
     fn is_protocol_method(&self, name: &str) -> bool {
@@ -350,8 +357,15 @@ impl Language for Zig {
 
     /// A container's declarations everywhere in it, a local from its declaration on; where a
     /// local `const x = @import(…)` both binds and imports, the import is what it means.
+    /// A container's fields are no bare names (only `self.items` reaches them).
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
-        let chosen = super::members_else_last_local(entries, symbols, pos);
+        let in_type = entries.first().is_some_and(|e| {
+            symbols.scopes.get(e.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class)
+        });
+        if in_type {
+            return entries.iter().filter(|e| !matches!(e.bound(), Bound::Binding(_))).copied().collect();
+        }
+        let chosen = super::last_local_else_items(entries, symbols, pos);
         if let [one] = chosen.as_slice()
             && matches!(one.bound(), Bound::Binding(_))
             && let Some(import) = entries.iter().find(|e| {
@@ -368,9 +382,14 @@ impl Language for Zig {
     }
 }
 
-/// Whether a definition is declared `pub`.
+/// Whether a definition is declared `pub` (or `export`ed).
 fn is_pub(def: DefRef<'_>) -> bool {
-    def.signature().starts_with("pub ")
+    def.signature().starts_with("pub ") || def.signature().starts_with("export ")
+}
+
+/// Whether a definition is a declaration (`const`, `var`, `fn`) rather than an enum's value.
+fn is_declaration(def: DefRef<'_>) -> bool {
+    def.signature().split_whitespace().any(|w| matches!(w, "const" | "var" | "fn"))
 }
 
 fn named_child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
@@ -410,6 +429,25 @@ impl ZigFiles {
             Some(p) => Value::Class(file, p),
             None => Value::Module(file, NONE),
         })
+    }
+}
+
+impl ZigFiles {
+    /// The container scope a type's declaration holds (`const Cart = struct { … }`: the
+    /// `struct`'s body starts after the definition does, so it is no scope of the definition's
+    /// own): the first one that starts within the definition's lines.
+    fn body(r: &dyn Binder, file: u32, def: u32) -> Option<u32> {
+        let d = r.def(file, def);
+        if !matches!(d.kind, DefKind::Class | DefKind::Enum) {
+            return None;
+        }
+        let scopes = &r.symbols(file).scopes;
+        let first = scopes.partition_point(|s| s.start.line < d.line);
+        scopes[first..]
+            .iter()
+            .take_while(|s| s.start.line <= d.end_line)
+            .position(|s| s.kind == ScopeKind::Class)
+            .map(|i| (first + i) as u32)
     }
 }
 
@@ -478,6 +516,53 @@ impl Tables for ZigFiles {
             }
         }
         found.iter().find_map(|f| f.value)
+    }
+
+    /// A field's name where it is declared means the field (no bare name reaches it
+    /// elsewhere); any other bare name is looked up in scope.
+    fn bare_ref(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        pos: Pos,
+        _name: &str,
+        _kind: crate::symbols::RefKind,
+    ) -> Option<crate::meaning::Lookup<Vec<Found>>> {
+        let symbols = r.symbols(file);
+        let i = symbols.bindings.partition_point(|b| Pos::new(b.line, b.column) < pos);
+        let b = symbols.bindings.get(i)?;
+        let in_type = symbols.scopes.get(b.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class);
+        if Pos::new(b.line, b.column) != pos || !in_type {
+            return None;
+        }
+        Some(Ok(vec![Found { target: Target::Binding { file, binding: i as u32 }, value: None }]))
+    }
+
+    /// A type's declarations, else its field of that name (`self.items`), with the value its
+    /// annotation gives.
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        let own = r.children_named(file, def, name);
+        if !own.is_empty() || skip_own {
+            return own;
+        }
+        let (Some(scope), Some(id)) = (ZigFiles::body(r, file, def), r.name_id(file, name)) else {
+            return Vec::new();
+        };
+        let fields: Vec<Entry> = r
+            .entries_of(file, scope, id)
+            .iter()
+            .filter(|e| matches!(e.bound(), Bound::Binding(_)))
+            .copied()
+            .collect();
+        fields.into_iter().flat_map(|e| r.entry_found(file, e, depth + 1)).collect()
     }
 
     /// A file's `pub` top-level names (its private ones are not seen through an import), then
@@ -684,6 +769,36 @@ test "cart totals" {
     }
 
     #[test]
+    fn only_pub_declarations_and_the_values_of_pub_enums_are_public() {
+        let fs = extract(
+            Lang::Zig,
+            "pub const Color = enum { red, const default = 1; };\nconst Hidden = enum { gone };\nfn f() void {}\nexport fn g() void {}\n",
+        );
+        let private: Vec<String> = fs
+            .defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let def = fs.defs.at(i);
+                let parent = d.parent().map(|p| fs.defs.at(p as usize));
+                format!("{} {}", def.qualified(), Zig.is_private(def, parent))
+            })
+            .collect();
+        assert_eq!(
+            private,
+            vec![
+                "Color false",
+                "Color.red false",
+                "Color.default true",
+                "Hidden true",
+                "Hidden.gone true",
+                "f true",
+                "g false"
+            ]
+        );
+    }
+
+    #[test]
     fn type_hints_drop_pointers_optionals_and_error_sets() {
         assert_eq!(Zig.type_hint("*const Cart").as_deref(), Some("Cart"));
         assert_eq!(Zig.type_hint("?*shop.Cart").as_deref(), Some("shop.Cart"));
@@ -740,7 +855,13 @@ test "cart totals" {
         \x20   var fresh = cart.Cart.init();\n\
         \x20   _ = first.cost() + fresh.total();\n\
         \x20   return pricing.apply_discount(c.total(), 5) + pricing.rounding();\n\
-        }\n";
+        }\n\
+        pub const Till = struct {\n\
+        \x20   cart: cart.Cart,\n\
+        \x20   fn ring(self: Till) u32 {\n\
+        \x20       return self.cart.total();\n\
+        \x20   }\n\
+        };\n";
 
     const SHOP_CART: &str = "const Item = @import(\"../item.zig\").Item;\n\
         pub const Cart = struct {\n\
@@ -800,6 +921,13 @@ test "cart totals" {
                 "9:37 total -> method Cart.total (src/cart/cart.zig:11) +0",
                 "9:51 pricing -> module src/pricing.zig +0",
                 "9:59 rounding ->  +0",
+                // A field's declaration; the field reached through `self`, typed by it.
+                "12:5 cart -> attribute cart (src/shop.zig:12) +0",
+                "12:11 cart -> module src/cart/cart.zig +0",
+                "12:16 Cart -> class Cart (src/cart/cart.zig:2) +0",
+                "13:19 Till -> class Till (src/shop.zig:11) +0",
+                "14:21 cart -> attribute cart (src/shop.zig:12) +0",
+                "14:26 total -> method Cart.total (src/cart/cart.zig:11) +0",
             ]
         );
         // `../item.zig` from `cart/`; `self: *Self` is a `Cart` (`Self = @This()`), and a method
@@ -814,11 +942,11 @@ test "cart totals" {
                 "8:23 Self -> constant Cart.Self (src/cart/cart.zig:3) +0",
                 "8:29 item -> parameter item (src/cart/cart.zig:8) +0",
                 "8:35 Item -> class Item (src/item.zig:1) +0",
-                "9:14 total_cents ->  +1",
+                "9:14 total_cents -> attribute total_cents (src/cart/cart.zig:4) +0",
                 "9:29 item -> parameter item (src/cart/cart.zig:8) +0",
                 "9:34 cost -> method Item.cost (src/item.zig:3) +0",
                 "11:24 Self -> constant Cart.Self (src/cart/cart.zig:3) +0",
-                "12:21 total_cents ->  +1",
+                "12:21 total_cents -> attribute total_cents (src/cart/cart.zig:4) +0",
                 "14:25 Self -> constant Cart.Self (src/cart/cart.zig:3) +0",
                 "14:31 item -> parameter item (src/cart/cart.zig:14) +0",
                 "14:37 Item -> class Item (src/item.zig:1) +0",
