@@ -1,6 +1,9 @@
 ; What name resolution needs besides definitions and references: scopes, the names each scope
 ; binds (a parameter's or a variable's annotation, `Cart.init()`'s result, a `Cart{ … }` and
-; another name as hints), what stands before a name, and what a file imports.
+; another name as hints), what stands before a name, and what a file imports. An annotation is
+; hinted as another name for its type (`self: *Cart` holds what `Cart` does): a value reaches its
+; type's declarations as the type does (`c.total()` is `Cart.total(c)`), and a file that is a
+; struct (`Thread.zig`, `const Thread = @This()`) is a file, not a type's definition.
 
 ; Scopes. A container (`struct`, `enum`, `union`, `opaque`; a file is one too) sees its
 ; declarations everywhere in it; a block sees the locals before their use.
@@ -26,19 +29,27 @@
   name: (identifier) @local.param)
 (parameter
   name: (identifier) @local.param
-  type: (_) @local.hint)
+  type: (_) @local.hint.alias)
 
-; A struct's or union's fields, with their type (`self.items`): bound in its body.
+; A struct's or union's fields, with their type (`self.items`): bound in its body (a file's
+; own fields, where the file is a struct, in the file).
 (struct_declaration
   (container_field
     name: (identifier) @local.let))
 (struct_declaration
   (container_field
     name: (identifier) @local.let
-    type: (_) @local.hint))
+    type: (_) @local.hint.alias))
 (union_declaration
   (container_field
     name: (identifier) @local.let))
+(source_file
+  (container_field
+    name: (identifier) @local.let))
+(source_file
+  (container_field
+    name: (identifier) @local.let
+    type: (_) @local.hint.alias))
 
 ; Locals: `const`/`var` in a block (the grammar reads `x = …` and `x += …` the same way: an
 ; assignment binds anew). Typed: the annotation is the hint; untyped: `Cart.init()`'s result,
@@ -46,7 +57,7 @@
 (block
   (variable_declaration
     (identifier) @local.let
-    type: (_) @local.hint))
+    type: (_) @local.hint.alias))
 (block
   (variable_declaration
     !type
@@ -63,7 +74,7 @@
     !type
     (identifier) @local.let
     (struct_initializer
-      [(identifier) (field_expression)] @local.hint)))
+      [(identifier) (field_expression)] @local.hint.alias)))
 (block
   (variable_declaration
     !type

@@ -359,8 +359,12 @@ impl Language for Zig {
     /// local `const x = @import(…)` both binds and imports, the import is what it means.
     /// A container's fields are no bare names (only `self.items` reaches them).
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
+        // A file's or a container's bindings are its fields: its declarations are definitions.
         let in_type = entries.first().is_some_and(|e| {
-            symbols.scopes.get(e.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class)
+            symbols
+                .scopes
+                .get(e.scope as usize)
+                .is_some_and(|s| matches!(s.kind, ScopeKind::Class | ScopeKind::File))
         });
         if in_type {
             return entries.iter().filter(|e| !matches!(e.bound(), Bound::Binding(_))).copied().collect();
@@ -425,10 +429,73 @@ impl ZigFiles {
         if d.kind != DefKind::Constant || !d.signature().ends_with("@This()") {
             return None;
         }
+        // A file's own `@This()` sees its private names too.
         Some(match d.parent() {
             Some(p) => Value::Class(file, p),
-            None => Value::Module(file, NONE),
+            None => Value::Module(file, def),
         })
+    }
+
+    /// The value a type path (an annotation, a return type) names from `pos`: a type, or a
+    /// file that is a struct.
+    fn type_value(&self, r: &dyn Binder, file: u32, pos: Pos, path: &str, depth: u32) -> Option<Value> {
+        let mut parts = path.split('.');
+        let mut found = self.eval_first(r, file, pos, parts.next()?, depth + 1)?;
+        for part in parts {
+            found = r.member(found, part, depth + 1).iter().find_map(|f| f.value)?;
+        }
+        match found {
+            Value::Class(f, d) => Some(Value::Instance(f, d)),
+            // A result leaves the file: it sees the file's public names only.
+            Value::Module(f, _) => Some(Value::Module(f, NONE)),
+            Value::Instance(..) | Value::External(_) => Some(found),
+            _ => None,
+        }
+    }
+
+    /// The value of a constant that names another thing: `const Self = @This()`, `const Cart =
+    /// shop.Cart`, `const testing = std.testing` (outside the repository when `std` is), looked
+    /// up where the constant is declared.
+    fn alias_value(&self, r: &dyn Binder, file: u32, def: u32, depth: u32) -> Option<Value> {
+        if depth > crate::meaning::MAX_DEPTH {
+            return None;
+        }
+        let _step = crate::meaning::step()?;
+        if let Some(this) = ZigFiles::this(r, file, def) {
+            return Some(this);
+        }
+        let d = r.def(file, def);
+        if d.kind != DefKind::Constant {
+            return None;
+        }
+        let (declared, value) = d.signature().split_once('=')?;
+        let value = value.trim();
+        let is_path = value.split('.').all(|part| {
+            part.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+        });
+        // A typed constant (`const n: u32 = m`) holds a value of its type, not a name.
+        if declared.contains(':') || !is_path {
+            return None;
+        }
+        let mut parts = value.split('.');
+        let mut found = self.eval_first(r, file, Pos::new(d.line, 1), parts.next()?, depth + 1)?;
+        for part in parts {
+            found = r.member(found, part, depth + 1).iter().find_map(|f| f.value)?;
+        }
+        Some(found)
+    }
+
+    /// `found`, each constant that names another thing holding that thing's value.
+    fn with_alias_values(&self, r: &dyn Binder, mut found: Vec<Found>, depth: u32) -> Vec<Found> {
+        for f in &mut found {
+            if f.value.is_none()
+                && let Target::Def { file, def } = f.target
+            {
+                f.value = self.alias_value(r, file, def, depth);
+            }
+        }
+        found
     }
 }
 
@@ -505,17 +572,26 @@ impl Tables for ZigFiles {
         if found.is_empty() { vec![crate::meaning::import_found(file, import)] } else { found }
     }
 
-    /// A chain's first name as in scope, `Self` (any `@This()`) as the container it names.
+    /// A chain's first name as in scope, a constant naming another thing as that thing
+    /// (`Self = @This()`, `Cart = shop.Cart`).
     fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
         let found = r.lookup_lexical(file, pos, name, depth + 1);
-        for f in &found {
-            if let Target::Def { file, def } = f.target
-                && let Some(value) = ZigFiles::this(r, file, def)
-            {
-                return Some(value);
-            }
-        }
-        found.iter().find_map(|f| f.value)
+        self.with_alias_values(r, found, depth).iter().find_map(|f| f.value)
+    }
+
+    /// A function's result by its return type, as a type's instance or a file that is a struct
+    /// (`fn init() Thread` in `Thread.zig`).
+    fn call_result(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        ret: &str,
+        depth: u32,
+    ) -> Option<Option<Value>> {
+        let path = Zig.type_hint(ret)?;
+        let pos = Pos::new(r.def(file, def).line, 1);
+        Some(self.type_value(r, file, pos, &path, depth))
     }
 
     /// A field's name where it is declared means the field (no bare name reaches it
@@ -531,7 +607,10 @@ impl Tables for ZigFiles {
         let symbols = r.symbols(file);
         let i = symbols.bindings.partition_point(|b| Pos::new(b.line, b.column) < pos);
         let b = symbols.bindings.get(i)?;
-        let in_type = symbols.scopes.get(b.scope as usize).is_some_and(|s| s.kind == ScopeKind::Class);
+        let in_type = symbols
+            .scopes
+            .get(b.scope as usize)
+            .is_some_and(|s| matches!(s.kind, ScopeKind::Class | ScopeKind::File));
         if Pos::new(b.line, b.column) != pos || !in_type {
             return None;
         }
@@ -551,7 +630,7 @@ impl Tables for ZigFiles {
     ) -> Vec<Found> {
         let own = r.children_named(file, def, name);
         if !own.is_empty() || skip_own {
-            return own;
+            return self.with_alias_values(r, own, depth);
         }
         let (Some(scope), Some(id)) = (ZigFiles::body(r, file, def), r.name_id(file, name)) else {
             return Vec::new();
@@ -565,13 +644,14 @@ impl Tables for ZigFiles {
         fields.into_iter().flat_map(|e| r.entry_found(file, e, depth + 1)).collect()
     }
 
-    /// A file's `pub` top-level names (its private ones are not seen through an import), then
-    /// those of its `usingnamespace @import(…)`s.
+    /// A file's `pub` top-level names (its private ones are not seen through an import, but
+    /// are through its own `@This()`, marked by that definition), then those of its
+    /// `usingnamespace @import(…)`s.
     fn module_member(
         &self,
         r: &dyn Binder,
         file: u32,
-        _def: u32,
+        this: u32,
         name: &str,
         depth: u32,
         _public: bool,
@@ -579,13 +659,14 @@ impl Tables for ZigFiles {
         let following = crate::meaning::Following::member(file, 0, name);
         let Some(_step) = crate::meaning::step_following(following) else { return Vec::new() };
         let found = r.top_level_then_globs(file, name, depth, &|from, spec| self.module_file(r, from, spec));
-        found
+        let public = found
             .into_iter()
             .filter(|f| match f.target {
-                Target::Def { file, def } => is_pub(r.def(file, def)),
+                Target::Def { file: f, def } => this != NONE && f == file || is_pub(r.def(f, def)),
                 _ => true,
             })
-            .collect()
+            .collect();
+        self.with_alias_values(r, public, depth)
     }
 }
 
@@ -743,18 +824,18 @@ test "cart totals" {
             bindings(CART),
             vec![
                 "14:5 items -",
-                "15:5 count usize",
-                "22:16 self Self",
-                "22:29 item Item",
-                "27:18 self Cart",
-                "28:13 sum u32",
+                "15:5 count =usize",
+                "22:16 self =Self",
+                "22:29 item =Item",
+                "27:18 self =Cart",
+                "28:13 sum =u32",
                 "29:42 it -",
                 "30:13 sum -",
                 "37:29 circle -",
                 "37:42 square -",
-                "39:11 x u32",
+                "39:11 x =u32",
                 "40:11 c Cart.init()",
-                "41:9 d Cart",
+                "41:9 d =Cart",
                 "47:9 cart Cart.init()",
             ]
         );
@@ -966,6 +1047,62 @@ test "cart totals" {
                 "4:21 amount -> parameter amount (src/pricing.zig:3) +0",
                 "4:30 percent -> parameter percent (src/pricing.zig:3) +0",
                 "4:46 rounding -> function rounding (src/pricing.zig:6) +0",
+            ]
+        );
+    }
+
+    /// A file that is a struct (`Till.zig`: fields at its top, `const Till = @This()`): its
+    /// instances reach its functions, private ones only from inside it.
+    #[test]
+    fn a_file_that_is_a_struct_types_its_instances() {
+        let till = "//! A till.\n\
+            const Till = @This();\n\
+            const Cart = @import(\"cart.zig\").Cart;\n\
+            cart: Cart,\n\
+            pub fn open() Till {\n\
+            \x20   return .{ .cart = Cart.init() };\n\
+            }\n\
+            pub fn ring(self: *Till) u32 {\n\
+            \x20   return self.sum() + self.cart.total();\n\
+            }\n\
+            fn sum(self: Till) u32 {\n\
+            \x20   return self.cart.total();\n\
+            }\n";
+        let cart = "pub const Cart = struct {\n    pub fn init() Cart {\n        return .{};\n    }\n    pub fn total(self: Cart) u32 {\n        return 0;\n    }\n};\n";
+        let shop = "const Till = @import(\"Till.zig\");\npub fn main() void {\n    var t = Till.open();\n    _ = t.ring() + t.sum();\n}\n";
+        let files = [("Till.zig", till), ("cart.zig", cart), ("shop.zig", shop)];
+        assert_eq!(
+            resolved(&files, "Till.zig"),
+            vec![
+                "3:7 Cart -> class Cart (cart.zig:1) +0",
+                "3:34 Cart -> class Cart (cart.zig:1) +0",
+                "4:1 cart -> variable cart (Till.zig:4) +0",
+                "4:7 Cart -> class Cart (cart.zig:1) +0",
+                "5:15 Till -> constant Till (Till.zig:2) +0",
+                "6:16 cart ->  +0",
+                "6:23 Cart -> class Cart (cart.zig:1) +0",
+                "6:28 init -> method Cart.init (cart.zig:2) +0",
+                "8:20 Till -> constant Till (Till.zig:2) +0",
+                "9:17 sum -> function sum (Till.zig:11) +0",
+                "9:30 cart -> variable cart (Till.zig:4) +0",
+                "9:35 total -> method Cart.total (cart.zig:5) +0",
+                "11:14 Till -> constant Till (Till.zig:2) +0",
+                "12:17 cart -> variable cart (Till.zig:4) +0",
+                "12:22 total -> method Cart.total (cart.zig:5) +0",
+            ]
+        );
+        // `sum` is private to Till.zig.
+        assert_eq!(
+            resolved(&files, "shop.zig"),
+            vec![
+                "1:7 Till -> module Till.zig +0",
+                "3:9 t -> local variable t (shop.zig:3) +0",
+                "3:13 Till -> module Till.zig +0",
+                "3:18 open -> function open (Till.zig:5) +0",
+                "4:9 t -> local variable t (shop.zig:3) +0",
+                "4:11 ring -> function ring (Till.zig:8) +0",
+                "4:20 t -> local variable t (shop.zig:3) +0",
+                "4:22 sum ->  +0",
             ]
         );
     }
