@@ -261,8 +261,9 @@ impl Language for Zig {
     }
 
     /// The type an annotation names, pointers, optionals, `const` and an error set dropped:
-    /// `*const Cart` → `Cart`, `!shop.Cart` → `shop.Cart`; a slice, an array or a builtin's
-    /// result is no single type.
+    /// `*const Cart` → `Cart`, `!shop.Cart` → `shop.Cart`, a generic type's arguments too
+    /// (`List(u32)` → `List()`, a call); a slice, an array or a builtin's result is no single
+    /// type.
     fn type_hint(&self, text: &str) -> Option<String> {
         let mut text = text.trim();
         if let Some((_, ok)) = text.rsplit_once('!') {
@@ -276,12 +277,7 @@ impl Language for Zig {
                 break;
             }
         }
-        let ok = !text.is_empty()
-            && text.split('.').all(|part| {
-                part.starts_with(|c: char| c.is_alphabetic() || c == '_')
-                    && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-            });
-        ok.then(|| text.to_string())
+        path_of(text)
     }
 
     /// A member of an `@import(…)` chain is qualified by the imported file; the name the
@@ -386,6 +382,38 @@ impl Language for Zig {
     }
 }
 
+/// A path of names and calls, each call's arguments dropped (`List(u32).init` →
+/// `List().init`); `None` for any other expression.
+fn path_of(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => {
+                if depth == 0 {
+                    out.push('(');
+                }
+                depth += 1;
+            }
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    out.push(')');
+                }
+            }
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let ok = depth == 0
+        && out.split('.').all(|part| {
+            let name = part.strip_suffix("()").unwrap_or(part);
+            name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        });
+    ok.then_some(out)
+}
+
 /// Whether a definition is declared `pub` (or `export`ed).
 fn is_pub(def: DefRef<'_>) -> bool {
     def.signature().starts_with("pub ") || def.signature().starts_with("export ")
@@ -436,26 +464,58 @@ impl ZigFiles {
         })
     }
 
-    /// The value a type path (an annotation, a return type) names from `pos`: a type, or a
-    /// file that is a struct.
+    /// The value a type path (an annotation, a return type) names from `pos`: a type's
+    /// instance, or a file that is a struct.
     fn type_value(&self, r: &dyn Binder, file: u32, pos: Pos, path: &str, depth: u32) -> Option<Value> {
-        let mut parts = path.split('.');
-        let mut found = self.eval_first(r, file, pos, parts.next()?, depth + 1)?;
-        for part in parts {
-            found = r.member(found, part, depth + 1).iter().find_map(|f| f.value)?;
-        }
-        match found {
+        match self.eval_path(r, file, pos, path, depth)? {
             Value::Class(f, d) => Some(Value::Instance(f, d)),
             // A result leaves the file: it sees the file's public names only.
             Value::Module(f, _) => Some(Value::Module(f, NONE)),
-            Value::Instance(..) | Value::External(_) => Some(found),
+            found @ (Value::Instance(..) | Value::External(_)) => Some(found),
+            _ => None,
+        }
+    }
+
+    /// What a path of names and calls (`shop.Cart`, `List().init()`) evaluates to from `pos`.
+    fn eval_path(&self, r: &dyn Binder, file: u32, pos: Pos, path: &str, depth: u32) -> Option<Value> {
+        if depth > crate::meaning::MAX_DEPTH {
+            return None;
+        }
+        let _step = crate::meaning::step()?;
+        let mut value = None;
+        for part in path.split('.') {
+            let (name, call) = match part.strip_suffix("()") {
+                Some(name) => (name, true),
+                None => (part, false),
+            };
+            let mut found = match value {
+                None => self.eval_first(r, file, pos, name, depth + 1)?,
+                Some(v) => r.member(v, name, depth + 1).iter().find_map(|f| f.value)?,
+            };
+            if call {
+                found = self.call_value(r, found, depth + 1)?;
+            }
+            value = Some(found);
+        }
+        value
+    }
+
+    /// What calling a value gives: a function's result by its return type.
+    fn call_value(&self, r: &dyn Binder, value: Value, depth: u32) -> Option<Value> {
+        match value {
+            Value::Function(f, d) => {
+                let def = r.def(f, d);
+                let ret = Zig.return_type(def.signature())?;
+                self.call_result(r, f, d, ret, depth)?
+            }
+            Value::Class(..) | Value::Instance(..) => Some(value),
             _ => None,
         }
     }
 
     /// The value of a constant that names another thing: `const Self = @This()`, `const Cart =
-    /// shop.Cart`, `const testing = std.testing` (outside the repository when `std` is), looked
-    /// up where the constant is declared.
+    /// shop.Cart`, `const testing = std.testing` (outside the repository when `std` is), `const
+    /// IntList = List(u32)`, looked up where the constant is declared.
     fn alias_value(&self, r: &dyn Binder, file: u32, def: u32, depth: u32) -> Option<Value> {
         if depth > crate::meaning::MAX_DEPTH {
             return None;
@@ -469,21 +529,12 @@ impl ZigFiles {
             return None;
         }
         let (declared, value) = d.signature().split_once('=')?;
-        let value = value.trim();
-        let is_path = value.split('.').all(|part| {
-            part.starts_with(|c: char| c.is_alphabetic() || c == '_')
-                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-        });
         // A typed constant (`const n: u32 = m`) holds a value of its type, not a name.
-        if declared.contains(':') || !is_path {
+        if declared.contains(':') {
             return None;
         }
-        let mut parts = value.split('.');
-        let mut found = self.eval_first(r, file, Pos::new(d.line, 1), parts.next()?, depth + 1)?;
-        for part in parts {
-            found = r.member(found, part, depth + 1).iter().find_map(|f| f.value)?;
-        }
-        Some(found)
+        let path = path_of(value.trim())?;
+        self.eval_path(r, file, Pos::new(d.line, 1), &path, depth + 1)
     }
 
     /// `found`, each constant that names another thing holding that thing's value.
@@ -580,7 +631,7 @@ impl Tables for ZigFiles {
     }
 
     /// A function's result by its return type, as a type's instance or a file that is a struct
-    /// (`fn init() Thread` in `Thread.zig`).
+    /// (`fn init() Thread` in `Thread.zig`); a function that returns a `type` makes one.
     fn call_result(
         &self,
         r: &dyn Binder,
@@ -589,6 +640,11 @@ impl Tables for ZigFiles {
         ret: &str,
         depth: u32,
     ) -> Option<Option<Value>> {
+        // A generic type (`fn List(comptime T: type) type { return struct { … }; }`): its
+        // result's members are the function's own definitions.
+        if ret == "type" {
+            return Some(Some(Value::Class(file, def)));
+        }
         let path = Zig.type_hint(ret)?;
         let pos = Pos::new(r.def(file, def).line, 1);
         Some(self.type_value(r, file, pos, &path, depth))
@@ -886,6 +942,9 @@ test "cart totals" {
         assert_eq!(Zig.type_hint("anyerror!Cart").as_deref(), Some("Cart"));
         assert_eq!(Zig.type_hint("[]const Item"), None);
         assert_eq!(Zig.type_hint("@This()"), None);
+        assert_eq!(Zig.type_hint("*std.ArrayList(Item)").as_deref(), Some("std.ArrayList()"));
+        assert_eq!(Zig.type_hint("List(Pair(u8, u8)).Node").as_deref(), Some("List().Node"));
+        assert_eq!(Zig.type_hint("List(u8"), None);
         assert_eq!(Zig.return_type("pub fn init(a: fn () void) !Cart"), Some("!Cart"));
         assert_eq!(Zig.return_type("fn f()"), None);
     }
@@ -1103,6 +1162,49 @@ test "cart totals" {
                 "4:11 ring -> function ring (Till.zig:8) +0",
                 "4:20 t -> local variable t (shop.zig:3) +0",
                 "4:22 sum ->  +0",
+            ]
+        );
+    }
+
+    /// A function returning a `type` is a generic type: its struct's functions are reached
+    /// through the call (`List(u32).init()`), an alias of it (`IntList`), and `Self`.
+    #[test]
+    fn a_generic_types_methods_are_reached_through_its_instances() {
+        let list = "pub fn List(comptime T: type) type {\n\
+            \x20   return struct {\n\
+            \x20       const Self = @This();\n\
+            \x20       first: ?T = null,\n\
+            \x20       pub fn init() Self {\n\
+            \x20           return .{};\n\
+            \x20       }\n\
+            \x20       pub fn push(self: *Self, x: T) void {\n\
+            \x20           self.first = x;\n\
+            \x20       }\n\
+            \x20   };\n\
+            }\n";
+        let user = "const list = @import(\"list.zig\");\n\
+            const IntList = list.List(u32);\n\
+            pub fn main() void {\n\
+            \x20   var a = IntList.init();\n\
+            \x20   a.push(1);\n\
+            \x20   var b = list.List(u8).init();\n\
+            \x20   b.push(2);\n\
+            \x20   var c: IntList = a;\n\
+            \x20   c.push(3);\n\
+            }\n";
+        let files = [("list.zig", list), ("user.zig", user)];
+        let pushes: Vec<String> = resolved(&files, "user.zig")
+            .into_iter()
+            .filter(|r| r.contains(" push ") || r.contains(" init "))
+            .collect();
+        assert_eq!(
+            pushes,
+            vec![
+                "4:21 init -> method List.init (list.zig:5) +0",
+                "5:7 push -> method List.push (list.zig:8) +0",
+                "6:27 init -> method List.init (list.zig:5) +0",
+                "7:7 push -> method List.push (list.zig:8) +0",
+                "9:7 push -> method List.push (list.zig:8) +0",
             ]
         );
     }
