@@ -1,12 +1,15 @@
 //! Zig: `.zig` files, tree-sitter-zig, `queries/zig/`. A file is a struct: its top-level
-//! declarations are its members, the `pub` ones seen from other files. `const Cart = struct
-//! { … }` (or `enum`, `union`, `opaque`, `error{…}`) is a type whose `fn`s are methods and whose
-//! declarations are constants; `test "name" { … }` is a test function; `///` comments are docs.
-//! `const pricing = @import("pricing.zig")` binds `pricing` to that file (a path relative to
-//! the importing one), `const Cart = @import("cart.zig").Cart` one of its members, `usingnamespace
-//! @import(…)` all of them; any other import (`std`, a package) is outside the repository. A
-//! receiver's type is evident from an annotation (`self: *Cart`, `var c: Cart`), a call's return
-//! type (`Cart.init()`), a `Cart{ … }`, or `@This()` (`const Self = @This()`).
+//! declarations are its members, the `pub` ones seen from other files, and fields at its top
+//! make it a type (`Till.zig`). `const Cart = struct { … }` (or `enum`, `union`, `opaque`,
+//! `error{…}`) is a type whose `fn`s are methods, whose declarations are constants and whose
+//! fields are reached through a value (`self.items`); a function returning a `type` is a generic
+//! type; `test "name" { … }` is a test function; `///` comments are docs (a file's `//!` ones
+//! are no definition's). `const pricing = @import("pricing.zig")` binds `pricing` to that file
+//! (a path relative to the importing one), `const Cart = @import("cart.zig").Cart` one of its
+//! members, `usingnamespace @import(…)` all of them; any other import (`std`, a package) is
+//! outside the repository. A constant naming another thing (`const Cart = shop.Cart`, `const
+//! Self = @This()`) holds its value. A receiver's type is evident from an annotation (`self:
+//! *Cart`, `var c: Cart`, a field's), a call's return type (`Cart.init()`) or a `Cart{ … }`.
 
 mod zig_checks;
 
@@ -351,9 +354,9 @@ impl Language for Zig {
         true
     }
 
-    /// A container's declarations everywhere in it, a local from its declaration on; where a
-    /// local `const x = @import(…)` both binds and imports, the import is what it means.
-    /// A container's fields are no bare names (only `self.items` reaches them).
+    /// A container's declarations everywhere in it (its fields are no bare names: only
+    /// `self.items` reaches them), a local from its declaration on; where a local `const x =
+    /// @import(…)` both binds and imports, the import is what it means.
     fn visible(&self, entries: &[Entry], symbols: &FileSymbols, pos: Pos, _same_scope: bool) -> Vec<Entry> {
         // A file's or a container's bindings are its fields: its declarations are definitions.
         let in_type = entries.first().is_some_and(|e| {
