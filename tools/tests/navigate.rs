@@ -1121,16 +1121,18 @@ fn zig_outline_definition_and_references_across_imported_files() {
             src/checkout.zig:12: pub fn checkout(items: []const Item, code: []const u8) u32 {  (definition, checkout)
         "#]],
     );
-    // cart.zig:29 `item.subtotal()`: a `for` payload, of no evident type, so a candidate.
+    // cart.zig:29 `item.subtotal()`: a `for` payload over `self.items`, a `[capacity]Item`;
+    // checkout.zig:22 `line.subtotal()`: an `anytype` parameter, so a candidate.
     check(
         "zig_shop",
         "references",
         json!({"symbol": "Item.subtotal"}),
         expect![[r#"
-            references to method Item.subtotal (src/item.zig:10): 1 resolved, 1 candidate
+            references to method Item.subtotal (src/item.zig:10): 2 resolved, 1 candidate
             src/item.zig:10: pub fn subtotal(self: Item) u32 {  (definition, Item.subtotal)
-            candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
             src/cart.zig:29: sum += item.subtotal();  (call, Cart.total)
+            candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+            src/checkout.zig:22: return line.subtotal();  (call, line_total)
         "#]],
     );
 }

@@ -88,9 +88,33 @@
     (identifier) @local.let
     (identifier) @local.hint.alias))
 
-; `|x|`, `|x, i|`, `|err|`: the payloads of `for`, `while`, `if`, `switch` and `catch`.
+; `|x|`, `|x, i|`, `|err|`: the payloads of `for`, `while`, `if`, `switch` and `catch`. What a
+; `for` walks, a `while`'s or an `if`'s condition is the payload's hint: an element of
+; `items: []Item` is read as `items` is, an `Item` (the hint of a slice or an array is its
+; element's type).
 (payload
   (identifier) @local.loop)
+(for_statement
+  [(identifier) (field_expression)] @local.hint.alias
+  (payload
+    (identifier) @local.loop))
+(for_statement
+  (index_expression
+    object: [(identifier) (field_expression)] @local.hint.alias)
+  (payload
+    (identifier) @local.loop))
+(while_statement
+  condition: [(identifier) (field_expression) (call_expression)] @local.hint.alias
+  (payload
+    (identifier) @local.loop))
+(if_statement
+  condition: [(identifier) (field_expression) (call_expression)] @local.hint.alias
+  (payload
+    (identifier) @local.loop))
+(if_expression
+  condition: [(identifier) (field_expression) (call_expression)] @local.hint.alias
+  (payload
+    (identifier) @local.loop))
 
 ; What stands before a name: the object of `a.b`.
 (field_expression

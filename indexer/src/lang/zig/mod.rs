@@ -265,8 +265,9 @@ impl Language for Zig {
 
     /// The type an annotation names, pointers, optionals, `const` and an error set dropped:
     /// `*const Cart` → `Cart`, `!shop.Cart` → `shop.Cart`, a generic type's arguments too
-    /// (`List(u32)` → `List()`, a call); a slice, an array or a builtin's result is no single
-    /// type.
+    /// (`List(u32)` → `List()`, a call); a slice's or an array's element type (`[]const Item` →
+    /// `Item`: what a `for` over it binds; no slice has methods of its own); a builtin's result
+    /// is no type.
     fn type_hint(&self, text: &str) -> Option<String> {
         let mut text = text.trim();
         if let Some((_, ok)) = text.rsplit_once('!') {
@@ -276,6 +277,10 @@ impl Language for Zig {
             let before = text;
             text = text.trim_start_matches(['*', '?']).trim_start();
             text = text.strip_prefix("const ").unwrap_or(text).trim_start();
+            // A slice's or an array's element: `[]const Item`, `[4]Item`, `[*:0]u8`.
+            if text.starts_with('[') {
+                text = text.split_once(']').map_or("", |(_, element)| element.trim_start());
+            }
             if text == before {
                 break;
             }
@@ -882,13 +887,13 @@ test "cart totals" {
         assert_eq!(
             bindings(CART),
             vec![
-                "14:5 items -",
+                "14:5 items =Item",
                 "15:5 count =usize",
                 "22:16 self =Self",
                 "22:29 item =Item",
                 "27:18 self =Cart",
                 "28:13 sum =u32",
-                "29:42 it -",
+                "29:42 it =self.items",
                 "30:13 sum -",
                 "37:29 circle -",
                 "37:42 square -",
@@ -943,7 +948,10 @@ test "cart totals" {
         assert_eq!(Zig.type_hint("*const Cart").as_deref(), Some("Cart"));
         assert_eq!(Zig.type_hint("?*shop.Cart").as_deref(), Some("shop.Cart"));
         assert_eq!(Zig.type_hint("anyerror!Cart").as_deref(), Some("Cart"));
-        assert_eq!(Zig.type_hint("[]const Item"), None);
+        assert_eq!(Zig.type_hint("[]const Item").as_deref(), Some("Item"));
+        assert_eq!(Zig.type_hint("[capacity]shop.Item").as_deref(), Some("shop.Item"));
+        assert_eq!(Zig.type_hint("[*:0]const u8").as_deref(), Some("u8"));
+        assert_eq!(Zig.type_hint("[]"), None);
         assert_eq!(Zig.type_hint("@This()"), None);
         assert_eq!(Zig.type_hint("*std.ArrayList(Item)").as_deref(), Some("std.ArrayList()"));
         assert_eq!(Zig.type_hint("List(Pair(u8, u8)).Node").as_deref(), Some("List().Node"));
