@@ -1212,3 +1212,91 @@ fn elixir_outline_definition_and_references_across_aliases_and_imports() {
         "#]],
     );
 }
+
+#[test]
+fn zig_outline_definition_and_references_across_imported_files() {
+    check(
+        "zig_shop",
+        "outline",
+        json!({"path": "src/cart.zig"}),
+        expect![[r#"
+            src/cart.zig: 7 definitions, 38 lines
+            7-33 class: pub const Cart = struct
+              8-8 constant: const Self = @This()
+              9-9 constant: pub const capacity = 8
+              15-17 method: pub fn init() Self
+              20-23 method: pub fn add(self: *Self, item: Item) void
+              26-32 method: pub fn total(self: *const Self, percent: u32) u32
+            35-38 function: test "an empty cart costs nothing"
+        "#]],
+    );
+    // checkout.zig:17 `cart.total(…)`, `var cart = shop.Cart.init()` with `shop` the imported
+    // cart.zig and `init` returning `Self` (`@This()`): Cart's own method.
+    check(
+        "zig_shop",
+        "definition",
+        json!({"path": "src/checkout.zig", "line": "17", "column": "17"}),
+        expect![[r#"
+            definition of `total` at src/checkout.zig:17:17: 1 resolved, 0 candidates
+            src/cart.zig:26: pub fn total(self: *const Self, percent: u32) u32 {  (definition, Cart.total)
+        "#]],
+    );
+    // cart.zig:31 `pricing.apply_discount(…)`: a function of the file `@import("pricing.zig")`.
+    check(
+        "zig_shop",
+        "definition",
+        json!({"path": "src/cart.zig", "line": "31", "column": "24"}),
+        expect![[r#"
+            definition of `apply_discount` at src/cart.zig:31:24: 1 resolved, 0 candidates
+            src/pricing.zig:7: pub fn apply_discount(amount: u32, percent: u32) u32 {  (definition, apply_discount)
+        "#]],
+    );
+    check(
+        "zig_shop",
+        "references",
+        json!({"symbol": "Cart.total"}),
+        expect![[r#"
+            references to method Cart.total (src/cart.zig:26): 5 resolved, 0 candidates
+            src/cart.zig:26: pub fn total(self: *const Self, percent: u32) u32 {  (definition, Cart.total)
+            src/cart.zig:37: try std.testing.expectEqual(@as(u32, 0), cart.total(0));  (call, an empty cart costs nothing)
+            src/cart_test.zig:10: try std.testing.expectEqual(@as(u32, 600), cart.total(0));  (call, total sums the subtotals)
+            src/cart_test.zig:16: try std.testing.expectEqual(pricing.apply_discount(1000, 10), cart.total(10));  (call, a discount comes off the total)
+            src/checkout.zig:17: return cart.total(discount_for(code));  (call, checkout)
+        "#]],
+    );
+    check(
+        "zig_shop",
+        "callers",
+        json!({"symbol": "apply_discount"}),
+        expect![[r#"
+            callers of function apply_discount (src/pricing.zig:7): 2 resolved, 0 candidates
+            src/cart.zig:31: return pricing.apply_discount(sum, percent);  (call, Cart.total)
+            src/cart_test.zig:16: try std.testing.expectEqual(pricing.apply_discount(1000, 10), cart.total(10));  (call, a discount comes off the total)
+        "#]],
+    );
+    // main.zig:11 `checkout.checkout(…)`: the function `checkout` of the file imported as
+    // `checkout`.
+    check(
+        "zig_shop",
+        "definition",
+        json!({"path": "src/main.zig", "line": "11", "column": "46"}),
+        expect![[r#"
+            definition of `checkout` at src/main.zig:11:46: 1 resolved, 0 candidates
+            src/checkout.zig:12: pub fn checkout(items: []const Item, code: []const u8) u32 {  (definition, checkout)
+        "#]],
+    );
+    // cart.zig:29 `item.subtotal()`: a `for` payload over `self.items`, a `[capacity]Item`;
+    // checkout.zig:22 `line.subtotal()`: an `anytype` parameter, so a candidate.
+    check(
+        "zig_shop",
+        "references",
+        json!({"symbol": "Item.subtotal"}),
+        expect![[r#"
+            references to method Item.subtotal (src/item.zig:10): 2 resolved, 1 candidate
+            src/item.zig:10: pub fn subtotal(self: Item) u32 {  (definition, Item.subtotal)
+            src/cart.zig:29: sum += item.subtotal();  (call, Cart.total)
+            candidates (same name, not resolved: the receiver's type is unknown to tack, check before relying on them):
+            src/checkout.zig:22: return line.subtotal();  (call, line_total)
+        "#]],
+    );
+}
