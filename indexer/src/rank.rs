@@ -460,12 +460,17 @@ fn scopes(query: &str) -> Vec<String> {
         }
         None => return Vec::new(),
     };
-    inner
-        .split([',', '/', ' '])
-        .map(|w| w.trim().trim_matches('`'))
-        .filter(|w| word(w))
-        .map(str::to_ascii_lowercase)
-        .collect()
+    // A scope of several words (`TAP-output`, `http-client`) names its folder or module whole or
+    // by one of its words.
+    let mut out: Vec<String> = Vec::new();
+    for w in inner.split([',', '/', ' ']).map(|w| w.trim().trim_matches('`')).filter(|w| word(w)) {
+        let w = w.to_ascii_lowercase();
+        let parts: Vec<String> =
+            w.split('-').filter(|p| p.len() > 1 && *p != w).map(str::to_string).collect();
+        out.push(w);
+        out.extend(parts.into_iter().filter(|p| !out.contains(p)).collect::<Vec<_>>());
+    }
+    out
 }
 
 /// A name a query writes with its qualifiers: `config::Loader`, `TypeAdapter.validate_json`,
@@ -652,7 +657,17 @@ pub(crate) fn is_test_path(path: &str) -> bool {
     dirs.iter().any(|d| {
         matches!(
             *d,
-            "tests" | "test" | "testing" | "benches" | "bench" | "examples" | "fuzz" | "www" | "website"
+            "tests"
+                | "test"
+                | "testing"
+                | "spec"
+                | "specs"
+                | "benches"
+                | "bench"
+                | "examples"
+                | "fuzz"
+                | "www"
+                | "website"
         )
     }) || is_test_file_name(file)
 }
@@ -678,7 +693,7 @@ pub fn is_test_code(path: &str, entry: &FileEntry, def: Option<u32>) -> bool {
         Some((dirs, file)) => (dirs, file),
         None => ("", path),
     };
-    dirs.split('/').any(|d| matches!(d, "tests" | "test" | "testing" | "__tests__"))
+    dirs.split('/').any(|d| matches!(d, "tests" | "test" | "testing" | "spec" | "specs" | "__tests__"))
         || is_test_file_name(file)
 }
 
@@ -1616,6 +1631,7 @@ mod tests {
         assert_eq!(scopes("fix(client): enable instrumenting fetch"), ["client"]);
         assert_eq!(scopes("feat(server,react)!: stream\n\nbody: words"), ["server", "react"]);
         assert_eq!(scopes("printer: fix a panic"), ["printer"]);
+        assert_eq!(scopes("fix(TAP-output): error if no test files"), ["tap-output", "tap", "output"]);
         assert_eq!(scopes("fix(`client`): skip calling `.abort()`"), ["client"]);
         assert!(scopes("fix: a typo").is_empty());
         assert!(scopes("Issue #267: Ensure hidden flags do not change help").is_empty());
@@ -1747,6 +1763,7 @@ mod tests {
         assert!(is_test_path("src/foo/tests.rs"));
         assert!(is_test_path("crates/core/tests/util.rs"));
         assert!(is_test_path("pkg/conftest.py"));
+        assert!(is_test_path("spec/support/fake_cart.rb"), "a spec folder holds tests and their helpers");
         assert!(!is_test_path("src/testing_helpers_are_code.rs") || is_test_path("src/testing/x.rs"));
         assert!(!is_test_path("src/search.rs"));
         assert!(is_test_path("www/src/components/QuickIntro.tsx"));

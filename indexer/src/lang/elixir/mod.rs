@@ -736,4 +736,4 @@ impl Tables for ElixirModules {
 }
 
 #[cfg(test)]
-mod elixir_tests;
+mod tests;

@@ -27,7 +27,11 @@ mod tests {
     fn a_build_zig_declares_its_test_step() {
         let dir = tempfile::tempdir().unwrap();
         assert!(checks(dir.path()).is_empty());
-        std::fs::write(dir.path().join("build.zig"), "pub fn build(b: *@import(\"std\").Build) void { _ = b; }\n").unwrap();
+        std::fs::write(
+            dir.path().join("build.zig"),
+            "pub fn build(b: *@import(\"std\").Build) void { _ = b; }\n",
+        )
+        .unwrap();
         assert_eq!(checks(dir.path())[0].format, "zig-test");
     }
 }
