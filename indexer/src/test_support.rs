@@ -1,5 +1,5 @@
-//! What the languages' tests share: a file entry made from a source text, and what the name at
-//! a position of a set of such files resolves to, as one line.
+//! What the languages' tests share: a file entry made from a source text, its definitions as
+//! lines, and what the name at a position of a set of such files resolves to, as one line.
 
 use crate::names::Pos;
 use crate::snapshot::{FileEntry, Lang, Snapshot};
@@ -21,6 +21,26 @@ pub(crate) fn entry(path: &str, text: &str) -> FileEntry {
         lines: text.lines().count() as u32,
         symbols,
     }
+}
+
+/// Each definition `text` holds in `lang`, one line each: kind, qualified name, lines, signature
+/// and doc (`-` for none).
+pub(crate) fn def_lines(lang: Lang, text: &str) -> Vec<String> {
+    crate::extract::extract(lang, text)
+        .defs
+        .iter()
+        .map(|d| {
+            let doc = d.doc().unwrap_or("-");
+            format!(
+                "{} {} {}-{} | {} | {doc}",
+                d.kind.as_str(),
+                d.qualified(),
+                d.line,
+                d.end_line,
+                d.signature()
+            )
+        })
+        .collect()
 }
 
 /// What the name at `line:column` of `path` resolves to among `files`: `name: what it means…`,

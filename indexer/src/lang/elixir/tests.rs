@@ -5,21 +5,7 @@ use crate::snapshot::Lang;
 use crate::test_support::resolve_at;
 
 fn defs(src: &str) -> Vec<String> {
-    extract(Lang::Elixir, src)
-        .defs
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {} {}-{} | {} | {}",
-                d.kind.as_str(),
-                d.qualified(),
-                d.line,
-                d.end_line,
-                d.signature(),
-                d.doc().unwrap_or("-")
-            )
-        })
-        .collect()
+    crate::test_support::def_lines(Lang::Elixir, src)
 }
 
 fn refs(src: &str) -> Vec<String> {

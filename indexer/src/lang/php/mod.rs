@@ -498,21 +498,7 @@ function helper(Cart $cart) { $c = new Cart(); $d = $c; return $d->total() + sel
 "#;
 
     fn defs(src: &str) -> Vec<String> {
-        extract(Lang::Php, src)
-            .defs
-            .iter()
-            .map(|d| {
-                format!(
-                    "{} {} {}-{} | {} | {}",
-                    d.kind.as_str(),
-                    d.qualified(),
-                    d.line,
-                    d.end_line,
-                    d.signature(),
-                    d.doc().unwrap_or("-")
-                )
-            })
-            .collect()
+        crate::test_support::def_lines(Lang::Php, src)
     }
 
     #[test]

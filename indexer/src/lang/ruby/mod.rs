@@ -438,21 +438,7 @@ mod tests {
     use crate::extract::extract;
 
     fn defs(src: &str) -> Vec<String> {
-        extract(Lang::Ruby, src)
-            .defs
-            .iter()
-            .map(|d| {
-                format!(
-                    "{} {} {}-{} | {} | {}",
-                    d.kind.as_str(),
-                    d.qualified(),
-                    d.line,
-                    d.end_line,
-                    d.signature(),
-                    d.doc().unwrap_or("-")
-                )
-            })
-            .collect()
+        crate::test_support::def_lines(Lang::Ruby, src)
     }
 
     const SHOP: &str = r#"# frozen_string_literal: true
