@@ -32,6 +32,8 @@ pub enum Lang {
     Lua,
     Elixir,
     Zig,
+    Scala,
+    Haskell,
     /// A text file no grammar reads (documentation, configuration, a language tack does not
     /// parse): searched by its words, with no symbols. Never in the registry.
     Text,

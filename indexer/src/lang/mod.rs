@@ -191,6 +191,7 @@ mod csharp;
 mod declared_packages;
 mod elixir;
 mod go;
+mod haskell;
 mod java;
 mod javascript;
 mod kotlin;
@@ -200,6 +201,7 @@ mod php;
 mod python;
 mod ruby;
 mod rust;
+mod scala;
 mod shared_scope;
 mod swift;
 mod text_files;
@@ -482,6 +484,8 @@ pub(crate) static LANGUAGES: &[&dyn Language] = &[
     &lua::Lua,
     &elixir::Elixir,
     &zig::Zig,
+    &scala::Scala,
+    &haskell::Haskell,
 ];
 
 /// Every language's spec, in the order of [`Lang`].

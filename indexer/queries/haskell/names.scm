@@ -1,0 +1,1 @@
+; Scopes, bindings and imports.

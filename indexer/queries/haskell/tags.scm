@@ -1,0 +1,2 @@
+; Definitions and references.
+(function name: (variable) @name) @definition.function

@@ -1,0 +1,2 @@
+; Definitions and references.
+(function_definition name: (identifier) @name) @definition.function
