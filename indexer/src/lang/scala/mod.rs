@@ -6,6 +6,8 @@
 //! `package` clauses (chained ones, `package shop` then `package pricing`, make `shop.pricing`
 //! and see `shop`'s names); `import a.b.C`, `import a.b._`, `import a.b.given`,
 //! `import a.b.{C, D => E}` and `import a.b.C as D` name a package's or an object's members.
+//! An sbt build (`build.sbt`) is checked by `sbt test`, a Mill build (`build.sc`) by
+//! `mill __.test`, both read from their JUnit reports.
 
 use std::sync::Arc;
 
@@ -137,8 +139,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "scala",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: scala_checks::checks,
+    runners: &["junit"],
 };
 
 /// The definitions whose body makes a `def` a method.
@@ -467,6 +469,8 @@ fn import_groups<'t>(node: Node<'t>, bytes: &[u8]) -> Vec<Vec<Node<'t>>> {
     }
     groups
 }
+
+mod scala_checks;
 
 #[cfg(test)]
 mod tests;
