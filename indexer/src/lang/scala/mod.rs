@@ -1,7 +1,8 @@
 //! Scala: classes, case classes, traits (interfaces), objects, package objects, Scala 3 enums
 //! (their cases constants), `def`s (methods inside a type or an object), `given`s, type aliases,
 //! top-level `val`s and an object's. A companion `object Cart` beside `class Cart` is a second
-//! definition of the name, whose members `Cart.empty` finds. An extension method
+//! definition of the name, whose members `Cart.empty` finds;
+//! `new Cart(owner)` and a type `Cart` mean the class. An extension method
 //! (`extension (c: Cart) def discounted`) is qualified by its receiver's type. Packages come from
 //! `package` clauses (chained ones, `package shop` then `package pricing`, make `shop.pricing`
 //! and see `shop`'s names); `import a.b.C`, `import a.b._`, `import a.b.given`,
@@ -13,14 +14,15 @@ use std::sync::Arc;
 
 use tree_sitter::Node;
 
+use super::declared_packages::Packages;
 use super::{
     Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, doc_blocks_of_children, node_text,
     squash,
 };
-use crate::meaning::{Entry, Tables};
+use crate::meaning::{Binder, Entry, Found, Lookup, Tables, Target, Value};
 use crate::names::{Pos, ScopeKind};
 use crate::snapshot::FileEntry;
-use crate::symbols::{DefKind, DefRef, FileSymbols};
+use crate::symbols::{DefKind, DefRef, FileSymbols, RefKind};
 
 pub(crate) struct Scala;
 
@@ -434,7 +436,122 @@ impl Language for Scala {
     }
 
     fn tables(&self, files: &[Arc<FileEntry>]) -> Arc<dyn Tables> {
-        Arc::new(super::declared_packages::Packages::new(files, Lang::Scala, ("this", "super"), "."))
+        Arc::new(Companions(Arc::new(super::declared_packages::Packages::new(
+            files,
+            Lang::Scala,
+            ("this", "super"),
+            ".",
+        ))))
+    }
+}
+
+/// The tables of the Java family's packages, but a call or a type naming a class and its
+/// companion object (`new Cart(owner)`, `x: Cart`) means the class.
+struct Companions(Arc<Packages>);
+
+/// Whether a definition is an object (`object Cart`, `case object Empty`).
+fn is_object(def: DefRef<'_>) -> bool {
+    def.kind == DefKind::Class
+        && def.signature().split_whitespace().take_while(|w| *w != def.name()).any(|w| w == "object")
+}
+
+impl Tables for Companions {
+    fn updated(
+        self: Arc<Self>,
+        before: &[Arc<FileEntry>],
+        files: &[Arc<FileEntry>],
+        changed: &[u32],
+    ) -> Option<Arc<dyn Tables>> {
+        let kept = Arc::clone(&self.0).updated(before, files, changed);
+        kept.map(|_| self as Arc<dyn Tables>)
+    }
+
+    fn module_path(&self, file: u32) -> Option<String> {
+        self.0.module_path(file)
+    }
+
+    fn module_named(&self, name: &str) -> Vec<u32> {
+        self.0.module_named(name)
+    }
+
+    fn lookup_path(&self, r: &dyn Binder, query: &str) -> Vec<Target> {
+        self.0.lookup_path(r, query)
+    }
+
+    fn import_base(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        qualifier: &str,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Value>> {
+        self.0.import_base(r, file, qualifier, name, kind)
+    }
+
+    /// A call or a type that finds a class and objects of its name means the class.
+    fn bare_ref(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        pos: Pos,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Lookup<Vec<Found>>> {
+        if !matches!(kind, RefKind::Call | RefKind::Type) {
+            return self.0.bare_ref(r, file, pos, name, kind);
+        }
+        let found = match self.0.bare_ref(r, file, pos, name, kind) {
+            Some(Ok(found)) => found,
+            Some(Err(why)) => return Some(Err(why)),
+            None => r.lookup_lexical(file, pos, name, 1),
+        };
+        let object = |f: &Found| matches!(f.target, Target::Def { file, def } if is_object(r.def(file, def)));
+        let classes = found.iter().filter(|f| matches!(f.target, Target::Def { .. }) && !object(f)).count();
+        if classes == 0 || classes == found.len() {
+            return Some(Ok(found));
+        }
+        Some(Ok(found.into_iter().filter(|f| !object(f)).collect()))
+    }
+
+    fn glob_base(&self, r: &dyn Binder, file: u32, scope: u32, module: &str, depth: u32) -> Option<Value> {
+        self.0.glob_base(r, file, scope, module, depth)
+    }
+
+    fn follow_import(&self, r: &dyn Binder, file: u32, import: u32, depth: u32) -> Vec<Found> {
+        self.0.follow_import(r, file, import, depth)
+    }
+
+    fn eval_first(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str, depth: u32) -> Option<Value> {
+        self.0.eval_first(r, file, pos, name, depth)
+    }
+
+    fn receiver(&self, r: &dyn Binder, file: u32, pos: Pos, name: &str) -> Option<Value> {
+        self.0.receiver(r, file, pos, name)
+    }
+
+    fn module_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        public: bool,
+    ) -> Vec<Found> {
+        self.0.module_member(r, file, def, name, depth, public)
+    }
+
+    fn type_member(
+        &self,
+        r: &dyn Binder,
+        file: u32,
+        def: u32,
+        name: &str,
+        depth: u32,
+        skip_own: bool,
+    ) -> Vec<Found> {
+        self.0.type_member(r, file, def, name, depth, skip_own)
     }
 }
 

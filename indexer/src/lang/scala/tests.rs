@@ -152,7 +152,7 @@ fn names_resolve_across_packages_companions_and_imports() {
         percent: method Discount.percent (src/main/scala/shop/pricing/Pricing.scala:14)
         Welcome: constant Welcome (src/main/scala/shop/pricing/Pricing.scala:5)
         total: method Cart.total (src/main/scala/shop/Cart.scala:16)
-        Cart: class Cart (src/main/scala/shop/Cart.scala:6) class Cart (src/main/scala/shop/Cart.scala:27)
+        Cart: class Cart (src/main/scala/shop/Cart.scala:6)
         Cart: class Cart (src/main/scala/shop/Cart.scala:6) class Cart (src/main/scala/shop/Cart.scala:27)
         g: method Y.g (q/Y.scala:2)"#]]
     .assert_eq(
@@ -186,8 +186,8 @@ fn names_resolve_across_packages_companions_and_imports() {
             at(pricing, 9, 16),
             // The test: `cart.total` on `val cart = new Cart("ann")`.
             at("src/test/scala/shop/CartSuite.scala", 7, 23),
-            // `new Cart("ann")` and `Cart.empty`'s `Cart`: the class and its companion are one
-            // name.
+            // `new Cart("ann")` means the class; `Cart.empty`'s `Cart` the class and its companion,
+            // which are one name.
             at("src/test/scala/shop/CartSuite.scala", 5, 20),
             at(checkout, 9, 16),
             // `new Y().g()`.
