@@ -187,6 +187,27 @@ impl Language for Scala {
         def.children(&mut cursor).find(|c| c.kind() != "annotation").unwrap_or(def)
     }
 
+    /// A definition's last line, without the comments a braceless body ends with (they are the
+    /// next definition's).
+    fn end_line(&self, def: Node) -> u32 {
+        let mut node = def;
+        for _ in 0..8 {
+            // The last child, a closing brace too: a comment before a `}` stays inside.
+            let Some(last) = node.child(node.child_count().saturating_sub(1)) else {
+                break;
+            };
+            if matches!(last.kind(), "block_comment" | "comment") {
+                let mut before = last.prev_sibling();
+                while let Some(b) = before.filter(|b| matches!(b.kind(), "block_comment" | "comment")) {
+                    before = b.prev_sibling();
+                }
+                return before.map_or(def.end_position().row, |b| b.end_position().row) as u32 + 1;
+            }
+            node = last;
+        }
+        def.end_position().row as u32 + 1
+    }
+
     /// A definition's body (`{ … }`, `= …`, a template), a `val`'s value.
     fn body_start(&self, def: Node) -> Option<usize> {
         let body = def.child_by_field_name("body").or_else(|| def.child_by_field_name("value"))?;
@@ -220,7 +241,27 @@ impl Language for Scala {
         if cache.parents.insert(holder.id()) {
             doc_blocks_of_children(Lang::Scala, holder, bytes, &mut cache.lines);
         }
-        cache.lines.get(&def.id()).copied()
+        if let Some(line) = cache.lines.get(&def.id()) {
+            return Some(line);
+        }
+        // Scala 3's braceless syntax: the grammar ends the definition before with the comment
+        // (`def f =` and an indented body, then `/** … */`), so it is that definition's last
+        // descendant.
+        let mut comment = def.prev_named_sibling()?;
+        for _ in 0..8 {
+            if comment.kind() == "block_comment" {
+                break;
+            }
+            comment = comment.named_child(comment.named_child_count().checked_sub(1)? as u32)?;
+        }
+        let text = node_text(comment, bytes).strip_prefix("/**")?;
+        if comment.kind() != "block_comment" || comment.end_position().row + 1 < def.start_position().row {
+            return None;
+        }
+        text.trim_end_matches("*/")
+            .lines()
+            .map(|l| l.trim().trim_start_matches('*').trim())
+            .find(|l| !l.is_empty())
     }
 
     /// Type arguments dropped: `List[Item]` → `List`; a function type is no class.

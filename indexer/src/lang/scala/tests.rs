@@ -91,6 +91,27 @@ fn definitions_kinds_members_signatures_and_docs() {
 }
 
 #[test]
+fn braceless_bodies_givens_extensions_package_objects_and_enum_cases() {
+    let src = "package shop\n\npackage object util:\n  type Price = Double\n  given ord: Ordering[Int] = Ordering.Int\n\n\
+               /** Rounds. */\ndef round(x: Double): Double =\n  x.floor\n\n/** Taxes. */\nobject Tax:\n  val Rate = 0.2\n\n\
+               extension (c: Cart) def discounted: Double = c.total(\"\")\n\n\
+               enum Size(val cm: Int):\n  case Small extends Size(1)\n  case Custom(n: Int) extends Size(n)\n";
+    expect_test::expect![[r#"
+        module util 3-5 | package object util
+        type util.Price 4-4 | type Price = Double
+        constant util.ord 5-5 | given ord: Ordering[Int]
+        function round 8-9 | def round(x: Double): Double  // Rounds.
+        class Tax 12-15 | object Tax  // Taxes.
+        constant Tax.Rate 13-13 | val Rate
+        function Cart.discounted 15-15 | def discounted: Double
+        enum Size 17-20 | enum Size(val cm: Int)
+        constant Size.Small 18-18 | Small extends Size(1)
+        constant Size.Custom 19-19 | Custom(n: Int) extends Size(n)
+    "#]]
+    .assert_eq(&defs(src));
+}
+
+#[test]
 fn packages_and_imports_decode() {
     let more =
         "package a\npackage b\nimport x.y.{C => D, E => _, F, given}\nimport x.G as H, z.K\nimport w._\n";
