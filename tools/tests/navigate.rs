@@ -1300,3 +1300,67 @@ fn zig_outline_definition_and_references_across_imported_files() {
         "#]],
     );
 }
+
+#[test]
+fn scala_outline_definition_and_references_across_packages_and_companions() {
+    check(
+        "scala_shop",
+        "outline",
+        json!({"path": "src/main/scala/shop/Cart.scala"}),
+        expect![[r#"
+            src/main/scala/shop/Cart.scala: 8 definitions, 32 lines
+            6-24 class: class Cart(val owner: String) extends Priced with Serializable
+              10-13 method: def add(item: Item): Cart
+              16-19 method: def total(code: String): Double
+              21-21 method: def subtotal: Double
+              23-23 method: private def withTax(amount: Double): Double
+            27-32 class: object Cart
+              28-28 constant: val TaxRate
+              31-31 method: def empty(owner: String): Cart
+        "#]],
+    );
+    // Checkout.scala:9 `Cart.empty(owner)`: the companion object's method.
+    check(
+        "scala_shop",
+        "definition",
+        json!({"path": "src/main/scala/shop/Checkout.scala", "line": "9", "column": "21"}),
+        expect![[r#"
+            definition of `empty` at src/main/scala/shop/Checkout.scala:9:21: 1 resolved, 0 candidates
+            src/main/scala/shop/Cart.scala:31: def empty(owner: String): Cart = new Cart(owner)  (definition, Cart.empty)
+        "#]],
+    );
+    // Checkout.scala:14 `D.percent(…)`, `D` the renamed `Discount` of `import shop.pricing.{Discount => D, …}`.
+    check(
+        "scala_shop",
+        "definition",
+        json!({"path": "src/main/scala/shop/Checkout.scala", "line": "14", "column": "29"}),
+        expect![[r#"
+            definition of `percent` at src/main/scala/shop/Checkout.scala:14:29: 1 resolved, 0 candidates
+            src/main/scala/shop/pricing/Pricing.scala:14: def percent(amount: Double, rate: Double): Double = amount * (1 - rate)  (definition, Discount.percent)
+        "#]],
+    );
+    check(
+        "scala_shop",
+        "references",
+        json!({"symbol": "Cart.total"}),
+        expect![[r#"
+        references to method Cart.total (src/main/scala/shop/Cart.scala:16): 6 resolved, 0 candidates
+        src/main/scala/shop/Cart.scala:16: def total(code: String): Double = {  (definition, Cart.total)
+        src/main/scala/shop/Cart.scala:21: def subtotal: Double = total("")  (call, Cart.subtotal)
+        src/main/scala/shop/Checkout.scala:13: val due = cart.total(Welcome) + vip.saved("")  (call, Checkout.receipt)
+        src/main/scala/shop/VipCart.scala:5: override def total(code: String): Double = super.total(code) * 0.9  (call, VipCart.total)
+        src/main/scala/shop/VipCart.scala:7: def saved(code: String): Double = super.total(code) - total(code)  (call, VipCart.saved)
+        src/test/scala/shop/CartSuite.scala:7: assertEquals(cart.total(""), 3.0)  (call, CartSuite)
+    "#]],
+    );
+    check(
+        "scala_shop",
+        "callers",
+        json!({"symbol": "applyDiscount"}),
+        expect![[r#"
+        callers of function applyDiscount (src/main/scala/shop/pricing/Pricing.scala:8): 2 resolved, 0 candidates
+        src/main/scala/shop/Cart.scala:18: withTax(applyDiscount(sum, code))  (call, Cart.total)
+        src/main/scala/shop/Checkout.scala:14: s"$owner owes $due, ${D.percent(due, 0.5)} at half price, ${applyDiscount(due, "")} plain"  (call, Checkout.receipt)
+    "#]],
+    );
+}

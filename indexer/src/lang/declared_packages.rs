@@ -302,13 +302,16 @@ impl Tables for Packages {
                     return fields;
                 }
             }
-            // A type declared in parts (C#'s `partial class`): the other parts, the same-named
-            // top-level types of the package's other files.
+            // A type declared in parts (C#'s `partial class`, Scala's companion `object Cart`
+            // beside `class Cart`): the other parts, the same-named top-level types of the
+            // package's files.
             let type_def = r.symbols(file).defs.at(def as usize);
             if type_def.parent().is_none() {
-                for part in r.top_level_defs(self.files_of(file), Some(file), type_def.name(), depth + 1) {
-                    if let Target::Def { file, def } = part.target {
-                        let own = r.children_named(file, def, name);
+                for part in r.top_level_defs(self.files_of(file), None, type_def.name(), depth + 1) {
+                    if let Target::Def { file: f, def: d } = part.target
+                        && (f, d) != (file, def)
+                    {
+                        let own = r.children_named(f, d, name);
                         if !own.is_empty() {
                             return own;
                         }
