@@ -196,11 +196,13 @@ impl Language for Haskell {
         signature_above(def).unwrap_or(def)
     }
 
-    /// A further equation of the function (or class method) right before it is the same
-    /// definition, as the equations after a method's signature in a class are.
+    /// A further equation of the function (or class method) right before it, in the same
+    /// declarations, is the same definition, as the equations after a method's signature in a
+    /// class are (two instances' equations of one method are two).
     fn continues(&self, previous: Node, def: Node, _bytes: &[u8]) -> bool {
         matches!(previous.kind(), "function" | "bind" | "signature")
             && matches!(def.kind(), "function" | "bind")
+            && previous.parent().map(|p| p.id()) == def.parent().map(|p| p.id())
     }
 
     /// An equation's signature is its type signature when one is right above it, else its
