@@ -10,6 +10,8 @@
 //! listed, `import qualified Shop.Pricing as P` makes `P.applyDiscount` resolve; the module
 //! `A.B.C` is the file declaring it, else `A/B/C.hs` under any folder.
 
+mod haskell_checks;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -145,8 +147,8 @@ static SPEC: LangSpec = LangSpec {
         module_scope_is_closed: false,
     },
     family: "haskell",
-    checks: |_| Vec::new(),
-    runners: &[],
+    checks: haskell_checks::checks,
+    runners: &["plain"],
 };
 
 /// The type signature right above a top-level equation (`total :: Cart -> Int`): a signature
