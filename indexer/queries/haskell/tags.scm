@@ -40,12 +40,15 @@
 (instance_declarations (bind name: (variable) @name) @definition.method)
 
 ; References: a function applied (`total c`, `P.applyDiscount x`, the latter with its module as
-; qualifier), a name (a variable, a constructor, a type in a signature), a name in an import
-; list (with its module) and an export list. A type's name is a type reference.
+; qualifier, `f $ x`, or put between backticks: ``a `plus` b``), a name (a variable, a
+; constructor; a type's name is a type reference), a name in an import list (with its module)
+; and in an export list.
 (apply function: (variable) @name @reference.call)
 (apply function: (qualified id: (variable) @name @reference.call))
 (infix left_operand: (variable) @name @reference.call operator: (operator) @_op
   (#eq? @_op "$"))
+(infix_id (variable) @name @reference.call)
+(infix_id (qualified id: (variable) @name @reference.call))
 (import_name variable: (variable) @name @reference.import)
 (import_name type: (name) @name @reference.import)
 (qualified id: (_) @name @reference.name)

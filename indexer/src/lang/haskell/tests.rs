@@ -158,7 +158,7 @@ fn imports_are_globs_lists_and_aliases() {
     );
 }
 
-const PRICING: &str = "module Shop.Pricing (applyDiscount) where\n\n-- | Takes a discount off.\napplyDiscount :: Int -> Int -> Int\napplyDiscount amount pct = amount - cut amount pct\n\ncut :: Int -> Int -> Int\ncut a p = a * p `div` 100\n";
+const PRICING: &str = "module Shop.Pricing (applyDiscount) where\n\n-- | Takes a discount off.\napplyDiscount :: Int -> Int -> Int\napplyDiscount amount pct = amount - cut amount pct\n\ncut :: Int -> Int -> Int\ncut a p = a * p `div` 100\n\nhalf :: Int -> Int\nhalf x = x `cut` 50\n";
 
 const UTIL: &str = "module Shop.Util where\n\ndata Item = Item { name :: String, price :: Int }\n\nhelper :: Int -> Int\nhelper = id\n";
 
@@ -212,6 +212,7 @@ fn names_resolve_through_imports_aliases_and_export_lists() {
         "src/Shop/Cart.hs:40 total call -> src/Shop/Cart.hs:23 total",
         "src/Shop/Cart.hs:24 price name -> src/Shop/Cart.hs:26 $price",
         "src/Shop/Cart.hs:24 rate name -> src/Shop/Cart.hs:27 $rate",
+        "src/Shop/Pricing.hs:11 cut call -> src/Shop/Pricing.hs:7 cut",
     ] {
         assert!(resolved.contains(&line.to_string()), "missing {line:?} in {resolved:#?}");
     }
