@@ -30,6 +30,7 @@
 (data_constructor constructor: (prefix name: (constructor) @name) @definition.function)
 (data_constructor constructor: (record name: (constructor) @name) @definition.function)
 (newtype_constructor name: (constructor) @name) @definition.function
+(gadt_constructor name: (constructor) @name) @definition.function
 (field name: (field_name (variable) @name)) @definition.function
 
 (class name: (name) @name) @definition.interface

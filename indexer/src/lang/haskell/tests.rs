@@ -158,6 +158,37 @@ fn imports_are_globs_lists_and_aliases() {
     );
 }
 
+/// A GADT's constructors and record fields, a class with a superclass, a signature of two
+/// names; `import M as P` brings in M's names and binds `P` too.
+#[test]
+fn gadts_contexts_and_an_unqualified_alias() {
+    let src = "module G where\nimport Shop.Pricing as P\ndata T a where\n  C :: Int -> T Int\n  D :: { dv :: Int } -> T Int\nclass (Eq a) => Ord2 a where\n  cmp :: a -> a -> Bool\nf, g :: Int\nf = 1\ng = 2\n";
+    assert_eq!(
+        defs(src),
+        [
+            "module G 1-1 | module G | -",
+            "class T 3-5 | data T a | -",
+            "function T.C 4-4 | C :: Int -> T Int | -",
+            "function T.D 5-5 | D :: { dv :: Int } -> T Int | -",
+            "function T.D.dv 5-5 | dv :: Int | -",
+            "interface Ord2 6-7 | class (Eq a) => Ord2 a | -",
+            "method Ord2.cmp 7-7 | cmp :: a -> a -> Bool | -",
+            "constant f 8-9 | f, g :: Int | -",
+            "constant g 10-10 | g | -",
+        ]
+    );
+    let fs = extract(Lang::Haskell, src);
+    let imports: Vec<String> = fs
+        .imports
+        .iter()
+        .map(|i| {
+            let bound = if i.bound == crate::names::NONE { "-" } else { fs.text(i.bound) };
+            format!("{} as {bound} glob={}", fs.text(i.module), { i.glob })
+        })
+        .collect();
+    assert_eq!(imports, ["Shop.Pricing as P glob=false", "Shop.Pricing as - glob=true"]);
+}
+
 const PRICING: &str = "module Shop.Pricing (applyDiscount) where\n\n-- | Takes a discount off.\napplyDiscount :: Int -> Int -> Int\napplyDiscount amount pct = amount - cut amount pct\n\ncut :: Int -> Int -> Int\ncut a p = a * p `div` 100\n\nhalf :: Int -> Int\nhalf x = x `cut` 50\n";
 
 const UTIL: &str = "module Shop.Util where\n\ndata Item = Item { name :: String, price :: Int }\n\nhelper :: Int -> Int\nhelper = id\n";
