@@ -1364,3 +1364,81 @@ fn scala_outline_definition_and_references_across_packages_and_companions() {
     "#]],
     );
 }
+
+#[test]
+fn haskell_outline_definition_and_references_across_imported_modules() {
+    check(
+        "hs_shop",
+        "outline",
+        json!({"path": "src/Shop/Cart.hs"}),
+        expect![[r#"
+        src/Shop/Cart.hs: 12 definitions, 44 lines
+        2-8 module: module Shop.Cart
+        14-18 class: data Cart
+          14-17 function: Cart { owner :: String , items :: [Item] }
+            15-15 function: owner :: String
+            16-16 function: items :: [Item]
+        21-23 interface: class Priced a
+          23-23 method: priceOf :: a -> Int
+        26-26 method: priceOf
+        29-29 method: priceOf
+        32-33 function: empty :: String -> Cart
+        36-37 function: add :: Item -> Cart -> Cart
+        40-44 function: total :: P.Discount -> Cart -> Int
+    "#]],
+    );
+    // Cart.hs:41 `P.applyDiscount`, `import qualified Shop.Pricing as P`: Shop.Pricing's function.
+    check(
+        "hs_shop",
+        "definition",
+        json!({"path": "src/Shop/Cart.hs", "line": "41", "column": "36"}),
+        expect![[r#"
+            definition of `applyDiscount` at src/Shop/Cart.hs:41:36: 1 resolved, 0 candidates
+            src/Shop/Pricing.hs:13: applyDiscount :: Discount -> Int -> Int  (definition, applyDiscount)
+        "#]],
+    );
+    // Main.hs:10 `add`, `import Shop.Cart (add, empty, total)`.
+    check(
+        "hs_shop",
+        "definition",
+        json!({"path": "app/Main.hs", "line": "10", "column": "14"}),
+        expect![[r#"
+            definition of `add` at app/Main.hs:10:14: 1 resolved, 0 candidates
+            src/Shop/Cart.hs:36: add :: Item -> Cart -> Cart  (definition, add)
+        "#]],
+    );
+    // CartSpec.hs:13 `priceOf cart`: the class method `Shop.Cart` exports with `Priced (..)`.
+    check(
+        "hs_shop",
+        "definition",
+        json!({"path": "test/CartSpec.hs", "line": "13", "column": "19"}),
+        expect![[r#"
+            definition of `priceOf` at test/CartSpec.hs:13:19: 1 resolved, 0 candidates
+            src/Shop/Cart.hs:23: priceOf :: a -> Int  (definition, Priced.priceOf)
+        "#]],
+    );
+    check(
+        "hs_shop",
+        "references",
+        json!({"symbol": "total"}),
+        expect![[r#"
+        references to function total (src/Shop/Cart.hs:40): 6 resolved, 0 candidates
+        src/Shop/Cart.hs:40: total :: P.Discount -> Cart -> Int  (definition, total)
+        app/Main.hs:3: import Shop.Cart (add, empty, total)  (import, <module>)
+        app/Main.hs:11: bill = total (Percent 10) cart  (call, main)
+        src/Shop/Cart.hs:7: , total  (reference, Shop.Cart)
+        src/Shop/Cart.hs:29: priceOf = total P.NoDiscount  (call, Cart.priceOf)
+        test/CartSpec.hs:11: check "total" (total NoDiscount cart == 120)  (call, main)
+    "#]],
+    );
+    check(
+        "hs_shop",
+        "callers",
+        json!({"symbol": "applyDiscount"}),
+        expect![[r#"
+        callers of function applyDiscount (src/Shop/Pricing.hs:13): 2 resolved, 0 candidates
+        src/Shop/Cart.hs:41: total discount cart = P.withTax (P.applyDiscount discount sum')  (call, total)
+        test/CartSpec.hs:12: check "discount" (applyDiscount (Percent 50) 100 == 50)  (call, main)
+    "#]],
+    );
+}

@@ -100,7 +100,8 @@ pub struct ProjectCheck {
 pub const NO_CHECKED_PROJECT: &str = "no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
      no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml or build.gradle, no configured \
      CMake build folder, no .sln or .csproj, no phpunit.xml, no RSpec or Minitest suite, no Package.swift, no \
-     test/*.bats, no busted specs, no mix.exs and no build.zig";
+     test/*.bats, no busted specs, no mix.exs, no build.zig, \
+     no build.sbt or build.sc and no stack.yaml or *.cabal file";
 
 /// The text of the small file `name` in `dir` (empty when there is none or it is refused).
 pub(crate) fn small_text(dir: &std::path::Path, name: &str) -> String {

@@ -629,7 +629,7 @@ mod tests {
             "no checks to run: tack found no pytest project (pyproject.toml, setup.py, pytest.ini, tests/*.py), \
              no Cargo.toml, no package.json with a test script, no go.mod, no pom.xml or build.gradle, no \
              configured CMake build folder, no .sln or .csproj, no phpunit.xml, no RSpec or Minitest suite, no \
-             Package.swift, no test/*.bats, no busted specs, no mix.exs and no build.zig, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname = \
+             Package.swift, no test/*.bats, no busted specs, no mix.exs, no build.zig, no build.sbt or build.sc and no stack.yaml or *.cabal file, and tack.toml has no [verify] checks. Add one, such as:\n[[verify.checks]]\nname = \
              \"tests\"\ncommand = \"make test\""
         );
     }
