@@ -43,6 +43,28 @@ pub(crate) fn def_lines(lang: Lang, text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The definitions of a clean source (no parse errors) in `lang`, a line each: kind, qualified
+/// name, lines and signature, then `  // ` and the doc's first line when there is one.
+pub(crate) fn def_listing(lang: Lang, text: &str) -> String {
+    let symbols = crate::extract::extract(lang, text);
+    assert_eq!(symbols.syntax_issues, 0, "the source parses cleanly");
+    symbols
+        .defs
+        .iter()
+        .map(|d| {
+            let doc = d.doc().map(|doc| format!("  // {doc}")).unwrap_or_default();
+            format!(
+                "{} {} {}-{} | {}{doc}\n",
+                d.kind.as_str(),
+                d.qualified(),
+                d.line,
+                d.end_line,
+                d.signature()
+            )
+        })
+        .collect()
+}
+
 /// What the name at `line:column` of `path` resolves to among `files`: `name: what it means…`,
 /// then the count of candidates when there are any; `no name` where none is.
 pub(crate) fn resolve_at(files: &[(&str, &str)], path: &str, line: u32, column: u32) -> String {

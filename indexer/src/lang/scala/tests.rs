@@ -25,22 +25,7 @@ const SHOP: &[(&str, &str)] = &[
 
 /// Each definition: kind, qualified name, lines, signature and doc's first line.
 fn defs(src: &str) -> String {
-    let fs = crate::extract::extract(Lang::Scala, src);
-    assert_eq!(fs.syntax_issues, 0);
-    fs.defs
-        .iter()
-        .map(|d| {
-            let doc = d.doc().map(|doc| format!("  // {doc}")).unwrap_or_default();
-            format!(
-                "{} {} {}-{} | {}{doc}\n",
-                d.kind.as_str(),
-                d.qualified(),
-                d.line,
-                d.end_line,
-                d.signature()
-            )
-        })
-        .collect()
+    crate::test_support::def_listing(Lang::Scala, src)
 }
 
 fn imports(src: &str) -> String {
