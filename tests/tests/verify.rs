@@ -1160,3 +1160,79 @@ async fn zig_fixture_is_detected_read_from_its_build_summary_and_scoped() {
     .await;
     client.cancel().await.unwrap();
 }
+
+/// Cabal's home for a test: a config that names no package server, so that Cabal builds from
+/// GHC's global packages (Debian's Hspec and tasty) without asking for Hackage's index.
+fn offline_cabal_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config"), "").unwrap();
+    dir
+}
+
+/// A Cabal package with an Hspec suite: Hspec's report read into counts (the pending example
+/// skipped) and the failing example at the line of its `shouldBe`; scope by the spec file (its
+/// module's group) and by name; the gate closes after the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn cabal_fixture_is_detected_read_from_hspec_and_scoped() {
+    let repo = fixture_copy("verify_cabal");
+    let store = tempfile::tempdir().unwrap();
+    let cabal = offline_cabal_dir();
+    let client = serve(repo.path(), store.path(), &[("CABAL_DIR", cabal.path().display().to_string())]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!(
+        (check["command"].as_str(), check["format"].as_str()),
+        (Some("cabal test --test-show-details=direct"), Some("hspec"))
+    );
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("Cart.total sums prices"), Some("test/CartSpec.hs"), Some(10)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "counts items"})).await;
+    assert_eq!(
+        data(&by_name)["checks"][0]["command"],
+        "cabal test --test-show-details=direct --test-option=--match '--test-option=counts items'"
+    );
+    assert_eq!(counts(&by_name), (Some(1), Some(0), Some(0)), "{}", text(&by_name));
+
+    fix_then_done(
+        &client,
+        json!({"path": "src/Cart.hs", "old": "sum prices - 1", "new": "sum prices"}),
+        Some(2),
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// The same package with a tasty suite: detected as tasty from its build-depends, the failing
+/// test read at its line, narrowed by name with `-p`.
+#[tokio::test(flavor = "multi_thread")]
+async fn cabal_fixture_with_tasty_is_read_and_narrowed_as_tasty() {
+    let repo = fixture_copy("verify_tasty");
+    let store = tempfile::tempdir().unwrap();
+    let cabal = offline_cabal_dir();
+    let client = serve(repo.path(), store.path(), &[("CABAL_DIR", cabal.path().display().to_string())]).await;
+
+    let result = call(&client, "verify", json!({})).await;
+    assert_eq!(data(&result)["checks"][0]["format"], "tasty", "{}", text(&result));
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(0)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (Some("Cart.total sums prices"), Some("test/CartTest.hs"), Some(9)),
+        "{}",
+        text(&result)
+    );
+
+    let by_name = call(&client, "verify", json!({"scope": "total sums"})).await;
+    assert_eq!(
+        data(&by_name)["checks"][0]["command"],
+        "cabal test --test-show-details=direct --test-option=-p '--test-option=total sums'"
+    );
+    assert_eq!(counts(&by_name), (Some(0), Some(1), Some(0)), "{}", text(&by_name));
+    client.cancel().await.unwrap();
+}

@@ -148,7 +148,7 @@ static SPEC: LangSpec = LangSpec {
     },
     family: "haskell",
     checks: haskell_checks::checks,
-    runners: &["plain"],
+    runners: &["hspec", "tasty"],
 };
 
 /// The type signature right above a top-level equation (`total :: Cart -> Int`): a signature

@@ -36,6 +36,29 @@ impl Runner for Junit {
             };
             return Ok(command.replacen("phpunit", &scoped, 1));
         }
+        // sbt: `testOnly` a class (a test file's, or a name that is one), with a glob for its
+        // package.
+        if command.contains("sbt -batch test") {
+            let class = if scope.is_path {
+                scope.text.rsplit('/').next().and_then(|f| f.strip_suffix(".scala")).map(|c| format!("*{c}"))
+            } else {
+                Some(scope.text.to_string()).filter(|n| {
+                    n.rsplit('.').next().is_some_and(|c| c.starts_with(|ch: char| ch.is_ascii_uppercase()))
+                        && n.chars().all(|ch| ch.is_alphanumeric() || "._*$".contains(ch))
+                })
+            };
+            let Some(class) = class else {
+                return Err(format!(
+                    "skipped: {} narrows to a test class (a `.scala` file or a class's name), and {:?} is neither",
+                    check.name, scope.text
+                ));
+            };
+            return Ok(command.replacen(
+                "sbt -batch test",
+                &format!("sbt -batch {}", shell_quote(&format!("testOnly {class}"))),
+                1,
+            ));
+        }
         // CTest: tests by a name pattern; a path names no test.
         if !scope.is_path && command.contains("ctest ") {
             return Ok(command.replacen("ctest ", &format!("ctest -R {} ", scope.quoted()), 1));
@@ -77,8 +100,10 @@ impl Runner for Junit {
 /// before any test ran) is read as compiler diagnostics.
 fn junit(output: &str) -> Parsed {
     static PLACE: OnceLock<Regex> = OnceLock::new();
-    let place =
-        re(&PLACE, r"((?:/|\.\.?/)?[\w.\-/]+\.(?:c|cc|cpp|cxx|h|hpp|java|kt|go|py|rs|js|ts|php)):(\d+)");
+    let place = re(
+        &PLACE,
+        r"((?:/|\.\.?/)?[\w.\-/]+\.(?:c|cc|cpp|cxx|h|hpp|java|kt|scala|go|py|rs|js|ts|php)):(\d+)",
+    );
     let mut parsed = Parsed::default();
     let mut rest = output;
     while let Some(start) = rest.find("<testsuite") {
@@ -149,7 +174,9 @@ fn junit(output: &str) -> Parsed {
 
 #[cfg(test)]
 mod tests {
+    use super::super::check;
     use super::*;
+    use expect_test::expect;
 
     #[test]
     fn junit_reports_from_ctest_and_surefire_name_each_failure_and_its_place() {
@@ -335,5 +362,241 @@ Failed asserting that 2 is identical to 3.
         let by_file =
             Junit.narrow(&check, &Scope { text: "src/test/kotlin/calc/CalcTest.kt", is_path: true });
         assert_eq!(by_file.as_deref(), Ok("gradle test --tests '*CalcTest' --console=plain"));
+    }
+
+    /// sbt 1.2.6's report of a ScalaTest FlatSpec failure, as committed with its project:
+    /// todokr/sbt-sound-on-test-failed, `target/test-reports/TEST-example.HelloSpec.xml` at
+    /// b36a4aaaf7ae1a758692d8be5d3d2fbb668c10fd (its properties and the stack below the
+    /// spec's own frame left out).
+    const SBT_SCALATEST: &str = r#"<?xml version='1.0' encoding='UTF-8'?>
+<testsuite hostname="IT020A13061.local" name="example.HelloSpec" tests="1" errors="0" failures="1" skipped="0" time="0.019" timestamp="2018-12-03T15:57:11">
+                     <testcase classname="example.HelloSpec" name="The Hello object should say hello" time="0.019">
+                                                 <failure message="&quot;hello[]&quot; did not equal &quot;hello[!]&quot;" type="org.scalatest.exceptions.TestFailedException">org.scalatest.exceptions.TestFailedException: &quot;hello[]&quot; did not equal &quot;hello[!]&quot;
+	at org.scalatest.MatchersHelper$.indicateFailure(MatchersHelper.scala:346)
+	at org.scalatest.Matchers$AnyShouldWrapper.shouldEqual(Matchers.scala:6742)
+	at example.HelloSpec.$anonfun$new$1(HelloSpec.scala:7)
+	at org.scalatest.OutcomeOf.outcomeOf(OutcomeOf.scala:85)
+</failure>
+                                               </testcase>
+                     <system-out><![CDATA[]]></system-out>
+                     <system-err><![CDATA[]]></system-err>
+                   </testsuite>"#;
+
+    /// sbt 1.9.4's report of MUnit with ScalaCheck: JamesOzzyburn/FunctionalHW1,
+    /// `target/test-reports/TEST-vectors.VectorOpsSuite.xml` at
+    /// 69941c16b5de3aa94aaf44e3d2a5377ff93ff2e1 (its properties, the testcases after the first
+    /// failure and that failure's stack below its first frame left out).
+    const SBT_MUNIT: &str = r#"<?xml version='1.0' encoding='UTF-8'?>
+<testsuite hostname="James-Windows" name="vectors.VectorOpsSuite" tests="19" errors="0" failures="3" skipped="0" time="241.057" timestamp="2023-09-12T11:25:24">
+          <testcase classname="vectors.VectorOpsSuite" name="can scale a vector" time="0.039">
+                      
+                    </testcase><testcase classname="vectors.VectorOpsSuite" name="can add two vectors" time="0.0">
+                      
+                    </testcase><testcase classname="vectors.VectorOpsSuite" name="can get the dot product of two vectors" time="0.001">
+                      
+                    </testcase><testcase classname="vectors.VectorOpsSuite" name="can get the cross product of two vectors" time="0.0">
+                      
+                    </testcase><testcase classname="vectors.VectorOpsSuite" name="can get cross product run #1" time="0.001">
+                      
+                    </testcase><testcase classname="vectors.VectorOpsSuite" name="can get cross product run #2" time="0.0">
+                      
+                    </testcase><testcase classname="vectors.VectorOpsSuite" name="can get cross product run #3" time="0.0">
+                      
+                    </testcase><testcase classname="vectors.VectorOpsSuite" name="scale can be stacked" time="40.549">
+                      <failure message="/home/nick/functional/vector-operations/src/test/scala/vectors/VectorOpsSuite.scala:77
+76:    }
+[7m77:  }[0m
+78:
+
+Failing seed: 1GH_AZyuJSFYAiPQX2MFcWx1dwJcmaehlZZn8_oljHM=
+You can reproduce this failure by adding the following override to your suite:
+
+  override val scalaCheckInitialSeed = &quot;1GH_AZyuJSFYAiPQX2MFcWx1dwJcmaehlZZn8_oljHM=&quot;
+
+Falsified after 3 passed tests.
+&gt; ARG_0: -3.01837183427883E45
+&gt; ARG_1: -1.846112816543554E42
+&gt; ARG_2: (0.0,4.1842711721487876E-23,3.8345316276416975E220)
+&gt; ARG_0_ORIGINAL: -1.0910622966496182E267
+&gt; ARG_2_ORIGINAL: (5.3291755710967824E42,4.1842711721487876E-23,3.8345316276416975E220)" type="munit.FailException">munit.FailException: /home/nick/functional/vector-operations/src/test/scala/vectors/VectorOpsSuite.scala:77
+76:    }
+[7m77:  }[0m
+78:
+
+Failing seed: 1GH_AZyuJSFYAiPQX2MFcWx1dwJcmaehlZZn8_oljHM=
+You can reproduce this failure by adding the following override to your suite:
+
+  override val scalaCheckInitialSeed = &quot;1GH_AZyuJSFYAiPQX2MFcWx1dwJcmaehlZZn8_oljHM=&quot;
+
+Falsified after 3 passed tests.
+&gt; ARG_0: -3.01837183427883E45
+&gt; ARG_1: -1.846112816543554E42
+&gt; ARG_2: (0.0,4.1842711721487876E-23,3.8345316276416975E220)
+&gt; ARG_0_ORIGINAL: -1.0910622966496182E267
+&gt; ARG_2_ORIGINAL: (5.3291755710967824E42,4.1842711721487876E-23,3.8345316276416975E220)
+	at munit.Assertions.fail(Assertions.scala:283)
+</failure>
+                    </testcase>
+          <system-out><![CDATA[]]></system-out>
+          <system-err><![CDATA[]]></system-err>
+        </testsuite>"#;
+
+    /// sbt 1.9's report of a ScalaTest suite that aborted in a forked JVM, as one testcase with
+    /// an `<error>`: Aashvin/play-template,
+    /// `target/test-reports/TEST-controllers.ApplicationControllerSpec.xml` at
+    /// 623ce01a877652a4e4fe204bf2ca943239af586f (its properties and the stack below the
+    /// spec's first frame left out).
+    const SBT_ABORTED: &str = r#"<?xml version='1.0' encoding='UTF-8'?>
+<testsuite hostname="Aashvins-MacBook-Pro.local" name="controllers.ApplicationControllerSpec" tests="1" errors="1" failures="0" skipped="0" time="0.0" timestamp="2023-09-13T10:16:33">
+                     <testcase classname="controllers.ApplicationControllerSpec" name="(It is not a test it is a sbt.testing.SuiteSelector)" time="0.0">
+                                                 <error message="sbt.ForkMain$ForkError: java.lang.NoClassDefFoundError: Could not initialize class com.typesafe.sslconfig.ssl.FakeKeyStore$KeystoreSettings$" type="sbt.ForkMain$ForkError">sbt.ForkMain$ForkError: sbt.ForkMain$ForkError: java.lang.NoClassDefFoundError: Could not initialize class com.typesafe.sslconfig.ssl.FakeKeyStore$KeystoreSettings$
+	at com.typesafe.sslconfig.ssl.FakeKeyStore$.generateKeyStore(FakeKeyStore.scala:71)
+	at play.core.server.SelfSigned$.x$1$lzycompute(SelfSigned.scala:24)
+	at play.core.server.SelfSigned$.x$1(SelfSigned.scala:23)
+	at play.core.server.SelfSigned$.sslContext$lzycompute(SelfSigned.scala:23)
+	at play.core.server.SelfSigned$.sslContext(SelfSigned.scala:23)
+	at play.core.server.SelfSignedSSLEngineProvider.sslContext(SelfSigned.scala:36)
+	at play.core.server.AkkaHttpServer.sslContext$lzycompute(AkkaHttpServer.scala:207)
+	at play.core.server.AkkaHttpServer.sslContext(AkkaHttpServer.scala:206)
+	at play.core.server.AkkaHttpServer.$anonfun$httpsServerBinding$1(AkkaHttpServer.scala:222)
+	at play.core.server.AkkaHttpServer.$anonfun$httpsServerBinding$1$adapted(AkkaHttpServer.scala:218)
+	at scala.Option.map(Option.scala:242)
+	at play.core.server.AkkaHttpServer.&lt;init&gt;(AkkaHttpServer.scala:218)
+	at play.core.server.AkkaHttpServerProvider.createServer(AkkaHttpServer.scala:652)
+	at play.core.server.AkkaHttpServerProvider.createServer(AkkaHttpServer.scala:650)
+	at play.core.server.ServerProvider.createServer(ServerProvider.scala:29)
+	at play.core.server.ServerProvider.createServer$(ServerProvider.scala:26)
+	at play.core.server.AkkaHttpServerProvider.createServer(AkkaHttpServer.scala:650)
+	at play.api.test.TestServer.start(TestServer.scala:47)
+	at play.api.test.DefaultTestServerFactory.start(TestServerFactory.scala:46)
+	at org.scalatestplus.play.BaseOneServerPerSuite.runningServer(BaseOneServerPerSuite.scala:145)
+	at org.scalatestplus.play.BaseOneServerPerSuite.runningServer$(BaseOneServerPerSuite.scala:144)
+	at controllers.ApplicationControllerSpec.runningServer$lzycompute(ApplicationControllerSpec.scala:5)
+Caused by: sbt.ForkMain$ForkError: sbt.ForkMain$ForkError: java.lang.ExceptionInInitializerError: Exception java.lang.NoSuchFieldError: sha256WithRSAEncryption_oid [in thread &quot;pool-1-thread-1&quot;]
+	at com.typesafe.sslconfig.ssl.FakeKeyStore$KeystoreSettings$.&lt;clinit&gt;(FakeKeyStore.scala:55)
+	at com.typesafe.sslconfig.ssl.FakeKeyStore$.generateKeyStore(FakeKeyStore.scala:71)
+	at play.core.server.SelfSigned$.x$1$lzycompute(SelfSigned.scala:24)
+	at play.core.server.SelfSigned$.x$1(SelfSigned.scala:23)
+	at play.core.server.SelfSigned$.sslContext$lzycompute(SelfSigned.scala:23)
+	at play.core.server.SelfSigned$.sslContext(SelfSigned.scala:23)
+	at play.core.server.SelfSignedSSLEngineProvider.sslContext(SelfSigned.scala:36)
+	at play.core.server.AkkaHttpServer.sslContext$lzycompute(AkkaHttpServer.scala:207)
+	at play.core.server.AkkaHttpServer.sslContext(AkkaHttpServer.scala:206)
+	at play.core.server.AkkaHttpServer.$anonfun$httpsServerBinding$1(AkkaHttpServer.scala:222)
+	at play.core.server.AkkaHttpServer.$anonfun$httpsServerBinding$1$adapted(AkkaHttpServer.scala:218)
+	at scala.Option.map(Option.scala:242)
+	at play.core.server.AkkaHttpServer.&lt;init&gt;(AkkaHttpServer.scala:218)
+	at play.core.server.AkkaHttpServerProvider.createServer(AkkaHttpServer.scala:652)
+	at play.core.server.AkkaHttpServerProvider.createServer(AkkaHttpServer.scala:650)
+	at play.core.server.ServerProvider.createServer(ServerProvider.scala:29)
+	at play.core.server.ServerProvider.createServer$(ServerProvider.scala:26)
+	at play.core.server.AkkaHttpServerProvider.createServer(AkkaHttpServer.scala:650)
+	at play.api.test.TestServer.start(TestServer.scala:47)
+	at play.api.test.DefaultTestServerFactory.start(TestServerFactory.scala:46)
+	at org.scalatestplus.play.BaseOneServerPerSuite.runningServer(BaseOneServerPerSuite.scala:145)
+	at org.scalatestplus.play.BaseOneServerPerSuite.runningServer$(BaseOneServerPerSuite.scala:144)
+	at controllers.ApplicationControllerSpec.runningServer$lzycompute(ApplicationControllerSpec.scala:5)
+	... 13 more
+</error>
+                                               </testcase>
+                     <system-out><![CDATA[]]></system-out>
+                     <system-err><![CDATA[]]></system-err>
+                   </testsuite>"#;
+
+    #[test]
+    fn junit_from_sbt_places_scalatest_munit_and_an_aborted_suite() {
+        check(
+            &Junit,
+            SBT_SCALATEST,
+            expect![[r#"
+                passed=0 failed=1 skipped=0 recognised=true
+                example.HelloSpec.The Hello object should say hello @ HelloSpec.scala:7 | "hello[]" did not equal "hello[!]"
+            "#]],
+        );
+        let parsed = Junit.read(SBT_MUNIT);
+        assert_eq!((parsed.passed, parsed.failed, parsed.skipped), (7, 1, 0));
+        assert_eq!(
+            (parsed.failures[0].test.as_deref(), parsed.failures[0].path.as_deref(), parsed.failures[0].line),
+            (
+                Some("vectors.VectorOpsSuite.scale can be stacked"),
+                Some("/home/nick/functional/vector-operations/src/test/scala/vectors/VectorOpsSuite.scala"),
+                Some(77)
+            )
+        );
+        check(
+            &Junit,
+            SBT_ABORTED,
+            expect![[r#"
+                passed=0 failed=1 skipped=0 recognised=true
+                controllers.ApplicationControllerSpec.(It is not a test it is a sbt.testing.SuiteSelector) @ ApplicationControllerSpec.scala:5 | sbt.ForkMain$ForkError: java.lang.NoClassDefFoundError: Could not initialize class com.typesafe.sslconfig.ssl.FakeKeyStore$KeystoreSettings$
+            "#]],
+        );
+    }
+
+    /// Mill's `test-report.xml`, as Mill's own tests expect `TestModuleUtil.genTestXmlReport`
+    /// to write it (com-lihaoyi/mill, `scalalib/test/src/mill/scalalib/TestModuleUtilTests.scala`
+    /// at 05bef7ebd6aaa03365ecb68e32dcad43ba58462e: its "multi test suites" report, with the
+    /// error and skipped cases of its other reports added to the second suite and its counts),
+    /// behind the XML declaration Mill's writer puts first.
+    #[test]
+    fn junit_from_mill_reads_its_test_suites_document() {
+        let mill = r#"<?xml version='1.0' encoding='UTF-8'?>
+<testsuites tests="5" failures="1" errors="1" skipped="1" time="2.514">
+  <testsuite name="mill.scalalib.TestModuleTests" tests="2" failures="1" errors="0" skipped="0" time="0.013" timestamp="2024-05-23T12:20:04">
+    <properties>
+    </properties>
+    <testcase classname="mill.scalalib.TestModuleTests" name="success" time="0.001">
+    </testcase>
+    <testcase classname="mill.scalalib.TestModuleTests" name="fail" time="0.012">
+      <failure message="assert(1 == 2)" type="utest.AssertionError"> utest.AssertionError: assert(1 == 2) at utest.asserts.Util$.$anonfun$makeAssertError$1(Util.scala:26) at utest.framework.StackMarker$.dropInside(StackMarker.scala:11) </failure>
+    </testcase>
+  </testsuite>
+  <testsuite name="mill.scalalib.TestModuleTests2" tests="3" failures="0" errors="1" skipped="1" time="2.501" timestamp="2024-05-23T12:20:04">
+    <properties>
+    </properties>
+    <testcase classname="mill.scalalib.TestModuleTests2" name="success" time="0.001">
+    </testcase>
+    <testcase classname="mill.scalalib.TestModuleTests2" name="error" time="2.4">
+      <error message="No Exception or message provided"/>
+    </testcase>
+    <testcase classname="mill.scalalib.TestModuleTests2" name="pending" time="0.1">
+      <skipped/>
+    </testcase>
+  </testsuite>
+</testsuites>
+"#;
+        check(
+            &Junit,
+            mill,
+            expect![[r#"
+                passed=2 failed=2 skipped=1 recognised=true
+                mill.scalalib.TestModuleTests.fail @ Util.scala:26 | assert(1 == 2)
+                mill.scalalib.TestModuleTests2.error @ -:- | No Exception or message provided
+            "#]],
+        );
+    }
+
+    #[test]
+    fn sbt_is_narrowed_to_a_test_class_with_test_only() {
+        let check = Invocation {
+            name: "sbt test",
+            command: "rm -rf target/test-reports; sbt -batch test; status=$?; cat target/test-reports/*.xml",
+        };
+        let by_file =
+            Junit.narrow(&check, &Scope { text: "src/test/scala/shop/CartSuite.scala", is_path: true });
+        assert_eq!(
+            by_file.as_deref(),
+            Ok(
+                "rm -rf target/test-reports; sbt -batch 'testOnly *CartSuite'; status=$?; cat target/test-reports/*.xml"
+            )
+        );
+        let by_class = Junit.narrow(&check, &Scope { text: "shop.CartSuite", is_path: false });
+        assert_eq!(
+            by_class.as_deref(),
+            Ok(
+                "rm -rf target/test-reports; sbt -batch 'testOnly shop.CartSuite'; status=$?; cat target/test-reports/*.xml"
+            )
+        );
+        assert!(Junit.narrow(&check, &Scope { text: "sums prices", is_path: false }).is_err());
     }
 }

@@ -12,6 +12,7 @@ mod diagnostics;
 mod eslint_json;
 mod exunit;
 mod go_test;
+mod hspec;
 mod jest_json;
 mod junit;
 mod libtest;
@@ -24,6 +25,7 @@ mod reading;
 mod rspec_json;
 mod swift_test;
 mod tap;
+mod tasty;
 mod trx;
 mod zig_test;
 
@@ -48,6 +50,8 @@ pub(crate) static RUNNERS: &[&dyn Runner] = &[
     &swift_test::SwiftTest,
     &exunit::Exunit,
     &zig_test::ZigTest,
+    &hspec::Hspec,
+    &tasty::Tasty,
     &jest_json::JestJson,
     &eslint_json::EslintJson,
     &diagnostics::Diagnostics,
@@ -298,6 +302,8 @@ mod tests {
             ("nunit-console -nologo -xml=r.xml Calc.dll; cat r.xml", "nunit"),
             ("nunit3-console Calc.dll", "nunit"),
             ("bundle exec rspec --format json", "rspec-json"),
+            ("cabal test --test-show-details=direct", "hspec"),
+            ("stack test", "hspec"),
             ("rake test", "minitest"),
             ("ruby -Ilib -Itest test/calc_test.rb", "minitest"),
             ("report=$(mktemp); vendor/bin/phpunit --log-junit \"$report\"", "junit"),
