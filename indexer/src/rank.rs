@@ -174,16 +174,24 @@ impl Candidate {
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    code_terms(&without_html_comments(query), |term, _, _, _| {
+    let text = without_html_comments(query);
+    code_terms(&text, |term, from, _, _| {
         if term.len() > 1
             && !STOP.contains(&term)
-            && !term.bytes().all(|b| b.is_ascii_digit())
+            && (!term.bytes().all(|b| b.is_ascii_digit()) || is_code_number(&text, from, term))
             && seen.insert(term.to_string())
         {
             out.push(term.to_string());
         }
     });
     out
+}
+
+/// Whether the digits `term`, at `from` in `text`, are the number of a diagnostic's code: three
+/// or more after a capital (`SC2103`, `E501`, `TS2322`, `CS0168`), where the code that raises it
+/// may write the number alone. Other numbers (`#1169`, `5.3`, `sha256`) name no code.
+fn is_code_number(text: &str, from: usize, term: &str) -> bool {
+    term.len() >= 3 && from > 0 && text.as_bytes()[from - 1].is_ascii_uppercase()
 }
 
 /// What a word of a report's title weighs (its first line, when more lines follow), against 1
@@ -1337,6 +1345,9 @@ mod tests {
             ["parser", "fails", "empty", "read_to_end", "read", "end", "buffer"]
         );
         assert_eq!(query_terms("parseHTTPResponse"), ["parsehttpresponse", "parse", "http", "response"]);
+        // A diagnostic's number is a term; an issue's, a version's or a digest's is not.
+        assert_eq!(query_terms("Silence SC2103 (fixes #667)"), ["silence", "sc2103", "sc", "2103"]);
+        assert_eq!(query_terms("bash 5.3 sha256 E12"), ["bash", "sha256", "sha", "e12"]);
     }
 
     #[test]

@@ -160,3 +160,18 @@ async fn a_question_about_one_named_function_finds_its_definition_first() {
     .await;
     expect_test::expect_file!["snapshots/text_named_helper.txt"].assert_eq(&text);
 }
+
+/// A report naming a diagnostic's code (`SC2103`): the source file that raises it, which writes
+/// only its number, comes first, before a file that says the report's other words more often
+/// and the changelog that lists the code.
+#[tokio::test]
+async fn a_report_naming_a_diagnostic_code_finds_the_check_that_raises_it() {
+    let text = ask(
+        "text_diagnostic_code",
+        "Silence SC2103 when using 'set -e'",
+        "lint/checks.py",
+        " check_cd_back (function)",
+    )
+    .await;
+    expect_test::expect_file!["snapshots/text_diagnostic_code.txt"].assert_eq(&text);
+}

@@ -244,10 +244,23 @@ pub(crate) fn rank_files(
             snapshot.files.get(path).is_some_and(|e| e.symbols.defs.iter().any(|d| d.name() == name))
         })
     };
+    // A query naming a diagnostic's code puts the few source files that write its number first
+    // (a changelog that lists the code does not raise it).
+    let codes: Vec<String> =
+        terms.iter().filter(|t| t.bytes().all(|b| b.is_ascii_digit())).cloned().collect();
+    let raising: Vec<String> = if codes.is_empty() {
+        Vec::new()
+    } else {
+        let per_file = text.terms_per_file(&codes).map_err(|err| err.to_string())?;
+        let sources: Vec<String> = per_file.into_keys().filter(|p| snapshot.files.contains_key(p)).collect();
+        if sources.len() <= MOST_RAISING { sources } else { Vec::new() }
+    };
+    let raises = |path: &str| raising.iter().any(|p| p == path);
     let order = |scored: &mut Vec<(f64, Candidate)>| {
         scored.sort_by(|a, b| {
             defines(&b.1.path)
                 .cmp(&defines(&a.1.path))
+                .then(raises(&b.1.path).cmp(&raises(&a.1.path)))
                 .then(b.0.total_cmp(&a.0))
                 .then(a.1.path.cmp(&b.1.path))
         });
@@ -258,6 +271,10 @@ pub(crate) fn rank_files(
     }
     Ok(RankedFiles { text, words, files: scored })
 }
+
+/// Most files that may write a diagnostic's number for them to be where it is raised: more
+/// write it as some other number.
+const MOST_RAISING: usize = 3;
 
 /// Most words a query may write beside an identifier in backticks and still be about it alone.
 const MOST_WORDS_BESIDE: usize = 5;
