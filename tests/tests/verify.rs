@@ -1236,3 +1236,66 @@ async fn cabal_fixture_with_tasty_is_read_and_narrowed_as_tasty() {
     assert_eq!(counts(&by_name), (Some(0), Some(1), Some(0)), "{}", text(&by_name));
     client.cancel().await.unwrap();
 }
+
+/// A server whose PATH starts with the fixture's `.stand-in` folder, where a script stands in
+/// for a build tool that needs the network to start (sbt, Mill, Stack) and prints or writes
+/// what that tool printed or wrote in a public project's run, as its comment names.
+async fn serve_with_stand_ins(root: &Path, store: &Path) -> Client {
+    let path = format!("{}:{}", root.join(".stand-in").display(), std::env::var("PATH").unwrap_or_default());
+    serve(root, store, &[("PATH", path)]).await
+}
+
+/// sbt, Mill and Stack projects are detected from their build files, their checks run inside
+/// `run`'s sandbox, and what the tools wrote is read: sbt's JUnit report in
+/// `target/test-reports` (the failure at the spec's `.scala` line), Mill's `test-report.xml`
+/// under `out/`, Stack's console with Hspec's report; an sbt check narrowed to a spec file runs
+/// `testOnly` on its class.
+#[tokio::test(flavor = "multi_thread")]
+async fn sbt_mill_and_stack_checks_are_detected_and_their_captured_outputs_read() {
+    let repo = fixture_copy("verify_sbt");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve_with_stand_ins(repo.path(), store.path()).await;
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["name"].as_str(), check["format"].as_str()), (Some("sbt test"), Some("junit")));
+    assert_eq!(counts(&result), (Some(0), Some(1), Some(0)), "{}", text(&result));
+    assert_eq!(
+        first_failure(&result),
+        (
+            Some("example.HelloSpec.The Hello object should say hello"),
+            Some("src/test/scala/example/HelloSpec.scala"),
+            Some(7)
+        ),
+        "{}",
+        text(&result)
+    );
+    let by_file = call(&client, "verify", json!({"scope": "src/test/scala/example/HelloSpec.scala"})).await;
+    let command = data(&by_file)["checks"][0]["command"].as_str().unwrap_or_default().to_string();
+    assert!(command.contains("sbt -batch 'testOnly *HelloSpec'"), "{command}");
+    client.cancel().await.unwrap();
+
+    let repo = fixture_copy("verify_mill");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve_with_stand_ins(repo.path(), store.path()).await;
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["name"].as_str(), check["format"].as_str()), (Some("mill test"), Some("junit")));
+    assert_eq!(counts(&result), (Some(1), Some(1), Some(1)), "{}", text(&result));
+    assert_eq!(first_failure(&result).0, Some("mill.scalalib.TestModuleTests.fail"), "{}", text(&result));
+    client.cancel().await.unwrap();
+
+    let repo = fixture_copy("verify_stack");
+    let store = tempfile::tempdir().unwrap();
+    let client = serve_with_stand_ins(repo.path(), store.path()).await;
+    let result = call(&client, "verify", json!({})).await;
+    let check = &data(&result)["checks"][0];
+    assert_eq!((check["command"].as_str(), check["format"].as_str()), (Some("stack test"), Some("hspec")));
+    assert_eq!(counts(&result), (Some(28), Some(1), Some(0)), "{}", text(&result));
+    assert_eq!(
+        (first_failure(&result).1, first_failure(&result).2),
+        (Some("test/Qtility/EnvironmentSpec.hs"), Some(100)),
+        "{}",
+        text(&result)
+    );
+    client.cancel().await.unwrap();
+}
