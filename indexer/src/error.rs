@@ -21,6 +21,9 @@ pub enum Error {
     /// Query source holds something tack's matcher cannot run; `reason` names the line.
     #[error("the query does not compile: {reason}")]
     Query { reason: String },
+    /// An index bundle cannot be written.
+    #[error("the bundle {} cannot be written: {cause}", .path.display())]
+    Bundle { path: PathBuf, cause: String },
     /// An ignore glob (from `tack.toml`) does not parse.
     #[error("the ignore glob {glob:?} does not parse: {reason}")]
     IgnoreGlob { glob: String, reason: String },

@@ -33,6 +33,7 @@ mod map;
 mod rank;
 mod text;
 // The index on top: refreshing, saving, seeding from a sibling worktree.
+mod bundle;
 mod index;
 mod store;
 #[cfg(test)]
@@ -48,6 +49,7 @@ pub use snapshot::Lang;
 pub use walk::Filter;
 
 // The index: snapshots of every file's symbols, kept in step with the files and saved.
+pub use bundle::{BundleSummary, Refused, unpack_bundle, write_bundle};
 pub use index::{Beside, Index, LoadOutcome, RefreshStats};
 pub use snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot, shown_path};
 pub use store::default_store;

@@ -11,7 +11,7 @@ use crate::snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
 /// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
 /// version is rebuilt. Query files need no bump: their hash is part of the saved header.
 pub(crate) const FORMAT_VERSION: u32 = 16;
-const MAGIC: &[u8; 8] = b"TACKIDX\0";
+pub(crate) const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// The default place for a root's index: the user's cache directory, keyed by the root's path,
 /// so opening a repository never writes into it.
 pub fn default_store(root: &Path) -> Option<PathBuf> {
@@ -25,7 +25,7 @@ pub fn default_store(root: &Path) -> Option<PathBuf> {
 }
 
 /// A hash of every language's queries: extraction output changes when they do.
-fn queries_fingerprint() -> [u8; 8] {
+pub(crate) fn queries_fingerprint() -> [u8; 8] {
     let mut hasher = blake3::Hasher::new();
     for spec in crate::lang::specs() {
         hasher.update(spec.name.as_bytes());

@@ -375,6 +375,23 @@ impl TextIndex {
         ))
     }
 
+    /// Builds the search index of `snapshot` afresh in `dir`, as a bundle holds it: one indexing
+    /// thread and no merges, so that the same files in the same order make the same segments.
+    pub(crate) fn build_reproducible(dir: &Path, root: &Path, snapshot: &Snapshot) -> Result<(), Error> {
+        let (index, _) = Self::open_tantivy(Some(dir), 1)
+            .map_err(|err| Error::SearchIndexOpen { path: Some(dir.to_path_buf()), cause: err.into() })?;
+        index
+            .writer
+            .lock()
+            .expect("text index writer")
+            .set_merge_policy(Box::new(tantivy::merge_policy::NoMergePolicy));
+        index.sync(root, snapshot)?;
+        let writer = index.writer.into_inner().expect("text index writer");
+        writer
+            .wait_merging_threads()
+            .map_err(|err| Error::SearchIndexUpdate { path: Some(dir.to_path_buf()), cause: err.into() })
+    }
+
     pub(crate) fn fields(&self) -> Fields {
         self.fields
     }

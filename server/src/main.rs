@@ -75,6 +75,8 @@ enum Command {
         /// session; past it, the one idle longest is closed (its id then answers 404).
         #[arg(long, value_name = "N", default_value_t = sessions::MAX_SESSIONS)]
         max_sessions: usize,
+        #[command(flatten)]
+        from: FromBundle,
     },
     /// Print the repository map, as the `repo_map` tool shows it.
     Map {
@@ -86,11 +88,17 @@ enum Command {
         /// Token budget (default 1024 with a focus, 8192 without).
         #[arg(long)]
         tokens: Option<u64>,
+        #[command(flatten)]
+        from: FromBundle,
     },
     /// Build or refresh the saved index (symbols and search), with a progress bar on a terminal.
     Index {
         #[command(flatten)]
         root: RootArg,
+        /// Also write the index as one bundle file, for another machine or checkout to start
+        /// from (`serve --bundle`): the same tree gives the same bytes wherever it sits.
+        #[arg(long, value_name = "FILE")]
+        bundle: Option<PathBuf>,
     },
     /// Search the repository as the `search` tool does, and print the result.
     Search {
@@ -110,6 +118,8 @@ enum Command {
         /// Print the structured result as JSON instead of the text an agent reads.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        from: FromBundle,
     },
     /// Add tack to Claude Code's or Codex's configuration (a second run changes nothing).
     Setup {
@@ -157,6 +167,16 @@ struct RootArg {
     index_dir: Option<PathBuf>,
 }
 
+/// Where a command that reads the index may start from.
+#[derive(Default, clap::Args)]
+struct FromBundle {
+    /// An index bundle (`tack index --bundle`) to start from when the store holds no index yet:
+    /// files whose content matches it are not parsed again. A damaged bundle, or one from
+    /// another tack, is refused and the index built from nothing.
+    #[arg(long, value_name = "FILE")]
+    bundle: Option<PathBuf>,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ClientArg {
     Claude,
@@ -202,6 +222,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             no_auth,
             session_timeout,
             max_sessions,
+            from,
         } => {
             if no_auth && let Some(addr) = http.filter(|addr| !addr.ip().is_loopback()) {
                 eprintln!(
@@ -224,7 +245,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
-            let toolbox = open_with(&root, profile, read_only, overrides)?;
+            let toolbox = open_with(&root, profile, read_only, overrides, from.bundle.as_deref())?;
             let index = toolbox.workspace().index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
             // the background: the handshake does not wait, the first query does.
@@ -252,8 +273,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime.block_on(serve(toolbox, http, Token { given, no_auth }, limits))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Map { root, focus, tokens } => {
-            let toolbox = open(&root, Profile::Core, true)?;
+        Command::Map { root, focus, tokens, from } => {
+            let toolbox =
+                open_with(&root, Profile::Core, true, OutputFlags::default(), from.bundle.as_deref())?;
             let mut args = serde_json::json!({"focus": focus});
             if let Some(tokens) = tokens {
                 args["tokens"] = tokens.into();
@@ -263,7 +285,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             save(&toolbox);
             Ok(if obs.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
-        Command::Index { root } => {
+        Command::Index { root, bundle } => {
             let toolbox = open(&root, Profile::Core, true)?;
             let ws = toolbox.workspace();
             let bar = progress_bar();
@@ -313,6 +335,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 stats.parsed,
                 stats.reused
             );
+            if let Some(out) = bundle {
+                let summary = tack_indexer::write_bundle(ws.root().path(), &snapshot, &out)?;
+                println!(
+                    "bundle {}: {} files{}, {} bytes",
+                    out.display(),
+                    summary.files,
+                    summary.commit.map(|c| format!(" at {c}")).unwrap_or_default(),
+                    summary.bytes
+                );
+            }
             // Everything is saved: let the process exit free the index, not a walk over it.
             std::mem::forget(snapshot);
             std::mem::forget(toolbox);
@@ -374,8 +406,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", tack_tools::summarize_trace(&text));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Search { query, root, limit, mode, path, json } => {
-            let toolbox = open(&root, Profile::Core, true)?;
+        Command::Search { query, root, limit, mode, path, json, from } => {
+            let toolbox =
+                open_with(&root, Profile::Core, true, OutputFlags::default(), from.bundle.as_deref())?;
             let args = serde_json::json!({"query": query, "limit": limit, "mode": mode, "path": path});
             let outcome = toolbox.call(&Session::new(), "search", args, &CallContext::default());
             let obs = outcome.observation;
@@ -468,7 +501,7 @@ struct OutputFlags {
 
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
 fn open(args: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Toolbox> {
-    open_with(args, profile, read_only, OutputFlags::default())
+    open_with(args, profile, read_only, OutputFlags::default(), None)
 }
 
 fn open_with(
@@ -476,6 +509,7 @@ fn open_with(
     profile: Profile,
     read_only: bool,
     flags: OutputFlags,
+    bundle: Option<&std::path::Path>,
 ) -> anyhow::Result<Toolbox> {
     let root = match &args.root {
         Some(dir) => dir.clone(),
@@ -494,6 +528,9 @@ fn open_with(
     config.output.redact_secrets |= flags.redact_secrets;
     let toolbox = Toolbox::new(&root, config, profile, read_only)?;
     let store = store_dir(args, toolbox.workspace().root().path());
+    if let Some(bundle) = bundle {
+        start_from_bundle(bundle, toolbox.workspace().root().path(), store.as_deref());
+    }
     let toolbox = match store {
         Some(store) => {
             // The plan, the handoff note and the traces sit beside the index, outside the repository.
@@ -530,6 +567,29 @@ fn open_with(
     };
     tracing::info!(root = %toolbox.workspace().root().path().display(), "workspace open");
     Ok(toolbox)
+}
+
+/// Seeds an empty store from `bundle`; a store that holds an index already keeps it (it is at
+/// least as new as this checkout's last index). What happened is logged; a refused bundle
+/// leaves the index to be built from nothing.
+fn start_from_bundle(bundle: &std::path::Path, root: &std::path::Path, store: Option<&std::path::Path>) {
+    let Some(store) = store else {
+        tracing::warn!("no store to unpack the bundle into (HOME unset): pass --index-dir");
+        return;
+    };
+    if store.join("index.bin").exists() {
+        tracing::info!(store = %store.display(), "the store holds an index already: the bundle is not read");
+        return;
+    }
+    match tack_indexer::unpack_bundle(bundle, root, store) {
+        Ok(summary) => tracing::info!(
+            files = summary.files,
+            commit = summary.commit.as_deref().unwrap_or("-"),
+            bundle = %bundle.display(),
+            "starting from the bundle: files whose content matches it are not parsed again"
+        ),
+        Err(refused) => tracing::warn!("the bundle is refused ({refused}); indexing from nothing"),
+    }
 }
 
 fn save(toolbox: &Toolbox) {

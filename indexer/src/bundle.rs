@@ -1,0 +1,504 @@
+//! Index bundles: one immutable file holding what a saved index holds (every file's entry,
+//! keyed by its content hash; the resolved graph; the search index), made so that one tree gives
+//! the same bytes wherever it sits on disk, and read as untrusted input.
+//!
+//! A bundle seeds an empty store: its parts are written where `store` keeps them, for this
+//! root, and the first refresh then reads every file, reusing each whose content hash matches
+//! and parsing only the others (the overlay: a dirty tree, a later commit).
+//!
+//! Layout: `TACKBNDL`, the bundle's version, the index format, the queries' fingerprint, tack's
+//! version, the commit (empty outside git), then named parts (`entries`, `graph`,
+//! `search/<file>`), each with its length, and last a BLAKE3 hash of everything before it.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use crate::snapshot::{FileEntry, Snapshot};
+
+const MAGIC: &[u8; 8] = b"TACKBNDL";
+/// Bumped when the layout above changes.
+const BUNDLE_VERSION: u32 = 1;
+/// The most parts a bundle may hold (a search index has a handful of files per segment).
+const MOST_PARTS: u32 = 4096;
+/// The longest part name.
+const LONGEST_NAME: usize = 128;
+
+/// What a bundle holds, as a person reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleSummary {
+    /// Files with an entry (parsed and text).
+    pub files: usize,
+    /// The commit the tree was at, when it was a git checkout.
+    pub commit: Option<String>,
+    /// The bundle's size in bytes.
+    pub bytes: u64,
+}
+
+/// Writes the bundle of `snapshot` (the tree at `root`) to `out`, atomically: entries without
+/// their modification times, the graph, and a search index built afresh with one indexing
+/// thread and no merges, its segments named by their content.
+pub fn write_bundle(root: &Path, snapshot: &Snapshot, out: &Path) -> Result<BundleSummary, crate::Error> {
+    let failed =
+        |cause: std::io::Error| crate::Error::Bundle { path: out.to_path_buf(), cause: cause.to_string() };
+    let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
+    let entries: Vec<FileEntry> = snapshot
+        .files
+        .values()
+        .chain(snapshot.texts.values())
+        .map(|e| FileEntry { mtime_ns: 0, ..(**e).clone() })
+        .collect();
+    parts.push((
+        "entries".into(),
+        postcard::to_allocvec(&entries).map_err(|e| failed(std::io::Error::other(e)))?,
+    ));
+    let graph = snapshot.graph();
+    let mut graph_bytes = Vec::new();
+    graph.write_to(snapshot, &mut graph_bytes).map_err(failed)?;
+    parts.push(("graph".into(), graph_bytes));
+    // The search index is built afresh beside the bundle, then removed.
+    let scratch = out.with_file_name(format!(".tack-bundle-search.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let built = crate::text::TextIndex::build_reproducible(&scratch, root, snapshot)
+        .and_then(|()| search_parts(&scratch).map_err(failed));
+    let _ = std::fs::remove_dir_all(&scratch);
+    parts.extend(built?);
+
+    let tmp = out.with_file_name(format!(
+        "{}.tmp{}",
+        out.file_name().and_then(|n| n.to_str()).unwrap_or("bundle"),
+        std::process::id()
+    ));
+    let written = (|| -> std::io::Result<u64> {
+        let mut hasher = blake3::Hasher::new();
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+        let mut put = |bytes: &[u8]| -> std::io::Result<()> {
+            hasher.update(bytes);
+            file.write_all(bytes)
+        };
+        put(MAGIC)?;
+        put(&BUNDLE_VERSION.to_le_bytes())?;
+        put(&crate::store::FORMAT_VERSION.to_le_bytes())?;
+        put(&crate::store::queries_fingerprint())?;
+        for text in [env!("CARGO_PKG_VERSION"), commit_of(root).as_deref().unwrap_or("")] {
+            put(&(text.len() as u16).to_le_bytes())?;
+            put(text.as_bytes())?;
+        }
+        put(&(parts.len() as u32).to_le_bytes())?;
+        for (name, bytes) in &parts {
+            put(&(name.len() as u16).to_le_bytes())?;
+            put(name.as_bytes())?;
+            put(&(bytes.len() as u64).to_le_bytes())?;
+            put(bytes)?;
+        }
+        let hash = hasher.finalize();
+        file.write_all(hash.as_bytes())?;
+        let file = file.into_inner().map_err(|err| err.into_error())?;
+        file.sync_all()?;
+        Ok(file.metadata()?.len())
+    })();
+    let bytes = match written {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(failed(err));
+        }
+    };
+    std::fs::rename(&tmp, out).map_err(failed)?;
+    Ok(BundleSummary { files: entries.len(), commit: commit_of(root), bytes })
+}
+
+/// The search index in `dir` as bundle parts: each segment's files named by a hash of their
+/// content instead of tantivy's random id, `meta.json` saying so with its segments in that
+/// order; locks and tantivy's list of its own files left out (the reader writes them).
+fn search_parts(dir: &Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("meta.json"))?)?;
+    let mut files: Vec<String> = std::fs::read_dir(dir)?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| !n.starts_with('.') && n != "meta.json")
+        .collect();
+    files.sort();
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    let mut parts = Vec::new();
+    let mut segments = Vec::new();
+    for segment in meta["segments"].as_array().cloned().unwrap_or_default() {
+        let id = segment["segment_id"].as_str().unwrap_or_default().replace('-', "");
+        let own: Vec<&String> = files.iter().filter(|f| f.split('.').next() == Some(id.as_str())).collect();
+        let mut hasher = blake3::Hasher::new();
+        let mut contents = Vec::new();
+        for f in &own {
+            let bytes = std::fs::read(dir.join(f))?;
+            hasher.update(f.split_once('.').map_or("", |(_, ext)| ext).as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+            hasher.update(&bytes);
+            contents.push((f.split_once('.').map_or(String::new(), |(_, ext)| ext.to_string()), bytes));
+        }
+        let new = hasher.finalize().to_hex()[..32].to_string();
+        for (ext, bytes) in contents {
+            parts.push((format!("search/{new}.{ext}"), bytes));
+        }
+        let mut segment = segment.clone();
+        segment["segment_id"] = serde_json::Value::String(hyphenated(&new));
+        segments.push((new.clone(), segment));
+        renamed.push((id, new));
+    }
+    segments.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut meta = meta;
+    meta["segments"] = serde_json::Value::Array(segments.into_iter().map(|(_, s)| s).collect());
+    parts.push(("search/meta.json".into(), serde_json::to_vec_pretty(&meta)?));
+    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(parts)
+}
+
+/// A 32-digit hex id as a UUID's text (`8-4-4-4-12`).
+fn hyphenated(hex: &str) -> String {
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+}
+
+/// The commit `root`'s checkout is at, read from `.git` without running git: `HEAD`, the ref
+/// it names as a loose file or in `packed-refs`. `None` outside git or when unreadable.
+fn commit_of(root: &Path) -> Option<String> {
+    let git = root.join(".git");
+    let git = if git.is_file() {
+        let text = std::fs::read_to_string(&git).ok()?;
+        root.join(text.strip_prefix("gitdir:")?.trim())
+    } else {
+        git
+    };
+    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let head = head.trim();
+    let is_hash = |s: &str| s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let Some(name) = head.strip_prefix("ref: ") else { return is_hash(head).then(|| head.to_string()) };
+    // A worktree's refs live in the common folder.
+    let common = std::fs::read_to_string(git.join("commondir")).map(|c| git.join(c.trim())).unwrap_or(git);
+    if let Ok(text) = std::fs::read_to_string(common.join(name)) {
+        let text = text.trim();
+        return is_hash(text).then(|| text.to_string());
+    }
+    let packed = std::fs::read_to_string(common.join("packed-refs")).ok()?;
+    packed.lines().find_map(|l| {
+        let (hash, refname) = l.split_once(' ')?;
+        (refname == name && is_hash(hash)).then(|| hash.to_string())
+    })
+}
+
+/// Why a bundle is not used.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Writes the parts of the bundle at `bundle` into `store` for `root`: `index.bin` with this
+/// root in its header, `graph.bin`, and `search/`. The whole file's hash is checked before
+/// anything is written, every length against what is left of the file, every name against the
+/// few a bundle holds; a bundle of another format, queries or tack version, or damaged, is
+/// refused, and `store` is left as it was.
+pub fn unpack_bundle(bundle: &Path, root: &Path, store: &Path) -> Result<BundleSummary, Refused> {
+    let refuse = |why: String| Refused(format!("{}: {why}", bundle.display()));
+    let io = |err: std::io::Error| refuse(format!("cannot read it ({err})"));
+    let size = std::fs::metadata(bundle).map_err(io)?.len();
+    if size < 8 + 4 + 32 {
+        return Err(refuse("it is not a tack bundle (too short)".into()));
+    }
+    // The hash first, streaming: nothing of a damaged file is decoded.
+    {
+        let mut file = std::fs::File::open(bundle).map_err(io)?;
+        let mut hasher = blake3::Hasher::new();
+        let mut left = size - 32;
+        let mut buf = vec![0u8; 1 << 20];
+        while left > 0 {
+            let n = buf.len().min(left as usize);
+            file.read_exact(&mut buf[..n]).map_err(io)?;
+            hasher.update(&buf[..n]);
+            left -= n as u64;
+        }
+        let mut stored = [0u8; 32];
+        file.read_exact(&mut stored).map_err(io)?;
+        if hasher.finalize().as_bytes() != &stored {
+            return Err(refuse("it is damaged (its checksum does not match)".into()));
+        }
+    }
+    let file = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(bundle).map_err(io)?);
+    let mut reader = Reader { file, left: size - 32, bundle };
+    if reader.take(8)? != MAGIC {
+        return Err(refuse("it is not a tack bundle".into()));
+    }
+    let version = reader.word()?;
+    if version != BUNDLE_VERSION {
+        return Err(refuse(format!("it has bundle layout {version}, this tack reads {BUNDLE_VERSION}")));
+    }
+    let format = reader.word()?;
+    if format != crate::store::FORMAT_VERSION {
+        return Err(refuse(format!(
+            "it holds index format {format}, this tack writes {}",
+            crate::store::FORMAT_VERSION
+        )));
+    }
+    if reader.take(8)? != crate::store::queries_fingerprint() {
+        return Err(refuse("it was made with other tags queries".into()));
+    }
+    let tack = reader.text()?;
+    if tack != env!("CARGO_PKG_VERSION") {
+        return Err(refuse(format!("tack {tack} made it; this is tack {}", env!("CARGO_PKG_VERSION"))));
+    }
+    let commit = Some(reader.text()?).filter(|c| !c.is_empty());
+    let n_parts = reader.word()?;
+    if n_parts > MOST_PARTS {
+        return Err(refuse(format!("it names {n_parts} parts, more than a bundle holds")));
+    }
+    let (mut entries, mut graph, mut search) = (None, None, Vec::new());
+    for _ in 0..n_parts {
+        let name = reader.text()?;
+        let len = u64::from_le_bytes(reader.take(8)?.try_into().unwrap_or([0; 8]));
+        let bytes = reader.take(len)?;
+        match name.as_str() {
+            "entries" => entries = Some(bytes),
+            "graph" => graph = Some(bytes),
+            _ => match name.strip_prefix("search/").filter(|n| is_search_file(n)) {
+                Some(file_name) => search.push((file_name.to_string(), bytes)),
+                None => return Err(refuse(format!("it holds a part this tack does not know: {name:?}"))),
+            },
+        }
+    }
+    let entries = entries.ok_or_else(|| refuse("it holds no entries".into()))?;
+    // The entries are decoded once here, bounded by their part's length, to count them and to
+    // be sure the saved index will load.
+    let decoded: Vec<FileEntry> =
+        postcard::from_bytes(&entries).map_err(|err| refuse(format!("its entries do not decode ({err})")))?;
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(store)?;
+        let search_dir = store.join("search");
+        if search_dir.exists() {
+            std::fs::remove_dir_all(&search_dir)?;
+        }
+        std::fs::create_dir_all(&search_dir)?;
+        let mut names = Vec::new();
+        for (name, bytes) in &search {
+            std::fs::write(search_dir.join(name), bytes)?;
+            names.push(name.clone());
+        }
+        names.sort();
+        std::fs::write(search_dir.join(".managed.json"), serde_json::to_vec(&names)?)?;
+        if let Some(graph) = &graph {
+            write_atomically(&store.join(crate::store::GRAPH_FILE), graph)?;
+        }
+        // Last: a store with an `index.bin` is a store with an index.
+        let root_bytes = root.as_os_str().as_encoded_bytes();
+        let mut index = Vec::with_capacity(entries.len() + 64);
+        index.extend_from_slice(crate::store::MAGIC);
+        index.extend_from_slice(&crate::store::FORMAT_VERSION.to_le_bytes());
+        index.extend_from_slice(&crate::store::queries_fingerprint());
+        index.extend_from_slice(&(root_bytes.len() as u32).to_le_bytes());
+        index.extend_from_slice(root_bytes);
+        index.extend_from_slice(&entries);
+        write_atomically(&store.join("index.bin"), &index)
+    };
+    write().map_err(|err| Refused(format!("cannot write the bundle into {}: {err}", store.display())))?;
+    Ok(BundleSummary { files: decoded.len(), commit, bytes: size })
+}
+
+/// A bundle read from its start, every length checked against what is left of it before its
+/// bytes are taken.
+struct Reader<'a> {
+    file: std::io::BufReader<std::fs::File>,
+    /// Bytes left before the closing hash.
+    left: u64,
+    bundle: &'a Path,
+}
+
+impl Reader<'_> {
+    fn refused(&self, why: &str) -> Refused {
+        Refused(format!("{}: {why}", self.bundle.display()))
+    }
+
+    fn take(&mut self, n: u64) -> Result<Vec<u8>, Refused> {
+        if n > self.left {
+            return Err(self.refused("it is damaged (a length runs past its end)"));
+        }
+        self.left -= n;
+        let mut out = vec![0u8; n as usize];
+        self.file.read_exact(&mut out).map_err(|err| self.refused(&format!("cannot read it ({err})")))?;
+        Ok(out)
+    }
+
+    fn word(&mut self) -> Result<u32, Refused> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap_or([0; 4])))
+    }
+
+    /// A length of two bytes, then that much UTF-8.
+    fn text(&mut self) -> Result<String, Refused> {
+        let len = u16::from_le_bytes(self.take(2)?.try_into().unwrap_or([0; 2]));
+        String::from_utf8(self.take(u64::from(len))?)
+            .map_err(|_| self.refused("it is damaged (a name is not UTF-8)"))
+    }
+}
+
+/// A name a bundle's search index may hold: `meta.json`, or a segment's file
+/// (`<32 hex digits>.<letters>`).
+fn is_search_file(name: &str) -> bool {
+    if name == "meta.json" {
+        return true;
+    }
+    let Some((id, ext)) = name.split_once('.') else { return false };
+    name.len() <= LONGEST_NAME
+        && id.len() == 32
+        && id.bytes().all(|b| b.is_ascii_hexdigit())
+        && !ext.is_empty()
+        && ext.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// Writes `path` through a temporary file beside it (`index.bin.tmp<pid>`, which a later open
+/// removes if this process died mid-write).
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("part");
+    let tmp = path.with_file_name(format!("{name}.tmp{}", std::process::id()));
+    {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::{Filter, Index, LoadOutcome, TextIndex};
+
+    /// A small tree of two languages and a document.
+    fn tree(dir: &Path) {
+        fs::create_dir_all(dir.join("shop")).unwrap();
+        fs::write(
+            dir.join("shop/cart.py"),
+            "from shop.price import tax\n\ndef total(xs):\n    return sum(xs) + tax(xs)\n",
+        )
+        .unwrap();
+        fs::write(dir.join("shop/price.py"), "def tax(xs):\n    return len(xs)\n").unwrap();
+        fs::write(dir.join("tool.rs"), "pub fn run() -> u32 {\n    helper()\n}\nfn helper() -> u32 { 1 }\n")
+            .unwrap();
+        fs::write(dir.join("README.md"), "# Shop\n\nCarts and their totals.\n").unwrap();
+    }
+
+    /// The root's index, refreshed and saved into `store`, and its bundle at `out`.
+    fn bundle_of(root: &Path, store: &Path, out: &Path) -> BundleSummary {
+        let root = root.canonicalize().unwrap();
+        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), Some(store.to_path_buf()));
+        index.refresh(&|_, _| {});
+        index.save().unwrap();
+        write_bundle(&root, &index.snapshot(), out).unwrap()
+    }
+
+    #[test]
+    fn one_tree_at_two_paths_gives_the_same_bytes() {
+        let (a, b, stores) =
+            (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        tree(a.path());
+        // Written later: other modification times, which the bundle leaves out.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        tree(b.path());
+        let summary = bundle_of(a.path(), &stores.path().join("a"), &stores.path().join("a.bundle"));
+        bundle_of(b.path(), &stores.path().join("b"), &stores.path().join("b.bundle"));
+        assert_eq!(summary.files, 4);
+        let (first, second) = (
+            fs::read(stores.path().join("a.bundle")).unwrap(),
+            fs::read(stores.path().join("b.bundle")).unwrap(),
+        );
+        assert!(first == second, "two bundles of one tree differ");
+        // A different tree gives different bytes.
+        fs::write(b.path().join("shop/price.py"), "def tax(xs):\n    return 2 * len(xs)\n").unwrap();
+        bundle_of(b.path(), &stores.path().join("b"), &stores.path().join("b.bundle"));
+        assert_ne!(first, fs::read(stores.path().join("b.bundle")).unwrap());
+    }
+
+    #[test]
+    fn a_checkout_started_from_a_bundle_parses_only_what_differs_and_searches() {
+        let (a, c, stores) =
+            (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        tree(a.path());
+        let bundle = stores.path().join("a.bundle");
+        bundle_of(a.path(), &stores.path().join("a"), &bundle);
+        tree(c.path());
+        fs::write(
+            c.path().join("shop/price.py"),
+            "def tax(xs):\n    return 0\n\ndef discount():\n    return 1\n",
+        )
+        .unwrap();
+        let root = c.path().canonicalize().unwrap();
+        let store = stores.path().join("c");
+        let summary = unpack_bundle(&bundle, &root, &store).unwrap();
+        assert_eq!(summary.files, 4);
+        let (index, outcome) = Index::open(&root, Filter::new(&root, &[]).unwrap(), Some(store.clone()));
+        assert_eq!(outcome, LoadOutcome::Loaded { files: 3 });
+        let stats = index.refresh(&|_, _| {});
+        assert_eq!((stats.files, stats.parsed, stats.reused), (3, 1, 2), "{stats:?}");
+        let snapshot = index.snapshot();
+        assert!(
+            snapshot.graph().was_loaded() || snapshot.graph().was_updated(),
+            "the bundle's graph is used"
+        );
+        let (text, dropped) = TextIndex::open(Some(&store.join("search"))).unwrap();
+        assert_eq!(dropped, None, "the bundle's search index opens");
+        let synced = text.sync(&root, &snapshot).unwrap();
+        assert_eq!(synced.added, 1, "only the changed file is indexed again: {synced:?}");
+        let found = text.terms_per_file(&["discount".to_string()]).unwrap();
+        assert_eq!(found.keys().collect::<Vec<_>>(), ["shop/price.py"]);
+        let found = text.terms_per_file(&["totals".to_string()]).unwrap();
+        assert_eq!(found.keys().collect::<Vec<_>>(), ["README.md"], "unchanged files come from the bundle");
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_bundle_is_refused_and_leaves_the_store_empty() {
+        let (a, stores) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        tree(a.path());
+        let bundle = stores.path().join("a.bundle");
+        bundle_of(a.path(), &stores.path().join("a"), &bundle);
+        let good = fs::read(&bundle).unwrap();
+        let root = a.path().canonicalize().unwrap();
+        let refused = |bytes: &[u8]| -> String {
+            let path = stores.path().join("x.bundle");
+            fs::write(&path, bytes).unwrap();
+            let store = stores.path().join("x");
+            let _ = fs::remove_dir_all(&store);
+            let err = unpack_bundle(&path, &root, &store).unwrap_err().to_string();
+            assert!(!store.join("index.bin").exists(), "a refused bundle wrote an index");
+            err
+        };
+        // Any flipped byte, anywhere, and any cut.
+        for at in [0, 9, 30, good.len() / 2, good.len() - 40, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x40;
+            let why = refused(&bad);
+            assert!(why.contains("damaged") || why.contains("not a tack bundle"), "{why}");
+        }
+        for len in [0, 7, 40, good.len() / 3, good.len() - 1] {
+            refused(&good[..len]);
+        }
+        // Well formed, but of another layout, or with a part this tack does not know (the
+        // hash made anew, as someone crafting it would).
+        let resealed = |mut bytes: Vec<u8>| {
+            bytes.truncate(bytes.len() - 32);
+            let hash = blake3::hash(&bytes);
+            bytes.extend_from_slice(hash.as_bytes());
+            bytes
+        };
+        let mut other = good.clone();
+        other[8..12].copy_from_slice(&99u32.to_le_bytes());
+        assert!(refused(&resealed(other)).contains("bundle layout 99"));
+        let mut other = good.clone();
+        other[12..16].copy_from_slice(&(crate::store::FORMAT_VERSION + 1).to_le_bytes());
+        assert!(refused(&resealed(other)).contains("index format"));
+        let at = good.windows(16).position(|w| w == b"search/meta.json").unwrap_or(0);
+        assert!(at > 0);
+        let mut other = good.clone();
+        other[at..at + 16].copy_from_slice(b"search/../x.json");
+        assert!(refused(&resealed(other)).contains("does not know"));
+        // The good one still unpacks.
+        unpack_bundle(&bundle, &root, &stores.path().join("ok")).unwrap();
+    }
+}
