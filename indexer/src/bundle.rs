@@ -265,10 +265,21 @@ pub fn unpack_bundle(bundle: &Path, root: &Path, store: &Path) -> Result<BundleS
         }
     }
     let entries = entries.ok_or_else(|| refuse("it holds no entries".into()))?;
-    // The entries are decoded once here, bounded by their part's length, to count them and to
-    // be sure the saved index will load.
-    let decoded: Vec<FileEntry> =
+    // Decoded within their part's length; then each file of this checkout whose content is the
+    // entry's takes its own times, so the first refresh trusts them as a reopen does and reads
+    // only the files that differ (the overlay).
+    let mut decoded: Vec<FileEntry> =
         postcard::from_bytes(&entries).map_err(|err| refuse(format!("its entries do not decode ({err})")))?;
+    if let Ok(dir) = crate::beneath::RootDir::open(root) {
+        use rayon::prelude::*;
+        decoded.par_iter_mut().for_each(|entry| {
+            if let Some((size, mtime_ns)) = crate::index::times_if_same(&dir, entry) {
+                entry.size = size;
+                entry.mtime_ns = mtime_ns;
+            }
+        });
+    }
+    let entries = postcard::to_allocvec(&decoded).map_err(|err| refuse(format!("its entries do not encode ({err})")))?;
     let write = || -> std::io::Result<()> {
         std::fs::create_dir_all(store)?;
         let search_dir = store.join("search");
@@ -450,6 +461,25 @@ mod tests {
         assert_eq!(found.keys().collect::<Vec<_>>(), ["shop/price.py"]);
         let found = text.terms_per_file(&["totals".to_string()]).unwrap();
         assert_eq!(found.keys().collect::<Vec<_>>(), ["README.md"], "unchanged files come from the bundle");
+    }
+
+    #[test]
+    fn an_identical_checkout_reads_its_files_once_and_keeps_the_bundles_graph() {
+        let (a, c, stores) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        tree(a.path());
+        let bundle = stores.path().join("a.bundle");
+        bundle_of(a.path(), &stores.path().join("a"), &bundle);
+        tree(c.path());
+        let root = c.path().canonicalize().unwrap();
+        let store = stores.path().join("c");
+        unpack_bundle(&bundle, &root, &store).unwrap();
+        let (index, _) = Index::open(&root, Filter::new(&root, &[]).unwrap(), Some(store));
+        let before = index.snapshot().generation;
+        let stats = index.refresh(&|_, _| {});
+        assert_eq!((stats.parsed, stats.reused), (0, 3), "{stats:?}");
+        let snapshot = index.snapshot();
+        assert_eq!(snapshot.generation, before, "nothing changed: the unpacked snapshot stays");
+        assert!(snapshot.graph().was_loaded(), "the bundle's graph is the graph, not resolved again");
     }
 
     #[test]

@@ -504,6 +504,22 @@ impl Index {
     }
 }
 
+/// The size and modification time of `entry`'s file under `dir` when its content is still the
+/// entry's (its hash matches); `None` when it differs, is gone or cannot be read.
+pub(crate) fn times_if_same(dir: &crate::beneath::RootDir, entry: &FileEntry) -> Option<(u64, u64)> {
+    let file = dir.open_file(&entry.path).ok()?;
+    let meta = file.metadata().ok()?;
+    if meta.len() != entry.size {
+        return None;
+    }
+    drop(file);
+    let hash = match read_content(dir, &entry.path).ok()? {
+        Content::Whole(bytes) => content_hash(&bytes),
+        Content::Large { hash, .. } => hash,
+    };
+    (hash == entry.hash).then(|| (meta.len(), mtime_ns(&meta)))
+}
+
 pub(crate) fn content_hash(bytes: &[u8]) -> [u8; 16] {
     let mut hash = [0u8; 16];
     hash.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
