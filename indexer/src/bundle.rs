@@ -279,7 +279,8 @@ pub fn unpack_bundle(bundle: &Path, root: &Path, store: &Path) -> Result<BundleS
             }
         });
     }
-    let entries = postcard::to_allocvec(&decoded).map_err(|err| refuse(format!("its entries do not encode ({err})")))?;
+    let entries = postcard::to_allocvec(&decoded)
+        .map_err(|err| refuse(format!("its entries do not encode ({err})")))?;
     let write = || -> std::io::Result<()> {
         std::fs::create_dir_all(store)?;
         let search_dir = store.join("search");
@@ -465,7 +466,8 @@ mod tests {
 
     #[test]
     fn an_identical_checkout_reads_its_files_once_and_keeps_the_bundles_graph() {
-        let (a, c, stores) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (a, c, stores) =
+            (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         tree(a.path());
         let bundle = stores.path().join("a.bundle");
         bundle_of(a.path(), &stores.path().join("a"), &bundle);

@@ -58,8 +58,11 @@ const FILES_PER_BATCH: usize = 1024;
 /// side ([`file_out`]).
 const REFS_PER_RUN: usize = 1024;
 
-/// At most this many changed files are folded into a graph; more rebuild it.
+/// At most this many changed files are folded into a graph, or one in [`UPDATED_SHARE`] of its
+/// files when that is more (a checkout started from a bundle a hundred files behind, a branch
+/// switched in a large workspace); more rebuild it.
 const MAX_UPDATED_FILES: usize = 64;
+const UPDATED_SHARE: usize = 64;
 
 /// A node within its file: 0 is the file's module-level code, `1 + d` its definition `d`.
 type Local = u32;
@@ -849,7 +852,9 @@ impl SymbolGraph {
     /// when files came or went. `None` when a full build is due (too many changes).
     pub fn update(previous: &SymbolGraph, before: &Snapshot, snapshot: &Snapshot) -> Option<Self> {
         let change = FileChange::between(before, snapshot);
-        if change.changed.len() + change.removed.len() > MAX_UPDATED_FILES {
+        if change.changed.len() + change.removed.len()
+            > MAX_UPDATED_FILES.max(snapshot.files.len() / UPDATED_SHARE)
+        {
             return None;
         }
         let resolver = snapshot.resolver();
