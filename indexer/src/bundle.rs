@@ -40,34 +40,42 @@ pub struct BundleSummary {
 pub fn write_bundle(root: &Path, snapshot: &Snapshot, out: &Path) -> Result<BundleSummary, crate::Error> {
     let failed =
         |cause: std::io::Error| crate::Error::Bundle { path: out.to_path_buf(), cause: cause.to_string() };
-    let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
-    let entries: Vec<FileEntry> = snapshot
-        .files
-        .values()
-        .chain(snapshot.texts.values())
-        .map(|e| FileEntry { mtime_ns: 0, ..(**e).clone() })
-        .collect();
-    parts.push((
-        "entries".into(),
-        postcard::to_allocvec(&entries).map_err(|e| failed(std::io::Error::other(e)))?,
-    ));
+    // The entries one at a time (a copy of each without its time, never of them all), as
+    // postcard writes a `Vec<FileEntry>`: their count, then each.
+    let count = snapshot.files.len() + snapshot.texts.len();
+    let mut entries = postcard::to_allocvec(&count).map_err(|e| failed(std::io::Error::other(e)))?;
+    for entry in snapshot.files.values().chain(snapshot.texts.values()) {
+        let timeless = FileEntry { mtime_ns: 0, ..(**entry).clone() };
+        entries = postcard::to_extend(&timeless, entries).map_err(|e| failed(std::io::Error::other(e)))?;
+    }
     let graph = snapshot.graph();
     let mut graph_bytes = Vec::new();
     graph.write_to(snapshot, &mut graph_bytes).map_err(failed)?;
-    parts.push(("graph".into(), graph_bytes));
-    // The search index is built afresh beside the bundle, then removed.
+    let mut parts =
+        vec![("entries".to_string(), Part::Bytes(entries)), ("graph".to_string(), Part::Bytes(graph_bytes))];
+    // The search index is built afresh beside the bundle, and removed once it is written.
     let scratch = out.with_file_name(format!(".tack-bundle-search.{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
-    let built = crate::text::TextIndex::build_reproducible(&scratch, root, snapshot)
-        .and_then(|()| search_parts(&scratch).map_err(failed));
+    let written = crate::text::TextIndex::build_reproducible(&scratch, root, snapshot).and_then(|()| {
+        parts.extend(search_parts(&scratch).map_err(failed)?);
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
+        write_parts(root, out, &parts).map_err(failed)
+    });
     let _ = std::fs::remove_dir_all(&scratch);
-    parts.extend(built?);
+    Ok(BundleSummary { files: count, commit: commit_of(root), bytes: written? })
+}
 
-    let tmp = out.with_file_name(format!(
-        "{}.tmp{}",
-        out.file_name().and_then(|n| n.to_str()).unwrap_or("bundle"),
-        std::process::id()
-    ));
+/// A part's bytes, in memory or in a file of the scratch search index.
+enum Part {
+    Bytes(Vec<u8>),
+    File(std::path::PathBuf),
+}
+
+/// Writes the bundle's header, `parts` and the closing hash to `out`, through a temporary file
+/// beside it; its size.
+fn write_parts(root: &Path, out: &Path, parts: &[(String, Part)]) -> std::io::Result<u64> {
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("bundle");
+    let tmp = out.with_file_name(format!("{name}.tmp{}", std::process::id()));
     let written = (|| -> std::io::Result<u64> {
         let mut hasher = blake3::Hasher::new();
         let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
@@ -84,11 +92,27 @@ pub fn write_bundle(root: &Path, snapshot: &Snapshot, out: &Path) -> Result<Bund
             put(text.as_bytes())?;
         }
         put(&(parts.len() as u32).to_le_bytes())?;
-        for (name, bytes) in &parts {
+        for (name, part) in parts {
             put(&(name.len() as u16).to_le_bytes())?;
             put(name.as_bytes())?;
-            put(&(bytes.len() as u64).to_le_bytes())?;
-            put(bytes)?;
+            match part {
+                Part::Bytes(bytes) => {
+                    put(&(bytes.len() as u64).to_le_bytes())?;
+                    put(bytes)?;
+                }
+                Part::File(path) => {
+                    let mut from = std::fs::File::open(path)?;
+                    put(&from.metadata()?.len().to_le_bytes())?;
+                    let mut buf = vec![0u8; 1 << 20];
+                    loop {
+                        let n = from.read(&mut buf)?;
+                        if n == 0 {
+                            break;
+                        }
+                        put(&buf[..n])?;
+                    }
+                }
+            }
         }
         let hash = hasher.finalize();
         file.write_all(hash.as_bytes())?;
@@ -96,21 +120,19 @@ pub fn write_bundle(root: &Path, snapshot: &Snapshot, out: &Path) -> Result<Bund
         file.sync_all()?;
         Ok(file.metadata()?.len())
     })();
-    let bytes = match written {
-        Ok(bytes) => bytes,
+    match written {
+        Ok(bytes) => std::fs::rename(&tmp, out).map(|()| bytes),
         Err(err) => {
             let _ = std::fs::remove_file(&tmp);
-            return Err(failed(err));
+            Err(err)
         }
-    };
-    std::fs::rename(&tmp, out).map_err(failed)?;
-    Ok(BundleSummary { files: entries.len(), commit: commit_of(root), bytes })
+    }
 }
 
 /// The search index in `dir` as bundle parts: each segment's files named by a hash of their
 /// content instead of tantivy's random id, `meta.json` saying so with its segments in that
 /// order; locks and tantivy's list of its own files left out (the reader writes them).
-fn search_parts(dir: &Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+fn search_parts(dir: &Path) -> std::io::Result<Vec<(String, Part)>> {
     let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("meta.json"))?)?;
     let mut files: Vec<String> = std::fs::read_dir(dir)?
         .flatten()
@@ -118,35 +140,31 @@ fn search_parts(dir: &Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
         .filter(|n| !n.starts_with('.') && n != "meta.json")
         .collect();
     files.sort();
-    let mut renamed: Vec<(String, String)> = Vec::new();
     let mut parts = Vec::new();
     let mut segments = Vec::new();
     for segment in meta["segments"].as_array().cloned().unwrap_or_default() {
         let id = segment["segment_id"].as_str().unwrap_or_default().replace('-', "");
         let own: Vec<&String> = files.iter().filter(|f| f.split('.').next() == Some(id.as_str())).collect();
         let mut hasher = blake3::Hasher::new();
-        let mut contents = Vec::new();
         for f in &own {
-            let bytes = std::fs::read(dir.join(f))?;
-            hasher.update(f.split_once('.').map_or("", |(_, ext)| ext).as_bytes());
-            hasher.update(&(bytes.len() as u64).to_le_bytes());
-            hasher.update(&bytes);
-            contents.push((f.split_once('.').map_or(String::new(), |(_, ext)| ext.to_string()), bytes));
+            let ext = f.split_once('.').map_or("", |(_, ext)| ext);
+            hasher.update(ext.as_bytes());
+            hasher.update(&std::fs::metadata(dir.join(f))?.len().to_le_bytes());
+            std::io::copy(&mut std::fs::File::open(dir.join(f))?, &mut hasher)?;
         }
         let new = hasher.finalize().to_hex()[..32].to_string();
-        for (ext, bytes) in contents {
-            parts.push((format!("search/{new}.{ext}"), bytes));
+        for f in own {
+            let ext = f.split_once('.').map_or("", |(_, ext)| ext);
+            parts.push((format!("search/{new}.{ext}"), Part::File(dir.join(f))));
         }
         let mut segment = segment.clone();
         segment["segment_id"] = serde_json::Value::String(hyphenated(&new));
-        segments.push((new.clone(), segment));
-        renamed.push((id, new));
+        segments.push((new, segment));
     }
     segments.sort_by(|a, b| a.0.cmp(&b.0));
     let mut meta = meta;
     meta["segments"] = serde_json::Value::Array(segments.into_iter().map(|(_, s)| s).collect());
-    parts.push(("search/meta.json".into(), serde_json::to_vec_pretty(&meta)?));
-    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    parts.push(("search/meta.json".into(), Part::Bytes(serde_json::to_vec_pretty(&meta)?)));
     Ok(parts)
 }
 
@@ -250,26 +268,44 @@ pub fn unpack_bundle(bundle: &Path, root: &Path, store: &Path) -> Result<BundleS
     if n_parts > MOST_PARTS {
         return Err(refuse(format!("it names {n_parts} parts, more than a bundle holds")));
     }
+    // The search index's files go straight to a folder beside the store's, which replaces its
+    // `search/` only once the whole bundle was read.
+    let staging = store.join(format!("search.tmp{}", std::process::id()));
+    let staged = |why: Refused| {
+        let _ = std::fs::remove_dir_all(&staging);
+        why
+    };
+    let write_err =
+        |err: std::io::Error| Refused(format!("cannot write the bundle into {}: {err}", store.display()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging).map_err(write_err)?;
     let (mut entries, mut graph, mut search) = (None, None, Vec::new());
     for _ in 0..n_parts {
-        let name = reader.text()?;
-        let len = u64::from_le_bytes(reader.take(8)?.try_into().unwrap_or([0; 8]));
-        let bytes = reader.take(len)?;
+        let name = reader.text().map_err(staged)?;
+        let len = u64::from_le_bytes(reader.take(8).map_err(staged)?.try_into().unwrap_or([0; 8]));
         match name.as_str() {
-            "entries" => entries = Some(bytes),
-            "graph" => graph = Some(bytes),
+            "entries" => entries = Some(reader.take(len).map_err(staged)?),
+            "graph" => graph = Some(reader.take(len).map_err(staged)?),
             _ => match name.strip_prefix("search/").filter(|n| is_search_file(n)) {
-                Some(file_name) => search.push((file_name.to_string(), bytes)),
-                None => return Err(refuse(format!("it holds a part this tack does not know: {name:?}"))),
+                Some(file_name) => {
+                    let mut file =
+                        std::fs::File::create(staging.join(file_name)).map_err(|e| staged(write_err(e)))?;
+                    reader.copy_to(len, &mut file).map_err(staged)?;
+                    search.push(file_name.to_string());
+                }
+                None => {
+                    return Err(staged(refuse(format!("it holds a part this tack does not know: {name:?}"))));
+                }
             },
         }
     }
-    let entries = entries.ok_or_else(|| refuse("it holds no entries".into()))?;
+    let entries = entries.ok_or_else(|| staged(refuse("it holds no entries".into())))?;
     // Decoded within their part's length; then each file of this checkout whose content is the
     // entry's takes its own times, so the first refresh trusts them as a reopen does and reads
     // only the files that differ (the overlay).
-    let mut decoded: Vec<FileEntry> =
-        postcard::from_bytes(&entries).map_err(|err| refuse(format!("its entries do not decode ({err})")))?;
+    let mut decoded: Vec<FileEntry> = postcard::from_bytes(&entries)
+        .map_err(|err| staged(refuse(format!("its entries do not decode ({err})"))))?;
+    drop(entries);
     if let Ok(dir) = crate::beneath::RootDir::open(root) {
         use rayon::prelude::*;
         decoded.par_iter_mut().for_each(|entry| {
@@ -281,20 +317,15 @@ pub fn unpack_bundle(bundle: &Path, root: &Path, store: &Path) -> Result<BundleS
     }
     let entries = postcard::to_allocvec(&decoded)
         .map_err(|err| refuse(format!("its entries do not encode ({err})")))?;
-    let write = || -> std::io::Result<()> {
+    let mut write = || -> std::io::Result<()> {
         std::fs::create_dir_all(store)?;
         let search_dir = store.join("search");
         if search_dir.exists() {
             std::fs::remove_dir_all(&search_dir)?;
         }
-        std::fs::create_dir_all(&search_dir)?;
-        let mut names = Vec::new();
-        for (name, bytes) in &search {
-            std::fs::write(search_dir.join(name), bytes)?;
-            names.push(name.clone());
-        }
-        names.sort();
-        std::fs::write(search_dir.join(".managed.json"), serde_json::to_vec(&names)?)?;
+        search.sort();
+        std::fs::write(staging.join(".managed.json"), serde_json::to_vec(&search)?)?;
+        std::fs::rename(&staging, &search_dir)?;
         if let Some(graph) = &graph {
             write_atomically(&store.join(crate::store::GRAPH_FILE), graph)?;
         }
@@ -309,7 +340,7 @@ pub fn unpack_bundle(bundle: &Path, root: &Path, store: &Path) -> Result<BundleS
         index.extend_from_slice(&entries);
         write_atomically(&store.join("index.bin"), &index)
     };
-    write().map_err(|err| Refused(format!("cannot write the bundle into {}: {err}", store.display())))?;
+    write().map_err(|err| staged(write_err(err)))?;
     Ok(BundleSummary { files: decoded.len(), commit, bytes: size })
 }
 
@@ -335,6 +366,20 @@ impl Reader<'_> {
         let mut out = vec![0u8; n as usize];
         self.file.read_exact(&mut out).map_err(|err| self.refused(&format!("cannot read it ({err})")))?;
         Ok(out)
+    }
+
+    /// Copies the next `n` bytes to `to`, a buffer at a time.
+    fn copy_to(&mut self, n: u64, to: &mut impl Write) -> Result<(), Refused> {
+        if n > self.left {
+            return Err(self.refused("it is damaged (a length runs past its end)"));
+        }
+        self.left -= n;
+        let copied = std::io::copy(&mut (&mut self.file).take(n), to)
+            .map_err(|err| self.refused(&format!("cannot copy a part ({err})")))?;
+        if copied != n {
+            return Err(self.refused("it is damaged (cut short)"));
+        }
+        Ok(())
     }
 
     fn word(&mut self) -> Result<u32, Refused> {
@@ -499,6 +544,9 @@ mod tests {
             let _ = fs::remove_dir_all(&store);
             let err = unpack_bundle(&path, &root, &store).unwrap_err().to_string();
             assert!(!store.join("index.bin").exists(), "a refused bundle wrote an index");
+            let left: Vec<_> =
+                fs::read_dir(&store).into_iter().flatten().flatten().map(|e| e.file_name()).collect();
+            assert!(left.is_empty(), "a refused bundle left {left:?}");
             err
         };
         // Any flipped byte, anywhere, and any cut.
