@@ -270,7 +270,11 @@ fn collect_matches<'t>(lang: Lang, tree: &'t Tree, bytes: &[u8]) -> (Matches<'t>
         }
     });
     m.defs.sort_by_key(|(node, _, _, _)| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
-    m.refs.sort_unstable_by_key(|(start, node, _)| (*start, node.id()));
+    // By place and then by node: the same node captured twice is adjacent (for the dedup
+    // below). A node's id is its address in the tree's memory, which varies between runs, so
+    // nested names that start together are told apart by where they end and what they are,
+    // and one file's references come in the same order in every process.
+    m.refs.sort_by_key(|(start, node, _)| (*start, node.end_byte(), node.kind_id(), node.id()));
     m.scopes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
     m.scopes.dedup_by_key(|n| n.id());
     m.imports.sort_by_key(|n| n.start_byte());
@@ -497,7 +501,9 @@ fn make_bindings<'a>(
         let hint = if idents.len() == 1 { hint.as_deref() } else { None };
         bind_idents.extend(idents.iter().map(|ident| (*ident, *kind, hint)));
     }
-    bind_idents.sort_by_key(|(node, _, hint)| (node.start_byte(), node.id(), hint.is_none()));
+    bind_idents.sort_by_key(|(node, _, hint)| {
+        (node.start_byte(), node.end_byte(), node.kind_id(), node.id(), hint.is_none())
+    });
     bind_idents.dedup_by_key(|(node, _, _)| node.id());
     let mut bindings: Vec<Binding> = Vec::with_capacity(bind_idents.len());
     let self_parameter = lang.language().self_parameter();
