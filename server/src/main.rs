@@ -245,6 +245,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 if let Err(err) = index.save() {
                     tracing::warn!("cannot save the index: {err}");
                 }
+                // What every map shares (name resolution, the map's tables), made now rather
+                // than by the first focused map or the first edit, at the maps' priority: the
+                // first unfocused map reads the ranks saved with the index instead of waiting
+                // for this, and shares the cores with it as an equal, not behind it.
+                let started = std::time::Instant::now();
+                pool::in_background("tack-prepare", mcp::MAP_NICE, || index.snapshot().prepare_maps());
+                tracing::debug!(ms = started.elapsed().as_millis() as u64, "maps prepared");
             })?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let session_timeout = std::time::Duration::from_secs(session_timeout.max(1));
