@@ -224,6 +224,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
+            // The first map counts its tokens: the tokenizer loads on a core of its own while
+            // the saved index is read, instead of on the first map's time.
+            tack_tools::warm_tokenizer();
             let toolbox = open_with(&root, profile, read_only, overrides)?;
             let index = toolbox.workspace().index().clone();
             // Watch first, so a change made during the first scan is not missed; then index in
