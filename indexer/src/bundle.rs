@@ -1,5 +1,5 @@
 //! Index bundles: one immutable file holding what a saved index holds (every file's entry,
-//! keyed by its content hash; the resolved graph; the search index), made so that one tree gives
+//! keyed by its content hash; the resolved graph with the map's saved ranks; the search index), made so that one tree gives
 //! the same bytes wherever it sits on disk, and read as untrusted input.
 //!
 //! A bundle seeds an empty store: its parts are written where `store` keeps them, for this
@@ -50,7 +50,7 @@ pub fn write_bundle(root: &Path, snapshot: &Snapshot, out: &Path) -> Result<Bund
     }
     let graph = snapshot.graph();
     let mut graph_bytes = Vec::new();
-    graph.write_to(snapshot, &mut graph_bytes).map_err(failed)?;
+    crate::store::write_graph(&graph, snapshot, &mut graph_bytes).map_err(failed)?;
     let mut parts =
         vec![("entries".to_string(), Part::Bytes(entries)), ("graph".to_string(), Part::Bytes(graph_bytes))];
     // The search index is built afresh beside the bundle, and removed once it is written.

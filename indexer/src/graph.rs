@@ -714,6 +714,15 @@ impl WarmStarts {
     }
 }
 
+/// The ranks without a focus one graph reached, with what folding a change into them needs
+/// (see [`Reached`]): what the index saves so a new process need not iterate again.
+#[derive(Debug, Clone)]
+pub(crate) struct UniformRanks {
+    pub(crate) rank: Arc<Vec<f64>>,
+    pub(crate) scale: f64,
+    pub(crate) residual: f64,
+}
+
 /// One PageRank: each node's rank and how many power iterations it took.
 #[derive(Debug)]
 pub struct Ranks {
@@ -779,9 +788,12 @@ impl SymbolGraph {
     }
 
     /// The graph of `snapshot` from saved parts, when they were saved for exactly its files by
-    /// this version; `None` otherwise (then it is built).
-    pub(crate) fn from_bytes(snapshot: &Snapshot, bytes: &[u8]) -> Result<Self, &'static str> {
-        let saved: Saved = postcard::from_bytes(bytes).map_err(|_| "it does not decode")?;
+    /// this version, and the bytes after them; an error otherwise (then it is built).
+    pub(crate) fn from_bytes<'b>(
+        snapshot: &Snapshot,
+        bytes: &'b [u8],
+    ) -> Result<(Self, &'b [u8]), &'static str> {
+        let (saved, rest): (Saved, _) = postcard::take_from_bytes(bytes).map_err(|_| "it does not decode")?;
         if saved.version != SAVED_VERSION || saved.tack != env!("CARGO_PKG_VERSION") {
             return Err("another version of tack saved it");
         }
@@ -805,7 +817,7 @@ impl SymbolGraph {
             .into_iter()
             .map(|parts| Arc::new(FileOut { parts, edges: std::sync::OnceLock::new() }))
             .collect();
-        Ok(Self { loaded: true, ..Self::assemble(snapshot, out, false) })
+        Ok((Self { loaded: true, ..Self::assemble(snapshot, out, false) }, rest))
     }
 
     /// The graph of `snapshot`, built whole: every reference of every file resolved.
@@ -1241,6 +1253,32 @@ impl SymbolGraph {
         };
         self.reached.lock().expect("warm starts").put(key, Arc::new(reached));
         Ranks { rank, iterations }
+    }
+
+    /// The ranks key `key` reached on this graph without a focus (every node weighing the same,
+    /// no edge boosted), when it was asked: what saving them needs to make them again.
+    pub(crate) fn uniform_reached(&self, key: u64) -> Option<UniformRanks> {
+        let done = self.reached.lock().expect("warm starts").get(key)?;
+        let uniform = Arc::ptr_eq(&done.node_base, &self.node_base)
+            && done.personal.is_none()
+            && done.boosted.is_empty();
+        uniform.then(|| UniformRanks { rank: done.rank.clone(), scale: done.scale, residual: done.residual })
+    }
+
+    /// Takes `ranks` (saved from a graph with these very parts) as what key `key` reached here
+    /// without a focus: [`Self::pagerank_keyed`] then answers it at once, and the graphs updated
+    /// from this one start from them, as if this graph had iterated to them.
+    pub(crate) fn seed_uniform(&self, key: u64, ranks: UniformRanks) {
+        let reached = Reached {
+            node_base: self.node_base.clone(),
+            rank: ranks.rank,
+            personal: None,
+            boosted: Vec::new(),
+            out: self.out.clone(),
+            scale: ranks.scale,
+            residual: ranks.residual,
+        };
+        self.reached.lock().expect("warm starts").put(key, Arc::new(reached));
     }
 
     /// The ranks `from` (the same key's on the graph this one was updated from) reached, with the

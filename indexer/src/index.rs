@@ -15,7 +15,7 @@ use tree_sitter::Parser;
 use crate::graph::SymbolGraph;
 use crate::resolve::Resolver;
 use crate::snapshot::{FileEntry, Lang, MAX_PARSE_BYTES, Snapshot, utf8_lossy};
-use crate::store::{GRAPH_FILE, load, remove_stale_temps, save, save_graph};
+use crate::store::{load, load_graph, remove_stale_temps, save, save_graph};
 use crate::symbols::FileSymbols;
 use crate::walk::Filter;
 
@@ -218,19 +218,12 @@ impl Index {
         };
         let snapshot = new_snapshot(files, 0);
         // The resolved references saved with the index, when they belong to exactly its files:
-        // a reopen then resolves only what changed since.
+        // a reopen then resolves only what changed since; and the ranks saved with them, so
+        // the first unfocused map ranks nothing.
         if let Some(dir) = &store
             && !snapshot.files.is_empty()
-            && let Ok(bytes) = std::fs::read(dir.join(GRAPH_FILE))
         {
-            match SymbolGraph::from_bytes(&snapshot, &bytes) {
-                Ok(graph) => snapshot.derived.set(Arc::new(graph)),
-                // Said, since what follows (every reference resolved again) takes a while.
-                Err(why) => tracing::info!(
-                    "{} not used ({why}): the first map resolves every reference",
-                    dir.join(GRAPH_FILE).display()
-                ),
-            }
+            load_graph(dir, &snapshot);
         }
         let index = Self {
             root: root.to_path_buf(),

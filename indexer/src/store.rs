@@ -1,6 +1,7 @@
 //! Where an index is saved and how: `index.bin` (a header naming the format, the queries and
-//! the root, then every entry) and `graph.bin` beside it, in the user's cache, written to a
-//! temporary file and renamed so a crash never leaves half of either.
+//! the root, then every entry) and `graph.bin` beside it (the resolved references, then what
+//! the first unfocused map needs: the ranks without a focus and the map's tables), in the
+//! user's cache, written to a temporary file and renamed so a crash never leaves half of either.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use crate::snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
 
 /// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
 /// version is rebuilt. Query files need no bump: their hash is part of the saved header.
-pub(crate) const FORMAT_VERSION: u32 = 16;
+pub(crate) const FORMAT_VERSION: u32 = 17;
 pub(crate) const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// The default place for a root's index: the user's cache directory, keyed by the root's path,
 /// so opening a repository never writes into it.
@@ -59,16 +60,49 @@ pub(crate) fn save(dir: &Path, root: &Path, snapshot: &Snapshot) -> std::io::Res
 /// Where the graph's resolved references are saved, beside `index.bin`.
 pub(crate) const GRAPH_FILE: &str = "graph.bin";
 
-/// Writes the snapshot's graph (its resolved references) beside the index, atomically.
+/// Writes the snapshot's graph (its resolved references) beside the index, then its ranks
+/// without a focus and its map tables (made now unless they are), atomically: one file, so the
+/// ranks are always those of the references beside them.
 pub(crate) fn save_graph(dir: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
     let Some(graph) = snapshot.derived.get::<SymbolGraph>() else { return Ok(()) };
     let tmp = dir.join(format!("{GRAPH_FILE}.tmp{}", std::process::id()));
     {
         let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
-        graph.write_to(snapshot, &mut file)?;
+        write_graph(&graph, snapshot, &mut file)?;
         file.into_inner().map_err(|err| err.into_error())?.sync_all()?;
     }
     std::fs::rename(&tmp, dir.join(GRAPH_FILE))
+}
+
+/// What `graph.bin` holds: `graph`'s resolved references, then the map's saved ranks and
+/// tables (a bundle's `graph` part is the same bytes).
+pub(crate) fn write_graph(
+    graph: &SymbolGraph,
+    snapshot: &Snapshot,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    graph.write_to(snapshot, &mut *out)?;
+    crate::map::write_saved(snapshot, out)
+}
+
+/// Reads `graph.bin` in `dir` into `snapshot` (the saved index's files): the graph when its
+/// references were saved for exactly these files, and with it the saved ranks and map tables
+/// when they are whole and fit it. Whatever is refused is made again when first asked for.
+pub(crate) fn load_graph(dir: &Path, snapshot: &Snapshot) {
+    let path = dir.join(GRAPH_FILE);
+    let Ok(bytes) = std::fs::read(&path) else { return };
+    match SymbolGraph::from_bytes(snapshot, &bytes) {
+        Ok((graph, rest)) => {
+            if let Err(why) = crate::map::load_saved(snapshot, &graph, rest) {
+                tracing::info!("the ranks in {} not used ({why}): the first map makes them", path.display());
+            }
+            snapshot.derived.set(std::sync::Arc::new(graph));
+        }
+        // Said, since what follows (every reference resolved again) takes a while.
+        Err(why) => {
+            tracing::info!("{} not used ({why}): the first map resolves every reference", path.display())
+        }
+    }
 }
 
 /// Removes the temporary files of saves whose process is gone (killed mid-save); a save of a

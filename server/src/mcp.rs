@@ -16,7 +16,7 @@ use crate::agents::{self, Agents};
 use crate::to_mcp;
 
 /// How much lower the map workers' CPU priority is than the other threads' (nice values).
-const MAP_NICE: i32 = 10;
+pub(crate) const MAP_NICE: i32 = 10;
 
 /// Quick calls run side by side, sharing the cores, up to this many per core: a cheap call
 /// then never waits for a slower one to finish (one worker per core, first come first served,

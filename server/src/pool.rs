@@ -5,12 +5,44 @@
 //! once runs on its caller's thread instead, which saves it two thread wake-ups. Maps, about 50 ms of CPU on 1,800 files,
 //! queue for workers of their own, one per core at a lower CPU priority. One session's burst cannot
 //! hold back another session's call (BENCHMARKS.md, issue 14). Commands, which mostly wait for a
-//! child process, run outside the pools.
+//! child process, run outside the pools. Work no call waits for (what maps share, made ahead)
+//! runs on rayon threads of its own at the maps' priority ([`in_background`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
 
 type Job = Box<dyn FnOnce() + Send>;
+
+/// Sets the calling thread's nice value (higher is lower priority; a thread may always lower
+/// its own).
+fn lower_priority(nice: i32) {
+    // SAFETY: setpriority only changes this thread's nice value (Linux keeps one per thread;
+    // `who` 0 is the calling thread).
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+}
+
+/// Runs `job`, and the parallel work it hands rayon, on threads of their own (one per core,
+/// gone when it returns) at `nice`: work no call waits for then takes no CPU from a call at a
+/// higher priority, a map's own thread included, which rayon's shared threads (at the
+/// process's priority) would.
+pub fn in_background(name: &'static str, nice: i32, job: impl FnOnce() + Send) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .thread_name(move |i| format!("{name}-{i}"))
+        .start_handler(move |_| lower_priority(nice))
+        .build();
+    match pool {
+        Ok(pool) => pool.install(job),
+        Err(err) => {
+            tracing::warn!("cannot start the {name} threads: {err}");
+            job();
+        }
+    }
+}
 
 /// Jobs by owner (a session), the owners in the order they take turns, and how many jobs
 /// each owner has running.
@@ -96,14 +128,7 @@ impl FairPool {
         for i in 0..threads {
             let queues = queues.clone();
             let spawned = std::thread::Builder::new().name(format!("{name}-{i}")).spawn(move || {
-                // SAFETY: setpriority only changes this thread's nice value (Linux keeps one per
-                // thread; `who` 0 is the calling thread).
-                #[cfg(target_os = "linux")]
-                unsafe {
-                    libc::setpriority(libc::PRIO_PROCESS, 0, nice);
-                }
-                #[cfg(not(target_os = "linux"))]
-                let _ = nice;
+                lower_priority(nice);
                 work(&queues);
             });
             if let Err(err) = spawned {
@@ -212,6 +237,29 @@ fn work(queues: &(Mutex<Queues>, Condvar)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Work handed to rayon inside [`in_background`] runs on its threads, at its priority (19,
+    /// the lowest, which any thread may take), not on rayon's shared threads at the process's.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn background_work_runs_on_threads_of_its_own_at_the_given_priority() {
+        use rayon::prelude::*;
+        let seen = Mutex::new(Vec::new());
+        in_background("test-background", 19, || {
+            (0..64).into_par_iter().for_each(|_| {
+                let name = std::thread::current().name().unwrap_or("").to_string();
+                // SAFETY: getpriority only reads the calling thread's nice value.
+                let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+                seen.lock().unwrap().push((name, nice));
+            })
+        });
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), 64);
+        assert!(
+            seen.iter().all(|(name, nice)| name.starts_with("test-background-") && *nice == 19),
+            "{seen:?}"
+        );
+    }
 
     #[tokio::test]
     async fn owners_take_turns_and_a_panic_costs_only_its_answer() {

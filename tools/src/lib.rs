@@ -28,7 +28,7 @@ pub use harness::runners::runner_names;
 pub use harness::summarize_trace;
 pub use observe::limits::Limits;
 pub use observe::observation::Observation;
-pub use observe::shape::count_tokens;
+pub use observe::shape::{count_tokens, warm_tokenizer};
 pub use process::contain::{Containment, confines_writes, containment};
 pub use process::seccomp::filters_syscalls;
 pub use session::Session;

@@ -18,7 +18,8 @@ pub fn count_tokens(text: &str) -> usize {
 /// Set once the tokenizer is loaded (by [`warm_tokenizer`]).
 static TOKENIZER_READY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Loads the tokenizer on a background thread, so no call waits for it on behalf of the trace.
+/// Loads the tokenizer on a background thread, so no call waits for it on behalf of the trace
+/// (and a server, which calls it as it starts, has it loaded for its first map).
 pub fn warm_tokenizer() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {

@@ -11,6 +11,10 @@ use crate::graph::{Personal, SymbolGraph};
 use crate::snapshot::{FileEntry, Snapshot};
 use crate::symbols::DefKind;
 
+mod saved;
+
+pub(crate) use saved::{load_saved, write_saved};
+
 /// Rendered source lines are cut to this many characters.
 pub(crate) const LINE_CHARS: usize = 100;
 
@@ -126,32 +130,40 @@ pub fn repo_map(
     let focus_nodes = focus_defs(snapshot, &graph, &focus_set);
     // PageRank needs only who uses each node, not the rest of the tables: when the tables are
     // made, it runs as soon as those are, beside the rest.
-    let rank = |users: &Users| {
+    let rank = |users: Option<&Users>| {
         let started = std::time::Instant::now();
         let rank = rank_nodes(&graph, users, &entries, &focus_set, &focus_nodes);
         (rank, started.elapsed().as_millis() as u64)
     };
+    // Without a focus, before the tables are made, the copy saved with the index stands for
+    // them, and the ranks saved with it are the graph's: the first map of a new process makes
+    // neither (nor name resolution, which the tables read).
+    let copy = if focus_set.is_empty() { saved::unused_copy(snapshot) } else { None };
+    let tables;
     let mut ranked = None;
-    let tables = snapshot.derived.get_or_init(|| {
-        let previous =
-            snapshot.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").take());
-        Tables::build(snapshot, &graph, previous.as_deref(), |users| ranked = Some(rank(users)))
-    });
-    let (node_rank, rank_ms) = ranked.unwrap_or_else(|| rank(&tables.users));
+    let facts = match &copy {
+        Some(copy) => copy.facts(),
+        None => {
+            tables = tables_of(snapshot, &graph, |users| ranked = Some(rank(Some(users))));
+            tables.facts()
+        }
+    };
+    let (node_rank, rank_ms) = ranked.unwrap_or_else(|| rank(facts.users));
     let rank_done = started.elapsed();
-    let file_rank = file_ranks(&graph, &tables, &node_rank);
-    let tier = file_tiers(&graph, &tables, &focus_set, &focus_nodes);
+    let file_rank = file_ranks(&graph, &facts, &node_rank);
+    let tier = file_tiers(&graph, &facts, &focus_set, &focus_nodes);
     // A map of `budget` tokens shows at most `budget` lines of at most `max_per_line`
     // definitions each (119 where one minified line holds that many), but nearly every map is
     // full long before `budget` definitions: those are ordered first, and all that could be
     // shown only when the search for the most that fit reaches the end of them (before it, it
     // tries the counts it would try on the whole order, and finds the same).
-    let order = |most: usize| order_defs(&graph, &tables, &focus_nodes, &node_rank, &file_rank, most);
-    let could_show = budget.saturating_mul(tables.max_per_line);
+    let order = |most: usize| order_defs(&graph, &facts, &focus_nodes, &node_rank, &file_rank, most);
+    let could_show = budget.saturating_mul(facts.max_per_line);
     let items = order(budget.min(could_show));
     tracing::debug!(
         tables_and_rank_ms = rank_done.as_millis() as u64,
         rank_ms,
+        saved = copy.is_some(),
         order_ms = (started.elapsed() - rank_done).as_millis() as u64,
         "map ranked"
     );
@@ -173,10 +185,10 @@ pub fn repo_map(
             tokens,
         };
     }
-    let (mut fitted, reached_end) = fit_budget(&map, budget, tables.max_per_line, count_tokens);
+    let (mut fitted, reached_end) = fit_budget(&map, budget, facts.max_per_line, count_tokens);
     if reached_end && budget < could_show {
         map.items = order(could_show);
-        fitted = fit_budget(&map, budget, tables.max_per_line, count_tokens).0;
+        fitted = fit_budget(&map, budget, facts.max_per_line, count_tokens).0;
     }
     let (shown_defs, text, files, tokens) = fitted;
     RepoMap { text, files, total_files: map.entries.len(), total_defs, shown_defs, tokens }
@@ -188,7 +200,7 @@ pub fn repo_map(
 /// users), and edges into a focus identifier's definitions count ×10.
 fn rank_nodes(
     graph: &SymbolGraph,
-    users: &Users,
+    users: Option<&Users>,
     entries: &[&FileEntry],
     focus_set: &Focus,
     focus_nodes: &[u32],
@@ -204,12 +216,15 @@ fn rank_nodes(
     }
     for &node in focus_nodes {
         personalization[node as usize] = 1.0;
-        for &user in users.of(node) {
+        for &user in users.map_or(&[][..], |users| users.of(node)) {
             personalization[user as usize] = f64::max(personalization[user as usize], 0.5);
         }
     }
-    let personal =
-        Personal { weights: &personalization, boosted: focus_nodes, users: &|node| users.of(node) };
+    let personal = Personal {
+        weights: &personalization,
+        boosted: focus_nodes,
+        users: &|node| users.map_or(&[], |users| users.of(node)),
+    };
     let ranks = graph.pagerank_keyed(focus_set.key(), &personal);
     tracing::debug!(iterations = ranks.iterations, "pagerank");
     ranks.rank
@@ -217,6 +232,9 @@ fn rank_nodes(
 
 /// The nodes of every definition a focus identifier names, in node order.
 fn focus_defs(snapshot: &Snapshot, graph: &SymbolGraph, focus_set: &Focus) -> Vec<u32> {
+    if focus_set.idents.is_empty() {
+        return Vec::new();
+    }
     let resolver = snapshot.resolver();
     let mut nodes = Vec::new();
     for name in &focus_set.idents {
@@ -231,10 +249,10 @@ fn focus_defs(snapshot: &Snapshot, graph: &SymbolGraph, focus_set: &Focus) -> Ve
 
 /// Where each file stands before ranks count: the focus files and the files defining a focus
 /// identifier first (0), then the files referencing those definitions (1), then the rest (2).
-fn file_tiers(graph: &SymbolGraph, tables: &Tables, focus_set: &Focus, focus_nodes: &[u32]) -> Vec<u8> {
+fn file_tiers(graph: &SymbolGraph, facts: &NodeFacts, focus_set: &Focus, focus_nodes: &[u32]) -> Vec<u8> {
     let mut tier = vec![2u8; graph.files.len()];
     for &node in focus_nodes {
-        for &user in tables.users(node) {
+        for &user in facts.users(node) {
             tier[graph.node_place(user).0] = 1;
         }
     }
@@ -248,16 +266,26 @@ fn file_tiers(graph: &SymbolGraph, tables: &Tables, focus_set: &Focus, focus_nod
 }
 
 /// A file's rank: what its nodes hold, each as much as a newcomer should care about it.
-fn file_ranks(graph: &SymbolGraph, tables: &Tables, node_rank: &[f64]) -> Vec<f64> {
+fn file_ranks(graph: &SymbolGraph, facts: &NodeFacts, node_rank: &[f64]) -> Vec<f64> {
     (0..graph.files.len())
         .map(|f| {
             let (from, to) = (graph.file_node(f) as usize, graph.file_node(f + 1) as usize);
-            (from..to).map(|node| node_rank[node] * tables.care[node] as f64).sum()
+            (from..to).map(|node| node_rank[node] * facts.care[node] as f64).sum()
         })
         .collect()
 }
 
+/// PageRank's key for the ranks without a focus (and for a focus that names nothing).
+fn no_focus_key() -> u64 {
+    Focus::default().key()
+}
+
 impl Focus {
+    /// Whether the focus names no file and no identifier: the map ranks as without one.
+    fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.idents.is_empty()
+    }
+
     /// Names this focus for PageRank's warm start: files keep their numbers in a graph updated
     /// from another, so the next snapshot's map for the same focus starts from this one's ranks.
     fn key(&self) -> u64 {
@@ -276,7 +304,7 @@ impl Focus {
 /// impl's `fmt`, a `__repr__`), by rank; the best `most` of those last two.
 fn order_defs(
     graph: &SymbolGraph,
-    tables: &Tables,
+    facts: &NodeFacts,
     focus: &[u32],
     node_rank: &[f64],
     file_rank: &[f64],
@@ -294,7 +322,7 @@ fn order_defs(
     for &node in focus {
         take(node, &mut items);
     }
-    let mut users: Vec<u32> = focus.iter().flat_map(|&node| tables.users(node).iter().copied()).collect();
+    let mut users: Vec<u32> = focus.iter().flat_map(|&node| facts.users(node).iter().copied()).collect();
     users.sort_unstable();
     users.dedup();
     users.sort_by(|&a, &b| {
@@ -307,19 +335,19 @@ fn order_defs(
     // PageRank's depth (who references the referrers) times breadth: how many definitions and
     // files name this one, to a small power.
     let mut scores: Vec<f64> = (0..graph.n_nodes())
-        .map(|node| node_rank[node] * tables.care[node] as f64 * tables.users.breadth[node] as f64)
+        .map(|node| node_rank[node] * facts.care[node] as f64 * facts.breadth[node] as f64)
         .collect();
     // A type holds what its members hold: a class whose methods everyone calls matters as
     // much as one everyone names.
-    for (node, &parent) in tables.parent.iter().enumerate() {
-        if parent != u32::MAX && tables.entry[node] {
-            scores[parent as usize] += node_rank[node] * tables.care[node] as f64;
+    for (node, &parent) in facts.parent.iter().enumerate() {
+        if parent != u32::MAX && facts.entry[node] {
+            scores[parent as usize] += node_rank[node] * facts.care[node] as f64;
         }
     }
     // A definition's later signatures count as the first.
-    for (node, &first) in tables.first_twin.iter().enumerate() {
+    for (node, &first) in facts.first_twin.iter().enumerate() {
         if first != u32::MAX {
-            scores[first as usize] += node_rank[node] * tables.care[node] as f64;
+            scores[first as usize] += node_rank[node] * facts.care[node] as f64;
         }
     }
     // The best `most` in a heap whose top is the last of them: a node after it is
@@ -327,7 +355,7 @@ fn order_defs(
     // 38 MB at 1.6 million, allocated and written on each map).
     let mut best: std::collections::BinaryHeap<Ranked> = std::collections::BinaryHeap::new();
     for (node, &score) in scores.iter().enumerate() {
-        let item = Ranked(tables.entry[node], score, node as u32);
+        let item = Ranked(facts.entry[node], score, node as u32);
         if best.len() < most {
             best.push(item);
         } else if let Some(mut last) = best.peek_mut()
@@ -874,13 +902,14 @@ impl FileTables {
 /// start (the last entry: where the last one's end). Most nodes have few users: theirs is read
 /// from a table (a `powf` a node took a third of the time at 1.6 million nodes), the same value.
 fn breadth_of(start: &[u32]) -> Vec<f32> {
+    breadth_of_counts(start.windows(2).map(|w| w[1] - w[0]))
+}
+
+/// Per node, (1 + its users) to the power [`USERS_EXPONENT`], from how many users each has.
+fn breadth_of_counts(users: impl Iterator<Item = u32>) -> Vec<f32> {
     let of = |users: u32| (1.0 + users as f32).powf(USERS_EXPONENT);
     let few: Vec<f32> = (0..FEW_USERS).map(of).collect();
-    start
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .map(|users| few.get(users as usize).copied().unwrap_or_else(|| of(users)))
-        .collect()
+    users.map(|users| few.get(users as usize).copied().unwrap_or_else(|| of(users))).collect()
 }
 
 /// Who uses each node: the graph's edges turned around, and each node's breadth. Kept beside
@@ -979,7 +1008,86 @@ impl Users {
     }
 }
 
+/// What ordering a map's definitions reads of each node besides its rank: the snapshot's
+/// [`Tables`], or the copy of them saved with the index.
+struct NodeFacts<'a> {
+    care: &'a [f32],
+    entry: &'a [bool],
+    parent: &'a [u32],
+    first_twin: &'a [u32],
+    /// Per node: (1 + its users) to the power [`USERS_EXPONENT`].
+    breadth: &'a [f32],
+    max_per_line: usize,
+    /// Who uses each node (asked only of a focus's definitions): none in the saved copy,
+    /// which only a map without a focus reads.
+    users: Option<&'a Users>,
+}
+
+impl<'a> NodeFacts<'a> {
+    /// The nodes with an edge into `node`.
+    fn users(&self, node: u32) -> &'a [u32] {
+        self.users.map_or(&[], |users| users.of(node))
+    }
+}
+
+/// The tables of `snapshot` (whose graph is `graph`), made on first use from what the snapshot
+/// before carried over; `with_users` runs as soon as who uses each node is known, beside the
+/// rest, when this call makes them.
+fn tables_of(
+    snapshot: &Snapshot,
+    graph: &SymbolGraph,
+    with_users: impl FnOnce(&Users) + Send,
+) -> Arc<Tables> {
+    snapshot.derived.get_or_init(|| {
+        let previous =
+            snapshot.derived.get::<TablesSeed>().and_then(|seed| seed.0.lock().expect("seed").take());
+        let tables = Tables::build(snapshot, graph, previous.as_deref(), with_users);
+        // The copy saved with the index stood for these; it is no longer read.
+        saved::forget(snapshot);
+        tables
+    })
+}
+
+/// The graph and tables of `snapshot`, with its ranks without a focus (which the graph keeps),
+/// made unless they are: what every unfocused map reads, and what the index saves.
+fn unfocused(snapshot: &Snapshot) -> (Arc<SymbolGraph>, Arc<Tables>) {
+    let graph = snapshot.graph();
+    let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
+    let no_focus = Focus::default();
+    let rank = |users: Option<&Users>| rank_nodes(&graph, users, &entries, &no_focus, &[]);
+    let mut ranked = None;
+    let tables = tables_of(snapshot, &graph, |users| ranked = Some(rank(Some(users))));
+    if ranked.is_none() {
+        rank(Some(&tables.users));
+    }
+    (graph, tables)
+}
+
+impl Snapshot {
+    /// Makes what every map of this snapshot shares (name resolution, the map's tables) and its
+    /// ranks without a focus, unless they are made (or loaded): a server calls it once its first
+    /// scan is done, so its first focused map or first edit does not pay for them.
+    pub fn prepare_maps(&self) {
+        if !self.files.is_empty() {
+            unfocused(self);
+        }
+    }
+}
+
 impl Tables {
+    /// What ordering a map's definitions reads of each node.
+    fn facts(&self) -> NodeFacts<'_> {
+        NodeFacts {
+            care: &self.care,
+            entry: &self.entry,
+            parent: &self.parent,
+            first_twin: &self.first_twin,
+            breadth: &self.users.breadth,
+            max_per_line: self.max_per_line,
+            users: Some(&self.users),
+        }
+    }
+
     /// The tables of `snapshot`, whose graph is `graph`; each file's part is taken from
     /// `previous` (another snapshot's tables) where its file and resolved references are the
     /// same.
@@ -1363,7 +1471,9 @@ fn round6(x: f64) -> f64 {
 /// Paths, folders and identifiers named in the focus. A qualified name such as `Cart.add` or
 /// `shapes::Circle::new` contributes each of its parts.
 fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> Focus {
-    let resolver = snapshot.resolver();
+    // Made only when a word is looked up: a map without a focus, or of paths, needs none.
+    let resolver = std::cell::OnceCell::new();
+    let resolver = || resolver.get_or_init(|| snapshot.resolver());
     let mut out = Focus::default();
     for item in focus {
         let item = item.trim().trim_start_matches("./").trim_end_matches('/');
@@ -1393,7 +1503,7 @@ fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> 
         let qualified = parts.len() > 1 && (item.contains("::") || item.contains('.'));
         for (n, word) in parts.iter().enumerate() {
             let is_scope = qualified && n + 1 < parts.len();
-            if !is_scope && !resolver.defs_named(word).is_empty() {
+            if !is_scope && !resolver().defs_named(word).is_empty() {
                 out.idents.insert(word.to_string());
             }
             // Aider's rule: a word of five or more letters names the file with that stem; a
