@@ -306,6 +306,10 @@ pub fn unpack_bundle(bundle: &Path, root: &Path, store: &Path) -> Result<BundleS
     let mut decoded: Vec<FileEntry> = postcard::from_bytes(&entries)
         .map_err(|err| staged(refuse(format!("its entries do not decode ({err})"))))?;
     drop(entries);
+    // Paths as a walk of a root makes them: relative, `/`-separated, no `.` or `..` parts.
+    if let Some(bad) = decoded.iter().find(|e| !is_clean_path(&e.path)) {
+        return Err(staged(refuse(format!("it holds an entry whose path leaves the root: {:?}", bad.path))));
+    }
     if let Ok(dir) = crate::beneath::RootDir::open(root) {
         use rayon::prelude::*;
         decoded.par_iter_mut().for_each(|entry| {
@@ -392,6 +396,13 @@ impl Reader<'_> {
         String::from_utf8(self.take(u64::from(len))?)
             .map_err(|_| self.refused("it is damaged (a name is not UTF-8)"))
     }
+}
+
+/// Whether `path` is one a walk of a root gives: relative, `/`-separated, each part a name.
+fn is_clean_path(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains(['\\', '\0'])
+        && path.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
 }
 
 /// A name a bundle's search index may hold: `meta.json`, or a segment's file
@@ -578,6 +589,11 @@ mod tests {
         let mut other = good.clone();
         other[at..at + 16].copy_from_slice(b"search/../x.json");
         assert!(refused(&resealed(other)).contains("does not know"));
+        // An entry whose path would leave the root.
+        let at = good.windows(12).position(|w| w == b"shop/cart.py").unwrap();
+        let mut other = good.clone();
+        other[at..at + 12].copy_from_slice(b"../x/cart.py");
+        assert!(refused(&resealed(other)).contains("leaves the root"));
         // The good one still unpacks.
         unpack_bundle(&bundle, &root, &stores.path().join("ok")).unwrap();
     }
