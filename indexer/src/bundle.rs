@@ -462,6 +462,17 @@ mod tests {
         write_bundle(&root, &index.snapshot(), out).unwrap()
     }
 
+    /// A tree, its bundle (in the third folder) and a second checkout of the same tree.
+    fn bundled() -> (tempfile::TempDir, tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
+        let (a, c, stores) =
+            (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        tree(a.path());
+        let bundle = stores.path().join("a.bundle");
+        bundle_of(a.path(), &stores.path().join("a"), &bundle);
+        tree(c.path());
+        (a, c, stores, bundle)
+    }
+
     #[test]
     fn one_tree_at_two_paths_gives_the_same_bytes() {
         let (a, b, stores) =
@@ -486,12 +497,7 @@ mod tests {
 
     #[test]
     fn a_checkout_started_from_a_bundle_parses_only_what_differs_and_searches() {
-        let (a, c, stores) =
-            (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        tree(a.path());
-        let bundle = stores.path().join("a.bundle");
-        bundle_of(a.path(), &stores.path().join("a"), &bundle);
-        tree(c.path());
+        let (_a, c, stores, bundle) = bundled();
         fs::write(
             c.path().join("shop/price.py"),
             "def tax(xs):\n    return 0\n\ndef discount():\n    return 1\n",
@@ -522,12 +528,7 @@ mod tests {
 
     #[test]
     fn an_identical_checkout_reads_its_files_once_and_keeps_the_bundles_graph() {
-        let (a, c, stores) =
-            (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        tree(a.path());
-        let bundle = stores.path().join("a.bundle");
-        bundle_of(a.path(), &stores.path().join("a"), &bundle);
-        tree(c.path());
+        let (_a, c, stores, bundle) = bundled();
         let root = c.path().canonicalize().unwrap();
         let store = stores.path().join("c");
         unpack_bundle(&bundle, &root, &store).unwrap();

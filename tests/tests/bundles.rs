@@ -26,6 +26,11 @@ fn bundle(root: &Path, out: &Path) -> String {
     tack(&["index", "--root", path(root), "--index-dir", path(store.path()), "--bundle", path(out)]).0
 }
 
+/// `tack search QUERY` on `root` with its index in `store`, started from `bundle`.
+fn search_from(query: &str, root: &Path, store: &Path, bundle: &Path) -> (String, String) {
+    tack(&["search", query, "--root", path(root), "--index-dir", path(store), "--bundle", path(bundle)])
+}
+
 #[test]
 fn one_tree_gives_one_bundle_and_a_checkout_starts_from_it() {
     let (a, b, out) = (fixture_copy("py_shop"), fixture_copy("py_shop"), tempfile::tempdir().unwrap());
@@ -49,29 +54,11 @@ fn one_tree_gives_one_bundle_and_a_checkout_starts_from_it() {
     )
     .unwrap();
     let store = tempfile::tempdir().unwrap();
-    let (found, log) = tack(&[
-        "search",
-        "loyalty bonus",
-        "--root",
-        path(b.path()),
-        "--index-dir",
-        path(store.path()),
-        "--bundle",
-        path(&out.path().join("a.bundle")),
-    ]);
+    let (found, log) = search_from("loyalty bonus", b.path(), store.path(), &out.path().join("a.bundle"));
     assert!(log.contains("starting from the bundle"), "{log}");
     assert!(found.lines().nth(1) == Some("shop/pricing.py"), "{found}");
     // The store holds an index now: the bundle is not read again.
-    let (_, log) = tack(&[
-        "search",
-        "cart",
-        "--root",
-        path(b.path()),
-        "--index-dir",
-        path(store.path()),
-        "--bundle",
-        path(&out.path().join("a.bundle")),
-    ]);
+    let (_, log) = search_from("cart", b.path(), store.path(), &out.path().join("a.bundle"));
     assert!(log.contains("the bundle is not read"), "{log}");
 }
 
@@ -86,16 +73,7 @@ fn a_damaged_bundle_is_refused_and_tack_still_answers() {
     let damaged = out.path().join("damaged.bundle");
     std::fs::write(&damaged, bytes).unwrap();
     let store = tempfile::tempdir().unwrap();
-    let (found, log) = tack(&[
-        "search",
-        "cart total",
-        "--root",
-        path(a.path()),
-        "--index-dir",
-        path(store.path()),
-        "--bundle",
-        path(&damaged),
-    ]);
+    let (found, log) = search_from("cart total", a.path(), store.path(), &damaged);
     assert!(log.contains("the bundle is refused") && log.contains("damaged"), "{log}");
     assert!(found.contains("shop/cart.py"), "{found}");
 }
