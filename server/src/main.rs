@@ -23,6 +23,23 @@ use clap::{Parser, Subcommand, ValueEnum};
 use tack_indexer::LoadOutcome;
 use tack_tools::{CallContext, Profile, Session, Toolbox};
 
+/// A line of a command's output on stdout; a reader that went away (`tack index | head -1`)
+/// ends nothing but the output, where `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// Output on stdout without a line's end, as [`say!`] writes it.
+macro_rules! say_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "tack",
@@ -291,7 +308,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 args["tokens"] = tokens.into();
             }
             let obs = toolbox.call(&Session::new(), "repo_map", args, &CallContext::default()).observation;
-            print!("{}", obs.text);
+            say_part!("{}", obs.text);
             save(&toolbox);
             Ok(if obs.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
@@ -335,7 +352,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 });
                 snapshot.graph().n_edges()
             });
-            println!(
+            say!(
                 "{} files, {} symbols, {} references, {} edges in {:.2} s ({} parsed, {} reused)",
                 stats.files,
                 snapshot.n_defs(),
@@ -347,7 +364,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             if let Some(out) = bundle {
                 let summary = tack_indexer::write_bundle(ws.root().path(), &snapshot, &out)?;
-                println!(
+                say!(
                     "bundle {}: {} files{}, {} bytes",
                     out.display(),
                     summary.files,
@@ -398,10 +415,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 claude: setup::on_path("claude"),
             };
             let outcome = setup::run(&request)?;
-            println!("{}", outcome.message());
+            say!("{}", outcome.message());
             if let Some(auth) = auth.filter(|_| project) {
                 let file = auth.file().map_or("<the token tack printed>".into(), |f| f.display().to_string());
-                println!(
+                say!(
                     "the client reads the token from ${var}: export {var}=\"$(cat {file})\"",
                     var = setup::TOKEN_VAR
                 );
@@ -412,8 +429,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let path = trace_file(&root, session.as_deref())?;
             let text =
                 std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-            println!("session {}", path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"));
-            print!("{}", tack_tools::summarize_trace(&text));
+            say!("session {}", path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"));
+            say_part!("{}", tack_tools::summarize_trace(&text));
             Ok(ExitCode::SUCCESS)
         }
         Command::Search { query, root, limit, mode, path, json, from } => {
@@ -423,9 +440,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let outcome = toolbox.call(&Session::new(), "search", args, &CallContext::default());
             let obs = outcome.observation;
             if json && !obs.is_error {
-                println!("{}", serde_json::to_string_pretty(&obs.structured).unwrap_or_default());
+                say!("{}", serde_json::to_string_pretty(&obs.structured).unwrap_or_default());
             } else {
-                print!("{}", obs.text);
+                say_part!("{}", obs.text);
             }
             Ok(if obs.is_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }

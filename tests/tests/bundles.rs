@@ -1,7 +1,8 @@
 //! Index bundles through the real binary: `tack index --bundle` gives the same bytes for one
 //! tree at two paths; `tack search --bundle` and `tack serve --bundle` start a checkout with no
 //! index from one, parse only the files that differ, and answer; a damaged bundle is refused
-//! with a message that says so, and tack still answers, from an index built from nothing.
+//! with a message that says so, and tack still answers, from an index built from nothing. A
+//! reader of `tack index`'s output that goes away (`| head`) leaves the bundle written, no panic.
 
 use std::path::Path;
 use std::process::Command;
@@ -105,4 +106,25 @@ async fn a_server_starts_from_a_bundle() {
     assert!(text.contains("shop/pricing.py"), "{text}");
     assert!(store.path().join("index.bin").exists(), "the bundle seeded the store");
     client.cancel().await.unwrap();
+}
+
+#[test]
+fn a_reader_that_goes_away_leaves_the_bundle_written_and_no_panic() {
+    use std::process::Stdio;
+    let (a, out) = (fixture_copy("py_shop"), tempfile::tempdir().unwrap());
+    let store = tempfile::tempdir().unwrap();
+    let file = out.path().join("a.bundle");
+    let mut child = Command::new(tack_binary())
+        .args(["index", "--root", path(a.path()), "--index-dir", path(store.path()), "--bundle", path(&file)])
+        .env("TACK_LOG", "error")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tack runs");
+    // The reader closes its end before tack prints anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("tack ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !stderr.contains("panicked"), "{:?}: {stderr}", out.status);
+    assert!(file.exists(), "the bundle is written");
 }
