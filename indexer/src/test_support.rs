@@ -65,6 +65,27 @@ pub(crate) fn def_listing(lang: Lang, text: &str) -> String {
         .collect()
 }
 
+/// The imports of a source in `lang`, a line each: line, module, item, bound name, alias, glob
+/// (`-` for a part it has not).
+pub(crate) fn import_listing(lang: Lang, text: &str) -> String {
+    let fs = crate::extract::extract(lang, text);
+    let part = |id: u32| if id == crate::names::NONE { "-" } else { fs.text(id) };
+    fs.imports
+        .iter()
+        .map(|i| {
+            format!(
+                "{}: module={} item={} bound={} alias={} glob={}\n",
+                { i.line },
+                fs.text(i.module),
+                part(i.item),
+                part(i.bound),
+                { i.alias },
+                { i.glob }
+            )
+        })
+        .collect()
+}
+
 /// What the name at `line:column` of `path` resolves to among `files`: `name: what it means…`,
 /// then the count of candidates when there are any; `no name` where none is.
 pub(crate) fn resolve_at(files: &[(&str, &str)], path: &str, line: u32, column: u32) -> String {

@@ -521,7 +521,6 @@ fn chain(node: Node, bytes: &[u8], out: &mut String) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::names::NONE;
     use crate::snapshot::Snapshot;
 
     const CART: &str = include_str!("../../../../fixtures/cs_shop/src/Shop/Cart.cs");
@@ -550,22 +549,7 @@ mod tests {
     }
 
     fn imports(src: &str) -> String {
-        let fs = crate::extract::extract(Lang::CSharp, src);
-        fs.imports
-            .iter()
-            .map(|i| {
-                let text = |id: u32| if id == NONE { "-" } else { fs.text(id) };
-                format!(
-                    "{}: module={} item={} bound={} alias={} glob={}\n",
-                    { i.line },
-                    fs.text(i.module),
-                    text(i.item),
-                    text(i.bound),
-                    { i.alias },
-                    { i.glob }
-                )
-            })
-            .collect()
+        crate::test_support::import_listing(Lang::CSharp, src)
     }
 
     use crate::test_support::{entry, resolve_at as resolve};

@@ -2,7 +2,6 @@
 //! that must finish (deep nesting, an alias chain, an import cycle).
 
 use super::*;
-use crate::names::NONE;
 use crate::snapshot::Snapshot;
 use crate::test_support::{entry, resolve_at as resolve};
 
@@ -29,22 +28,7 @@ fn defs(src: &str) -> String {
 }
 
 fn imports(src: &str) -> String {
-    let fs = crate::extract::extract(Lang::Scala, src);
-    fs.imports
-        .iter()
-        .map(|i| {
-            let text = |id: u32| if id == NONE { "-" } else { fs.text(id) };
-            format!(
-                "{}: module={} item={} bound={} alias={} glob={}\n",
-                { i.line },
-                fs.text(i.module),
-                text(i.item),
-                text(i.bound),
-                { i.alias },
-                { i.glob }
-            )
-        })
-        .collect()
+    crate::test_support::import_listing(Lang::Scala, src)
 }
 
 #[test]
