@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tack_tools::Session;
+use crate::repos::Desk;
 
 /// The argument that carries the handle.
 pub const ARGUMENT: &str = "agent";
@@ -23,7 +23,7 @@ pub struct Agents {
 }
 
 struct Entry {
-    session: Arc<Session>,
+    desk: Arc<Desk>,
     used: Instant,
     /// A later call named this agent: a client that keeps its handle, unlike one that never
     /// passes it back and so starts an agent on every call.
@@ -32,7 +32,7 @@ struct Entry {
 
 /// The state a call runs with.
 pub struct Found {
-    pub session: Arc<Session>,
+    pub desk: Arc<Desk>,
     /// The handle just made for this call's new agent, to hand back in its result.
     pub started: Option<String>,
 }
@@ -64,7 +64,7 @@ impl Agents {
                 Some(entry) => {
                     entry.used = now;
                     entry.returned = true;
-                    Ok(Found { session: entry.session.clone(), started: None })
+                    Ok(Found { desk: entry.desk.clone(), started: None })
                 }
                 None => Err(UnknownAgent { handle: handle.to_string(), idle_s: self.idle.as_secs() }),
             };
@@ -78,9 +78,9 @@ impl Agents {
             live.remove(&oldest);
         }
         let handle = new_handle();
-        let session = Arc::new(Session::new());
-        live.insert(handle.clone(), Entry { session: session.clone(), used: now, returned: false });
-        Ok(Found { session, started: Some(handle) })
+        let desk = Arc::new(Desk::new());
+        live.insert(handle.clone(), Entry { desk: desk.clone(), used: now, returned: false });
+        Ok(Found { desk, started: Some(handle) })
     }
 
     /// How many agents are live.
@@ -128,11 +128,11 @@ mod tests {
         let b = agents.find(None).unwrap();
         let (ha, hb) = (a.started.clone().unwrap(), b.started.clone().unwrap());
         assert_ne!(ha, hb);
-        assert!(!Arc::ptr_eq(&a.session, &b.session), "two agents never share a state");
+        assert!(!Arc::ptr_eq(&a.desk, &b.desk), "two agents never share a state");
         assert_eq!(ha.len(), 21);
         assert!(ha.starts_with('a') && ha[1..].chars().all(|c| c.is_ascii_hexdigit()));
         let again = agents.find(Some(&ha)).unwrap();
-        assert!(Arc::ptr_eq(&again.session, &a.session) && again.started.is_none());
+        assert!(Arc::ptr_eq(&again.desk, &a.desk) && again.started.is_none());
         // What the model reads, word for word.
         let err = agents.find(Some("a00000000000000000000")).err().unwrap().to_string();
         expect_test::expect![[r#"agent "a00000000000000000000" is unknown or has ended (an agent ends after 60 s without a call); call again without agent to start afresh, then pass the handle that result gives"#]].assert_eq(&err);

@@ -7,6 +7,7 @@ mod listener;
 mod mcp;
 mod memory;
 mod pool;
+mod repos;
 mod sessions;
 mod settings;
 mod setup;
@@ -92,6 +93,11 @@ enum Command {
         /// session; past it, the one idle longest is closed (its id then answers 404).
         #[arg(long, value_name = "N", default_value_t = sessions::MAX_SESSIONS)]
         max_sessions: usize,
+        /// With several repositories, keep at most this many open (their indexes in memory and
+        /// watched); the least recently used closes, and opens again from its saved index when
+        /// a call names it.
+        #[arg(long, value_name = "N", default_value_t = 8)]
+        max_open: usize,
         #[command(flatten)]
         from: FromBundle,
     },
@@ -176,12 +182,25 @@ enum Command {
 #[derive(clap::Args)]
 struct RootArg {
     /// The repository root (default: the git top level of the current directory, else the
-    /// current directory).
+    /// current directory). `serve` takes several, each a repository named by its folder;
+    /// without any, the user's config may list them as `[[repositories]]`.
     #[arg(long, value_name = "DIR")]
-    root: Option<PathBuf>,
-    /// Where the index is saved (default: the user cache directory, keyed by the root).
+    root: Vec<PathBuf>,
+    /// Where the index is saved (default: the user cache directory, keyed by the root); with
+    /// several repositories, each one's is in a folder of this one named as the repository.
     #[arg(long, value_name = "DIR")]
     index_dir: Option<PathBuf>,
+}
+
+impl RootArg {
+    /// The one root a command other than `serve` works on.
+    fn one(&self) -> anyhow::Result<PathBuf> {
+        match self.root.as_slice() {
+            [] => settings::default_root(),
+            [root] => Ok(root.clone()),
+            _ => anyhow::bail!("this command takes one --root; only serve takes several"),
+        }
+    }
 }
 
 /// Where a command that reads the index may start from.
@@ -239,6 +258,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             no_auth,
             session_timeout,
             max_sessions,
+            max_open,
             from,
         } => {
             if no_auth && let Some(addr) = http.filter(|addr| !addr.ip().is_loopback()) {
@@ -262,47 +282,45 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ProfileArg::Core => Profile::Core,
                 ProfileArg::Full => Profile::Full,
             };
+            let specs = match repositories(&root, from.bundle) {
+                Ok(specs) => specs,
+                Err(err) => {
+                    eprintln!("tack: {err:#}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
             // The first map counts its tokens: the tokenizer loads on a core of its own while
             // the saved index is read, instead of on the first map's time.
             tack_tools::warm_tokenizer();
-            let toolbox = open_with(&root, profile, read_only, overrides, from.bundle.as_deref())?;
-            let index = toolbox.workspace().index().clone();
-            // Watch first, so a change made during the first scan is not missed; then index in
-            // the background: the handshake does not wait, the first query does.
-            if let Err(err) = watch::start(index.clone()) {
-                tracing::warn!(
-                    "not watching for changes ({err}); the index refreshes only on tack's own edits"
-                );
+            // The first repository's configuration is read once (its warnings said once) for the
+            // lead and its first opening; a later opening reads it again.
+            let config = config_for(&specs[0].root, &overrides)?;
+            let lead = Toolbox::new(&specs[0].root, config.clone(), profile, read_only)?;
+            let first = std::sync::Mutex::new(Some((specs[0].name.clone(), config)));
+            let state_dir = specs[0].store.as_ref().map(|store| store.join("state"));
+            let opener: Box<repos::Opener> = Box::new(move |spec: &repos::RepoSpec| {
+                let read = first.lock().expect("config lock").take_if(|(name, _)| *name == spec.name);
+                let config = match read {
+                    Some((_, config)) => config,
+                    None => config_for(&spec.root, &overrides)?,
+                };
+                open_repository(spec, config, profile, read_only)
+            });
+            let repos = repos::Repos::new(specs, max_open, lead, opener);
+            // One repository opens now, so its index is ready by the first call; several open
+            // as calls name them.
+            if repos.len() == 1 {
+                repos.get(0).map_err(anyhow::Error::msg)?;
             }
-            std::thread::Builder::new().name("tack-index".into()).spawn(move || {
-                let stats = index.refresh(&|_, _| {});
-                tracing::info!(
-                    files = stats.files,
-                    parsed = stats.parsed,
-                    reused = stats.reused,
-                    seconds = stats.seconds,
-                    "index ready"
-                );
-                if let Err(err) = index.save() {
-                    tracing::warn!("cannot save the index: {err}");
-                }
-                // What every map shares (name resolution, the map's tables), made now rather
-                // than by the first focused map or the first edit, at the maps' priority: the
-                // first unfocused map reads the ranks saved with the index instead of waiting
-                // for this, and shares the cores with it as an equal, not behind it.
-                let started = std::time::Instant::now();
-                pool::in_background("tack-prepare", mcp::MAP_NICE, || index.snapshot().prepare_maps());
-                tracing::debug!(ms = started.elapsed().as_millis() as u64, "maps prepared");
-            })?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let session_timeout = std::time::Duration::from_secs(session_timeout.max(1));
             let limits = SessionLimits { idle: session_timeout, max: max_sessions.max(1) };
-            runtime.block_on(serve(toolbox, http, Token { given, no_auth }, limits))?;
+            runtime.block_on(serve(repos, state_dir, http, Token { given, no_auth }, limits))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Map { root, focus, tokens, from } => {
             let toolbox =
-                open_with(&root, Profile::Core, true, OutputFlags::default(), from.bundle.as_deref())?;
+                open_with(&root, Profile::Core, true, &OutputFlags::default(), from.bundle.as_deref())?;
             let mut args = serde_json::json!({"focus": focus});
             if let Some(tokens) = tokens {
                 args["tokens"] = tokens.into();
@@ -378,10 +396,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Setup { client, http, project, dry_run, context_window, root: args } => {
-            let root = match &args.root {
-                Some(dir) => dir.clone(),
-                None => settings::default_root()?,
-            };
+            let root = args.one()?;
             let root =
                 root.canonicalize().with_context(|| format!("cannot open the root {}", root.display()))?;
             // The token the server at that URL asks for, if it serves this root: saved where
@@ -435,7 +450,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Search { query, root, limit, mode, path, json, from } => {
             let toolbox =
-                open_with(&root, Profile::Core, true, OutputFlags::default(), from.bundle.as_deref())?;
+                open_with(&root, Profile::Core, true, &OutputFlags::default(), from.bundle.as_deref())?;
             let args = serde_json::json!({"query": query, "limit": limit, "mode": mode, "path": path});
             let outcome = toolbox.call(&Session::new(), "search", args, &CallContext::default());
             let obs = outcome.observation;
@@ -462,10 +477,7 @@ fn trace_file(args: &RootArg, session: Option<&str>) -> anyhow::Result<PathBuf> 
     if let Some(given) = session.map(PathBuf::from).filter(|p| p.is_file()) {
         return Ok(given);
     }
-    let root = match &args.root {
-        Some(dir) => dir.clone(),
-        None => settings::default_root()?,
-    };
+    let root = args.one()?;
     let root = root.canonicalize().with_context(|| format!("cannot open the root {}", root.display()))?;
     let dir = store_dir(args, &root)
         .context("no cache directory (HOME unset): pass --index-dir, as the server was given")?
@@ -490,7 +502,7 @@ fn trace_file(args: &RootArg, session: Option<&str>) -> anyhow::Result<PathBuf> 
 }
 
 /// `serve`'s flags that override `tack.toml`, or set what a repository may not.
-#[derive(Default, clap::Args)]
+#[derive(Default, Clone, clap::Args)]
 struct OutputFlags {
     /// Also send `structuredContent` and list output schemas, for programmatic clients
     /// (Claude Code and Codex would then show their model only the JSON, not the text).
@@ -528,33 +540,49 @@ struct OutputFlags {
 
 /// Finds the root, reads `tack.toml`, and opens the toolbox with its saved index.
 fn open(args: &RootArg, profile: Profile, read_only: bool) -> anyhow::Result<Toolbox> {
-    open_with(args, profile, read_only, OutputFlags::default(), None)
+    open_with(args, profile, read_only, &OutputFlags::default(), None)
 }
 
+/// [`open`] for a command's one root, with `serve`'s flags and a bundle to start from.
 fn open_with(
     args: &RootArg,
     profile: Profile,
     read_only: bool,
-    flags: OutputFlags,
+    flags: &OutputFlags,
     bundle: Option<&std::path::Path>,
 ) -> anyhow::Result<Toolbox> {
-    let root = match &args.root {
-        Some(dir) => dir.clone(),
-        None => settings::default_root()?,
-    };
-    let mut config = settings::load(&root)?;
+    let root = args.one()?;
+    open_root(&root, config_for(&root, flags)?, args.index_dir.clone(), profile, read_only, bundle)
+}
+
+/// The configuration of `root`: the user's, the repository's `tack.toml`, then `serve`'s flags.
+fn config_for(root: &std::path::Path, flags: &OutputFlags) -> anyhow::Result<tack_tools::Config> {
+    let mut config = settings::load(root)?;
     config.output.structured |= flags.structured;
     if flags.context_window.is_some() {
         config.output.context_window = flags.context_window;
     }
-    config.run.pass_env.extend(flags.pass_env);
+    config.run.pass_env.extend(flags.pass_env.iter().cloned());
     config.run.network |= flags.allow_network;
-    config.run.writable.extend(flags.writable);
-    config.run.readable.extend(flags.readable);
+    config.run.writable.extend(flags.writable.iter().cloned());
+    config.run.readable.extend(flags.readable.iter().cloned());
     config.allow_protected_writes |= flags.allow_protected_writes;
     config.output.redact_secrets |= flags.redact_secrets;
-    let toolbox = Toolbox::new(&root, config, profile, read_only)?;
-    let store = store_dir(args, toolbox.workspace().root().path());
+    Ok(config)
+}
+
+/// Opens the toolbox on `root` with `config` and its index saved in `store` (default: the user cache,
+/// keyed by the root), started from `bundle` when the store holds none.
+fn open_root(
+    root: &std::path::Path,
+    config: tack_tools::Config,
+    store: Option<PathBuf>,
+    profile: Profile,
+    read_only: bool,
+    bundle: Option<&std::path::Path>,
+) -> anyhow::Result<Toolbox> {
+    let toolbox = Toolbox::new(root, config, profile, read_only)?;
+    let store = store.or_else(|| tack_indexer::default_store(toolbox.workspace().root().path()));
     if let Some(bundle) = bundle {
         start_from_bundle(bundle, toolbox.workspace().root().path(), store.as_deref());
     }
@@ -594,6 +622,104 @@ fn open_with(
     };
     tracing::info!(root = %toolbox.workspace().root().path().display(), "workspace open");
     Ok(toolbox)
+}
+
+/// The repositories `serve` serves: its `--root`s, else the user's `[[repositories]]`, else the
+/// current one. Each is named by its folder unless the configuration names it; two of one name,
+/// or a name that reads as a choice of several (`*`, a comma), are refused.
+fn repositories(args: &RootArg, bundle: Option<PathBuf>) -> anyhow::Result<Vec<repos::RepoSpec>> {
+    let listed: Vec<settings::Repository> = if !args.root.is_empty() {
+        args.root
+            .iter()
+            .map(|root| settings::Repository { root: root.clone(), name: None, bundle: None })
+            .collect()
+    } else {
+        let configured = settings::repositories()?;
+        if configured.is_empty() {
+            vec![settings::Repository { root: settings::default_root()?, name: None, bundle: None }]
+        } else {
+            configured
+        }
+    };
+    let several = listed.len() > 1;
+    anyhow::ensure!(
+        !(several && bundle.is_some()),
+        "--bundle starts one repository; with several, give each its bundle as `bundle = \"FILE\"` in its [[repositories]] entry of the user's config"
+    );
+    let mut specs: Vec<repos::RepoSpec> = Vec::new();
+    for entry in listed {
+        let root = entry
+            .root
+            .canonicalize()
+            .with_context(|| format!("cannot open the root {}", entry.root.display()))?;
+        let name = match entry.name {
+            Some(name) => name,
+            None => root.file_name().and_then(|n| n.to_str()).unwrap_or("root").to_string(),
+        };
+        anyhow::ensure!(
+            !name.trim().is_empty() && name != "*" && !name.contains(','),
+            "the repository at {} cannot be named {name:?} (a name is not empty, not \"*\" and has no comma): name it in [[repositories]] of the user's config",
+            root.display()
+        );
+        if let Some(other) = specs.iter().find(|s| s.name == name) {
+            anyhow::bail!(
+                "two repositories are named {name:?} ({} and {}): list them as [[repositories]] in the user's config, each with its own name = \"...\"",
+                other.root.display(),
+                root.display()
+            );
+        }
+        let store = match &args.index_dir {
+            Some(dir) if several => Some(dir.join(&name)),
+            Some(dir) => Some(dir.clone()),
+            None => tack_indexer::default_store(&root),
+        };
+        let bundle = entry.bundle.or_else(|| bundle.clone());
+        specs.push(repos::RepoSpec { name, root, store, bundle });
+    }
+    Ok(specs)
+}
+
+/// Opens one repository for `serve`: its toolbox and saved index, the watcher, and the first
+/// refresh in the background (the call that opened it waits for the index, not the others).
+fn open_repository(
+    spec: &repos::RepoSpec,
+    config: tack_tools::Config,
+    profile: Profile,
+    read_only: bool,
+) -> anyhow::Result<repos::Opened> {
+    let toolbox =
+        open_root(&spec.root, config, spec.store.clone(), profile, read_only, spec.bundle.as_deref())?;
+    let index = toolbox.workspace().index().clone();
+    // Watch first, so a change made during the first scan is not missed; then index in
+    // the background: the handshake does not wait, the first query does.
+    let watching = match watch::start(index.clone()) {
+        Ok(watching) => Some(watching),
+        Err(err) => {
+            tracing::warn!("not watching for changes ({err}); the index refreshes only on tack's own edits");
+            None
+        }
+    };
+    std::thread::Builder::new().name("tack-index".into()).spawn(move || {
+        let stats = index.refresh(&|_, _| {});
+        tracing::info!(
+            files = stats.files,
+            parsed = stats.parsed,
+            reused = stats.reused,
+            seconds = stats.seconds,
+            "index ready"
+        );
+        if let Err(err) = index.save() {
+            tracing::warn!("cannot save the index: {err}");
+        }
+        // What every map shares (name resolution, the map's tables), made now rather
+        // than by the first focused map or the first edit, at the maps' priority: the
+        // first unfocused map reads the ranks saved with the index instead of waiting
+        // for this, and shares the cores with it as an equal, not behind it.
+        let started = std::time::Instant::now();
+        pool::in_background("tack-prepare", mcp::MAP_NICE, || index.snapshot().prepare_maps());
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "maps prepared");
+    })?;
+    Ok(repos::Opened::new(toolbox, watching))
 }
 
 /// Seeds an empty store from `bundle`; a store that holds an index already keeps it (it is at
@@ -653,14 +779,15 @@ struct Token {
     no_auth: bool,
 }
 
+/// `state_dir`: the first repository's, where a token tack makes is saved.
 async fn serve(
-    toolbox: Toolbox,
+    repos: repos::Repos,
+    state_dir: Option<PathBuf>,
     http: Option<SocketAddr>,
     token: Token,
     limits: SessionLimits,
 ) -> anyhow::Result<()> {
-    let state_dir = toolbox.workspace().state_dir().map(std::path::Path::to_path_buf);
-    let shared = mcp::Shared::new(toolbox, limits.idle, limits.max);
+    let shared = mcp::Shared::new(repos, limits.idle, limits.max);
     match http {
         Some(addr) => {
             let auth = match token {

@@ -10,9 +10,10 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
-use tack_tools::{CallContext, Observation, Session, Toolbox, Work};
+use tack_tools::{Across, CallContext, Observation, ToolSpec, Work};
 
 use crate::agents::{self, Agents};
+use crate::repos::{self, Choice, Desk, Repos};
 use crate::to_mcp;
 
 /// How much lower the map workers' CPU priority is than the other threads' (nice values).
@@ -23,10 +24,10 @@ pub(crate) const MAP_NICE: i32 = 10;
 /// made reads wait behind edits and searches: BENCHMARKS.md, issue 14).
 const QUICK_WORKERS_PER_CORE: usize = 16;
 
-/// What every connection shares: the toolbox (root, configuration, index), and the agents of
-/// 2026-07-28 requests over HTTP, which carry no session.
+/// What every connection shares: the repositories (each a toolbox: root, configuration,
+/// index), and the agents of 2026-07-28 requests over HTTP, which carry no session.
 pub struct Shared {
-    pub toolbox: Toolbox,
+    pub repos: Repos,
     agents: Agents,
     /// Where quick tools run (reads, searches, navigation, edits): [`QUICK_WORKERS_PER_CORE`]
     /// workers per core, one session's calls on at most one worker per core at once, sessions
@@ -41,12 +42,12 @@ pub struct Shared {
 impl Shared {
     /// `idle`: how long an agent without a session keeps its state between calls; `max`: how
     /// many such agents live at once.
-    pub fn new(toolbox: Toolbox, idle: std::time::Duration, max: usize) -> Arc<Self> {
+    pub fn new(repos: Repos, idle: std::time::Duration, max: usize) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let quick = crate::pool::FairPool::new("tack-tools", QUICK_WORKERS_PER_CORE * cores, cores, 0, true);
         let maps = crate::pool::FairPool::new("tack-maps", cores, cores, MAP_NICE, false);
         Arc::new(Self {
-            toolbox,
+            repos,
             agents: Agents::new(idle, max),
             quick,
             maps,
@@ -63,17 +64,17 @@ impl Shared {
 #[derive(Clone)]
 pub struct TackServer {
     shared: Arc<Shared>,
-    own: Arc<Session>,
+    own: Arc<Desk>,
     stdio: bool,
 }
 
 impl TackServer {
     pub fn stdio(shared: Arc<Shared>) -> Self {
-        Self { shared, own: Arc::new(Session::new()), stdio: true }
+        Self { shared, own: Arc::new(Desk::new()), stdio: true }
     }
 
     pub fn http(shared: Arc<Shared>) -> Self {
-        Self { shared, own: Arc::new(Session::new()), stdio: false }
+        Self { shared, own: Arc::new(Desk::new()), stdio: false }
     }
 
     /// Whether the request stands alone: HTTP without a session id (2026-07-28).
@@ -123,7 +124,10 @@ fn list_can_change(context: &RequestContext<RoleServer>) -> bool {
 impl TackServer {
     /// The toolbox's instructions; over HTTP, with how an agent without a session keeps its state.
     fn instructions(&self) -> String {
-        let mut text = self.shared.toolbox.instructions();
+        let mut text = self.shared.repos.lead().instructions();
+        if let Some(repos) = self.shared.repos.instructions() {
+            text.push_str(&repos);
+        }
         if !self.stdio {
             text.push_str(
                 "\nWithout an HTTP session (protocol 2026-07-28), your first result names an agent handle: pass it \
@@ -147,15 +151,22 @@ impl ServerHandler for TackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let stateless = self.stateless(&context);
-        // A request without a session lists what a new agent sees.
-        let session = if stateless { Arc::new(Session::new()) } else { self.own.clone() };
-        let tools = self
-            .shared
-            .toolbox
-            .listed(&session, list_can_change(&context))
-            .into_iter()
+        // A request without a session lists what a new agent sees; an agent in several
+        // repositories sees what `find_tools` revealed in any of them.
+        let desk = if stateless { Arc::new(Desk::new()) } else { self.own.clone() };
+        let lead = self.shared.repos.lead();
+        let mut sessions = desk.sessions();
+        if sessions.is_empty() {
+            sessions.push(desk.session(desk.default_repo()));
+        }
+        let can_change = list_can_change(&context);
+        let tools = lead
+            .specs()
+            .filter(|spec| {
+                sessions.iter().any(|s| lead.listed(s, can_change).iter().any(|l| l.name == spec.name))
+            })
             .map(|spec| {
-                let tool = to_mcp::tool(spec, self.shared.toolbox.structured());
+                let tool = self.protocol_tool(spec);
                 if stateless { to_mcp::with_agent_argument(tool) } else { tool }
             })
             .collect();
@@ -163,7 +174,7 @@ impl ServerHandler for TackServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.shared.toolbox.spec(name).map(|spec| to_mcp::tool(spec, self.shared.toolbox.structured()))
+        self.shared.repos.lead().spec(name).map(|spec| self.protocol_tool(spec))
     }
 
     async fn call_tool(
@@ -172,26 +183,30 @@ impl ServerHandler for TackServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        if self.shared.toolbox.spec(&name).is_none() {
+        let lead = self.shared.repos.lead();
+        if lead.spec(&name).is_none() {
             return Err(McpError::invalid_params(
                 format!("unknown tool: {name}; tools/list names the tools, find_tools describes them"),
                 None,
             ));
         }
         let mut args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let (session, started) = if self.stateless(&context) {
+        let (desk, started) = if self.stateless(&context) {
             match self.shared.agents.find(take_agent(&mut args).as_deref()) {
-                Ok(found) => (found.session, found.started),
+                Ok(found) => (found.desk, found.started),
                 Err(text) => {
-                    return Ok(to_mcp::result(
-                        Observation::error(text.to_string()),
-                        self.shared.toolbox.structured(),
-                    )
-                    .into());
+                    return Ok(to_mcp::result(Observation::error(text.to_string()), lead.structured()).into());
                 }
             }
         } else {
             (self.own.clone(), None)
+        };
+        // With one repository, `repo` is no argument of any tool (and is refused as any unknown one).
+        let given = if self.shared.repos.len() > 1 { repos::take_repo(&mut args) } else { None };
+        let named = given.is_some();
+        let choice = match self.shared.repos.choose(given, &desk) {
+            Ok(choice) => choice,
+            Err(text) => return Ok(to_mcp::result(Observation::error(text), lead.structured()).into()),
         };
         let progress = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
@@ -213,14 +228,42 @@ impl ServerHandler for TackServer {
             list_can_change: list_can_change(&context),
             client: client_name(&context),
         };
-        let work = self.shared.toolbox.spec_of_call(&name, &args).map_or(Work::Quick, |t| t.work);
-        let owner = Arc::as_ptr(&session) as usize;
+        let work = lead.spec_of_call(&name, &args).map_or(Work::Quick, |t| t.work);
+        let owner = Arc::as_ptr(&desk) as usize;
         let shared = self.shared.clone();
         let tool_name = name.clone();
         let running = self.shared.calls.begin();
         let call = move || {
             let _running = running;
-            shared.toolbox.call(&session, &tool_name, args, &ctx)
+            let repos = &shared.repos;
+            match choice {
+                Choice::One(at) => {
+                    if named {
+                        desk.named(at);
+                    }
+                    match repos.get(at) {
+                        Ok(opened) => opened.toolbox.call(&desk.session(at), &tool_name, args, &ctx),
+                        Err(err) => tack_tools::CallOutcome {
+                            observation: Observation::error(format!(
+                                "cannot open the repository {}: {err}",
+                                repos.name(at)
+                            )),
+                            tools_changed: false,
+                        },
+                    }
+                }
+                Choice::Many(chosen) => {
+                    let names: Vec<String> = chosen.iter().map(|&at| repos.name(at).to_string()).collect();
+                    let visit = |k: usize, each: &mut dyn FnMut(&tack_tools::Workspace)| {
+                        let opened = repos.get(chosen[k])?;
+                        each(opened.toolbox.workspace());
+                        Ok(())
+                    };
+                    let across = Across { names: &names, visit: &visit };
+                    let session = desk.session(desk.default_repo());
+                    repos.lead().call_across(&session, &across, &tool_name, args, &ctx)
+                }
+            }
         };
         let outcome = match work {
             // Each waits its session's turn: a map behind other maps, never behind other tools.
@@ -246,6 +289,14 @@ impl ServerHandler for TackServer {
                 data.insert(agents::ARGUMENT.into(), Value::String(handle));
             }
         }
-        Ok(to_mcp::result(observation, self.shared.toolbox.structured()).into())
+        Ok(to_mcp::result(observation, lead.structured()).into())
+    }
+}
+
+impl TackServer {
+    /// A tool as listed: with several repositories, it takes `repo`.
+    fn protocol_tool(&self, spec: &ToolSpec) -> Tool {
+        let tool = to_mcp::tool(spec, self.shared.repos.lead().structured());
+        if self.shared.repos.len() > 1 { to_mcp::with_repo_argument(tool, spec.across) } else { tool }
     }
 }

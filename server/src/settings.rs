@@ -26,6 +26,51 @@ pub fn load(root: &Path) -> anyhow::Result<Config> {
     load_with(root, user_config_path().as_deref())
 }
 
+/// The user's configuration's list of repositories for `serve`.
+const REPOSITORIES: &str = "repositories";
+
+/// One of `[[repositories]]` in the user's configuration.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Repository {
+    /// Its root (`~/` is the home folder).
+    pub root: PathBuf,
+    /// Its name in calls (`repo=`); default, the root's folder name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// An index bundle to start from when its store holds no index yet.
+    #[serde(default)]
+    pub bundle: Option<PathBuf>,
+}
+
+/// The repositories the user's configuration lists for `serve` (none when it lists none).
+pub fn repositories() -> anyhow::Result<Vec<Repository>> {
+    match user_config_path() {
+        Some(path) => repositories_in(&path),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// [`repositories`] from the configuration at `path`.
+fn repositories_in(path: &Path) -> anyhow::Result<Vec<Repository>> {
+    let Some(mut table) = read_table(path, Owner::User)? else { return Ok(Vec::new()) };
+    let Some(list) = take(&mut table, "", REPOSITORIES) else { return Ok(Vec::new()) };
+    let mut listed: Vec<Repository> = list.try_into().with_context(|| {
+        format!(
+            "{}: [[repositories]] entries take root = \"DIR\", and optionally name = \"NAME\" and bundle = \"FILE\"",
+            path.display()
+        )
+    })?;
+    fn expand(path: &Path) -> PathBuf {
+        path.to_str().map_or_else(|| path.to_path_buf(), home_relative)
+    }
+    for entry in &mut listed {
+        entry.root = expand(&entry.root);
+        entry.bundle = entry.bundle.as_deref().map(expand);
+    }
+    Ok(listed)
+}
+
 /// Settings that loosen safety: only the user's configuration (or the command line) sets them.
 /// A repository's `[run] deny` adds rules; the user's replaces the defaults.
 const USER_ONLY: &[(&str, &str, Option<&str>)] = &[
@@ -48,6 +93,8 @@ pub fn load_with(root: &Path, user: Option<&Path>) -> anyhow::Result<Config> {
     let repo_path = root.join("tack.toml");
     let mut repo_table = read_table(&repo_path, Owner::Repository { root })?.unwrap_or_default();
 
+    // `serve`'s repositories are read by `repositories`, not by a workspace.
+    take(&mut user_table, "", REPOSITORIES);
     let user_deny = take(&mut user_table, "run", "deny");
     let pass_env = take(&mut user_table, "run", "pass_env");
     let network = take(&mut user_table, "run", "network");
@@ -211,6 +258,39 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_users_repositories_are_read_for_serve_and_left_out_of_each_workspaces_config() {
+        let user = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        let path = user.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "[output]\nstructured = true\n\n[[repositories]]\nroot = \"/srv/a\"\n\n[[repositories]]\nroot = \"/srv/b\"\nname = \"web\"\nbundle = \"/cache/b.tackbundle\"\n",
+        )
+        .unwrap();
+        let listed = repositories_in(&path).unwrap();
+        assert_eq!(
+            listed,
+            vec![
+                Repository { root: "/srv/a".into(), name: None, bundle: None },
+                Repository {
+                    root: "/srv/b".into(),
+                    name: Some("web".into()),
+                    bundle: Some("/cache/b.tackbundle".into())
+                },
+            ]
+        );
+        let config = load_with(repo.path(), Some(&path)).unwrap();
+        assert!(config.output.structured, "the rest of the user's config still applies");
+        // A misspelt key is named, not ignored.
+        std::fs::write(&path, "[[repositories]]\nroot = \"/srv/a\"\nbundel = \"x\"\n").unwrap();
+        let err = format!("{:#}", repositories_in(&path).unwrap_err());
+        assert!(err.contains("[[repositories]] entries take root") && err.contains("bundel"), "{err}");
+        // A repository's own tack.toml may not list repositories.
+        std::fs::write(repo.path().join("tack.toml"), "[[repositories]]\nroot = \"/\"\n").unwrap();
+        assert!(load_with(repo.path(), None).is_err());
+    }
 
     #[test]
     fn missing_file_means_defaults_and_settings_override_them() {

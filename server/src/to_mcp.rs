@@ -54,6 +54,26 @@ pub fn with_agent_argument(mut tool: Tool) -> Tool {
     tool
 }
 
+/// `tool` with the `repo` argument of a server with several repositories; `across`: the tool
+/// also ranks across them (`search`, `context`).
+pub fn with_repo_argument(mut tool: Tool, across: bool) -> Tool {
+    let description = if across {
+        "repository name (default: your first); \"*\" or names joined by commas rank across repositories"
+    } else {
+        "repository name (default: your first)"
+    };
+    let mut input = (*tool.input_schema).clone();
+    match input.entry("properties").or_insert_with(|| json!({})) {
+        Value::Object(properties) => {
+            properties
+                .insert(crate::repos::ARGUMENT.into(), json!({"type": "string", "description": description}));
+        }
+        other => *other = json!({crate::repos::ARGUMENT: {"type": "string", "description": description}}),
+    }
+    tool.input_schema = Arc::new(input);
+    tool
+}
+
 /// The protocol form of a result: the text as a text block, `isError` for failures the agent
 /// can act on, and with `structured` the data as `structuredContent`. Text only by default:
 /// Claude Code and Codex hand their model only `structuredContent` when a result has it.

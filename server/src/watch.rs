@@ -20,9 +20,27 @@ const DEBOUNCE: Duration = Duration::from_millis(50);
 /// since by the files' sizes, times and contents).
 const SAVE_QUIET: Duration = Duration::from_secs(3);
 
-/// Starts watching; the watcher lives as long as the returned thread.
-pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
-    let (tx, rx) = mpsc::channel::<notify::Event>();
+/// A running watcher: dropping it stops the watcher (saving what is unsaved) and lets go of the
+/// index, as when a repository closes.
+pub struct Watching {
+    stop: mpsc::Sender<Message>,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.stop.send(Message::Stop);
+    }
+}
+
+enum Message {
+    Changed(notify::Event),
+    Stop,
+}
+
+/// Starts watching; the watcher runs until the returned handle is dropped.
+pub fn start(index: Arc<Index>) -> anyhow::Result<Watching> {
+    let (tx, rx) = mpsc::channel::<Message>();
+    let stop = tx.clone();
     let root = index.root().to_path_buf();
     let event_root = root.clone();
     let mut watcher: RecommendedWatcher =
@@ -33,7 +51,7 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
             {
                 return;
             }
-            let _ = tx.send(event);
+            let _ = tx.send(Message::Changed(event));
         })?;
     let mut watched = 0usize;
     for dir in directories(&index, &root) {
@@ -55,13 +73,13 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
         loop {
             let first =
                 match if unsaved { rx.recv_timeout(SAVE_QUIET) } else { rx.recv().map_err(Into::into) } {
-                    Ok(event) => event,
+                    Ok(Message::Changed(event)) => event,
                     Err(RecvTimeoutError::Timeout) => {
                         save(&index);
                         unsaved = false;
                         continue;
                     }
-                    Err(RecvTimeoutError::Disconnected) => {
+                    Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => {
                         if unsaved {
                             save(&index);
                         }
@@ -69,13 +87,14 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
                     }
                 };
             let mut pending = vec![first];
+            let mut stopping = false;
             loop {
                 match rx.recv_timeout(DEBOUNCE) {
-                    Ok(event) => pending.push(event),
+                    Ok(Message::Changed(event)) => pending.push(event),
                     Err(RecvTimeoutError::Timeout) => break,
-                    Err(RecvTimeoutError::Disconnected) => {
-                        save(&index);
-                        return;
+                    Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => {
+                        stopping = true;
+                        break;
                     }
                 }
             }
@@ -113,9 +132,13 @@ pub fn start(index: Arc<Index>) -> anyhow::Result<()> {
                 "index updated"
             );
             unsaved = true;
+            if stopping {
+                save(&index);
+                return;
+            }
         }
     })?;
-    Ok(())
+    Ok(Watching { stop })
 }
 
 /// Every directory under `dir` that the index would walk into.

@@ -32,7 +32,7 @@ pub use observe::shape::{count_tokens, warm_tokenizer};
 pub use process::contain::{Containment, confines_writes, containment};
 pub use process::seccomp::filters_syscalls;
 pub use session::Session;
-pub use tool::{Annotations, Gate, Group, Overflow, Spec, ToolSpec, Work};
+pub use tool::{Across, Annotations, Gate, Group, Overflow, Spec, ToolSpec, Work};
 pub use toolbox::{CallOutcome, Profile, Toolbox};
 pub use workspace::config::{
     CheckConfig, ClientLimit, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig,

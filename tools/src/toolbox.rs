@@ -10,7 +10,7 @@ use crate::observe::observation::Observation;
 use crate::observe::redact::Redactor;
 use crate::observe::shape::{self, Budget, human_bytes};
 use crate::session::Session;
-use crate::tool::{Call, Entry, Gate, Group, Overflow, Reply, ToolSpec, catalog};
+use crate::tool::{Across, AcrossCall, Call, Entry, Gate, Group, Overflow, Reply, ToolSpec, catalog};
 use crate::workspace::Workspace;
 use crate::workspace::config::Config;
 
@@ -156,13 +156,59 @@ impl Toolbox {
     /// here, so this is where the gate's verdict joins writing tools' results, the stall
     /// detector watches, and the trace is written.
     pub fn call(&self, session: &Session, name: &str, args: Value, ctx: &CallContext) -> CallOutcome {
+        self.call_with(session, name, args, ctx, &|args, limits| {
+            self.dispatch(session, name, args, ctx, limits)
+        })
+    }
+
+    /// Runs `search` or `context` across the repositories `across` names (`repo="*"`), shaped
+    /// and recorded as [`Toolbox::call`] does, in `session`; another tool is an error that says
+    /// to name one repository.
+    pub fn call_across(
+        &self,
+        session: &Session,
+        across: &Across<'_>,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> CallOutcome {
+        self.call_with(session, name, args, ctx, &|args, limits| {
+            let call = AcrossCall { repos: across, ctx, limits };
+            // Through `call_tool`, the tool it names runs, with the arguments it holds.
+            let (name, args) = match self.entry(name).and_then(|e| (e.target)(&args)) {
+                Some(target) if target != name => {
+                    (target.to_string(), args.get("arguments").cloned().unwrap_or(Value::Null))
+                }
+                _ => (name.to_string(), args),
+            };
+            let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+            let observation = self.entry(&name).and_then(|entry| entry.run_across(&call, args)).unwrap_or_else(|| {
+                Observation::error(format!(
+                    "{name} runs in one repository: pass repo= with one name (of {}); search and context take repo=\"*\"",
+                    across.names.join(", ")
+                ))
+            });
+            (observation, false)
+        })
+    }
+
+    /// The front door's work around a run: shaping to the cap, redaction, the gate, the stall
+    /// detector and the trace.
+    fn call_with(
+        &self,
+        session: &Session,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+        run: &dyn Fn(Value, &crate::observe::limits::Limits) -> (Observation, bool),
+    ) -> CallOutcome {
         let started = std::time::Instant::now();
         let key = call_key(name, &args);
         let args_for_trace = clipped(&args);
         let limits = self.ws.limits(ctx.client.as_deref());
         let target = self.entry(name).and_then(|e| (e.target)(&args)).unwrap_or(name).to_string();
         let entry = self.entry(&target);
-        let (observation, tools_changed) = self.dispatch(session, name, args, ctx, &limits);
+        let (observation, tools_changed) = run(args, &limits);
         let budget = if observation.is_error { limits.error_budget } else { limits.budget };
         let overflow = entry.map_or(Overflow::Spill, |e| e.spec.overflow);
         let mut observation = self.redact(self.shape(session, overflow, observation, budget));

@@ -21,7 +21,7 @@ use crate::observe::shape::{Budget, count_tokens, cut_chars, fits_budget, shorte
 use crate::tool::navigate::{LineCache, plural};
 use crate::tool::repo_map::one_or_many;
 use crate::tool::search::{RankedFiles, rank_files};
-use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::tool::{AcrossCall, Call, Group, Reply, Spec, Tool};
 use crate::workspace::Workspace;
 
 /// The least budget a call may ask for (the default is the limits' `context_tokens`).
@@ -73,6 +73,12 @@ pub struct ContextOutput {
     pub functions_left_out: u64,
     /// Tokens in the text.
     pub tokens: u64,
+    /// The repository shown, when several were asked (`repo="*"`): the one the task matches best.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    /// The other repositories' best files for the task, as `[repository] path`, best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub elsewhere: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -123,6 +129,8 @@ impl Tool for Context {
     fn run(call: &Call<'_>, params: ContextParams) -> Reply {
         context(call.ws, params, call.limits.budget, call.limits.context_tokens).into()
     }
+
+    const ACROSS: Option<fn(&AcrossCall<'_>, ContextParams) -> Observation> = Some(context_across);
 
     fn guide(_ws: &Workspace) -> Option<String> {
         Some(
@@ -336,7 +344,9 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
                 functions: Vec::new(),
                 next_files: Vec::new(),
                 functions_left_out: 0,
-                tokens: 0
+                tokens: 0,
+                repo: None,
+                elsewhere: Vec::new(),
             }),
         );
     }
@@ -360,8 +370,104 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
         functions_left_out: (functions.len() - shown.len()) as u64,
         tokens: count_tokens(&text) as u64,
         functions: shown,
+        repo: None,
+        elsewhere: Vec::new(),
     };
     Observation::ok(text, json!(out))
+}
+
+/// Files of each other repository named after the one `context` shows.
+const ELSEWHERE_FILES: usize = 2;
+
+/// `context` across repositories: the task is ranked in each in turn; the repository whose
+/// best file scores highest answers as `context` does, in the budget left after the other
+/// repositories' best files, which follow it one line each.
+fn context_across(call: &AcrossCall<'_>, params: ContextParams) -> Observation {
+    let task = params.task.trim();
+    if task.is_empty() {
+        return Observation::error(
+            "context needs the task: pass task=\"...\" (a bug report, a failing test's output, a request, or identifiers)",
+        );
+    }
+    let cut = cut_task(task);
+    let focus = params.focus.as_deref().unwrap_or_default();
+    let query = if focus.is_empty() { cut.to_string() } else { format!("{cut} {}", focus.join(" ")) };
+    let terms = query_terms(&query);
+    let (found, mut failed) = call.each(|ws| {
+        let snapshot = ws.index().snapshot();
+        rank_files(ws, &snapshot, &|_| true, &query, &terms).map(|ranked| {
+            ranked
+                .files
+                .iter()
+                .take(ELSEWHERE_FILES)
+                .map(|(score, c)| (*score, c.path.clone()))
+                .collect::<Vec<_>>()
+        })
+    });
+    let names = call.repos.names;
+    let mut ranked: Vec<(usize, Vec<(f64, String)>)> = Vec::new();
+    for (at, result) in found {
+        match result {
+            Ok(files) if !files.is_empty() => ranked.push((at, files)),
+            Ok(_) => {}
+            Err(err) => failed.push(format!("{}: {err}", names[at])),
+        }
+    }
+    // Best first; a tie goes to the repository named first.
+    ranked.sort_by(|a, b| b.1[0].0.total_cmp(&a.1[0].0).then(a.0.cmp(&b.0)));
+    let Some(&(best, _)) = ranked.first() else {
+        let mut text = format!("no repository's files match the task ({})\n", names.join(", "));
+        if !failed.is_empty() {
+            text.push_str(&format!("not searched: {}\n", failed.join("; ")));
+        }
+        return Observation::error(text);
+    };
+    let elsewhere: Vec<String> = ranked[1..]
+        .iter()
+        .flat_map(|(at, files)| {
+            files.iter().map(move |(_, path)| format!("[{}] {}", names[*at], shown_path(path)))
+        })
+        .collect();
+    let mut tail = String::new();
+    if !elsewhere.is_empty() {
+        tail.push_str("other repositories' best files (pass repo=\"name\" to look there):\n");
+        for line in &elsewhere {
+            tail.push_str(&format!("  {line}\n"));
+        }
+    }
+    if !failed.is_empty() {
+        tail.push_str(&format!("not searched: {}\n", failed.join("; ")));
+    }
+    let head = format!("repository {}, where the task matches best:\n", names[best]);
+    let cap = call.limits.budget;
+    let tokens =
+        (params.tokens.unwrap_or(call.limits.context_tokens).max(MIN_TOKENS) as usize).min(cap.tokens);
+    let spent = count_tokens(&head) + count_tokens(&tail);
+    let own_tokens = tokens.saturating_sub(spent).max(MIN_TOKENS as usize) as u64;
+    let mut own = Some(ContextParams { tokens: Some(own_tokens), ..params });
+    let mut shown = None;
+    if let Err(err) = (call.repos.visit)(best, &mut |ws| {
+        if let Some(params) = own.take() {
+            shown = Some(context(ws, params, cap, call.limits.context_tokens));
+        }
+    }) {
+        return Observation::error(format!("cannot open the repository {}: {err}", names[best]));
+    }
+    let Some(mut obs) = shown else {
+        return Observation::error("the repository closed during the call; call again");
+    };
+    if obs.is_error {
+        return obs;
+    }
+    obs.text = format!("{head}{}{tail}", obs.text);
+    if let Some(serde_json::Value::Object(data)) = &mut obs.structured {
+        data.insert("repo".into(), json!(names[best]));
+        if !elsewhere.is_empty() {
+            data.insert("elsewhere".into(), json!(elsewhere));
+        }
+        data.insert("tokens".into(), json!(count_tokens(&obs.text)));
+    }
+    obs
 }
 
 /// The whole text: a header counting the functions shown, their sections, the next files, and

@@ -174,6 +174,8 @@ impl Spec {
 /// A tool as clients see it: its spec and the schemas of its arguments and result.
 #[derive(Debug, Clone)]
 pub struct ToolSpec {
+    /// The tool also runs across several repositories at once (`repo="*"`): `search`, `context`.
+    pub across: bool,
     pub spec: Spec,
     pub input_schema: Map<String, Value>,
     pub output_schema: Option<Map<String, Value>>,
@@ -195,6 +197,50 @@ pub(crate) struct Call<'a> {
     pub limits: &'a Limits,
     /// The tools this workspace offers, in catalogue order.
     pub offered: &'a [&'static Entry],
+}
+
+/// A call across several repositories (`repo="*"` or a list): their names, and a way to visit
+/// each one's workspace in turn, which opens a closed repository (and may close another).
+pub struct Across<'a> {
+    pub names: &'a [String],
+    /// Runs the closure on the workspace of the repository at this place in `names`; an
+    /// error says why that repository could not be opened.
+    pub visit: &'a Visit<'a>,
+}
+
+/// Runs a closure on the workspace of one repository of a call [`Across`] several.
+pub type Visit<'a> = dyn Fn(usize, &mut dyn FnMut(&Workspace)) -> Result<(), String> + Sync + 'a;
+
+/// What a call across repositories may use.
+pub(crate) struct AcrossCall<'a> {
+    pub repos: &'a Across<'a>,
+    pub ctx: &'a CallContext,
+    pub limits: &'a Limits,
+}
+
+impl AcrossCall<'_> {
+    /// Visits every repository in turn (saying so as progress), collecting what `each` finds;
+    /// a repository that cannot be opened is named in the second list with why.
+    pub(crate) fn each<T>(&self, mut each: impl FnMut(&Workspace) -> T) -> (Vec<(usize, T)>, Vec<String>) {
+        let names = self.repos.names;
+        let mut found = Vec::new();
+        let mut failed = Vec::new();
+        for (at, name) in names.iter().enumerate() {
+            if self.ctx.cancel.is_cancelled() {
+                failed.push(format!("{name}: not searched, the call was cancelled"));
+                continue;
+            }
+            if let Some(progress) = &self.ctx.progress {
+                progress(at as f64, Some(names.len() as f64), &format!("repository {name}"));
+            }
+            let mut got = None;
+            match (self.repos.visit)(at, &mut |ws| got = Some(each(ws))) {
+                Ok(()) => found.extend(got.map(|got| (at, got))),
+                Err(err) => failed.push(format!("{name}: {err}")),
+            }
+        }
+        (found, failed)
+    }
 }
 
 /// What a tool's run answers.
@@ -250,6 +296,9 @@ pub(crate) trait Tool {
     fn failure(_observation: &Observation) -> Option<String> {
         None
     }
+
+    /// How the tool runs across several repositories, if it does.
+    const ACROSS: Option<fn(&AcrossCall<'_>, Self::Params) -> Observation> = None;
 }
 
 /// A catalogue entry: a tool's spec and schemas, and its code behind plain function pointers.
@@ -260,6 +309,7 @@ pub(crate) struct Entry {
     pub trace: fn(Option<&Value>) -> Option<(&'static str, Value)>,
     pub target: fn(&Value) -> Option<&str>,
     pub failure: fn(&Observation) -> Option<String>,
+    across: fn(&AcrossCall<'_>, Value) -> Option<Observation>,
     /// The result's required fields that may serialize as `null` (a test keeps it empty).
     #[cfg(test)]
     pub required_nullable: fn() -> Vec<String>,
@@ -271,6 +321,7 @@ impl Entry {
             T::output_schema().map(|s| if T::SPEC.gate == Gate::Carried { schema::gated(s) } else { s });
         Entry {
             spec: ToolSpec {
+                across: T::ACROSS.is_some(),
                 spec: Spec { description: T::description(), ..T::SPEC },
                 input_schema: schema::input::<T::Params>(),
                 output_schema: output,
@@ -280,6 +331,7 @@ impl Entry {
             trace: T::trace,
             target: T::target,
             failure: T::failure,
+            across: run_across::<T>,
             #[cfg(test)]
             required_nullable: schema::required_nullable::<T::Output>,
         }
@@ -290,20 +342,34 @@ impl Entry {
     pub(crate) fn run(&self, call: &Call<'_>, args: Value) -> Reply {
         (self.run)(call, args)
     }
+
+    /// Runs the tool across repositories; `None` when it does not run so.
+    pub(crate) fn run_across(&self, call: &AcrossCall<'_>, args: Value) -> Option<Observation> {
+        (self.across)(call, args)
+    }
+}
+
+fn run_across<T: Tool>(call: &AcrossCall<'_>, args: Value) -> Option<Observation> {
+    let across = T::ACROSS?;
+    Some(match serde_json::from_value::<T::Params>(args) {
+        Ok(params) => across(call, params),
+        Err(err) => invalid::<T>(err),
+    })
+}
+
+fn invalid<T: Tool>(err: serde_json::Error) -> Observation {
+    let fields = schema::input::<T::Params>()
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+        .unwrap_or_default();
+    let name = T::SPEC.name;
+    Observation::error(format!("invalid arguments for {name}: {err}; its arguments are: {fields}"))
 }
 
 fn run_typed<T: Tool>(call: &Call<'_>, args: Value) -> Reply {
     match serde_json::from_value::<T::Params>(args) {
         Ok(params) => T::run(call, params),
-        Err(err) => {
-            let fields = schema::input::<T::Params>()
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
-                .unwrap_or_default();
-            let name = T::SPEC.name;
-            Observation::error(format!("invalid arguments for {name}: {err}; its arguments are: {fields}"))
-                .into()
-        }
+        Err(err) => invalid::<T>(err).into(),
     }
 }

@@ -20,7 +20,7 @@ use tack_indexer::{
 
 use crate::observe::lenient;
 use crate::observe::observation::Observation;
-use crate::tool::{Call, Group, Reply, Spec, Tool};
+use crate::tool::{AcrossCall, Call, Group, Reply, Spec, Tool};
 use crate::workspace::Workspace;
 
 /// The most files one call may ask for.
@@ -80,6 +80,9 @@ pub struct Hit {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FileResult {
     pub path: String,
+    /// The repository the file is in, when several were searched (`repo="*"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
     /// Higher is better: the ranking score (auto) or the number of matching lines (text, regex).
     pub score: f64,
     pub hits: Vec<Hit>,
@@ -113,6 +116,8 @@ impl Tool for Search {
         search(call.ws, params, call.limits.search_limit).into()
     }
 
+    const ACROSS: Option<fn(&AcrossCall<'_>, SearchParams) -> Observation> = Some(search_across);
+
     fn guide(_ws: &Workspace) -> Option<String> {
         Some(
             "For a phrase, an error or identifiers, search ranks the files they are about, each with its best \
@@ -123,33 +128,70 @@ impl Tool for Search {
 }
 
 fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observation {
+    match find(ws, &params, default_limit) {
+        Ok(found) => found.render(params.query.trim(), None),
+        Err(obs) => obs,
+    }
+}
+
+/// What one workspace's search found, before it is written out.
+struct Found {
+    out: SearchOutput,
+    mode: Mode,
+    /// The `path=` the search was narrowed to.
+    label: Option<String>,
+    /// Files not searched: a line longer than [`MAX_LINE_BYTES`].
+    too_long: Vec<String>,
+}
+
+impl Found {
+    /// The text an agent reads; `across` names the repositories searched, when there were several.
+    fn render(self, query: &str, across: Option<&[String]>) -> Observation {
+        let Found { out, mode, label, mut too_long } = self;
+        let mut obs = render(query, mode, label.as_deref(), out, across);
+        if !too_long.is_empty() {
+            too_long.sort();
+            let n = too_long.len();
+            let shown: Vec<&str> = too_long.iter().take(5).map(String::as_str).collect();
+            let more = if n > 5 { format!(" and {} more", n - 5) } else { String::new() };
+            obs.text.push_str(&format!(
+                "{n} {} not searched: a line longer than {} KiB ({}{more}); grep one with run if it matters\n",
+                if n == 1 { "file was" } else { "files were" },
+                MAX_LINE_BYTES >> 10,
+                shown.join(", ")
+            ));
+        }
+        obs
+    }
+}
+
+fn find(ws: &Workspace, params: &SearchParams, default_limit: u64) -> Result<Found, Observation> {
     let query = params.query.trim();
     if query.is_empty() {
-        return Observation::error("cannot search for an empty query; pass query=\"...\"");
+        return Err(Observation::error("cannot search for an empty query; pass query=\"...\""));
     }
     if query.len() > MAX_QUERY_BYTES {
-        return Observation::error(format!(
+        return Err(Observation::error(format!(
             "the query is {} bytes; search takes at most {MAX_QUERY_BYTES} (16 KB): pass the words or \
              identifiers that matter, or give a long report to context, which cuts it itself",
             query.len()
-        ));
+        )));
     }
     let limit = params.limit.unwrap_or(default_limit).clamp(1, MAX_LIMIT) as usize;
     let mode = params.mode.unwrap_or_default();
-    let scope = match Scope::new(ws, params.path.as_deref()) {
-        Ok(scope) => scope,
-        Err(obs) => return obs,
-    };
+    let scope = Scope::new(ws, params.path.as_deref())?;
+    let label = scope.label.clone();
+    let found = |out| Ok(Found { out, mode, label: label.clone(), too_long: Vec::new() });
     let snapshot = ws.index().snapshot();
     if mode == Mode::Symbol {
-        return by_symbol(&snapshot, &scope, query, limit);
+        return found(by_symbol(&snapshot, &scope, query, limit));
     }
     if mode == Mode::Auto {
         let terms = query_terms(query);
         // A query of punctuation only (`->`, `::`) has no terms: search it literally.
         if !terms.is_empty() {
             match ranked(ws, &snapshot, &scope, query, &terms, limit) {
-                Ok(obs) => return obs,
+                Ok(out) => return found(out),
                 // The literal search still answers; the log says why ranking did not.
                 Err(err) => tracing::warn!("ranked search failed, searching literally: {err}"),
             }
@@ -161,11 +203,8 @@ fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observati
             format!("the regex does not parse: {err}; fix it, or use mode=text for a literal search")
         }),
     };
-    let matcher = match matcher {
-        Ok(matcher) => matcher,
-        Err(msg) => return Observation::error(msg),
-    };
-    let (mut found, mut too_long) = scan(ws, &scope, &matcher);
+    let matcher = matcher.map_err(Observation::error)?;
+    let (mut found, too_long) = scan(ws, &scope, &matcher);
     // Best first: more matching lines; the path breaks ties so the order is stable.
     found.sort_by(|a, b| b.matches.cmp(&a.matches).then(a.path.cmp(&b.path)));
     let total_files = found.len() as u64;
@@ -184,22 +223,78 @@ fn search(ws: &Workspace, params: SearchParams, default_limit: u64) -> Observati
                     symbol: entry.and_then(|e| enclosing_symbol(e, line as u32)),
                 })
                 .collect();
-            FileResult { path: f.path, score: f.matches as f64, hits }
+            FileResult { path: f.path, repo: None, score: f.matches as f64, hits }
         })
         .collect();
-    let mut obs =
-        render(query, mode, params.path.as_deref(), SearchOutput { total_matches, total_files, results });
-    if !too_long.is_empty() {
-        too_long.sort();
-        let n = too_long.len();
-        let shown: Vec<&str> = too_long.iter().take(5).map(String::as_str).collect();
-        let more = if n > 5 { format!(" and {} more", n - 5) } else { String::new() };
-        obs.text.push_str(&format!(
-            "{n} {} not searched: a line longer than {} KiB ({}{more}); grep one with run if it matters\n",
-            if n == 1 { "file was" } else { "files were" },
-            MAX_LINE_BYTES >> 10,
-            shown.join(", ")
-        ));
+    Ok(Found { out: SearchOutput { total_matches, total_files, results }, mode, label, too_long })
+}
+
+/// `search` across repositories: each one searched in turn with the same arguments, then one
+/// list, best first. Ranked scores (and counts of matching lines) compare across repositories;
+/// definitions by name take turns, each repository's best first.
+fn search_across(call: &AcrossCall<'_>, params: SearchParams) -> Observation {
+    let (found, failed) = call.each(|ws| find(ws, &params, call.limits.search_limit));
+    let names = call.repos.names;
+    let mut lists = Vec::new();
+    let mut refused: Vec<(usize, Observation)> = Vec::new();
+    for (at, result) in found {
+        match result {
+            Ok(found) => lists.push((at, found)),
+            Err(obs) => refused.push((at, obs)),
+        }
+    }
+    if lists.is_empty() {
+        // The same refusal everywhere (an empty query, a regex that does not parse) is said once.
+        return match refused.into_iter().next() {
+            Some((_, obs)) => obs,
+            None => Observation::error(format!("no repository could be searched: {}", failed.join("; "))),
+        };
+    }
+    let limit = params.limit.unwrap_or(call.limits.search_limit).clamp(1, MAX_LIMIT) as usize;
+    let mode = lists[0].1.mode;
+    let mut total_matches = 0;
+    let mut total_files = 0;
+    let mut too_long = Vec::new();
+    let mut queues: Vec<std::collections::VecDeque<FileResult>> = Vec::new();
+    for (at, found) in &mut lists {
+        total_matches += found.out.total_matches;
+        total_files += found.out.total_files;
+        too_long.extend(found.too_long.drain(..).map(|path| format!("[{}] {path}", names[*at])));
+        queues.push(
+            std::mem::take(&mut found.out.results)
+                .into_iter()
+                .map(|result| FileResult { repo: Some(names[*at].clone()), ..result })
+                .collect(),
+        );
+    }
+    let mut results = Vec::new();
+    let mut turn = 0;
+    while results.len() < limit {
+        // Each list keeps its own order; the next result is the best of the lists' heads.
+        let next = if mode == Mode::Symbol {
+            (0..queues.len()).map(|k| (turn + k) % queues.len()).find(|&k| !queues[k].is_empty())
+        } else {
+            (0..queues.len())
+                .filter(|&k| !queues[k].is_empty())
+                .max_by(|&a, &b| queues[a][0].score.total_cmp(&queues[b][0].score).then(b.cmp(&a)))
+        };
+        let Some(k) = next else { break };
+        results.extend(queues[k].pop_front());
+        turn = k + 1;
+    }
+    let mut searched: Vec<String> = lists.iter().map(|(at, _)| names[*at].clone()).collect();
+    searched.sort();
+    let label = lists[0].1.label.clone();
+    let mut obs = Found { out: SearchOutput { total_matches, total_files, results }, mode, label, too_long }
+        .render(params.query.trim(), Some(&searched));
+    let mut skipped: Vec<String> = failed;
+    skipped.extend(
+        refused
+            .into_iter()
+            .map(|(at, obs)| format!("{}: {}", names[at], obs.text.lines().next().unwrap_or_default())),
+    );
+    if !skipped.is_empty() {
+        obs.text.push_str(&format!("not searched: {}\n", skipped.join("; ")));
     }
     obs
 }
@@ -304,7 +399,7 @@ fn ranked(
     query: &str,
     terms: &[String],
     limit: usize,
-) -> Result<Observation, String> {
+) -> Result<SearchOutput, String> {
     let RankedFiles { text, words, files: scored } =
         rank_files(ws, snapshot, &|p| scope.admits(p), query, terms)?;
     let total_files = scored.len() as u64;
@@ -331,20 +426,15 @@ fn ranked(
                 .into_iter()
                 .map(|h| Hit { line: h.line as u64, text: hit_text(&h.text), symbol: h.symbol })
                 .collect();
-            FileResult { path: c.path, score: (score * 1000.0).round() / 1000.0, hits }
+            FileResult { path: c.path, repo: None, score: (score * 1000.0).round() / 1000.0, hits }
         })
         .collect();
-    Ok(render(
-        query,
-        Mode::Auto,
-        scope.label.as_deref(),
-        SearchOutput { total_matches, total_files, results },
-    ))
+    Ok(SearchOutput { total_matches, total_files, results })
 }
 
 /// The `symbol` mode: definitions whose names match, grouped by file in the order of each file's
 /// best match; each hit is a definition's line, naming the definition.
-fn by_symbol(snapshot: &Snapshot, scope: &Scope, query: &str, limit: usize) -> Observation {
+fn by_symbol(snapshot: &Snapshot, scope: &Scope, query: &str, limit: usize) -> SearchOutput {
     let found: Vec<_> =
         tack_indexer::find_definitions(snapshot, query).into_iter().filter(|f| scope.admits(f.2)).collect();
     let total_matches = found.len() as u64;
@@ -370,11 +460,12 @@ fn by_symbol(snapshot: &Snapshot, scope: &Scope, query: &str, limit: usize) -> O
         .enumerate()
         .map(|(rank, path)| FileResult {
             path: path.to_string(),
+            repo: None,
             score: (total_files as usize - rank) as f64,
             hits: by_file.remove(path).unwrap_or_default(),
         })
         .collect();
-    render(query, Mode::Symbol, scope.label.as_deref(), SearchOutput { total_matches, total_files, results })
+    SearchOutput { total_matches, total_files, results }
 }
 
 /// Where to look: a folder to walk and an optional glob on root-relative paths.
@@ -505,12 +596,31 @@ fn hit_text(line: &str) -> String {
     format!("{cut} …")
 }
 
-fn render(query: &str, mode: Mode, path: Option<&str>, out: SearchOutput) -> Observation {
-    let mut text = format!("{} matches in {} files\n", out.total_matches, out.total_files);
+fn render(
+    query: &str,
+    mode: Mode,
+    path: Option<&str>,
+    out: SearchOutput,
+    across: Option<&[String]>,
+) -> Observation {
+    let mut text = format!("{} matches in {} files", out.total_matches, out.total_files);
+    if let Some(names) = across {
+        text.push_str(&format!(
+            " of {} {} ({})",
+            names.len(),
+            if names.len() == 1 { "repository" } else { "repositories" },
+            names.join(", ")
+        ));
+    }
+    text.push('\n');
     for result in &out.results {
+        let shown = match &result.repo {
+            Some(repo) => format!("[{repo}] {}", shown_path(&result.path)),
+            None => shown_path(&result.path).to_string(),
+        };
         match mode {
-            Mode::Auto | Mode::Symbol => text.push_str(&format!("{}\n", shown_path(&result.path))),
-            _ => text.push_str(&format!("{} ({})\n", shown_path(&result.path), result.score as u64)),
+            Mode::Auto | Mode::Symbol => text.push_str(&format!("{shown}\n")),
+            _ => text.push_str(&format!("{shown} ({})\n", result.score as u64)),
         }
         let width = result.hits.iter().map(|h| h.line.to_string().len()).max().unwrap_or(1);
         for hit in &result.hits {
@@ -543,6 +653,9 @@ fn render(query: &str, mode: Mode, path: Option<&str>, out: SearchOutput) -> Obs
         text.push_str(&format!(
             "… {more} more files; narrow with path= (a folder or a glob such as src/**/*.py) or a more specific query\n"
         ));
+    }
+    if across.is_some() && !out.results.is_empty() {
+        text.push_str("[name] is the file's repository: pass repo=\"name\" to read, edit or search in it\n");
     }
     Observation::ok(text, json!(out))
 }
