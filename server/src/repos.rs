@@ -41,6 +41,17 @@ impl Opened {
     }
 }
 
+impl Drop for Opened {
+    fn drop(&mut self) {
+        // Past this, the watcher (stopping now) and a first refresh still running hold the index.
+        tracing::debug!(
+            root = %self.toolbox.workspace().root().path().display(),
+            holders = Arc::strong_count(self.toolbox.workspace().index()),
+            "repository dropped"
+        );
+    }
+}
+
 /// Opens a repository: the toolbox with its saved index, the watcher, the first refresh.
 pub type Opener = dyn Fn(&RepoSpec) -> anyhow::Result<Opened> + Send + Sync;
 
