@@ -79,14 +79,37 @@ impl Agents {
         }
         let handle = new_handle();
         let desk = Arc::new(Desk::new());
+        desk.set_handle(&handle);
         live.insert(handle.clone(), Entry { desk: desk.clone(), used: now, returned: false });
         Ok(Found { desk, started: Some(handle) })
+    }
+
+    /// An agent another server started, whose state is kept elsewhere (`--state`): known here
+    /// from now on under the same handle, its state read as its calls need it.
+    pub fn adopt(&self, handle: &str) -> Arc<Desk> {
+        let mut live = self.live.lock().expect("agents lock");
+        let entry = live.entry(handle.to_string()).or_insert_with(|| {
+            let desk = Desk::new();
+            desk.set_handle(handle);
+            Entry { desk: Arc::new(desk), used: Instant::now(), returned: true }
+        });
+        entry.used = Instant::now();
+        entry.desk.clone()
     }
 
     /// How many agents are live.
     #[cfg(test)]
     pub fn len(&self) -> usize {
         self.live.lock().expect("agents lock").len()
+    }
+
+    /// The line a session's first result ends with when its state is kept elsewhere
+    /// (`--state`): the handle that resumes it in another session, on any server.
+    pub fn kept_line(handle: &str) -> String {
+        format!(
+            "agent {handle}: this agent's state is kept; if the session ends (a server restarts), pass \
+             agent=\"{handle}\" in the next one to resume it"
+        )
     }
 
     /// The line a result ends with when its call started an agent.
@@ -100,7 +123,7 @@ impl Agents {
 }
 
 /// `a` and 20 hex digits (80 bits) from the kernel's random source.
-fn new_handle() -> String {
+pub fn new_handle() -> String {
     let mut bytes = [0u8; 10];
     let mut filled = 0;
     while filled < bytes.len() {

@@ -11,6 +11,7 @@ mod repos;
 mod sessions;
 mod settings;
 mod setup;
+mod state;
 mod stdio;
 mod to_mcp;
 mod watch;
@@ -98,6 +99,12 @@ enum Command {
         /// a call names it.
         #[arg(long, value_name = "N", default_value_t = 8)]
         max_open: usize,
+        /// Keep every agent's state (handles, sessions' gates and verifies, cut results, plans,
+        /// handoff notes, traces) in this PostgreSQL database, `postgres://USER@HOST:PORT/DB`,
+        /// instead of the index folder, so another server can serve an agent's next call.
+        /// Prefer a password in ~/.pgpass or PGPASSWORD to one in the URL.
+        #[arg(long, value_name = "URL")]
+        state: Option<String>,
         #[command(flatten)]
         from: FromBundle,
     },
@@ -259,8 +266,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             session_timeout,
             max_sessions,
             max_open,
+            state,
             from,
         } => {
+            if let Some(url) = &state
+                && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+            {
+                eprintln!(
+                    "tack: --state takes a PostgreSQL URL such as postgres://tack@127.0.0.1:5432/tack, not {}",
+                    state::redact(url)
+                );
+                return Ok(ExitCode::from(2));
+            }
             if no_auth && let Some(addr) = http.filter(|addr| !addr.ip().is_loopback()) {
                 eprintln!(
                     "tack: --no-auth is refused beyond loopback ({addr}): anyone who reaches it could run commands in the root; drop --no-auth and pass the saved token, or bind 127.0.0.1"
@@ -292,6 +309,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // The first map counts its tokens: the tokenizer loads on a core of its own while
             // the saved index is read, instead of on the first map's time.
             tack_tools::warm_tokenizer();
+            let kept = state.is_some();
             // The first repository's configuration is read once (its warnings said once) for the
             // lead and its first opening; a later opening reads it again.
             let config = config_for(&specs[0].root, &overrides)?;
@@ -304,7 +322,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     Some((_, config)) => config,
                     None => config_for(&spec.root, &overrides)?,
                 };
-                open_repository(spec, config, profile, read_only)
+                open_repository(spec, config, profile, read_only, kept)
             });
             let repos = repos::Repos::new(specs, max_open, lead, opener);
             // One repository opens now, so its index is ready by the first call; several open
@@ -315,7 +333,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let session_timeout = std::time::Duration::from_secs(session_timeout.max(1));
             let limits = SessionLimits { idle: session_timeout, max: max_sessions.max(1) };
-            runtime.block_on(serve(repos, state_dir, http, Token { given, no_auth }, limits))?;
+            runtime.block_on(serve(repos, state_dir, http, Token { given, no_auth }, limits, state))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Map { root, focus, tokens, from } => {
@@ -552,7 +570,7 @@ fn open_with(
     bundle: Option<&std::path::Path>,
 ) -> anyhow::Result<Toolbox> {
     let root = args.one()?;
-    open_root(&root, config_for(&root, flags)?, args.index_dir.clone(), profile, read_only, bundle)
+    open_root(&root, config_for(&root, flags)?, args.index_dir.clone(), profile, read_only, bundle, false)
 }
 
 /// The configuration of `root`: the user's, the repository's `tack.toml`, then `serve`'s flags.
@@ -580,6 +598,7 @@ fn open_root(
     profile: Profile,
     read_only: bool,
     bundle: Option<&std::path::Path>,
+    state_kept: bool,
 ) -> anyhow::Result<Toolbox> {
     let toolbox = Toolbox::new(root, config, profile, read_only)?;
     let store = store.or_else(|| tack_indexer::default_store(toolbox.workspace().root().path()));
@@ -588,8 +607,10 @@ fn open_root(
     }
     let toolbox = match store {
         Some(store) => {
-            // The plan, the handoff note and the traces sit beside the index, outside the repository.
-            let (toolbox, outcome) = toolbox.with_state_dir(&store.join("state")).with_index_store(&store);
+            // The plan, the handoff note and the traces sit beside the index, outside the
+            // repository; with the state kept in a database, they are copied there instead.
+            let toolbox = if state_kept { toolbox } else { toolbox.with_state_dir(&store.join("state")) };
+            let (toolbox, outcome) = toolbox.with_index_store(&store);
             match outcome {
                 LoadOutcome::Loaded { files } => {
                     tracing::info!(files, store = %store.display(), "reusing the saved index")
@@ -686,9 +707,17 @@ fn open_repository(
     config: tack_tools::Config,
     profile: Profile,
     read_only: bool,
+    state_kept: bool,
 ) -> anyhow::Result<repos::Opened> {
-    let toolbox =
-        open_root(&spec.root, config, spec.store.clone(), profile, read_only, spec.bundle.as_deref())?;
+    let toolbox = open_root(
+        &spec.root,
+        config,
+        spec.store.clone(),
+        profile,
+        read_only,
+        spec.bundle.as_deref(),
+        state_kept,
+    )?;
     let index = toolbox.workspace().index().clone();
     // Watch first, so a change made during the first scan is not missed; then index in
     // the background: the handshake does not wait, the first query does.
@@ -786,8 +815,13 @@ async fn serve(
     http: Option<SocketAddr>,
     token: Token,
     limits: SessionLimits,
+    state: Option<String>,
 ) -> anyhow::Result<()> {
-    let shared = mcp::Shared::new(repos, limits.idle, limits.max);
+    let state = match state {
+        Some(url) => Some(state::PgState::connect(&url).await?),
+        None => None,
+    };
+    let shared = mcp::Shared::new(repos, limits.idle, limits.max, state);
     match http {
         Some(addr) => {
             let auth = match token {

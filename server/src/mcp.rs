@@ -10,10 +10,11 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
-use tack_tools::{Across, CallContext, Observation, ToolSpec, Work};
+use tack_tools::{Across, CallContext, Observation, Session, ToolSpec, Work};
 
 use crate::agents::{self, Agents};
 use crate::repos::{self, Choice, Desk, Repos};
+use crate::state::{Persist, PgState};
 use crate::to_mcp;
 
 /// How much lower the map workers' CPU priority is than the other threads' (nice values).
@@ -37,12 +38,14 @@ pub struct Shared {
     maps: crate::pool::FairPool,
     /// Calls in flight: memory goes back to the system once they stop.
     calls: Arc<crate::memory::Calls>,
+    /// Where agents' state is kept besides memory (`--state`), for other servers to serve them.
+    state: Option<PgState>,
 }
 
 impl Shared {
     /// `idle`: how long an agent without a session keeps its state between calls; `max`: how
     /// many such agents live at once.
-    pub fn new(repos: Repos, idle: std::time::Duration, max: usize) -> Arc<Self> {
+    pub fn new(repos: Repos, idle: std::time::Duration, max: usize, state: Option<PgState>) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let quick = crate::pool::FairPool::new("tack-tools", QUICK_WORKERS_PER_CORE * cores, cores, 0, true);
         let maps = crate::pool::FairPool::new("tack-maps", cores, cores, MAP_NICE, false);
@@ -52,6 +55,7 @@ impl Shared {
             quick,
             maps,
             calls: crate::memory::Calls::start(),
+            state,
         })
     }
 }
@@ -167,7 +171,12 @@ impl ServerHandler for TackServer {
             })
             .map(|spec| {
                 let tool = self.protocol_tool(spec);
-                if stateless { to_mcp::with_agent_argument(tool) } else { tool }
+                // With the state kept, a session may resume an agent by its handle too.
+                if stateless || self.shared.state.is_some() {
+                    to_mcp::with_agent_argument(tool)
+                } else {
+                    tool
+                }
             })
             .collect();
         Ok(ListToolsResult { tools, ..Default::default() })
@@ -190,24 +199,52 @@ impl ServerHandler for TackServer {
                 None,
             ));
         }
+        let refuse = |text: String| Ok(to_mcp::result(Observation::error(text), lead.structured()).into());
         let mut args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let (desk, started) = if self.stateless(&context) {
-            match self.shared.agents.find(take_agent(&mut args).as_deref()) {
-                Ok(found) => (found.desk, found.started),
-                Err(text) => {
-                    return Ok(to_mcp::result(Observation::error(text.to_string()), lead.structured()).into());
-                }
-            }
-        } else {
-            (self.own.clone(), None)
+        let state = self.shared.state.as_ref();
+        let (desk, started, kept) = match self.agent_of(&mut args, &context).await {
+            Ok(found) => found,
+            Err(text) => return refuse(text),
         };
         // With one repository, `repo` is no argument of any tool (and is refused as any unknown one).
         let given = if self.shared.repos.len() > 1 { repos::take_repo(&mut args) } else { None };
         let named = given.is_some();
         let choice = match self.shared.repos.choose(given, &desk) {
             Ok(choice) => choice,
-            Err(text) => return Ok(to_mcp::result(Observation::error(text), lead.structured()).into()),
+            Err(text) => return refuse(text),
         };
+        // With the state kept elsewhere, the agent's session in this repository, and the
+        // repository's plan and note, are read before the call (another server may have changed them).
+        let mut repo_state = None;
+        if let (Some(state), Some(handle)) = (state, desk.handle()) {
+            let at = match &choice {
+                Choice::One(at) => *at,
+                Choice::Many(_) => desk.default_repo(),
+            };
+            let repo = self.shared.repos.name(at);
+            if !desk.has_session(at) {
+                match state.load_session(&handle, repo).await {
+                    Ok(Some(session)) => desk.restore(at, session),
+                    Ok(None) => {}
+                    Err(err) => {
+                        return refuse(format!(
+                            "cannot read this agent's state from the state database: {err:#}"
+                        ));
+                    }
+                }
+            }
+            if let Choice::One(_) = choice {
+                match state.repo_state(repo).await {
+                    Ok(rows) => repo_state = Some(rows),
+                    Err(err) => {
+                        return refuse(format!(
+                            "cannot read the plan and note from the state database: {err:#}"
+                        ));
+                    }
+                }
+            }
+        }
+        let keep = state.is_some() && desk.handle().is_some();
         let progress = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
             let runtime = tokio::runtime::Handle::current();
@@ -233,6 +270,7 @@ impl ServerHandler for TackServer {
         let shared = self.shared.clone();
         let tool_name = name.clone();
         let running = self.shared.calls.begin();
+        let handle = desk.handle();
         let call = move || {
             let _running = running;
             let repos = &shared.repos;
@@ -241,16 +279,31 @@ impl ServerHandler for TackServer {
                     if named {
                         desk.named(at);
                     }
-                    match repos.get(at) {
-                        Ok(opened) => opened.toolbox.call(&desk.session(at), &tool_name, args, &ctx),
-                        Err(err) => tack_tools::CallOutcome {
-                            observation: Observation::error(format!(
+                    let opened = match repos.get(at) {
+                        Ok(opened) => opened,
+                        Err(err) => {
+                            let observation = Observation::error(format!(
                                 "cannot open the repository {}: {err}",
                                 repos.name(at)
-                            )),
-                            tools_changed: false,
-                        },
+                            ));
+                            return (tack_tools::CallOutcome { observation, tools_changed: false }, None);
+                        }
+                    };
+                    let plans = opened.toolbox.workspace().shared_state();
+                    for (name, bytes) in repo_state.into_iter().flatten() {
+                        plans.import(&name, bytes);
                     }
+                    let saves = plans.saves();
+                    let session = desk.session(at);
+                    let outcome = kept_call(&session, keep, |session| {
+                        opened.toolbox.call(session, &tool_name, args, &ctx)
+                    });
+                    let persist = outcome.1.map(|mut persist| {
+                        persist.repo = repos.name(at).to_string();
+                        persist.repo_state = (plans.saves() != saves).then(|| plans.export());
+                        persist
+                    });
+                    (outcome.0, persist)
                 }
                 Choice::Many(chosen) => {
                     let names: Vec<String> = chosen.iter().map(|&at| repos.name(at).to_string()).collect();
@@ -260,12 +313,20 @@ impl ServerHandler for TackServer {
                         Ok(())
                     };
                     let across = Across { names: &names, visit: &visit };
-                    let session = desk.session(desk.default_repo());
-                    repos.lead().call_across(&session, &across, &tool_name, args, &ctx)
+                    let home = desk.default_repo();
+                    let session = desk.session(home);
+                    let (outcome, persist) = kept_call(&session, keep, |session| {
+                        repos.lead().call_across(session, &across, &tool_name, args, &ctx)
+                    });
+                    let persist = persist.map(|mut persist| {
+                        persist.repo = repos.name(home).to_string();
+                        persist
+                    });
+                    (outcome, persist)
                 }
             }
         };
-        let outcome = match work {
+        let (outcome, persist) = match work {
             // Each waits its session's turn: a map behind other maps, never behind other tools.
             Work::Quick => self.shared.quick.run(owner, call).await,
             Work::Heavy => self.shared.maps.run(owner, call).await,
@@ -278,12 +339,24 @@ impl ServerHandler for TackServer {
             tracing::debug!("could not send tools/list_changed: {err}");
         }
         let mut observation = outcome.observation;
-        if let Some(handle) = started {
-            if !observation.text.ends_with('\n') {
-                observation.text.push('\n');
-            }
-            observation.text.push_str(&self.shared.agents.started_line(&handle));
-            observation.text.push('\n');
+        if let (Some(state), Some(persist), Some(handle)) = (state, persist, handle)
+            && let Err(err) = state.save(&handle, persist).await
+        {
+            tracing::warn!("cannot save agent {handle}'s state: {err:#}");
+            push_line(
+                &mut observation.text,
+                &format!(
+                    "[tack] this call's state was not saved to the state database ({err}); another server would not see it"
+                ),
+            );
+        }
+        let handle_line = match (&started, &kept) {
+            (Some(handle), _) => Some((handle.clone(), self.shared.agents.started_line(handle))),
+            (None, Some(handle)) => Some((handle.clone(), Agents::kept_line(handle))),
+            _ => None,
+        };
+        if let Some((handle, line)) = handle_line {
+            push_line(&mut observation.text, &line);
             // With --structured, Claude Code and Codex show their model only the data.
             if let Some(Value::Object(data)) = &mut observation.structured {
                 data.insert(agents::ARGUMENT.into(), Value::String(handle));
@@ -293,7 +366,102 @@ impl ServerHandler for TackServer {
     }
 }
 
+/// Runs `call` on `session`, and with `keep` takes what the state database should keep of it:
+/// the session's saved form, the results it cut, its trace lines (the repository is named by
+/// the caller).
+fn kept_call(
+    session: &Session,
+    keep: bool,
+    call: impl FnOnce(&Session) -> tack_tools::CallOutcome,
+) -> (tack_tools::CallOutcome, Option<Persist>) {
+    if !keep {
+        return (call(session), None);
+    }
+    session.keep_trace_lines();
+    let issued = session.issued();
+    let outcome = call(session);
+    let persist = Persist {
+        repo: String::new(),
+        session: session.saved(),
+        outputs: session.outputs_after(issued),
+        repo_state: None,
+        trace: session.take_trace_lines(),
+    };
+    (outcome, Some(persist))
+}
+
+/// Ends `text` with `line` on a line of its own.
+fn push_line(text: &mut String, line: &str) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    text.push('\n');
+}
+
 impl TackServer {
+    /// The agent a call is for, the handle of one it started (requests without a session), and
+    /// the handle of a session's agent made now, whose state is kept (`--state`). A handle
+    /// another server gave, with the state kept, is the same agent here.
+    async fn agent_of(
+        &self,
+        args: &mut Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(Arc<Desk>, Option<String>, Option<String>), String> {
+        let state = self.shared.state.as_ref();
+        let stateless = self.stateless(context);
+        let asked = if stateless || state.is_some() { take_agent(args) } else { None };
+        if stateless {
+            return match self.shared.agents.find(asked.as_deref()) {
+                Ok(found) => {
+                    if let (Some(state), Some(handle)) = (state, &found.started)
+                        && let Err(err) = state.new_agent(handle).await
+                    {
+                        return Err(format!("cannot record a new agent in the state database: {err:#}"));
+                    }
+                    Ok((found.desk, found.started, None))
+                }
+                Err(unknown) => match asked.as_deref() {
+                    Some(handle) if self.known(handle).await? => {
+                        Ok((self.shared.agents.adopt(handle), None, None))
+                    }
+                    _ => Err(unknown.to_string()),
+                },
+            };
+        }
+        let Some(state) = state else { return Ok((self.own.clone(), None, None)) };
+        if let Some(handle) = asked.as_deref() {
+            if !self.known(handle).await? {
+                return Err(format!(
+                    "agent \"{handle}\" is unknown to the state database (an agent is kept 7 days after its last call); call without agent to start afresh"
+                ));
+            }
+            self.own.resume(handle);
+            return Ok((self.own.clone(), None, None));
+        }
+        if self.own.handle().is_some() {
+            return Ok((self.own.clone(), None, None));
+        }
+        let handle = agents::new_handle();
+        state
+            .new_agent(&handle)
+            .await
+            .map_err(|err| format!("cannot record a new agent in the state database: {err:#}"))?;
+        self.own.set_handle(&handle);
+        Ok((self.own.clone(), None, Some(handle)))
+    }
+
+    /// Whether the state database knows the agent `handle` (never, without one).
+    async fn known(&self, handle: &str) -> Result<bool, String> {
+        match &self.shared.state {
+            Some(state) => state
+                .agent_exists(handle)
+                .await
+                .map_err(|err| format!("cannot read the state database: {err:#}")),
+            None => Ok(false),
+        }
+    }
+
     /// A tool as listed: with several repositories, it takes `repo`.
     fn protocol_tool(&self, spec: &ToolSpec) -> Tool {
         let tool = to_mcp::tool(spec, self.shared.repos.lead().structured());

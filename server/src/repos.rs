@@ -228,6 +228,8 @@ pub struct Desk {
 struct DeskInner {
     sessions: HashMap<usize, Arc<Session>>,
     default: Option<usize>,
+    /// The agent's handle, under which its state is kept (`--state`) or found again.
+    handle: Option<String>,
 }
 
 impl Desk {
@@ -239,6 +241,35 @@ impl Desk {
     pub fn session(&self, at: usize) -> Arc<Session> {
         let mut inner = self.inner.lock().expect("desk lock");
         inner.sessions.entry(at).or_insert_with(|| Arc::new(Session::new())).clone()
+    }
+
+    /// The agent's handle, when it has one.
+    pub fn handle(&self) -> Option<String> {
+        self.inner.lock().expect("desk lock").handle.clone()
+    }
+
+    pub fn set_handle(&self, handle: &str) {
+        self.inner.lock().expect("desk lock").handle = Some(handle.to_string());
+    }
+
+    /// Whether the agent has a session in repository `at` yet.
+    pub fn has_session(&self, at: usize) -> bool {
+        self.inner.lock().expect("desk lock").sessions.contains_key(&at)
+    }
+
+    /// Puts a session another server saved in place for repository `at`, unless one is there.
+    pub fn restore(&self, at: usize, session: Session) {
+        self.inner.lock().expect("desk lock").sessions.entry(at).or_insert_with(|| Arc::new(session));
+    }
+
+    /// Becomes the agent `handle` names, whose state is kept elsewhere: the sessions of the
+    /// agent this desk was are let go, and the named one's are read as calls need them.
+    pub fn resume(&self, handle: &str) {
+        let mut inner = self.inner.lock().expect("desk lock");
+        if inner.handle.as_deref() != Some(handle) {
+            inner.sessions.clear();
+            inner.handle = Some(handle.to_string());
+        }
     }
 
     /// Every session the agent has, in the order of their repositories.

@@ -6,6 +6,7 @@ pub mod as_user;
 pub mod bench;
 pub mod clients;
 pub mod model;
+pub mod postgres;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

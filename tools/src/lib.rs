@@ -31,12 +31,13 @@ pub use observe::observation::Observation;
 pub use observe::shape::{count_tokens, warm_tokenizer};
 pub use process::contain::{Containment, confines_writes, containment};
 pub use process::seccomp::filters_syscalls;
-pub use session::Session;
+pub use session::{SavedSession, Session};
 pub use tool::{Across, Annotations, Gate, Group, Overflow, Spec, ToolSpec, Work};
 pub use toolbox::{CallOutcome, Profile, Toolbox};
 pub use workspace::config::{
     CheckConfig, ClientLimit, Config, OutputConfig, RunConfig, StallConfig, VerifyConfig,
 };
 pub use workspace::path_guard::{PathError, ResolvedPath, Root};
+pub use workspace::state_store::StateStore;
 pub use workspace::{SearchIndexError, Workspace};
 pub use write::files::{is_temp_name, version_of, write_atomic};

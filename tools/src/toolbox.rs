@@ -259,7 +259,7 @@ impl Toolbox {
     ) -> Seen {
         let reads = entry.is_some_and(|e| e.spec.reads);
         let mut harness = session.harness.lock().expect("harness lock");
-        if harness.trace_path().is_none()
+        if !harness.traced()
             && let Some(dir) = self.ws.state_dir()
         {
             harness.set_trace_path(dir.join("traces").join(format!("{}.jsonl", session.id())));
@@ -270,7 +270,7 @@ impl Toolbox {
             nudge,
             failure,
             verified: harness.verified_since_last_edit(),
-            traced: harness.trace_path().is_some(),
+            traced: harness.traced(),
             wrote: harness.last_wrote(),
         }
     }

@@ -7,7 +7,7 @@ pub(crate) mod runners;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
@@ -82,6 +82,70 @@ pub struct Harness {
     trace: Option<File>,
     trace_failed: bool,
     calls: u64,
+    /// With state kept elsewhere (`--state`), trace lines wait here for the server to take.
+    trace_lines: Option<Vec<String>>,
+}
+
+/// What a [`Harness`] keeps that outlives its server (`--state`), but the last verify (saved
+/// apart, since its tree is large and changes only when a verify runs), the open trace file and
+/// the writes of a call in progress.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct SavedHarness {
+    writes: u64,
+    last_write: Option<(String, Vec<String>)>,
+    changed: BTreeSet<String>,
+    last_wrote: usize,
+    last_call: Option<(String, String)>,
+    repeats: u32,
+    failures: BTreeMap<String, Vec<(String, String)>>,
+    edits: BTreeMap<String, u32>,
+    reads_since_write: u32,
+    calls: u64,
+}
+
+/// A [`VerifyRecord`] as saved: the tree's content hashes in hex.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct SavedVerify {
+    writes_at_start: u64,
+    ok: bool,
+    summary: String,
+    tree: BTreeMap<String, String>,
+    scope: Option<String>,
+    checks: Vec<String>,
+}
+
+impl From<&VerifyRecord> for SavedVerify {
+    fn from(v: &VerifyRecord) -> Self {
+        let hex = |hash: &[u8; 16]| hash.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        SavedVerify {
+            writes_at_start: v.writes_at_start,
+            ok: v.ok,
+            summary: v.summary.clone(),
+            tree: v.tree.iter().map(|(path, hash)| (path.clone(), hex(hash))).collect(),
+            scope: v.scope.clone(),
+            checks: v.checks.clone(),
+        }
+    }
+}
+
+impl From<SavedVerify> for VerifyRecord {
+    fn from(v: SavedVerify) -> Self {
+        let bytes = |hex: &str| {
+            let mut hash = [0u8; 16];
+            for (at, byte) in hash.iter_mut().enumerate() {
+                *byte = hex.get(at * 2..at * 2 + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(0);
+            }
+            hash
+        };
+        VerifyRecord {
+            writes_at_start: v.writes_at_start,
+            ok: v.ok,
+            summary: v.summary,
+            tree: std::sync::Arc::new(v.tree.iter().map(|(path, hex)| (path.clone(), bytes(hex))).collect()),
+            scope: v.scope,
+            checks: v.checks,
+        }
+    }
 }
 
 /// Where the session stands against the gate.
@@ -229,13 +293,59 @@ impl Harness {
         if nudges.is_empty() { None } else { Some(format!("[tack] {}", nudges.join("; "))) }
     }
 
+    /// What outlives the server: see [`SavedHarness`].
+    pub fn saved(&self) -> SavedHarness {
+        SavedHarness {
+            writes: self.writes,
+            last_write: self.last_write.clone(),
+            changed: self.changed.clone(),
+            last_wrote: self.last_wrote,
+            last_call: self.last_call.clone(),
+            repeats: self.repeats,
+            failures: self.failures.clone(),
+            edits: self.edits.clone(),
+            reads_since_write: self.reads_since_write,
+            calls: self.calls,
+        }
+    }
+
+    /// A harness as another server left it: its counters, gate and last verify.
+    pub fn restored(saved: SavedHarness, verify: Option<VerifyRecord>) -> Self {
+        Harness {
+            writes: saved.writes,
+            last_write: saved.last_write,
+            last_verify: verify,
+            changed: saved.changed,
+            last_wrote: saved.last_wrote,
+            last_call: saved.last_call,
+            repeats: saved.repeats,
+            failures: saved.failures,
+            edits: saved.edits,
+            reads_since_write: saved.reads_since_write,
+            calls: saved.calls,
+            ..Harness::default()
+        }
+    }
+
+    /// Keeps trace lines for the server to take ([`Harness::take_trace_lines`]) instead of
+    /// writing a file.
+    pub fn keep_trace_lines(&mut self) {
+        self.trace_lines.get_or_insert_with(Vec::new);
+    }
+
+    /// The trace lines kept since the last call of this.
+    pub fn take_trace_lines(&mut self) -> Vec<String> {
+        self.trace_lines.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Whether calls are traced, to a file or to lines kept for the server.
+    pub fn traced(&self) -> bool {
+        self.trace_path.is_some() || self.trace_lines.is_some()
+    }
+
     /// Sends the trace to `path` (a JSONL file, created on the first call).
     pub fn set_trace_path(&mut self, path: PathBuf) {
         self.trace_path = Some(path);
-    }
-
-    pub fn trace_path(&self) -> Option<&Path> {
-        self.trace_path.as_deref()
     }
 
     /// Appends one record to the trace, numbering it. A trace that cannot be written is
@@ -244,6 +354,10 @@ impl Harness {
         self.calls += 1;
         if let Value::Object(map) = &mut record {
             map.insert("seq".into(), json!(self.calls));
+        }
+        if let Some(lines) = &mut self.trace_lines {
+            lines.push(record.to_string());
+            return;
         }
         let Some(path) = self.trace_path.clone() else { return };
         if self.trace_failed {

@@ -42,6 +42,32 @@ impl OutputStore {
         format!("h{id}")
     }
 
+    /// How many handles were issued.
+    pub fn issued(&self) -> u64 {
+        self.issued
+    }
+
+    /// The texts kept under handles issued after the `after`th, oldest first.
+    pub fn after(&self, after: u64) -> Vec<(u64, Arc<str>)> {
+        self.entries.iter().filter(|(id, _)| *id > after).cloned().collect()
+    }
+
+    /// A store as another server left it: `issued` handles, the texts still kept.
+    pub fn restored(issued: u64, kept: Vec<(u64, String)>) -> Self {
+        let mut store = OutputStore { issued, ..OutputStore::default() };
+        for (id, text) in kept.into_iter().filter(|(id, _)| *id <= issued) {
+            store.bytes += text.len();
+            store.entries.push_back((id, Arc::from(text)));
+        }
+        store.entries.make_contiguous().sort_by_key(|(id, _)| *id);
+        while store.entries.len() > MAX_HANDLES || (store.bytes > MAX_BYTES && store.entries.len() > 1) {
+            if let Some((_, old)) = store.entries.pop_front() {
+                store.bytes -= old.len();
+            }
+        }
+        store
+    }
+
     /// The full text under `handle`.
     pub fn get(&self, handle: &str) -> Result<Arc<str>, Lookup> {
         let id: u64 = handle.trim().strip_prefix('h').and_then(|n| n.parse().ok()).ok_or(Lookup::Unknown)?;

@@ -201,6 +201,12 @@ impl Workspace {
         self.state.dir()
     }
 
+    /// The plan and the handoff note, which a server keeping its state elsewhere (`--state`)
+    /// copies in before a call and out after one that saved.
+    pub fn shared_state(&self) -> &StateStore {
+        &self.state
+    }
+
     pub(crate) fn state(&self) -> &StateStore {
         &self.state
     }

@@ -24,12 +24,29 @@ pub enum StateError {
 #[derive(Debug, Default)]
 pub struct StateStore {
     dir: Option<PathBuf>,
-    memory: Mutex<std::collections::BTreeMap<&'static str, Vec<u8>>>,
+    memory: Mutex<std::collections::BTreeMap<String, Vec<u8>>>,
+    /// Counts saves, so whoever keeps the state elsewhere (`--state`) knows when to copy it.
+    saves: std::sync::atomic::AtomicU64,
 }
 
 impl StateStore {
     pub fn new(dir: Option<PathBuf>) -> Self {
-        Self { dir, memory: Mutex::default() }
+        Self { dir, memory: Mutex::default(), saves: Default::default() }
+    }
+
+    /// How many saves this store took.
+    pub fn saves(&self) -> u64 {
+        self.saves.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// What a store in memory holds, by name (nothing for a store in a directory).
+    pub fn export(&self) -> Vec<(String, Vec<u8>)> {
+        self.memory.lock().expect("state lock").iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// Puts `bytes` under `name` in a store in memory, as another server saved it.
+    pub fn import(&self, name: &str, bytes: Vec<u8>) {
+        self.memory.lock().expect("state lock").insert(name.to_string(), bytes);
     }
 
     pub fn dir(&self) -> Option<&std::path::Path> {
@@ -60,14 +77,16 @@ impl StateStore {
         let mut bytes =
             serde_json::to_vec_pretty(value).map_err(|source| StateError::Encode { name, source })?;
         bytes.push(b'\n');
-        match &self.dir {
+        let saved = match &self.dir {
             None => {
-                self.memory.lock().expect("state lock").insert(name, bytes);
+                self.memory.lock().expect("state lock").insert(name.to_string(), bytes);
                 Ok(())
             }
             Some(dir) => std::fs::create_dir_all(dir)
                 .and_then(|()| crate::write::files::write_atomic(&dir.join(name), &bytes, None))
                 .map_err(|source| StateError::Save { name, dir: dir.clone(), source }),
-        }
+        };
+        self.saves.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        saved
     }
 }
