@@ -216,21 +216,21 @@ impl ServerHandler for TackServer {
         // With the state kept elsewhere, the agent's session in this repository, and the
         // repository's plan and note, are read before the call (another server may have changed them).
         let mut repo_state = None;
+        let session_at = match &choice {
+            Choice::One(at) => *at,
+            Choice::Many(_) => desk.default_repo(),
+        };
         if let (Some(state), Some(handle)) = (state, desk.handle()) {
-            let at = match &choice {
-                Choice::One(at) => *at,
-                Choice::Many(_) => desk.default_repo(),
-            };
+            let at = session_at;
             let repo = self.shared.repos.name(at);
-            if !desk.has_session(at) {
-                match state.load_session(&handle, repo).await {
-                    Ok(Some(session)) => desk.restore(at, session),
-                    Ok(None) => {}
-                    Err(err) => {
-                        return refuse(format!(
-                            "cannot read this agent's state from the state database: {err:#}"
-                        ));
-                    }
+            // Another server may have served this agent since: its newer session replaces ours.
+            match state.load_session(&handle, repo, desk.version(at)).await {
+                Ok(Some((session, version))) => desk.restore(at, session, version),
+                Ok(None) => {}
+                Err(err) => {
+                    return refuse(format!(
+                        "cannot read this agent's state from the state database: {err:#}"
+                    ));
                 }
             }
             if let Choice::One(_) = choice {
@@ -241,6 +241,19 @@ impl ServerHandler for TackServer {
                             "cannot read the plan and note from the state database: {err:#}"
                         ));
                     }
+                }
+            }
+        }
+        // Files other servers' calls wrote are folded in before this one answers, so no answer
+        // depends on which server gives it.
+        let mut written_elsewhere = Vec::new();
+        if let (Some(state), Choice::One(at)) = (state, &choice) {
+            match state.writes_since(self.shared.repos.name(*at)).await {
+                Ok(paths) => written_elsewhere = paths,
+                Err(err) => {
+                    return refuse(format!(
+                        "cannot read other servers' writes from the state database: {err:#}"
+                    ));
                 }
             }
         }
@@ -271,6 +284,7 @@ impl ServerHandler for TackServer {
         let tool_name = name.clone();
         let running = self.shared.calls.begin();
         let handle = desk.handle();
+        let kept_desk = desk.clone();
         let call = move || {
             let _running = running;
             let repos = &shared.repos;
@@ -289,6 +303,9 @@ impl ServerHandler for TackServer {
                             return (tack_tools::CallOutcome { observation, tools_changed: false }, None);
                         }
                     };
+                    if !written_elsewhere.is_empty() {
+                        opened.toolbox.workspace().files_changed(&written_elsewhere);
+                    }
                     let plans = opened.toolbox.workspace().shared_state();
                     for (name, bytes) in repo_state.into_iter().flatten() {
                         plans.import(&name, bytes);
@@ -339,16 +356,20 @@ impl ServerHandler for TackServer {
             tracing::debug!("could not send tools/list_changed: {err}");
         }
         let mut observation = outcome.observation;
-        if let (Some(state), Some(persist), Some(handle)) = (state, persist, handle)
-            && let Err(err) = state.save(&handle, persist).await
-        {
-            tracing::warn!("cannot save agent {handle}'s state: {err:#}");
-            push_line(
-                &mut observation.text,
-                &format!(
-                    "[tack] this call's state was not saved to the state database ({err}); another server would not see it"
-                ),
-            );
+        if let (Some(state), Some(persist), Some(handle)) = (state, persist, handle) {
+            match state.save(&handle, persist).await {
+                Ok(Some(version)) => kept_desk.kept(session_at, version),
+                Ok(None) => {}
+                Err(err) => {
+                    tracing::warn!("cannot save agent {handle}'s state: {err:#}");
+                    push_line(
+                        &mut observation.text,
+                        &format!(
+                            "[tack] this call's state was not saved to the state database ({err}); another server would not see it"
+                        ),
+                    );
+                }
+            }
         }
         let handle_line = match (&started, &kept) {
             (Some(handle), _) => Some((handle.clone(), self.shared.agents.started_line(handle))),
@@ -386,6 +407,7 @@ fn kept_call(
         outputs: session.outputs_after(issued),
         repo_state: None,
         trace: session.take_trace_lines(),
+        written: session.last_call_wrote(),
     };
     (outcome, Some(persist))
 }

@@ -230,6 +230,8 @@ struct DeskInner {
     default: Option<usize>,
     /// The agent's handle, under which its state is kept (`--state`) or found again.
     handle: Option<String>,
+    /// Per repository, the version of the kept session this desk's copy is.
+    versions: HashMap<usize, i64>,
 }
 
 impl Desk {
@@ -252,14 +254,23 @@ impl Desk {
         self.inner.lock().expect("desk lock").handle = Some(handle.to_string());
     }
 
-    /// Whether the agent has a session in repository `at` yet.
-    pub fn has_session(&self, at: usize) -> bool {
-        self.inner.lock().expect("desk lock").sessions.contains_key(&at)
+    /// The version of the kept session the agent's session in repository `at` is a copy of
+    /// (`None`: it has none, or one never kept).
+    pub fn version(&self, at: usize) -> Option<i64> {
+        let inner = self.inner.lock().expect("desk lock");
+        if inner.sessions.contains_key(&at) { inner.versions.get(&at).copied() } else { None }
     }
 
-    /// Puts a session another server saved in place for repository `at`, unless one is there.
-    pub fn restore(&self, at: usize, session: Session) {
-        self.inner.lock().expect("desk lock").sessions.entry(at).or_insert_with(|| Arc::new(session));
+    /// Notes that the agent's session in repository `at` is now kept at `version`.
+    pub fn kept(&self, at: usize, version: i64) {
+        self.inner.lock().expect("desk lock").versions.insert(at, version);
+    }
+
+    /// Puts in place, for repository `at`, the session another server kept at `version`.
+    pub fn restore(&self, at: usize, session: Session, version: i64) {
+        let mut inner = self.inner.lock().expect("desk lock");
+        inner.sessions.insert(at, Arc::new(session));
+        inner.versions.insert(at, version);
     }
 
     /// Becomes the agent `handle` names, whose state is kept elsewhere: the sessions of the
@@ -268,6 +279,7 @@ impl Desk {
         let mut inner = self.inner.lock().expect("desk lock");
         if inner.handle.as_deref() != Some(handle) {
             inner.sessions.clear();
+            inner.versions.clear();
             inner.handle = Some(handle.to_string());
         }
     }

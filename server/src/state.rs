@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS tack_sessions (
     harness jsonb NOT NULL,
     issued bigint NOT NULL,
     verify jsonb,
+    version bigint NOT NULL DEFAULT 1,
     PRIMARY KEY (handle, repo)
 );
 CREATE TABLE IF NOT EXISTS tack_outputs (
@@ -48,6 +49,12 @@ CREATE TABLE IF NOT EXISTS tack_repo_state (
     name text NOT NULL,
     body bytea NOT NULL,
     PRIMARY KEY (repo, name)
+);
+CREATE TABLE IF NOT EXISTS tack_writes (
+    repo text NOT NULL,
+    n bigserial PRIMARY KEY,
+    path text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now()
 );
 CREATE TABLE IF NOT EXISTS tack_traces (
     session text NOT NULL,
@@ -67,6 +74,8 @@ pub struct Persist {
     /// The plan and the note, when the call saved either.
     pub repo_state: Option<Vec<(String, Vec<u8>)>>,
     pub trace: Vec<String>,
+    /// Files the call wrote, which every other server folds in before its next answer.
+    pub written: Vec<String>,
 }
 
 /// Hashes of a session's counters and of its last verify, as last written.
@@ -79,6 +88,8 @@ pub struct PgState {
     /// What was written last per agent and repository (a hash of the session's counters and of
     /// its last verify), so an unchanged part is not written again.
     written: Mutex<HashMap<(String, String), Written>>,
+    /// Per repository, the last write (by any server) this server has folded in.
+    seen: Mutex<HashMap<String, i64>>,
 }
 
 impl PgState {
@@ -100,7 +111,12 @@ impl PgState {
             .execute("DELETE FROM tack_agents WHERE used < now() - make_interval(days => $1)", &[&KEEP_DAYS])
             .await?;
         tracing::info!(url = %redact(url), dropped = gone, "agents' state is kept in PostgreSQL");
-        Ok(Self { client: tokio::sync::Mutex::new(client), written: Mutex::default() })
+        client.execute("DELETE FROM tack_writes WHERE at < now() - interval '1 day'", &[]).await?;
+        Ok(Self {
+            client: tokio::sync::Mutex::new(client),
+            written: Mutex::default(),
+            seen: Mutex::default(),
+        })
     }
 
     /// Records a new agent.
@@ -119,18 +135,28 @@ impl PgState {
         Ok(n > 0)
     }
 
-    /// The agent's session in `repo`, with its cut results, if one was saved.
-    pub async fn load_session(&self, handle: &str, repo: &str) -> anyhow::Result<Option<Session>> {
+    /// The agent's session in `repo`, with its cut results and its version, if one was saved
+    /// after version `known` (this server's copy; `None`: it has none).
+    pub async fn load_session(
+        &self,
+        handle: &str,
+        repo: &str,
+        known: Option<i64>,
+    ) -> anyhow::Result<Option<(Session, i64)>> {
         let client = self.client.lock().await;
         let Some(row) = client
             .query_opt(
-                "SELECT id, enabled, harness, issued, verify FROM tack_sessions WHERE handle = $1 AND repo = $2",
-                &[&handle, &repo],
+                "SELECT id, enabled, harness, issued, verify, version FROM tack_sessions
+                 WHERE handle = $1 AND repo = $2 AND version > $3",
+                &[&handle, &repo, &known.unwrap_or(0)],
             )
             .await?
         else {
             return Ok(None);
         };
+        let version: i64 = row.get(5);
+        // What this server wrote last of it is no longer what the database holds.
+        self.written.lock().expect("written lock").remove(&(handle.to_string(), repo.to_string()));
         let enabled: serde_json::Value = row.get(1);
         let saved = SavedSession {
             id: row.get(0),
@@ -151,7 +177,7 @@ impl PgState {
                 (row.get::<_, i64>(0).max(0) as u64, String::from_utf8_lossy(&body).into_owned())
             })
             .collect();
-        Ok(Some(Session::restored(saved, outputs)))
+        Ok(Some((Session::restored(saved, outputs), version)))
     }
 
     /// The plan and the note of `repo`, by name.
@@ -161,9 +187,35 @@ impl PgState {
         Ok(rows.into_iter().map(|row| (row.get(0), row.get(1))).collect())
     }
 
-    /// Saves what a call of agent `handle` changed, in one transaction.
-    pub async fn save(&self, handle: &str, persist: Persist) -> anyhow::Result<()> {
-        let Persist { repo, session, outputs, repo_state, trace } = persist;
+    /// The files of `repo` that other servers' calls wrote since this server last asked (none
+    /// the first time: this server's index was built from the tree as they left it).
+    pub async fn writes_since(&self, repo: &str) -> anyhow::Result<Vec<String>> {
+        let seen = self.seen.lock().expect("seen lock").get(repo).copied();
+        let client = self.client.lock().await;
+        let Some(seen) = seen else {
+            let last: Option<i64> =
+                client.query_one("SELECT max(n) FROM tack_writes WHERE repo = $1", &[&repo]).await?.get(0);
+            self.seen.lock().expect("seen lock").insert(repo.to_string(), last.unwrap_or(0));
+            return Ok(Vec::new());
+        };
+        let rows = client
+            .query("SELECT n, path FROM tack_writes WHERE repo = $1 AND n > $2 ORDER BY n", &[&repo, &seen])
+            .await?;
+        let mut paths: Vec<String> = rows.iter().map(|row| row.get(1)).collect();
+        if let Some(last) = rows.last().map(|row| row.get::<_, i64>(0)) {
+            let mut seen = self.seen.lock().expect("seen lock");
+            let at = seen.entry(repo.to_string()).or_default();
+            *at = (*at).max(last);
+        }
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
+    }
+
+    /// Saves what a call of agent `handle` changed, in one transaction; the session's version
+    /// after it, when the session was written.
+    pub async fn save(&self, handle: &str, persist: Persist) -> anyhow::Result<Option<i64>> {
+        let Persist { repo, session, outputs, repo_state, trace, written } = persist;
         let hash = |value: &serde_json::Value| *blake3::hash(value.to_string().as_bytes()).as_bytes();
         let counters = serde_json::json!([session.enabled, session.harness, session.issued]);
         let verify = session.verify.clone().unwrap_or_default();
@@ -177,19 +229,22 @@ impl PgState {
             && outputs.is_empty()
             && repo_state.is_none()
             && trace.is_empty()
+            && written.is_empty()
         {
-            return Ok(());
+            return Ok(None);
         }
         let enabled = serde_json::json!(session.enabled);
         let issued = session.issued as i64;
         let mut client = self.client.lock().await;
         let tx = client.transaction().await?;
+        let mut version = None;
         if session_changed || verify_changed {
-            tx.execute(
+            let row = tx.query_one(
                 "INSERT INTO tack_sessions (handle, repo, id, enabled, harness, issued, verify)
                  VALUES ($1, $2, $3, $4, $5, $6, $7)
                  ON CONFLICT (handle, repo) DO UPDATE SET id = $3, enabled = $4, harness = $5, issued = $6,
-                 verify = CASE WHEN $8 THEN $7 ELSE tack_sessions.verify END",
+                 verify = CASE WHEN $8 THEN $7 ELSE tack_sessions.verify END, version = tack_sessions.version + 1
+                 RETURNING version",
                 &[
                     &handle,
                     &repo,
@@ -202,6 +257,7 @@ impl PgState {
                 ],
             )
             .await?;
+            version = Some(row.get(0));
         }
         for (id, body) in &outputs {
             tx.execute(
@@ -232,10 +288,17 @@ impl PgState {
             )
             .await?;
         }
+        if !written.is_empty() {
+            tx.execute(
+                "INSERT INTO tack_writes (repo, path) SELECT $1, unnest($2::text[])",
+                &[&repo, &written],
+            )
+            .await?;
+        }
         tx.execute("UPDATE tack_agents SET used = now() WHERE handle = $1", &[&handle]).await?;
         tx.commit().await?;
         self.written.lock().expect("written lock").insert(key, now);
-        Ok(())
+        Ok(version)
     }
 }
 

@@ -75,6 +75,11 @@ impl Session {
         }
     }
 
+    /// The files (relative to the root) this session's last call wrote.
+    pub fn last_call_wrote(&self) -> Vec<String> {
+        self.harness.lock().expect("harness lock").wrote_in_last_call()
+    }
+
     /// How many results this session has cut (the number of the last handle).
     pub fn issued(&self) -> u64 {
         self.outputs.lock().expect("outputs lock").issued()

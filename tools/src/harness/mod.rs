@@ -186,6 +186,14 @@ impl Harness {
         self.last_wrote
     }
 
+    /// The files the last observed call wrote.
+    pub fn wrote_in_last_call(&self) -> Vec<String> {
+        match &self.last_write {
+            Some((_, files)) if self.last_wrote > 0 => files.clone(),
+            _ => Vec::new(),
+        }
+    }
+
     pub fn writes(&self) -> u64 {
         self.writes
     }
