@@ -343,3 +343,22 @@ pub async fn raw_post(url: &str, headers: &str, body: &str) -> String {
 
 /// A JSON-RPC `initialize` request, the first a client sends.
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+/// The agent handle a result names on a line of its own (`agent a…: …`): the one a call
+/// without a session started, or a kept session's.
+pub fn agent_in(text: &str) -> String {
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("agent a"))
+        .unwrap_or_else(|| panic!("no agent line: {text}"));
+    line["agent ".len()..].split(':').next().unwrap().to_string()
+}
+
+/// The handle a cut result's marker names (`read_output(handle="h1")`).
+pub fn handle_in(text: &str) -> String {
+    let start =
+        text.find("read_output(handle=\"").unwrap_or_else(|| panic!("no handle in the marker: {text}"))
+            + "read_output(handle=\"".len();
+    text[start..].split('"').next().unwrap().to_string()
+}

@@ -15,7 +15,9 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tack_tests::{call, sample_repo, start_http, tack_binary, test_cache_home, wait_for_processes};
+use tack_tests::{
+    agent_in, call, handle_in, sample_repo, start_http, tack_binary, test_cache_home, wait_for_processes,
+};
 
 /// A client that counts the notifications tack sends.
 #[derive(Clone, Default)]
@@ -56,13 +58,6 @@ fn stdio_transport(root: &std::path::Path, extra: &[&str]) -> TokioChildProcess 
 
 fn text(result: &CallToolResult) -> &str {
     result.content.first().and_then(|c| c.as_text()).map(|t| t.text.as_str()).unwrap_or("")
-}
-
-/// The handle a cut result's marker names, as the model reads it.
-fn handle_in(text: &str) -> String {
-    let start =
-        text.find("read_output(handle=\"").expect("a handle in the marker") + "read_output(handle=\"".len();
-    text[start..].split('"').next().unwrap().to_string()
 }
 
 async fn tool_names(client: &Client) -> Vec<String> {
@@ -311,16 +306,6 @@ async fn http_serves_two_sessions_at_once_with_separate_state() {
 
     client_a.cancel().await.unwrap();
     client_b.cancel().await.unwrap();
-}
-
-/// The agent handle a result without a session hands back (`agent a…:` on its last line).
-fn agent_in(text: &str) -> String {
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("agent a"))
-        .unwrap_or_else(|| panic!("no agent line: {text}"));
-    line["agent ".len()..].split(':').next().unwrap().to_string()
 }
 
 #[tokio::test]

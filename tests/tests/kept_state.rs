@@ -8,28 +8,12 @@ use rmcp::model::{CallToolResult, ProtocolVersion};
 use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::{Value, json};
 use tack_tests::postgres::Postgres;
-use tack_tests::{HttpServer, call, fixture_copy, python_with, start_http_as};
+use tack_tests::{HttpServer, agent_in, call, fixture_copy, handle_in, python_with, start_http_as};
 
 const PYTEST: &str = "pytest==9.2.0";
 
 fn text(result: &CallToolResult) -> &str {
     result.content.first().and_then(|c| c.as_text()).map(|t| t.text.as_str()).unwrap_or("")
-}
-
-/// The handle an agent's first result names (`agent a…:` on its last line).
-fn agent_in(text: &str) -> String {
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("agent a"))
-        .unwrap_or_else(|| panic!("no agent line: {text}"));
-    line["agent ".len()..].split(':').next().unwrap().to_string()
-}
-
-/// The handle a cut result names (`read_output(handle="h1")`).
-fn handle_in(text: &str) -> String {
-    let at = text.find("handle=\"").unwrap_or_else(|| panic!("no handle: {text}")) + "handle=\"".len();
-    text[at..].split('"').next().unwrap().to_string()
 }
 
 /// A server on `root` whose agents' state is kept in `db`, with pytest on its PATH.

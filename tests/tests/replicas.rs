@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tack_tests::postgres::Postgres;
-use tack_tests::{HttpServer, fixture_copy, python_with, start_http_as};
+use tack_tests::{HttpServer, agent_in, fixture_copy, handle_in, python_with, start_http_as};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const PYTEST: &str = "pytest==9.2.0";
@@ -136,22 +136,6 @@ async fn open_session(url: &str) -> (String, String) {
 async fn call_2025(url: &str, id: &str, name: &str, args: Value) -> Answer {
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": args}});
     post(url, &[("Mcp-Session-Id", id), ("MCP-Protocol-Version", "2025-06-18")], &body).await
-}
-
-/// The handle an agent's first result names (`agent a…:` on a line of its own).
-fn agent_in(text: &str) -> String {
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("agent a"))
-        .unwrap_or_else(|| panic!("no agent line: {text}"));
-    line["agent ".len()..].split(':').next().unwrap().to_string()
-}
-
-/// The handle a cut result names.
-fn handle_in(text: &str) -> String {
-    let at = text.find("handle=\"").unwrap_or_else(|| panic!("no handle: {text}")) + "handle=\"".len();
-    text[at..].split('"').next().unwrap().to_string()
 }
 
 /// Three replicas and HAProxy in front of them; dropped, all stop.

@@ -59,15 +59,30 @@ impl VerifyRecord {
 /// What one session has done that the gate, the stall detector and the trace need.
 #[derive(Debug, Default)]
 pub struct Harness {
+    /// What outlives the server (`--state`).
+    kept: SavedHarness,
+    last_verify: Option<VerifyRecord>,
+    /// Files written during the current call, collected by the writer.
+    pending: Vec<String>,
+    // The trace.
+    trace_path: Option<PathBuf>,
+    trace: Option<File>,
+    trace_failed: bool,
+    /// With state kept elsewhere (`--state`), trace lines wait here for the server to take.
+    trace_lines: Option<Vec<String>>,
+}
+
+/// What a [`Harness`] keeps that outlives its server (`--state`): all but the last verify
+/// (saved apart, since its tree is large and changes only when a verify runs), the open trace
+/// file and the writes of a call in progress.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct SavedHarness {
     /// Successful writes (tool calls that changed at least one file).
     writes: u64,
     /// The last write: the tool and the files it changed.
     last_write: Option<(String, Vec<String>)>,
-    last_verify: Option<VerifyRecord>,
     /// Every file this session changed, for the handoff note.
     changed: BTreeSet<String>,
-    /// Files written during the current call, collected by the writer.
-    pending: Vec<String>,
     /// How many files the last observed call wrote.
     last_wrote: usize,
     // The stall detector.
@@ -77,29 +92,7 @@ pub struct Harness {
     failures: BTreeMap<String, Vec<(String, String)>>,
     edits: BTreeMap<String, u32>,
     reads_since_write: u32,
-    // The trace.
-    trace_path: Option<PathBuf>,
-    trace: Option<File>,
-    trace_failed: bool,
-    calls: u64,
-    /// With state kept elsewhere (`--state`), trace lines wait here for the server to take.
-    trace_lines: Option<Vec<String>>,
-}
-
-/// What a [`Harness`] keeps that outlives its server (`--state`), but the last verify (saved
-/// apart, since its tree is large and changes only when a verify runs), the open trace file and
-/// the writes of a call in progress.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct SavedHarness {
-    writes: u64,
-    last_write: Option<(String, Vec<String>)>,
-    changed: BTreeSet<String>,
-    last_wrote: usize,
-    last_call: Option<(String, String)>,
-    repeats: u32,
-    failures: BTreeMap<String, Vec<(String, String)>>,
-    edits: BTreeMap<String, u32>,
-    reads_since_write: u32,
+    /// Calls traced, which numbers each trace line.
     calls: u64,
 }
 
@@ -167,35 +160,35 @@ impl Harness {
         if files.is_empty() {
             return;
         }
-        self.writes += 1;
+        self.kept.writes += 1;
         self.pending.extend(files.iter().cloned());
-        self.changed.extend(files.iter().cloned());
+        self.kept.changed.extend(files.iter().cloned());
     }
 
     /// Names the tool that made the writes recorded during this call.
     fn close_write(&mut self, tool: &str) -> Vec<String> {
         let files = std::mem::take(&mut self.pending);
         if !files.is_empty() {
-            self.last_write = Some((tool.to_string(), files.clone()));
+            self.kept.last_write = Some((tool.to_string(), files.clone()));
         }
         files
     }
 
     /// How many files the last call fed to [`Harness::observe`] wrote.
     pub fn last_wrote(&self) -> usize {
-        self.last_wrote
+        self.kept.last_wrote
     }
 
     /// The files the last observed call wrote.
     pub fn wrote_in_last_call(&self) -> Vec<String> {
-        match &self.last_write {
-            Some((_, files)) if self.last_wrote > 0 => files.clone(),
+        match &self.kept.last_write {
+            Some((_, files)) if self.kept.last_wrote > 0 => files.clone(),
             _ => Vec::new(),
         }
     }
 
     pub fn writes(&self) -> u64 {
-        self.writes
+        self.kept.writes
     }
 
     pub fn record_verify(&mut self, record: VerifyRecord) {
@@ -207,14 +200,14 @@ impl Harness {
     }
 
     pub fn changed_files(&self) -> Vec<String> {
-        self.changed.iter().cloned().collect()
+        self.kept.changed.iter().cloned().collect()
     }
 
     pub fn verification(&self) -> Verification {
         match &self.last_verify {
-            None => Verification::NeverVerified { wrote: self.writes > 0 },
-            Some(v) if v.writes_at_start != self.writes => {
-                let (tool, files) = self.last_write.clone().unwrap_or_default();
+            None => Verification::NeverVerified { wrote: self.kept.writes > 0 },
+            Some(v) if v.writes_at_start != self.kept.writes => {
+                let (tool, files) = self.kept.last_write.clone().unwrap_or_default();
                 Verification::EditedSince { tool, files }
             }
             Some(v) if !v.ok => Verification::LastFailed { summary: v.summary.clone() },
@@ -238,13 +231,13 @@ impl Harness {
         limits: &StallConfig,
     ) -> Option<String> {
         let written = self.close_write(tool);
-        self.last_wrote = written.len();
+        self.kept.last_wrote = written.len();
         let mut nudges = Vec::new();
 
         // One failure coming back through calls that differ: the exact-repeat rule below does
         // not see it, since the arguments (or the tool) change each time.
         if let Some(signature) = failure {
-            let seen = self.failures.entry(signature.clone()).or_default();
+            let seen = self.kept.failures.entry(signature.clone()).or_default();
             seen.push((tool.to_string(), key.clone()));
             let n = seen.len() as u32;
             let differ = seen.iter().any(|(_, k)| *k != key);
@@ -260,21 +253,21 @@ impl Harness {
             }
         }
 
-        let same = self.last_call.as_ref().is_some_and(|(k, d)| *k == key && *d == digest);
-        self.repeats = if same { self.repeats + 1 } else { 1 };
-        self.last_call = Some((key, digest));
-        if limits.repeats > 1 && self.repeats >= limits.repeats {
+        let same = self.kept.last_call.as_ref().is_some_and(|(k, d)| *k == key && *d == digest);
+        self.kept.repeats = if same { self.kept.repeats + 1 } else { 1 };
+        self.kept.last_call = Some((key, digest));
+        if limits.repeats > 1 && self.kept.repeats >= limits.repeats {
             nudges.push(format!(
                 "this exact call returned the same result {} times in a row; repeating it will not change \
                  the answer: read the result, change the arguments, or try another approach",
-                self.repeats
+                self.kept.repeats
             ));
         }
 
         if written.is_empty() {
             if reads {
-                self.reads_since_write += 1;
-                let n = self.reads_since_write;
+                self.kept.reads_since_write += 1;
+                let n = self.kept.reads_since_write;
                 if limits.reads_without_edit > 0
                     && n >= limits.reads_without_edit
                     && n.is_multiple_of(limits.reads_without_edit)
@@ -286,9 +279,9 @@ impl Harness {
                 }
             }
         } else {
-            self.reads_since_write = 0;
+            self.kept.reads_since_write = 0;
             for file in written {
-                let count = self.edits.entry(file.clone()).or_default();
+                let count = self.kept.edits.entry(file.clone()).or_default();
                 *count += 1;
                 if limits.edits_per_file > 0 && count.is_multiple_of(limits.edits_per_file) {
                     nudges.push(format!(
@@ -303,36 +296,12 @@ impl Harness {
 
     /// What outlives the server: see [`SavedHarness`].
     pub fn saved(&self) -> SavedHarness {
-        SavedHarness {
-            writes: self.writes,
-            last_write: self.last_write.clone(),
-            changed: self.changed.clone(),
-            last_wrote: self.last_wrote,
-            last_call: self.last_call.clone(),
-            repeats: self.repeats,
-            failures: self.failures.clone(),
-            edits: self.edits.clone(),
-            reads_since_write: self.reads_since_write,
-            calls: self.calls,
-        }
+        self.kept.clone()
     }
 
     /// A harness as another server left it: its counters, gate and last verify.
-    pub fn restored(saved: SavedHarness, verify: Option<VerifyRecord>) -> Self {
-        Harness {
-            writes: saved.writes,
-            last_write: saved.last_write,
-            last_verify: verify,
-            changed: saved.changed,
-            last_wrote: saved.last_wrote,
-            last_call: saved.last_call,
-            repeats: saved.repeats,
-            failures: saved.failures,
-            edits: saved.edits,
-            reads_since_write: saved.reads_since_write,
-            calls: saved.calls,
-            ..Harness::default()
-        }
+    pub fn restored(kept: SavedHarness, verify: Option<VerifyRecord>) -> Self {
+        Harness { kept, last_verify: verify, ..Harness::default() }
     }
 
     /// Keeps trace lines for the server to take ([`Harness::take_trace_lines`]) instead of
@@ -359,9 +328,9 @@ impl Harness {
     /// Appends one record to the trace, numbering it. A trace that cannot be written is
     /// logged once and then skipped: it never fails a call.
     pub fn trace(&mut self, mut record: Value) {
-        self.calls += 1;
+        self.kept.calls += 1;
         if let Value::Object(map) = &mut record {
-            map.insert("seq".into(), json!(self.calls));
+            map.insert("seq".into(), json!(self.kept.calls));
         }
         if let Some(lines) = &mut self.trace_lines {
             lines.push(record.to_string());
