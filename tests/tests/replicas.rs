@@ -276,6 +276,20 @@ async fn without_sessions_any_replica_serves_an_agent_and_a_dead_one_loses_nothi
     // Without a session to stick to, the replicas left take the calls in turn.
     let again = two_reads(&url, &with).await;
     assert!(again[0] != again[1] && again.iter().all(|r| *r != last), "{again:?}");
+
+    // A file one replica wrote is in the other's index by its next answer, asked at once.
+    let edit = call_2026(
+        &url,
+        "edit_file",
+        with(json!({"path": "calc.py", "old": "def total(prices):", "new": "def loyalty_bonus(points):\n    return points // 10\n\n\ndef total(prices):"})),
+    )
+    .await;
+    assert_eq!(edit.message["result"]["isError"], false, "{}", edit.text());
+    let writer = edit.replica();
+    let (_, other) = cluster.replicas.iter().find(|(name, _)| *name != writer && *name != last).unwrap();
+    let found =
+        call_2026(&other.url, "search", with(json!({"query": "loyalty_bonus", "mode": "symbol"}))).await;
+    assert!(found.text().contains("calc.py") && found.text().contains("loyalty_bonus"), "{}", found.text());
 }
 
 /// Two reads in a row: the replicas left alive take turns.
