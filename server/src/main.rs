@@ -183,6 +183,9 @@ enum Command {
         session: Option<String>,
         #[command(flatten)]
         root: RootArg,
+        /// Read the trace from the database a `serve --state URL` kept it in.
+        #[arg(long, value_name = "URL")]
+        state: Option<String>,
     },
 }
 
@@ -458,7 +461,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Trace { session, root } => {
+        Command::Trace { session, root, state: Some(url) } => {
+            // The repository's name as `serve` gives it: its folder's.
+            let dir = root.one()?;
+            let dir =
+                dir.canonicalize().with_context(|| format!("cannot open the root {}", dir.display()))?;
+            let repo = dir.file_name().and_then(|n| n.to_str()).unwrap_or("root").to_string();
+            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            let found = runtime.block_on(async {
+                state::PgState::connect(&url).await?.trace(&repo, session.as_deref()).await
+            })?;
+            let Some((id, text)) = found else {
+                anyhow::bail!(
+                    "no trace of {} in the state database {}",
+                    session.as_deref().unwrap_or(&repo),
+                    state::redact(&url)
+                );
+            };
+            say!("session {id}");
+            say_part!("{}", tack_tools::summarize_trace(&text));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Trace { session, root, state: None } => {
             let path = trace_file(&root, session.as_deref())?;
             let text =
                 std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;

@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS tack_writes (
 );
 CREATE TABLE IF NOT EXISTS tack_traces (
     session text NOT NULL,
+    repo text NOT NULL,
     n bigserial,
     line text NOT NULL,
     at timestamptz NOT NULL DEFAULT now(),
@@ -212,6 +213,33 @@ impl PgState {
         Ok(paths)
     }
 
+    /// The trace of `session`, or of the newest session in `repo`: its id and its lines as
+    /// JSONL, if there is one.
+    pub async fn trace(&self, repo: &str, session: Option<&str>) -> anyhow::Result<Option<(String, String)>> {
+        let client = self.client.lock().await;
+        let id: Option<String> = match session {
+            Some(id) => Some(id.to_string()),
+            None => client
+                .query_opt(
+                    "SELECT session FROM tack_traces WHERE repo = $1 ORDER BY n DESC LIMIT 1",
+                    &[&repo],
+                )
+                .await?
+                .map(|row| row.get(0)),
+        };
+        let Some(id) = id else { return Ok(None) };
+        let rows = client.query("SELECT line FROM tack_traces WHERE session = $1 ORDER BY n", &[&id]).await?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let mut text = String::new();
+        for row in rows {
+            text.push_str(row.get::<_, &str>(0));
+            text.push('\n');
+        }
+        Ok(Some((id, text)))
+    }
+
     /// Saves what a call of agent `handle` changed, in one transaction; the session's version
     /// after it, when the session was written.
     pub async fn save(&self, handle: &str, persist: Persist) -> anyhow::Result<Option<i64>> {
@@ -283,8 +311,8 @@ impl PgState {
         }
         if !trace.is_empty() {
             tx.execute(
-                "INSERT INTO tack_traces (session, line) SELECT $1, unnest($2::text[])",
-                &[&session.id, &trace],
+                "INSERT INTO tack_traces (session, repo, line) SELECT $1, $2, unnest($3::text[])",
+                &[&session.id, &repo, &trace],
             )
             .await?;
         }

@@ -104,6 +104,18 @@ async fn outlives_its_server(stateless: bool) {
     let traced: u64 = db.query("SELECT count(*) FROM tack_traces").parse().unwrap();
     assert!(traced >= 7, "{traced} trace lines");
     assert_eq!(db.query(&format!("SELECT count(*) FROM tack_agents WHERE handle = '{agent}'")), "1");
+    // `tack trace` reads it back: both servers' calls, under the one session.
+    let out = std::process::Command::new(tack_tests::tack_binary())
+        .args(["trace", "--state", &db.url(), "--root"])
+        .arg(repo.path())
+        .env("TACK_LOG", "error")
+        .output()
+        .unwrap();
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{summary}{}", String::from_utf8_lossy(&out.stderr));
+    for tool in ["todo", "edit_file", "verify", "run", "done", "read_output"] {
+        assert!(summary.contains(tool), "{tool} missing from the trace:\n{summary}");
+    }
     // A handle no server gave is refused, with what to do.
     let forged = call(&b, "read_file", json!({"path": "calc.py", "agent": "a0123456789abcdef0123"})).await;
     assert_eq!(forged.is_error, Some(true), "{}", text(&forged));
