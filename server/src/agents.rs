@@ -69,14 +69,7 @@ impl Agents {
                 None => Err(UnknownAgent { handle: handle.to_string(), idle_s: self.idle.as_secs() }),
             };
         }
-        // Past the bound, an agent never named again goes first, so calls that never pass their
-        // handle back cannot push out the agents that do.
-        if live.len() >= self.max
-            && let Some(oldest) =
-                live.iter().min_by_key(|(_, entry)| (entry.returned, entry.used)).map(|(id, _)| id.clone())
-        {
-            live.remove(&oldest);
-        }
+        make_room(&mut live, self.max);
         let handle = new_handle();
         let desk = Arc::new(Desk::new());
         desk.set_handle(&handle);
@@ -88,6 +81,9 @@ impl Agents {
     /// from now on under the same handle, its state read as its calls need it.
     pub fn adopt(&self, handle: &str) -> Arc<Desk> {
         let mut live = self.live.lock().expect("agents lock");
+        if !live.contains_key(handle) {
+            make_room(&mut live, self.max);
+        }
         let entry = live.entry(handle.to_string()).or_insert_with(|| {
             let desk = Desk::new();
             desk.set_handle(handle);
@@ -119,6 +115,17 @@ impl Agents {
              (it ends after {} s without a call)",
             self.idle.as_secs()
         )
+    }
+}
+
+/// Past the bound, ends one agent to make room for another: one never named again first, so
+/// calls that never pass their handle back cannot push out the agents that do.
+fn make_room(live: &mut HashMap<String, Entry>, max: usize) {
+    if live.len() >= max
+        && let Some(oldest) =
+            live.iter().min_by_key(|(_, entry)| (entry.returned, entry.used)).map(|(id, _)| id.clone())
+    {
+        live.remove(&oldest);
     }
 }
 
@@ -187,5 +194,14 @@ mod tests {
             agents.find(None).unwrap();
         }
         assert!(agents.find(Some(&kept)).is_ok(), "an agent that came back is kept");
+
+        // Agents another server started, taken in from the state database, count to the bound.
+        let agents = Agents::new(Duration::from_secs(60), 2);
+        let first = agents.adopt("a01");
+        assert!(Arc::ptr_eq(&first, &agents.adopt("a01")), "one agent, one desk");
+        assert_eq!(first.handle().as_deref(), Some("a01"));
+        agents.adopt("a02");
+        agents.adopt("a03");
+        assert_eq!(agents.len(), 2);
     }
 }
