@@ -91,19 +91,27 @@ pub struct PgState {
     written: Mutex<HashMap<(String, String), Written>>,
     /// Per repository, the last write (by any server) this server has folded in.
     seen: Mutex<HashMap<String, i64>>,
+    /// Where to connect again when the connection closes (the database restarted).
+    url: String,
+}
+
+/// A connection to `url`, its driving task spawned.
+async fn open(url: &str) -> anyhow::Result<tokio_postgres::Client> {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .with_context(|| format!("cannot connect to the state database {}", redact(url)))?;
+    tokio::spawn(async move {
+        if let Err(err) = connection.await {
+            tracing::error!("the state database connection ended: {err}");
+        }
+    });
+    Ok(client)
 }
 
 impl PgState {
     /// Connects, creates the tables (one server at a time) and drops agents unused for a week.
     pub async fn connect(url: &str) -> anyhow::Result<Self> {
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .with_context(|| format!("cannot connect to the state database {}", redact(url)))?;
-        tokio::spawn(async move {
-            if let Err(err) = connection.await {
-                tracing::error!("the state database connection ended: {err}");
-            }
-        });
+        let client = open(url).await?;
         client.execute("SELECT pg_advisory_lock($1)", &[&SCHEMA_LOCK]).await?;
         let made = client.batch_execute(SCHEMA).await;
         client.execute("SELECT pg_advisory_unlock($1)", &[&SCHEMA_LOCK]).await?;
@@ -117,12 +125,24 @@ impl PgState {
             client: tokio::sync::Mutex::new(client),
             written: Mutex::default(),
             seen: Mutex::default(),
+            url: url.to_string(),
         })
+    }
+
+    /// The connection, made again first if it closed (the database restarted or was out of
+    /// reach): a call then fails only while the database is away.
+    async fn client(&self) -> anyhow::Result<tokio::sync::MutexGuard<'_, tokio_postgres::Client>> {
+        let mut client = self.client.lock().await;
+        if client.is_closed() {
+            tracing::warn!(url = %redact(&self.url), "the state database connection closed: connecting again");
+            *client = open(&self.url).await?;
+        }
+        Ok(client)
     }
 
     /// Records a new agent.
     pub async fn new_agent(&self, handle: &str) -> anyhow::Result<()> {
-        let client = self.client.lock().await;
+        let client = self.client().await?;
         client
             .execute("INSERT INTO tack_agents (handle) VALUES ($1) ON CONFLICT DO NOTHING", &[&handle])
             .await?;
@@ -131,7 +151,7 @@ impl PgState {
 
     /// Whether `handle` names a known agent; one that does is marked used.
     pub async fn agent_exists(&self, handle: &str) -> anyhow::Result<bool> {
-        let client = self.client.lock().await;
+        let client = self.client().await?;
         let n = client.execute("UPDATE tack_agents SET used = now() WHERE handle = $1", &[&handle]).await?;
         Ok(n > 0)
     }
@@ -144,7 +164,7 @@ impl PgState {
         repo: &str,
         known: Option<i64>,
     ) -> anyhow::Result<Option<(Session, i64)>> {
-        let client = self.client.lock().await;
+        let client = self.client().await?;
         let Some(row) = client
             .query_opt(
                 "SELECT id, enabled, harness, issued, verify, version FROM tack_sessions
@@ -183,7 +203,7 @@ impl PgState {
 
     /// The plan and the note of `repo`, by name.
     pub async fn repo_state(&self, repo: &str) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
-        let client = self.client.lock().await;
+        let client = self.client().await?;
         let rows = client.query("SELECT name, body FROM tack_repo_state WHERE repo = $1", &[&repo]).await?;
         Ok(rows.into_iter().map(|row| (row.get(0), row.get(1))).collect())
     }
@@ -192,7 +212,7 @@ impl PgState {
     /// the first time: this server's index was built from the tree as they left it).
     pub async fn writes_since(&self, repo: &str) -> anyhow::Result<Vec<String>> {
         let seen = self.seen.lock().expect("seen lock").get(repo).copied();
-        let client = self.client.lock().await;
+        let client = self.client().await?;
         let Some(seen) = seen else {
             let last: Option<i64> =
                 client.query_one("SELECT max(n) FROM tack_writes WHERE repo = $1", &[&repo]).await?.get(0);
@@ -216,7 +236,7 @@ impl PgState {
     /// The trace of `session`, or of the newest session in `repo`: its id and its lines as
     /// JSONL, if there is one.
     pub async fn trace(&self, repo: &str, session: Option<&str>) -> anyhow::Result<Option<(String, String)>> {
-        let client = self.client.lock().await;
+        let client = self.client().await?;
         let id: Option<String> = match session {
             Some(id) => Some(id.to_string()),
             None => client
@@ -263,7 +283,7 @@ impl PgState {
         }
         let enabled = serde_json::json!(session.enabled);
         let issued = session.issued as i64;
-        let mut client = self.client.lock().await;
+        let mut client = self.client().await?;
         let tx = client.transaction().await?;
         let mut version = None;
         if session_changed || verify_changed {

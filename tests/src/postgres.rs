@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 pub struct Postgres {
     child: Child,
     port: u16,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 /// The newest PostgreSQL's programs Debian installed.
@@ -68,40 +68,28 @@ impl Postgres {
         .expect("initdb runs");
         assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
         let port = free_port();
-        let port_str = port.to_string();
-        let child = as_postgres(
-            &bin.join("postgres"),
-            &[
-                "-D",
-                data_str,
-                "-p",
-                &port_str,
-                "-k",
-                dir.path().to_str().unwrap(),
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "fsync=off",
-                "-c",
-                "synchronous_commit=off",
-                "-c",
-                "full_page_writes=off",
-            ],
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("postgres starts");
-        let server = Postgres { child, port, _dir: dir };
+        let server = Postgres { child: spawn(&bin, dir.path(), port), port, dir };
+        server.wait_ready();
+        server
+    }
+
+    /// Stops the server (fast shutdown) and starts it again on the same data and port, as a
+    /// database restarting under running clients.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.child = spawn(&bin_dir(), self.dir.path(), self.port);
+        self.wait_ready();
+    }
+
+    fn wait_ready(&self) {
         let started = Instant::now();
         loop {
-            let ready = Command::new(bin.join("pg_isready"))
-                .args(["-h", "127.0.0.1", "-p", &port_str, "-U", "tack", "-q"])
+            let ready = Command::new(bin_dir().join("pg_isready"))
+                .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "tack", "-d", "postgres", "-q"])
                 .status()
                 .is_ok_and(|s| s.success());
             if ready {
-                return server;
+                return;
             }
             assert!(
                 started.elapsed() < Duration::from_secs(60),
@@ -109,6 +97,20 @@ impl Postgres {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// SIGINT (PostgreSQL's fast shutdown), then SIGKILL after 10 s.
+    fn stop(&mut self) {
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// What `psql` prints for `sql`, unaligned and without headers.
@@ -141,16 +143,35 @@ impl Postgres {
 
 impl Drop for Postgres {
     fn drop(&mut self) {
-        // SIGINT: PostgreSQL's fast shutdown.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.stop();
     }
+}
+
+/// `postgres` on the cluster in `dir`, listening on loopback `port` (its socket in `dir` too).
+fn spawn(bin: &Path, dir: &Path, port: u16) -> Child {
+    let data = dir.join("data");
+    as_postgres(
+        &bin.join("postgres"),
+        &[
+            "-D",
+            data.to_str().unwrap(),
+            "-p",
+            &port.to_string(),
+            "-k",
+            dir.to_str().unwrap(),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "fsync=off",
+            "-c",
+            "synchronous_commit=off",
+            "-c",
+            "full_page_writes=off",
+        ],
+    )
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("postgres starts")
 }

@@ -131,3 +131,26 @@ async fn a_sessions_agent_outlives_its_server() {
 async fn an_agent_without_a_session_outlives_its_server() {
     outlives_its_server(true).await;
 }
+
+/// The database restarts under a running server: a call while it is away fails with a message
+/// that says so; the first after it is back connects again and finds the agent's state.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_connects_again_when_the_database_comes_back() {
+    let mut db = Postgres::start();
+    let repo = fixture_copy("verify_py");
+    let store = tempfile::tempdir().unwrap();
+    let running = server(repo.path(), store.path(), &db).await;
+    let a = client(&running, true).await;
+    let plan = call(
+        &a,
+        "call_tool",
+        json!({"name": "todo", "arguments": {"plan": [{"step": "survive a restart", "status": "pending"}]}}),
+    )
+    .await;
+    let agent = agent_in(text(&plan));
+    db.restart();
+    let read = call(&a, "call_tool", json!({"name": "todo", "arguments": {}, "agent": agent})).await;
+    assert_ne!(read.is_error, Some(true), "{}", text(&read));
+    assert!(text(&read).contains("survive a restart"), "{}", text(&read));
+    a.cancel().await.unwrap();
+}
