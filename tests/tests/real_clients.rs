@@ -293,3 +293,38 @@ async fn claude_code_hands_its_model_a_failing_go_tests_place_and_message() {
     assert!(results[0].contains("calc_test.go:13 example.com/calc.TestTotal"), "{}", results[0]);
     assert!(results[0].contains("Total([1 2]) = 2, want 3"), "{}", results[0]);
 }
+
+/// One server over three repositories, through each real client: the model's `search` with
+/// `repo="*"` shows each file under its repository's name, and a read that names a
+/// repository reads that one's file.
+#[tokio::test(flavor = "multi_thread")]
+async fn several_repositories_reach_the_model_each_file_named_by_its_repository() {
+    let parent = tempfile::tempdir().unwrap();
+    for fixture in ["py_shop", "go_shop", "rs_shapes"] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(fixture);
+        let status =
+            std::process::Command::new("cp").arg("-r").arg(&from).arg(parent.path()).status().unwrap();
+        assert!(status.success(), "cp {fixture}");
+    }
+    let root = parent.path().join("py_shop");
+    let others: Vec<String> =
+        ["go_shop", "rs_shapes"].iter().map(|n| parent.path().join(n).display().to_string()).collect();
+    for api in [Api::Anthropic, Api::OpenAiResponses] {
+        let script = vec![
+            call("search", json!({"query": "the line's price subtotal", "repo": "*"})),
+            call("read_file", json!({"path": "cart/item.go", "repo": "go_shop"})),
+        ];
+        let model = ScriptedModel::start(api, "tack", script).await;
+        let args = vec!["--root".to_string(), others[0].clone(), "--root".to_string(), others[1].clone()];
+        let transport = Transport::Stdio { root: root.clone(), args };
+        let run = clients::run(api, &model, &transport, &root).await;
+        let client = clients::name(api);
+        assert_ran(client, &run);
+        let results = model.results();
+        let found = results.first().unwrap_or_else(|| panic!("{client}: no result"));
+        assert!(found.contains("of 3 repositories (go_shop, py_shop, rs_shapes)"), "{client}: {found}");
+        assert!(found.contains("[go_shop] cart/item.go"), "{client}: {found}");
+        let read = results.get(1).unwrap_or_else(|| panic!("{client}: no second result"));
+        assert!(read.contains("func (i Item) Subtotal() float64"), "{client}: {read}");
+    }
+}
