@@ -168,6 +168,8 @@ mod tests {
         expect_test::expect![[r#"agent "a00000000000000000000" is unknown or has ended (an agent ends after 60 s without a call); call again without agent to start afresh, then pass the handle that result gives"#]].assert_eq(&err);
         expect_test::expect![[r#"agent a0123: pass agent="a0123" on later calls to keep this call's outputs, undo and verification (it ends after 60 s without a call)"#]]
             .assert_eq(&agents.started_line("a0123"));
+        expect_test::expect![[r#"agent a0123: this agent's state is kept; if the session ends (a server restarts), pass agent="a0123" in the next one to resume it"#]]
+            .assert_eq(&Agents::kept_line("a0123"));
     }
 
     #[test]

@@ -161,14 +161,14 @@ impl ServerHandler for TackServer {
         let lead = self.shared.repos.lead();
         let mut sessions = desk.sessions();
         if sessions.is_empty() {
-            sessions.push(desk.session(desk.default_repo()));
+            sessions.push(Arc::new(Session::new()));
         }
         let can_change = list_can_change(&context);
+        let listed: std::collections::HashSet<&str> =
+            sessions.iter().flat_map(|s| lead.listed(s, can_change)).map(|spec| spec.name).collect();
         let tools = lead
             .specs()
-            .filter(|spec| {
-                sessions.iter().any(|s| lead.listed(s, can_change).iter().any(|l| l.name == spec.name))
-            })
+            .filter(|spec| listed.contains(spec.name))
             .map(|spec| {
                 let tool = self.protocol_tool(spec);
                 // With the state kept, a session may resume an agent by its handle too.
@@ -257,7 +257,12 @@ impl ServerHandler for TackServer {
                 }
             }
         }
-        let keep = state.is_some() && desk.handle().is_some();
+        let keep = match (state, desk.handle()) {
+            (Some(state), Some(handle)) => {
+                Some(state.verifies_written(&handle, self.shared.repos.name(session_at)))
+            }
+            _ => None,
+        };
         let progress = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
             let runtime = tokio::runtime::Handle::current();
@@ -390,20 +395,22 @@ impl ServerHandler for TackServer {
 /// Runs `call` on `session`, and with `keep` takes what the state database should keep of it:
 /// the session's saved form, the results it cut, its trace lines (the repository is named by
 /// the caller).
+/// `keep`: the state is kept, and this server last wrote the session's verifies up to this
+/// count (`None`: never, or not since it read the session); a later verify is written.
 fn kept_call(
     session: &Session,
-    keep: bool,
+    keep: Option<Option<u64>>,
     call: impl FnOnce(&Session) -> tack_tools::CallOutcome,
 ) -> (tack_tools::CallOutcome, Option<Persist>) {
-    if !keep {
-        return (call(session), None);
-    }
+    let Some(verifies_written) = keep else { return (call(session), None) };
     session.keep_trace_lines();
     let issued = session.issued();
     let outcome = call(session);
+    let verifies = session.verifies();
     let persist = Persist {
         repo: String::new(),
-        session: session.saved(),
+        session: session.saved(verifies_written != Some(verifies)),
+        verifies,
         outputs: session.outputs_after(issued),
         repo_state: None,
         trace: session.take_trace_lines(),

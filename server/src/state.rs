@@ -77,17 +77,19 @@ pub struct Persist {
     pub trace: Vec<String>,
     /// Files the call wrote, which every other server folds in before its next answer.
     pub written: Vec<String>,
+    /// The session's count of verifies: with `session.verify`, the one that count reached.
+    pub verifies: u64,
 }
 
-/// Hashes of a session's counters and of its last verify, as last written.
-type Written = ([u8; 32], [u8; 32]);
+/// A hash of a session's counters, and the session's count of verifies, as last written.
+type Written = ([u8; 32], u64);
 
 /// A connection to the database that keeps the state.
 pub struct PgState {
     /// One connection; a call's writes are one transaction on it, calls in turn.
     client: tokio::sync::Mutex<tokio_postgres::Client>,
-    /// What was written last per agent and repository (a hash of the session's counters and of
-    /// its last verify), so an unchanged part is not written again.
+    /// What was written last per agent and repository, so an unchanged part is not written
+    /// again.
     written: Mutex<HashMap<(String, String), Written>>,
     /// Per repository, the last write (by any server) this server has folded in.
     seen: Mutex<HashMap<String, i64>>,
@@ -260,18 +262,22 @@ impl PgState {
         Ok(Some((id, text)))
     }
 
+    /// How many of its session's verifies this server wrote for agent `handle` in `repo` (none
+    /// yet, or none since it read the session): a call writes the last verify when it differs.
+    pub fn verifies_written(&self, handle: &str, repo: &str) -> Option<u64> {
+        self.written.lock().expect("written lock").get(&(handle.to_string(), repo.to_string())).map(|w| w.1)
+    }
+
     /// Saves what a call of agent `handle` changed, in one transaction; the session's version
     /// after it, when the session was written.
     pub async fn save(&self, handle: &str, persist: Persist) -> anyhow::Result<Option<i64>> {
-        let Persist { repo, session, outputs, repo_state, trace, written } = persist;
-        let hash = |value: &serde_json::Value| *blake3::hash(value.to_string().as_bytes()).as_bytes();
+        let Persist { repo, session, outputs, repo_state, trace, written, verifies } = persist;
         let counters = serde_json::json!([session.enabled, session.harness, session.issued]);
-        let verify = session.verify.clone().unwrap_or_default();
-        let now = (hash(&counters), hash(&verify));
+        let now = (*blake3::hash(counters.to_string().as_bytes()).as_bytes(), verifies);
         let key = (handle.to_string(), repo.clone());
         let before = self.written.lock().expect("written lock").get(&key).copied();
         let session_changed = before.is_none_or(|b| b.0 != now.0);
-        let verify_changed = before.is_none_or(|b| b.1 != now.1);
+        let verify_changed = session.verify.is_some();
         if !session_changed
             && !verify_changed
             && outputs.is_empty()

@@ -34,21 +34,12 @@ pub fn tool(spec: &ToolSpec, structured: bool) -> Tool {
 /// `tool` with the `agent` argument that requests without a session pass to keep their state,
 /// and, in its output schema, the `agent` a result carries when its call started one.
 pub fn with_agent_argument(mut tool: Tool) -> Tool {
-    let add = |schema: &mut Map<String, Value>, property: Value| match schema
-        .entry("properties")
-        .or_insert_with(|| json!({}))
-    {
-        Value::Object(properties) => {
-            properties.insert(crate::agents::ARGUMENT.into(), property);
-        }
-        other => *other = json!({crate::agents::ARGUMENT: property}),
-    };
     let mut input = (*tool.input_schema).clone();
-    add(&mut input, json!({"type": "string", "description": "your agent handle"}));
+    add_string(&mut input, crate::agents::ARGUMENT, "your agent handle");
     tool.input_schema = Arc::new(input);
     if let Some(output) = &tool.output_schema {
         let mut output = (**output).clone();
-        add(&mut output, json!({"type": "string", "description": "the agent this call started"}));
+        add_string(&mut output, crate::agents::ARGUMENT, "the agent this call started");
         tool.output_schema = Some(Arc::new(output));
     }
     tool
@@ -63,15 +54,20 @@ pub fn with_repo_argument(mut tool: Tool, across: bool) -> Tool {
         "repository name (default: your first)"
     };
     let mut input = (*tool.input_schema).clone();
-    match input.entry("properties").or_insert_with(|| json!({})) {
-        Value::Object(properties) => {
-            properties
-                .insert(crate::repos::ARGUMENT.into(), json!({"type": "string", "description": description}));
-        }
-        other => *other = json!({crate::repos::ARGUMENT: {"type": "string", "description": description}}),
-    }
+    add_string(&mut input, crate::repos::ARGUMENT, description);
     tool.input_schema = Arc::new(input);
     tool
+}
+
+/// Adds a string property `name` to an object schema.
+fn add_string(schema: &mut Map<String, Value>, name: &str, description: &str) {
+    let property = json!({"type": "string", "description": description});
+    match schema.entry("properties").or_insert_with(|| json!({})) {
+        Value::Object(properties) => {
+            properties.insert(name.into(), property);
+        }
+        other => *other = json!({name: property}),
+    }
 }
 
 /// The protocol form of a result: the text as a text block, `isError` for failures the agent

@@ -61,8 +61,9 @@ impl Session {
         &self.id
     }
 
-    /// What of this session outlives its server (`--state`): see [`SavedSession`].
-    pub fn saved(&self) -> SavedSession {
+    /// What of this session outlives its server (`--state`): see [`SavedSession`]; its last
+    /// verify only `with_verify` (a record of every file's hash, written only when it changed).
+    pub fn saved(&self, with_verify: bool) -> SavedSession {
         let harness = self.harness.lock().expect("harness lock");
         SavedSession {
             id: self.id.clone(),
@@ -70,9 +71,15 @@ impl Session {
             harness: serde_json::to_value(harness.saved()).unwrap_or_default(),
             verify: harness
                 .last_verify()
+                .filter(|_| with_verify)
                 .map(|v| serde_json::to_value(crate::harness::SavedVerify::from(v)).unwrap_or_default()),
             issued: self.outputs.lock().expect("outputs lock").issued(),
         }
+    }
+
+    /// How many verifies this session recorded since it was made or restored.
+    pub fn verifies(&self) -> u64 {
+        self.harness.lock().expect("harness lock").verifies()
     }
 
     /// The files (relative to the root) this session's last call wrote.

@@ -100,6 +100,26 @@ struct Written<'a> {
     max_per_line: u32,
 }
 
+impl<'a> Written<'a> {
+    /// What is saved of a graph of `nodes` nodes: its ranks without a focus and its map's tables.
+    fn of(nodes: usize, ranks: &'a UniformRanks, tables: &'a Tables) -> Self {
+        Written {
+            version: SAVED_VERSION,
+            constants: constants(),
+            nodes: nodes as u32,
+            scale: ranks.scale,
+            residual: ranks.residual,
+            rank: &ranks.rank,
+            care: &tables.care,
+            entry: &tables.entry,
+            parent: Back(&tables.parent),
+            first_twin: Back(&tables.first_twin),
+            users: Counts(&tables.users.start),
+            max_per_line: tables.max_per_line as u32,
+        }
+    }
+}
+
 /// [`Written`] as it is read.
 #[derive(Deserialize)]
 struct Read {
@@ -176,20 +196,7 @@ pub(crate) fn write_saved(snapshot: &Snapshot, out: impl Write) -> std::io::Resu
     let ranks = graph
         .uniform_reached(super::no_focus_key())
         .ok_or_else(|| std::io::Error::other("the ranks without a focus were not kept"))?;
-    let written = Written {
-        version: SAVED_VERSION,
-        constants: constants(),
-        nodes: graph.n_nodes() as u32,
-        scale: ranks.scale,
-        residual: ranks.residual,
-        rank: &ranks.rank,
-        care: &tables.care,
-        entry: &tables.entry,
-        parent: Back(&tables.parent),
-        first_twin: Back(&tables.first_twin),
-        users: Counts(&tables.users.start),
-        max_per_line: tables.max_per_line as u32,
-    };
+    let written = Written::of(graph.n_nodes(), &ranks, &tables);
     let mut out = Hashing { out, hasher: blake3::Hasher::new(), len: 0 };
     postcard::to_io(&written, &mut out).map_err(std::io::Error::other)?;
     let Hashing { mut out, hasher, len } = out;
@@ -463,20 +470,7 @@ mod tests {
         let (graph, tables) = super::super::unfocused(&snapshot);
         let n = graph.n_nodes();
         let ranks = graph.uniform_reached(no_focus_key()).unwrap();
-        let base = || Written {
-            version: SAVED_VERSION,
-            constants: constants(),
-            nodes: n as u32,
-            scale: ranks.scale,
-            residual: ranks.residual,
-            rank: &ranks.rank,
-            care: &tables.care,
-            entry: &tables.entry,
-            parent: Back(&tables.parent),
-            first_twin: Back(&tables.first_twin),
-            users: Counts(&tables.users.start),
-            max_per_line: tables.max_per_line as u32,
-        };
+        let base = || Written::of(n, &ranks, &tables);
         let write = |written: Written| {
             let mut bytes = Vec::new();
             let mut out = Hashing { out: &mut bytes, hasher: blake3::Hasher::new(), len: 0 };

@@ -70,6 +70,9 @@ pub struct Harness {
     trace_failed: bool,
     /// With state kept elsewhere (`--state`), trace lines wait here for the server to take.
     trace_lines: Option<Vec<String>>,
+    /// Verifies recorded in this harness, so a server keeping the state elsewhere writes the
+    /// last one (a record of every file's hash) only when it changed.
+    verifies: u64,
 }
 
 /// What a [`Harness`] keeps that outlives its server (`--state`): all but the last verify
@@ -193,6 +196,12 @@ impl Harness {
 
     pub fn record_verify(&mut self, record: VerifyRecord) {
         self.last_verify = Some(record);
+        self.verifies += 1;
+    }
+
+    /// How many verifies this harness recorded (not counting one it was restored with).
+    pub fn verifies(&self) -> u64 {
+        self.verifies
     }
 
     pub fn last_verify(&self) -> Option<&VerifyRecord> {
