@@ -298,7 +298,7 @@ pub(crate) fn written_names(query: &str) -> Vec<String> {
     code_terms(&text, |term, start, end, _| {
         let word = &text[start..end];
         let called = bytes.get(end) == Some(&b'(');
-        let quoted = start > 0 && bytes[start - 1] == b'`' && bytes.get(end) == Some(&b'`');
+        let quoted = start > 0 && opens_code(&bytes[..start]) && bytes.get(end) == Some(&b'`');
         if (called || quoted)
             && term.len() == word.len()
             && term.len() >= 3
@@ -309,6 +309,33 @@ pub(crate) fn written_names(query: &str) -> Vec<String> {
         }
     });
     out
+}
+
+/// Whether the text before a name opens code for it: a backtick right before it, or before the
+/// path it ends (`` `ProgressBar.generator` ``, `` `Globset::backslash_escape` ``: the last
+/// name of a qualified one is the definition meant).
+fn opens_code(before: &[u8]) -> bool {
+    let mut at = before.len();
+    loop {
+        match before[..at].last() {
+            Some(b'`') => return true,
+            Some(b'.' | b':' | b'#') => {
+                while at > 0 && matches!(before[at - 1], b'.' | b':' | b'#') {
+                    at -= 1;
+                }
+                let name = before[..at]
+                    .iter()
+                    .rev()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .count();
+                if name == 0 {
+                    return false;
+                }
+                at -= name;
+            }
+            _ => return false,
+        }
+    }
 }
 
 pub fn named_terms(query: &str) -> Vec<String> {
@@ -1364,6 +1391,10 @@ mod tests {
         assert_eq!(written_names(report), ["pdb", "clirunner", "host", "iter"]);
         assert!(written_names("the host function returns an empty string").is_empty());
         assert!(written_names("fix `is` and f(x)").is_empty(), "stop words and short names");
+        // The last name of a qualified one in backticks is the definition meant.
+        let qualified = "`ProgressBar.generator` consumes; `Globset::backslash_escape` and `a.b.c_d`";
+        assert_eq!(written_names(qualified), ["generator", "backslash_escape", "c_d"]);
+        assert!(written_names("ProgressBar.generator` is odd").is_empty(), "no opening backtick");
     }
 
     #[test]
