@@ -238,6 +238,43 @@ async fn client_run(api: Api, root: &Path, transport: Transport, script: Vec<Too
     }
 }
 
+/// The script's calls sent straight to a `tack serve` over stdio, each result taken as Claude
+/// Code hands it to its model (the JSON of `structuredContent`, else the text): for measuring
+/// a change of tack's own results without a client in between (`--clients direct`).
+async fn direct_run(root: &Path, script: &[ToolCall]) -> Run {
+    use rmcp::ServiceExt;
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    let store = tempfile::tempdir().expect("index dir");
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(tack_tests::tack_binary()).configure(|cmd| {
+            cmd.arg("serve")
+                .arg("--root")
+                .arg(root)
+                .arg("--index-dir")
+                .arg(store.path())
+                .env("TACK_LOG", "error");
+        }))
+        .expect("tack starts");
+    let client = ().serve(transport).await.expect("handshake");
+    let (mut texts, mut times) = (Vec::new(), Vec::new());
+    for step in script {
+        let started = Instant::now();
+        let result = tack_tests::call(&client, &step.name, step.arguments.clone()).await;
+        times.push(started.elapsed());
+        texts.push(match &result.structured_content {
+            Some(structured) => structured.to_string(),
+            None => result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.clone()).collect(),
+        });
+    }
+    let _ = client.cancel().await;
+    Run {
+        tokens: texts.iter().map(|t| count_tokens(t)).collect(),
+        times,
+        complete: texts.len() == script.len(),
+        texts,
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     instances: usize,
@@ -390,7 +427,11 @@ async fn run_phase(
     for client in &args.clients {
         let api = if client == "claude" { Api::Anthropic } else { Api::OpenAiResponses };
         for (way, transport, script) in scripts {
-            let run = client_run(api, root, transport.clone(), script.clone()).await;
+            let run = if client == "direct" {
+                direct_run(root, script).await
+            } else {
+                client_run(api, root, transport.clone(), script.clone()).await
+            };
             let all = run.texts.join("\n");
             if let Some(dir) = &args.dump {
                 std::fs::create_dir_all(dir).expect("dump dir");

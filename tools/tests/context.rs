@@ -190,3 +190,38 @@ fn a_file_shorter_on_disk_than_in_the_index_shows_no_empty_or_falsely_whole_func
     assert!(!obs.is_error, "{}", obs.text);
     assert!(!obs.text.contains("totals.py:5-"), "{}", obs.text);
 }
+
+#[test]
+fn a_files_fifth_function_waits_for_the_next_files_best_and_the_tail_shows_its_best_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut many = String::new();
+    for part in ["header", "body", "footer", "title", "chunk", "rest"] {
+        many.push_str(&format!(
+            "def parse_{part}(text):\n    # parse the {part} tokens\n    tokens = text.split()\n    \
+             count = len(tokens)\n    return tokens[:count]\n\n\n"
+        ));
+    }
+    std::fs::write(dir.path().join("parsing.py"), many).unwrap();
+    std::fs::write(
+        dir.path().join("lexer.py"),
+        "def parse_tokens(stream):\n    # tokens before parse\n    first = stream.read()\n    \
+         return first.split()\n",
+    )
+    .unwrap();
+    let obs = context(dir.path(), json!({"task": "parse tokens"}));
+    let data = obs.structured.unwrap();
+    let order: Vec<&str> =
+        data["functions"].as_array().unwrap().iter().map(|f| f["symbol"].as_str().unwrap()).collect();
+    // The first file gives four, then the next file's best, then the first file's others.
+    let lexer = order.iter().position(|s| *s == "parse_tokens").expect("the second file's function");
+    assert_eq!(lexer, 4, "{order:?}\n{}", obs.text);
+    assert_eq!(order.len(), 7, "{order:?}");
+    // From the fourth function on, its signature and its best line.
+    let tail = obs.text.split("lexer.py:1-4 parse_tokens (function)\n").nth(1).unwrap();
+    expect![[r#"
+        1	def parse_tokens(stream):
+        2	    # tokens before parse
+        ⋮
+    "#]]
+    .assert_eq(&tail.lines().take(3).map(|l| format!("{l}\n")).collect::<String>());
+}
