@@ -1062,9 +1062,9 @@ struct Matched<'s> {
 /// class's own lines), else to the lines outside every definition, which name no symbol.
 /// A definition scores BM25 over its own lines (the distinct query terms' rarity across files,
 /// each term's count saturated and the definition's length normalized by its file's average),
-/// plus the rarity of the query terms its name holds. Test functions (`test_*`, `mod tests`)
-/// score less: a fix is about the code; so do classes' own lines, constants and the lines
-/// outside every definition, which are rarely what a report means. Each definition shows its
+/// plus the rarity of the query terms its name and its class's name hold. Test functions
+/// (`test_*`, `mod tests`) score less: a fix is about the code; so do classes' own lines,
+/// constants and the lines outside every definition, which are rarely what a report means. Each definition shows its
 /// best line, labelled with it (a line scores the rarity of the distinct terms it holds, the
 /// definition's own line double); when fewer definitions match than `n`, the best
 /// definitions' next lines fill the rest.
@@ -1198,14 +1198,19 @@ pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: 
                 })
                 .sum();
             if let Some(def) = defs.get(group) {
+                // The terms its name holds, and its class's: `FishComplete.format_completion`
+                // is about fish.
                 let mut named: Vec<usize> = Vec::new();
-                code_terms(def.name(), |term, _, _, _| {
-                    if let Some(&at) = weights.index.get(term)
-                        && !named.contains(&at)
-                    {
-                        named.push(at);
-                    }
-                });
+                let parent = def.parent().and_then(|p| defs.get(p as usize));
+                for name in std::iter::once(def.name()).chain(parent.as_ref().map(|p| p.name())) {
+                    code_terms(name, |term, _, _, _| {
+                        if let Some(&at) = weights.index.get(term)
+                            && !named.contains(&at)
+                        {
+                            named.push(at);
+                        }
+                    });
+                }
                 named.sort_unstable();
                 score += FN_NAME * named.iter().map(|i| weights.idf[weights.distinct[*i]]).sum::<f64>();
                 if weights.written.iter().any(|w| def.name().eq_ignore_ascii_case(w)) {
@@ -1413,6 +1418,21 @@ mod tests {
         let first = |weights: &TermWeights<'_>| best_lines(dir.path(), &entry, weights, 2)[0].symbol.clone();
         assert_eq!(first(&TermWeights::new(&text, &words)).as_deref(), Some("encode"), "the words alone");
         assert_eq!(first(&TermWeights::new(&text, &words).naming(task)).as_deref(), Some("host"));
+    }
+
+    #[test]
+    fn a_method_whose_class_the_task_names_ranks_first_among_its_twins() {
+        let dir = tempfile::tempdir().unwrap();
+        let method = "    def format_completion(self, item):\n        # help text of the completion\n        return item.help\n";
+        let source = format!("class BashComplete:\n{method}\n\nclass FishComplete:\n{method}");
+        std::fs::write(dir.path().join("complete.py"), &source).unwrap();
+        let mut entry = file_entry("complete.py", crate::Lang::Python, source.len() as u64, 9);
+        entry.symbols = crate::extract(crate::Lang::Python, &source);
+        let (text, _) = TextIndex::open(None).unwrap();
+        let words = text.word_forms(&query_terms("fish completion shows help on many lines")).unwrap();
+        let lines = best_lines(dir.path(), &entry, &TermWeights::new(&text, &words), 2);
+        let symbols: Vec<_> = lines.iter().map(|l| l.symbol.as_deref().unwrap_or("")).collect();
+        assert_eq!(symbols[0], "FishComplete.format_completion", "{symbols:?}");
     }
 
     #[test]
