@@ -22,7 +22,7 @@ fn a_bug_report_reads_as_functions_with_bodies_callers_callees_and_tests() {
         context(&fixture("py_shop"), json!({"task": "Receipt shows the wrong amount after a discount code"}));
     assert!(!obs.is_error, "{}", obs.text);
     expect![[r#"
-        5 functions for the task, best first (5 whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it)
+        3 functions for the task, best first (3 whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it)
         shop/receipts.py:4-6 send_receipt (function)
         4	def send_receipt(cart: Cart, amount: float) -> str:
         5	    lines = [f"{item.name} x{item.quantity}" for item in cart.items]
@@ -46,15 +46,9 @@ fn a_bug_report_reads_as_functions_with_bodies_callers_callees_and_tests() {
         12	    return amount * (1 - DISCOUNTS.get(code, 0.0))
           ← shop/cart.py:25 def total(self) -> float
           ← shop/checkout.py:15 def quote(cart: Cart) -> float
-        shop/cart.py:23-25 Cart.total (method)
-        23	    def total(self) -> float:
-        24	        raw = sum(item.subtotal() for item in self.items)
-        25	        return with_tax(apply_discount(raw, self.code))
-        tests/test_cart.py:11-14 test_checkout_with_code (function)
-        11	def test_checkout_with_code():
-        12	    cart = Cart("bob")
-        13	    cart.add(Item("book", 10.0))
-        14	    assert checkout(cart, "HALF") == 6.0
+        next files:
+          shop/cart.py: Cart.total
+          tests/test_cart.py: test_checkout_with_code
     "#]]
     .assert_eq(&obs.text);
     let data = obs.structured.unwrap();
@@ -224,4 +218,30 @@ fn a_files_fifth_function_waits_for_the_next_files_best_and_the_tail_shows_its_b
         ⋮
     "#]]
     .assert_eq(&tail.lines().take(3).map(|l| format!("{l}\n")).collect::<String>());
+}
+
+#[test]
+fn a_weak_function_past_the_third_gives_its_place_to_the_next_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut strong = String::new();
+    for part in ["header", "body", "footer", "title"] {
+        strong.push_str(&format!(
+            "def parse_{part}_tokens(text):\n    # parse the {part} tokens\n    tokens = parse(text)\n    \
+             return tokens\n\n\n"
+        ));
+    }
+    std::fs::write(dir.path().join("parsing.py"), strong).unwrap();
+    let filler: String = (0..40).map(|i| format!("    step_{i} = {i}\n")).collect();
+    std::fs::write(
+        dir.path().join("report.py"),
+        format!("def summary(rows):\n    # counts tokens\n{filler}    return rows\n"),
+    )
+    .unwrap();
+    let obs = context(dir.path(), json!({"task": "parse tokens"}));
+    let data = obs.structured.unwrap();
+    let symbols: Vec<&str> =
+        data["functions"].as_array().unwrap().iter().map(|f| f["symbol"].as_str().unwrap()).collect();
+    assert_eq!(symbols.len(), 4, "{symbols:?}\n{}", obs.text);
+    assert!(!symbols.contains(&"summary"), "{symbols:?}");
+    assert_eq!(data["next_files"][0], json!("report.py"), "{}", obs.text);
 }

@@ -41,6 +41,12 @@ const TESTS: usize = 2;
 /// On the development set 4 showed two more fixed functions than no bound and lost none; 3
 /// lost two others, 5 and more changed nothing (`BENCHMARKS.md`).
 const FIRST_PER_FILE: usize = 4;
+/// The functions shown with more than their signature and best line; past them, the tail.
+const HEAD: usize = 3;
+/// A function in the tail is shown only when it scores at least this share of the best
+/// function: a weaker one says less than the files listed next. On the development set a third
+/// kept every fixed function seen and cut a result's tokens by a tenth (`BENCHMARKS.md`).
+const TAIL_SHARE: f64 = 1.0 / 3.0;
 /// Files listed after the functions.
 const NEXT_FILES: usize = 5;
 /// Tokens kept back for the list of next files and the closing line.
@@ -152,6 +158,8 @@ struct Function {
     path: String,
     def: Option<u32>,
     hits: Vec<u32>,
+    /// Its definition's score in the ranking of its file's functions (a focus's: infinite).
+    score: f64,
 }
 
 /// `functions` (in rank order, a file's together) with each file's first `most` before any
@@ -164,6 +172,18 @@ fn first_of_each_file(functions: Vec<Function>, most: usize) -> Vec<Function> {
         *n <= most
     });
     first.into_iter().chain(later).collect()
+}
+
+/// `functions` without those past the [`HEAD`] that score under [`TAIL_SHARE`] of the best
+/// (a focus's are always kept): their files are listed with the next ones instead.
+fn weak_tail_dropped(functions: Vec<Function>) -> Vec<Function> {
+    let best = functions.iter().map(|f| f.score).filter(|s| s.is_finite()).fold(0.0, f64::max);
+    functions
+        .into_iter()
+        .enumerate()
+        .filter(|(at, f)| *at < HEAD || f.score >= TAIL_SHARE * best)
+        .map(|(_, f)| f)
+        .collect()
 }
 
 /// How much of a body to show.
@@ -234,7 +254,12 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
     let mut functions: Vec<Function> = focus
         .defs
         .iter()
-        .map(|(path, def)| Function { path: path.clone(), def: Some(*def), hits: Vec::new() })
+        .map(|(path, def)| Function {
+            path: path.clone(),
+            def: Some(*def),
+            hits: Vec::new(),
+            score: f64::INFINITY,
+        })
         .collect();
     for (path, lines) in top.iter().zip(&hits) {
         // A file no grammar reads (a document, a script) is shown as the passage around its best
@@ -248,11 +273,16 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
             };
             match functions.iter_mut().find(|f| f.path == *path && f.def == def) {
                 Some(f) => f.hits.push(hit.line),
-                None => functions.push(Function { path: path.to_string(), def, hits: vec![hit.line] }),
+                None => functions.push(Function {
+                    path: path.to_string(),
+                    def,
+                    hits: vec![hit.line],
+                    score: hit.score,
+                }),
             }
         }
     }
-    let functions = first_of_each_file(functions, FIRST_PER_FILE);
+    let functions = weak_tail_dropped(first_of_each_file(functions, FIRST_PER_FILE));
     let mut sources = LineCache::new(ws);
     // Each section with the place of its function among those shown, and whether it is the body.
     let mut sections: Vec<(usize, bool, String)> = Vec::new();
@@ -300,7 +330,7 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
         // function instead of 65 kept all 95).
         let tries: &[Detail] = match shown.len() {
             0 => &[Detail::Code(40), Detail::Around(2, 6), Detail::Around(0, 6)],
-            1 | 2 => &[Detail::Code(15), Detail::Around(1, 4), Detail::Around(0, 4)],
+            1..HEAD => &[Detail::Code(15), Detail::Around(1, 4), Detail::Around(0, 4)],
             _ => &[Detail::Around(0, 1)],
         };
         let Some((block, whole, cost)) = tries.iter().find_map(|detail| {
