@@ -21,6 +21,10 @@
 //!     [--clients claude,codex] [--dump DIR]
 //! ```
 //!
+//! `--clients direct` sends tack's ways straight to a `tack serve` and counts what Claude Code
+//! would hand its model (the JSON of `structuredContent`, else the text): a change to tack's
+//! own results measured in seconds, without a client in between.
+//!
 //! `--peers DIR` holds the peers as installed: `DIR/cg/node_modules/.bin/codegraph` and
 //! `DIR/jcm-venv/bin/jcodemunch-mcp`. Metrics, per instance and way:
 //! - tokens: o200k counts of every tool result as the client handed it to its model;
