@@ -314,6 +314,7 @@ fn go_a_report_finds_the_defining_file_with_its_functions() {
         8 matches in 2 files
         pricing/pricing.go
           22: func ApplyDiscount(amount float64, code string) float64 {  # in ApplyDiscount
+           8: Discount(amount float64) float64  # in Discounter.Discount
         cart/cart.go
           34: return pricing.ApplyDiscount(raw, c.Code) * (1 + TaxRate)  # in Cart.Total
     "#]]
