@@ -1064,10 +1064,10 @@ struct Matched<'s> {
 /// each term's count saturated and the definition's length normalized by its file's average),
 /// plus the rarity of the query terms its name and its class's name hold. Test functions
 /// (`test_*`, `mod tests`) score less: a fix is about the code; so do classes' own lines,
-/// constants and the lines outside every definition, which are rarely what a report means. Each definition shows its
-/// best line, labelled with it (a line scores the rarity of the distinct terms it holds, the
-/// definition's own line double); when fewer definitions match than `n`, the best
-/// definitions' next lines fill the rest.
+/// constants and the lines outside every definition, which are rarely what a report means.
+/// Each definition shows its best line, labelled with it (a line scores the rarity of the
+/// distinct terms it holds, the definition's own line double); when fewer definitions match
+/// than `n`, the best definitions' next lines fill the rest.
 pub fn best_lines(root: &Path, entry: &FileEntry, weights: &TermWeights<'_>, n: usize) -> Vec<HitLine> {
     // The lines of a file past the parse bound are looked for in its first part only: a
     // whole 500 MB file would be read for the ten lines shown.
