@@ -10,7 +10,8 @@ for the server's first scan of ROOT, which finds nothing changed), "spawn" the t
 the process to that map's answer, "focused" a map for FOCUS asked next (with --pause, S seconds
 after the first map's answer: once what a server makes after its first scan is made). With
 --log, each server's debug log is written to DIR/<binary name>-<start>.log (the map's phases).
-The texts of the first maps are compared: every binary should show the same bytes.
+The texts of the first maps, and of the focused ones, are compared: every binary should show
+the same bytes.
 """
 
 import hashlib
@@ -30,13 +31,14 @@ def one_start(binary, root, index_dir, focus, tokens, pause, log_path):
     _, text, is_error, first = server.call("repo_map", {"tokens": tokens})
     from_spawn = time.perf_counter() - spawned
     time.sleep(pause)
-    _, _, _, focused = server.call("repo_map", {"tokens": tokens, "focus": [focus]})
+    _, focused_text, _, focused = server.call("repo_map", {"tokens": tokens, "focus": [focus]})
     rss = server.peak_rss_kib()
     server.close()
     if log_path:
         stderr.close()
     assert not is_error, text
-    return first * 1000, from_spawn * 1000, focused * 1000, rss, hashlib.sha256(text.encode()).hexdigest()[:16]
+    digest = lambda t: hashlib.sha256(t.encode()).hexdigest()[:16]
+    return first * 1000, from_spawn * 1000, focused * 1000, rss, digest(text), digest(focused_text)
 
 
 def main():
@@ -79,6 +81,8 @@ def main():
         )
     maps = {r[4] for runs in samples.values() for r in runs}
     print("every first map the same bytes" if len(maps) == 1 else f"first maps DIFFER: {sorted(maps)}")
+    focused = {r[5] for runs in samples.values() for r in runs}
+    print("every focused map the same bytes" if len(focused) == 1 else f"focused maps DIFFER: {sorted(focused)}")
 
 
 if __name__ == "__main__":

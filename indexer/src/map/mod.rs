@@ -50,6 +50,8 @@ struct Focus {
     files: HashSet<usize>,
     /// Identifiers the repository defines.
     idents: std::collections::BTreeSet<String>,
+    /// Their definitions, as (file, definition).
+    defs: Vec<(u32, u32)>,
 }
 
 /// How many maps one snapshot remembers.
@@ -127,24 +129,35 @@ pub fn repo_map(
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let total_defs: usize = entries.iter().map(|e| e.symbols.defs.len()).sum();
     let focus_set = resolve_focus(snapshot, &graph, focus);
-    let focus_nodes = focus_defs(snapshot, &graph, &focus_set);
+    let focus_nodes = focus_defs(&graph, &focus_set);
     // PageRank needs only who uses each node, not the rest of the tables: when the tables are
     // made, it runs as soon as those are, beside the rest.
-    let rank = |users: Option<&Users>| {
+    let rank = |users: UsersOf| {
         let started = std::time::Instant::now();
         let rank = rank_nodes(&graph, users, &entries, &focus_set, &focus_nodes);
         (rank, started.elapsed().as_millis() as u64)
     };
-    // Without a focus, before the tables are made, the copy saved with the index stands for
-    // them, and the ranks saved with it are the graph's: the first map of a new process makes
-    // neither (nor name resolution, which the tables read).
-    let copy = if focus_set.is_empty() { saved::unused_copy(snapshot) } else { None };
+    // Before the tables are made, the copy saved with the index stands for them, and without a
+    // focus the ranks saved with it are the graph's: the first maps of a new process make
+    // neither (nor name resolution, which the tables read). A focus's users are then read from
+    // the resolved references, unless who uses each node is made already.
+    let copy = saved::unused_copy(snapshot);
     let tables;
+    let (mut all_users, mut focus_users) = (None, None);
     let mut ranked = None;
     let facts = match &copy {
-        Some(copy) => copy.facts(),
+        Some(copy) => {
+            let mut facts = copy.facts();
+            if !focus_nodes.is_empty() {
+                facts.users = match snapshot.derived.get::<Users>() {
+                    Some(users) => UsersOf::All(all_users.insert(users)),
+                    None => UsersOf::Focus(focus_users.insert(FocusUsers::read(&graph, &focus_nodes))),
+                };
+            }
+            facts
+        }
         None => {
-            tables = tables_of(snapshot, &graph, |users| ranked = Some(rank(Some(users))));
+            tables = tables_of(snapshot, &graph, |users| ranked = Some(rank(UsersOf::All(users))));
             tables.facts()
         }
     };
@@ -200,7 +213,7 @@ pub fn repo_map(
 /// users), and edges into a focus identifier's definitions count ×10.
 fn rank_nodes(
     graph: &SymbolGraph,
-    users: Option<&Users>,
+    users: UsersOf,
     entries: &[&FileEntry],
     focus_set: &Focus,
     focus_nodes: &[u32],
@@ -216,35 +229,42 @@ fn rank_nodes(
     }
     for &node in focus_nodes {
         personalization[node as usize] = 1.0;
-        for &user in users.map_or(&[][..], |users| users.of(node)) {
+        for &user in users.of(node) {
             personalization[user as usize] = f64::max(personalization[user as usize], 0.5);
         }
     }
-    let personal = Personal {
-        weights: &personalization,
-        boosted: focus_nodes,
-        users: &|node| users.map_or(&[], |users| users.of(node)),
-    };
+    let personal =
+        Personal { weights: &personalization, boosted: focus_nodes, users: &|node| users.of(node) };
     let ranks = graph.pagerank_keyed(focus_set.key(), &personal);
     tracing::debug!(iterations = ranks.iterations, "pagerank");
     ranks.rank
 }
 
 /// The nodes of every definition a focus identifier names, in node order.
-fn focus_defs(snapshot: &Snapshot, graph: &SymbolGraph, focus_set: &Focus) -> Vec<u32> {
-    if focus_set.idents.is_empty() {
-        return Vec::new();
-    }
-    let resolver = snapshot.resolver();
-    let mut nodes = Vec::new();
-    for name in &focus_set.idents {
-        for &(f, d) in resolver.defs_named(name).iter() {
-            nodes.push(graph.def_node(f as usize, d as usize));
-        }
-    }
+fn focus_defs(graph: &SymbolGraph, focus_set: &Focus) -> Vec<u32> {
+    let mut nodes: Vec<u32> =
+        focus_set.defs.iter().map(|&(f, d)| graph.def_node(f as usize, d as usize)).collect();
     nodes.sort_unstable();
     nodes.dedup();
     nodes
+}
+
+/// Every definition named `name`, as (file, definition), in file order: from name resolution's
+/// table when it is made, else read from the files (a focused map of a new process does not
+/// wait for name resolution, which a server makes in the background after its first scan).
+fn defs_named(snapshot: &Snapshot, name: &str) -> Vec<(u32, u32)> {
+    if let Some(resolver) = snapshot.derived.get::<crate::resolve::Resolver>() {
+        return resolver.defs_named(name).into_owned();
+    }
+    let mut found = Vec::new();
+    for (f, entry) in snapshot.files.values().enumerate() {
+        for (d, def) in entry.symbols.defs.iter().enumerate() {
+            if def.name() == name {
+                found.push((f as u32, d as u32));
+            }
+        }
+    }
+    found
 }
 
 /// Where each file stands before ranks count: the focus files and the files defining a focus
@@ -281,11 +301,6 @@ fn no_focus_key() -> u64 {
 }
 
 impl Focus {
-    /// Whether the focus names no file and no identifier: the map ranks as without one.
-    fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.idents.is_empty()
-    }
-
     /// Names this focus for PageRank's warm start: files keep their numbers in a graph updated
     /// from another, so the next snapshot's map for the same focus starts from this one's ranks.
     fn key(&self) -> u64 {
@@ -1018,15 +1033,58 @@ struct NodeFacts<'a> {
     /// Per node: (1 + its users) to the power [`USERS_EXPONENT`].
     breadth: &'a [f32],
     max_per_line: usize,
-    /// Who uses each node (asked only of a focus's definitions): none in the saved copy,
-    /// which only a map without a focus reads.
-    users: Option<&'a Users>,
+    /// Who uses each node (asked only of a focus's definitions).
+    users: UsersOf<'a>,
 }
 
 impl<'a> NodeFacts<'a> {
     /// The nodes with an edge into `node`.
     fn users(&self, node: u32) -> &'a [u32] {
-        self.users.map_or(&[], |users| users.of(node))
+        self.users.of(node)
+    }
+}
+
+/// Who uses the nodes a map asks about (a focus's definitions).
+#[derive(Debug, Clone, Copy)]
+enum UsersOf<'a> {
+    /// Nobody's: a map without a focus asks of none.
+    None,
+    /// Every node's.
+    All(&'a Users),
+    /// A focus's definitions' alone.
+    Focus(&'a FocusUsers),
+}
+
+impl<'a> UsersOf<'a> {
+    /// The nodes with an edge into `node`.
+    fn of(self, node: u32) -> &'a [u32] {
+        match self {
+            UsersOf::None => &[],
+            UsersOf::All(users) => users.of(node),
+            UsersOf::Focus(users) => users.of(node),
+        }
+    }
+}
+
+/// Who uses a focus's definitions, read from the resolved references when who uses each node
+/// is not made yet: the same lists as [`Users`] holds.
+#[derive(Debug)]
+struct FocusUsers {
+    nodes: Vec<u32>,
+    users: Vec<Vec<u32>>,
+}
+
+impl FocusUsers {
+    /// The users of `nodes` (sorted, deduplicated) in `graph`.
+    fn read(graph: &SymbolGraph, nodes: &[u32]) -> Self {
+        let started = std::time::Instant::now();
+        let users = graph.users_of(nodes);
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, nodes = nodes.len(), "focus users read");
+        FocusUsers { nodes: nodes.to_vec(), users }
+    }
+
+    fn of(&self, node: u32) -> &[u32] {
+        self.nodes.binary_search(&node).map_or(&[], |at| &self.users[at])
     }
 }
 
@@ -1054,11 +1112,11 @@ fn unfocused(snapshot: &Snapshot) -> (Arc<SymbolGraph>, Arc<Tables>) {
     let graph = snapshot.graph();
     let entries: Vec<&FileEntry> = snapshot.files.values().map(|e| e.as_ref()).collect();
     let no_focus = Focus::default();
-    let rank = |users: Option<&Users>| rank_nodes(&graph, users, &entries, &no_focus, &[]);
+    let rank = |users: &Users| rank_nodes(&graph, UsersOf::All(users), &entries, &no_focus, &[]);
     let mut ranked = None;
-    let tables = tables_of(snapshot, &graph, |users| ranked = Some(rank(Some(users))));
+    let tables = tables_of(snapshot, &graph, |users| ranked = Some(rank(users)));
     if ranked.is_none() {
-        rank(Some(&tables.users));
+        rank(&tables.users);
     }
     (graph, tables)
 }
@@ -1084,7 +1142,7 @@ impl Tables {
             first_twin: &self.first_twin,
             breadth: &self.users.breadth,
             max_per_line: self.max_per_line,
-            users: Some(&self.users),
+            users: UsersOf::All(&self.users),
         }
     }
 
@@ -1471,9 +1529,6 @@ fn round6(x: f64) -> f64 {
 /// Paths, folders and identifiers named in the focus. A qualified name such as `Cart.add` or
 /// `shapes::Circle::new` contributes each of its parts.
 fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> Focus {
-    // Made only when a word is looked up: a map without a focus, or of paths, needs none.
-    let resolver = std::cell::OnceCell::new();
-    let resolver = || resolver.get_or_init(|| snapshot.resolver());
     let mut out = Focus::default();
     for item in focus {
         let item = item.trim().trim_start_matches("./").trim_end_matches('/');
@@ -1503,8 +1558,12 @@ fn resolve_focus(snapshot: &Snapshot, graph: &SymbolGraph, focus: &[String]) -> 
         let qualified = parts.len() > 1 && (item.contains("::") || item.contains('.'));
         for (n, word) in parts.iter().enumerate() {
             let is_scope = qualified && n + 1 < parts.len();
-            if !is_scope && !resolver().defs_named(word).is_empty() {
-                out.idents.insert(word.to_string());
+            if !is_scope && !out.idents.contains(*word) {
+                let defs = defs_named(snapshot, word);
+                if !defs.is_empty() {
+                    out.idents.insert(word.to_string());
+                    out.defs.extend(defs);
+                }
             }
             // Aider's rule: a word of five or more letters names the file with that stem; a
             // scope of a qualified name does at any length.
@@ -1553,6 +1612,30 @@ mod tests {
         let after = users(&call);
         assert!(!Arc::ptr_eq(&after, &before));
         assert_eq!(after.list.len(), call.graph().n_edges());
+    }
+
+    /// A focus's users read from the resolved references are the lists every edge turned
+    /// around gives, node by node, on a repository with many files (tack's own source).
+    #[test]
+    fn users_read_from_the_resolved_references_are_the_edges_turned_around() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src").canonicalize().unwrap();
+        let index = crate::Index::open(&root, crate::Filter::new(&root, &[]).unwrap(), None).0;
+        let snapshot = index.snapshot();
+        let graph = snapshot.graph();
+        let all = Users::build(&graph);
+        let nodes: Vec<u32> = (0..graph.n_nodes() as u32).collect();
+        let read = FocusUsers::read(&graph, &nodes);
+        assert!(all.list.len() > 1000, "a graph with edges: {}", all.list.len());
+        for &node in &nodes {
+            assert_eq!(read.of(node), all.of(node), "node {node}");
+        }
+        // A few nodes alone (every third), and one no edge reaches.
+        let few: Vec<u32> = nodes.iter().copied().filter(|n| n % 3 == 0).collect();
+        let read = FocusUsers::read(&graph, &few);
+        for &node in &nodes {
+            let expected = if node % 3 == 0 { all.of(node) } else { &[][..] };
+            assert_eq!(read.of(node), expected, "node {node}");
+        }
     }
 
     /// Definitions that share a line share its tokens: when the first as many definitions as

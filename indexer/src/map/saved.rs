@@ -2,6 +2,8 @@
 //! `graph.bin`: each node's rank without a focus and what the map's tables say of it. A new
 //! process reads them with the graph and answers that map without resolving a name, making the
 //! tables or iterating PageRank; graphs updated from that first one start from those ranks.
+//! Focused maps asked before the tables are made read the copy too, with the focus's users read
+//! from the resolved references, so they wait neither for name resolution nor for the tables.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -35,8 +37,8 @@ fn constants() -> u64 {
     hasher.finish()
 }
 
-/// What the map's tables say of each node, as saved: the first unfocused map of a snapshot
-/// whose tables are not made yet reads these instead.
+/// What the map's tables say of each node, as saved: the maps of a snapshot whose tables are
+/// not made yet read these instead.
 #[derive(Debug)]
 pub(super) struct SavedMap {
     care: Vec<f32>,
@@ -56,7 +58,7 @@ impl SavedMap {
             first_twin: &self.first_twin,
             breadth: &self.breadth,
             max_per_line: self.max_per_line,
-            users: None,
+            users: super::UsersOf::None,
         }
     }
 }
@@ -328,10 +330,9 @@ mod tests {
                 repo_map(&snapshot, &focus, *budget, &words).text
             })
             .collect();
-        // A focus's words are looked up by name resolution, even when they name nothing.
-        let looked_up = asks.iter().any(|(focus, _)| !focus.is_empty());
         let made = snapshot.derived.get::<Tables>().is_some()
-            || (!looked_up && snapshot.derived.get::<Resolver>().is_some());
+            || snapshot.derived.get::<Resolver>().is_some()
+            || snapshot.derived.get::<crate::map::Users>().is_some();
         (maps, from_copy && !made)
     }
 
@@ -378,6 +379,53 @@ mod tests {
             let asks: [(&[&str], usize); 3] = [(&[], 1024), (&[file.as_str()], 1024), (&[], 2048)];
             assert_eq!([first, focused, again], *maps_from_nothing(&root, &asks));
             assert_eq!(ranks(&index), ranks(&open(&root, None)), "{}: the same bits", root.display());
+        }
+    }
+
+    /// A new process's focused maps (as an agent asks them before the server has made the
+    /// tables) are answered from the saved copy too, with a focus's users read from the resolved
+    /// references: nothing is made, and each map is the same bytes as from nothing.
+    #[test]
+    fn a_reopened_index_answers_focused_maps_from_the_saved_copy_with_the_same_bytes() {
+        let own_source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").canonicalize().unwrap();
+        for root in ["py_shop", "rs_shapes", "ts_shop", "java_shop", "go_shop"]
+            .map(fixture)
+            .into_iter()
+            .chain([own_source])
+        {
+            let store = tempfile::tempdir().unwrap();
+            let index = open(&root, Some(store.path()));
+            let snapshot = index.snapshot();
+            // Focuses of every kind: a file, the names of the first definitions of three files,
+            // a qualified name, a name and a file at once, and a word that names nothing.
+            let file = snapshot.files.keys().next().unwrap().clone();
+            let names: Vec<String> = snapshot
+                .files
+                .values()
+                .filter_map(|entry| entry.symbols.defs.iter().next().map(|d| d.name().to_string()))
+                .take(3)
+                .collect();
+            assert_eq!(names.len(), 3, "{}", root.display());
+            assert!(index.save().unwrap());
+            drop((snapshot, index));
+            let qualified = format!("{}.{}", names[0], names[1]);
+            let focuses: Vec<Vec<&str>> = vec![
+                vec![&file],
+                vec![&names[0]],
+                vec![&names[1], &names[2]],
+                vec![&qualified],
+                vec![&names[2], &file],
+                vec!["no_such_name_anywhere"],
+            ];
+            let asks: Vec<(&[&str], usize)> =
+                focuses.iter().flat_map(|f| [(f.as_slice(), 512), (f.as_slice(), 2048)]).collect();
+            let (maps, from_copy) = first_maps(&root, store.path(), &asks);
+            assert!(from_copy, "{}: the saved copy answered, nothing was made", root.display());
+            let expected = maps_from_nothing(&root, &asks);
+            for ((ask, map), expected) in asks.iter().zip(&maps).zip(&expected) {
+                assert_eq!(map, expected, "{}: {ask:?}", root.display());
+            }
+            assert!(maps.iter().any(|m| m.contains(&names[0])), "{}: a focus shows", root.display());
         }
     }
 
