@@ -149,13 +149,14 @@ fn a_task_without_words_or_matches_says_what_to_do() {
 fn a_last_line_left_alone_is_shown_rather_than_marked() {
     let dir = tempfile::tempdir().unwrap();
     let mut body = String::from("def parse_header(raw):\n");
-    for i in 2..47 {
+    for i in 2..48 {
         body.push_str(&format!("    step_{i} = {i}\n"));
     }
-    body.push_str("    charset = raw\n    step_48 = 48\n    step_49 = 49\n    return raw\n");
+    body.push_str("    charset = raw\n    step_49 = 49\n    return raw\n");
     std::fs::write(dir.path().join("headers.py"), body).unwrap();
     let obs = context(dir.path(), json!({"task": "the charset is lost by parse_header"}));
-    assert!(obs.text.contains("47\t    charset = raw\n"), "{}", obs.text);
+    // The match and a line either side (47 to 49), then the last line alone.
+    assert!(obs.text.contains("⋮\n47\t    step_47 = 47\n48\t    charset = raw\n"), "{}", obs.text);
     assert!(obs.text.contains("49\t    step_49 = 49\n50\t    return raw\n"), "{}", obs.text);
     assert!(!obs.text.contains("50\t    return raw\n⋮"), "{}", obs.text);
 }
@@ -244,4 +245,56 @@ fn a_weak_function_past_the_third_gives_its_place_to_the_next_files() {
     assert_eq!(symbols.len(), 4, "{symbols:?}\n{}", obs.text);
     assert!(!symbols.contains(&"summary"), "{symbols:?}");
     assert_eq!(data["next_files"][0], json!("report.py"), "{}", obs.text);
+}
+
+/// The first functions list two callees; a third is shown rather than a line saying how to list
+/// it (which costs as much), and past three the rest are counted with how to list them.
+#[test]
+fn two_callees_are_listed_and_one_more_is_shown_rather_than_counted() {
+    let callees = |n: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!("def helper_{i}(x):\n    return x + {i}\n\n\n"));
+        }
+        let calls: String = (0..n).map(|i| format!("    x = helper_{i}(x)\n")).collect();
+        text.push_str(&format!("def settle_invoice(x):\n    # settle the invoice\n{calls}    return x\n"));
+        std::fs::write(dir.path().join("billing.py"), text).unwrap();
+        let obs = context(dir.path(), json!({"task": "settle the invoice"}));
+        let data = obs.structured.unwrap();
+        assert_eq!(data["functions"][0]["symbol"], json!("settle_invoice"), "{}", obs.text);
+        let listed = data["functions"][0]["callees"].as_array().unwrap().len();
+        let more =
+            obs.text.lines().find(|l| l.starts_with("  → ") && l.contains(" more: ")).map(str::to_string);
+        (listed, more)
+    };
+    assert_eq!(callees(2), (2, None));
+    assert_eq!(callees(3), (3, None));
+    assert_eq!(
+        callees(5),
+        (2, Some("  → 3 more: callers(path=\"billing.py\", line=21, direction=\"callees\")".to_string()))
+    );
+}
+
+/// Past the first, a function too long to show whole shows its best lines alone, no lines
+/// around them.
+#[test]
+fn the_second_function_shows_its_best_lines_without_lines_around_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let filler =
+        |from: usize| -> String { (from..from + 20).map(|i| format!("    step_{i} = {i}\n")).collect() };
+    std::fs::write(
+        dir.path().join("refunds.py"),
+        "def refund_invoice(x):\n    # refund the invoice\n    return x\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ledger.py"),
+        format!("def post(x):\n{}    invoice_refund = x * 2\n{}    return x\n", filler(0), filler(20)),
+    )
+    .unwrap();
+    let obs = context(dir.path(), json!({"task": "refund the invoice"}));
+    let second = obs.text.split("ledger.py:1-43 post (function)\n").nth(1).expect(&obs.text);
+    let shown: String = second.lines().take(4).map(|l| format!("{l}\n")).collect();
+    assert_eq!(shown, " 1\tdef post(x):\n⋮\n22\t    invoice_refund = x * 2\n⋮\n", "{}", obs.text);
 }

@@ -31,9 +31,11 @@ const FILES: usize = 12;
 const LINES_PER_FILE: usize = 6;
 /// A budget's tokens per function shown: 2,000 tokens show up to 11 functions.
 const TOKENS_PER_FUNCTION: u64 = 180;
-/// The functions whose callers, callees and tests are listed, and how many of each.
+/// The functions whose callers, callees and tests are listed, and how many of each (a line
+/// names how to list the rest). Two callees instead of three cut a result by 21 tokens on the
+/// development set and lost no fixed function (`BENCHMARKS.md`).
 const LINKED: usize = 3;
-const LINKS: usize = 3;
+const LINKS: usize = 2;
 const CALLERS: usize = 2;
 const TESTS: usize = 2;
 /// A file's best functions taken before the next files' (the rest come after every file's):
@@ -47,8 +49,10 @@ const HEAD: usize = 3;
 /// function: a weaker one says less than the files listed next. On the development set a third
 /// kept every fixed function seen and cut a result's tokens by a tenth (`BENCHMARKS.md`).
 const TAIL_SHARE: f64 = 1.0 / 3.0;
-/// Files listed after the functions.
-const NEXT_FILES: usize = 5;
+/// Files listed after the functions (the closing line counts the rest, which `search` ranks):
+/// on the development set the fourth and fifth named a fixed file twice in 110 tasks, both
+/// where no fixed function was shown, at 21 tokens a result.
+const NEXT_FILES: usize = 3;
 /// Tokens kept back for the list of next files and the closing line.
 const RESERVE: usize = 120;
 /// A signature or a listed line is cut to this many characters.
@@ -324,13 +328,16 @@ fn context(ws: &Workspace, params: ContextParams, cap: Budget, default_tokens: u
         let Some(entry) = snapshot.files.get(&function.path) else { continue };
         let Some(def) = entry.symbols.defs.get(at as usize) else { continue };
         let lines = sources.lines(&function.path);
-        // The detail goes by the function's place among those shown; from the fourth on, the
-        // signature and its best line, enough to tell it is the one (on the development set
-        // the first three held 79 of the 95 fixed functions seen, and the tail at 50 tokens a
-        // function instead of 65 kept all 95).
+        // The detail goes by the function's place among those shown: the first whole up to 30
+        // lines, else its best lines with one line around each; the second and third whole up
+        // to 15, else their best lines alone; from the fourth on, the signature and its best
+        // line, enough to tell it is the one (on the development set the first three held 81 of
+        // the 96 fixed functions seen; these bounds, instead of 40 lines, two around and one,
+        // with two callees and three next files took a result from 1,152 tokens to 1,001 and
+        // lost none, `BENCHMARKS.md`).
         let tries: &[Detail] = match shown.len() {
-            0 => &[Detail::Code(40), Detail::Around(2, 6), Detail::Around(0, 6)],
-            1..HEAD => &[Detail::Code(15), Detail::Around(1, 4), Detail::Around(0, 4)],
+            0 => &[Detail::Code(30), Detail::Around(1, 6), Detail::Around(0, 6)],
+            1..HEAD => &[Detail::Code(15), Detail::Around(0, 4)],
             _ => &[Detail::Around(0, 1)],
         };
         let Some((block, whole, cost)) = tries.iter().find_map(|detail| {
@@ -903,6 +910,7 @@ fn links(
         out.tests = by_name;
     }
     let (callees, _) = resolver.callees(target);
+    let mut all_callees: Vec<Link> = Vec::new();
     for hit in callees {
         let path = resolver.path(hit.file);
         let Some(entry) = snapshot.files.get(path) else { continue };
@@ -919,17 +927,19 @@ fn links(
         if hit.file == file && (def_line..=def_end).contains(&callee.line) {
             continue;
         }
-        if out.callees.len() < LINKS {
-            out.callees.push(Link {
-                path: path.to_string(),
-                line: hit.line,
-                signature: cut_chars(callee.signature().trim(), LINE_CHARS),
-                by_name: false,
-            });
-        } else {
-            out.more_callees += 1;
-        }
+        all_callees.push(Link {
+            path: path.to_string(),
+            line: hit.line,
+            signature: cut_chars(callee.signature().trim(), LINE_CHARS),
+            by_name: false,
+        });
     }
+    // One callee past the bound costs what the line naming how to list it would: it is shown.
+    if all_callees.len() > LINKS + 1 {
+        out.more_callees = all_callees.len() - LINKS;
+        all_callees.truncate(LINKS);
+    }
+    out.callees = all_callees;
     out
 }
 
