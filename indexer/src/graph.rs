@@ -541,7 +541,8 @@ pub struct SymbolGraph {
     /// The files, for the names table.
     entries: Vec<Arc<FileEntry>>,
     /// Definition names, made on first use (the map finds definitions by name through the
-    /// resolver's table, which an update keeps).
+    /// resolver's table, which an update keeps, or, before name resolution is made, by
+    /// reading the files' definitions).
     names: std::sync::OnceLock<Names>,
     /// Where keyed PageRank calls start: the ranks each key reached on the graph this one was
     /// updated from (or, for a key not asked there, where it started there). Fixed for the

@@ -1067,7 +1067,9 @@ impl<'a> UsersOf<'a> {
 }
 
 /// Who uses a focus's definitions, read from the resolved references when who uses each node
-/// is not made yet: the same lists as [`Users`] holds.
+/// is not made yet: the same lists as [`Users`] holds. Only the focus's nodes are asked of: the
+/// graph of a saved copy was read from the index, so PageRank has no earlier graph whose
+/// boosted nodes a fold would ask about.
 #[derive(Debug)]
 struct FocusUsers {
     nodes: Vec<u32>,

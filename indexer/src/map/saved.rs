@@ -208,8 +208,9 @@ pub(crate) fn write_saved(snapshot: &Snapshot, out: impl Write) -> std::io::Resu
 
 /// Reads the section `bytes` (what follows the graph's parts in `graph.bin`) for `snapshot`,
 /// whose graph `graph` was read with it: the ranks become what `graph` reached without a focus,
-/// the tables the copy its first unfocused map reads. Refused, and nothing taken, when the
-/// section is missing, damaged, from another version or constants, or does not fit the graph.
+/// the tables the copy that maps asked before the tables are made read. Refused, and nothing
+/// taken, when the section is missing, damaged, from another version or constants, or does not
+/// fit the graph.
 pub(crate) fn load_saved(snapshot: &Snapshot, graph: &SymbolGraph, bytes: &[u8]) -> Result<(), &'static str> {
     if bytes.is_empty() {
         return Err("none was saved");
@@ -316,8 +317,8 @@ mod tests {
     }
 
     /// The first maps of an index reopened from its store, before anything else is asked, and
-    /// whether the saved copy answered them without making the tables (or name resolution,
-    /// when no focus was asked).
+    /// whether the saved copy answered them without making the tables, who uses each node or
+    /// name resolution.
     fn first_maps(root: &Path, store: &Path, asks: &[(&[&str], usize)]) -> (Vec<String>, bool) {
         let index = open(root, Some(store));
         let snapshot = index.snapshot();
