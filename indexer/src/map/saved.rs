@@ -337,6 +337,16 @@ mod tests {
         (maps, from_copy && !made)
     }
 
+    /// Five fixtures, one per language the map is tested in, and tack's own source.
+    fn roots() -> Vec<PathBuf> {
+        let own_source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").canonicalize().unwrap();
+        ["py_shop", "rs_shapes", "ts_shop", "java_shop", "go_shop"]
+            .map(fixture)
+            .into_iter()
+            .chain([own_source])
+            .collect()
+    }
+
     /// The maps of an index made from nothing (no store, nothing saved).
     fn maps_from_nothing(root: &Path, asks: &[(&[&str], usize)]) -> Vec<String> {
         let snapshot = open(root, None).snapshot();
@@ -352,12 +362,7 @@ mod tests {
     fn a_reopened_index_answers_its_first_unfocused_maps_from_the_saved_ranks_with_the_same_bytes() {
         let unfocused: [(&[&str], usize); 4] =
             [(&[], 1024), (&[], 64), (&[], 8192), (&["no_such_name_anywhere"], 512)];
-        let own_source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").canonicalize().unwrap();
-        for root in ["py_shop", "rs_shapes", "ts_shop", "java_shop", "go_shop"]
-            .map(fixture)
-            .into_iter()
-            .chain([own_source])
-        {
+        for root in roots() {
             let store = tempfile::tempdir().unwrap();
             let index = open(&root, Some(store.path()));
             index.snapshot();
@@ -388,12 +393,7 @@ mod tests {
     /// references: nothing is made, and each map is the same bytes as from nothing.
     #[test]
     fn a_reopened_index_answers_focused_maps_from_the_saved_copy_with_the_same_bytes() {
-        let own_source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").canonicalize().unwrap();
-        for root in ["py_shop", "rs_shapes", "ts_shop", "java_shop", "go_shop"]
-            .map(fixture)
-            .into_iter()
-            .chain([own_source])
-        {
+        for root in roots() {
             let store = tempfile::tempdir().unwrap();
             let index = open(&root, Some(store.path()));
             let snapshot = index.snapshot();
