@@ -352,6 +352,9 @@ fn make_defs(
             parent.map(|p| p as u32),
             DefText { qualified: &qualified, header: &header, signature: &signature, doc: doc.as_deref() },
         );
+        if language.provides_by_name(*node, up, bytes) {
+            defs.mark_last_provides();
+        }
         made.push(defs.len() - 1);
         clauses.push((span, defs.len() as u32 - 1));
         last_clause = Some((defs.len() - 1, *node));

@@ -733,7 +733,7 @@ pub struct Ranks {
 
 /// Bumped whenever what a reference resolves to, or how its parts are weighed, changes: saved
 /// parts of another version are resolved again.
-const SAVED_VERSION: u32 = 4;
+const SAVED_VERSION: u32 = 5;
 
 /// A graph's resolved references as they are saved beside the index, for the snapshot whose
 /// files (paths and contents) hash to `files`.
@@ -1794,6 +1794,41 @@ mod tests {
             }
         }
         assert!(checked > 30, "{checked} definitions with callers");
+    }
+
+    /// A pytest fixture's node is referenced from the tests and fixtures whose parameters it
+    /// fills (the map ranks it by them), not from a function that only shares the name.
+    #[test]
+    fn a_fixture_is_referenced_from_the_tests_it_fills() {
+        use crate::snapshot::{FileEntry, Snapshot};
+        let file = |path: &str, text: &str| {
+            let lang = crate::Lang::from_path(std::path::Path::new(path)).unwrap();
+            FileEntry {
+                path: path.to_string(),
+                lang,
+                size: text.len() as u64,
+                mtime_ns: 0,
+                hash: [0; 16],
+                lines: text.lines().count() as u32,
+                symbols: crate::extract::extract(lang, text),
+            }
+        };
+        let snapshot = Snapshot::from_entries(vec![
+            file("tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef cart():\n    return []\n"),
+            file("tests/test_cart.py", "def test_empty(cart):\n    assert not cart\n"),
+            file("app.py", "def total(cart):\n    return sum(cart)\n"),
+        ]);
+        let graph = snapshot.graph();
+        let conftest = graph.file_index("tests/conftest.py").unwrap();
+        let users: Vec<(String, u32)> = graph
+            .references_to(conftest, 0)
+            .into_iter()
+            .map(|(f, r, _)| {
+                let path = &graph.files[f as usize];
+                (path.clone(), snapshot.files[path].symbols.refs.get(r as usize).unwrap().line)
+            })
+            .collect();
+        assert_eq!(users, [("tests/test_cart.py".to_string(), 1), ("tests/test_cart.py".to_string(), 2)]);
     }
 
     /// A key asked again on one graph (a map of another budget; a focus that names nothing,

@@ -132,7 +132,7 @@ pub struct Def {
     /// signature: `def add(self, item)` in `    def add(self, item):`, nearly every definition),
     /// and taken from there.
     spans: [u16; 5],
-    /// [`HAS_DOC`], [`NAME_APART`].
+    /// [`HAS_DOC`], [`NAME_APART`], [`PROVIDES`].
     flags: u8,
 }
 
@@ -140,6 +140,9 @@ pub struct Def {
 const HAS_DOC: u8 = 1;
 /// [`Def::flags`]: the name is not the end of the qualified name and is held before it.
 const NAME_APART: u8 = 2;
+/// [`Def::flags`]: a test framework hands what it makes to the parameters of its name (a pytest
+/// fixture: `def test_save(tmp_path)` gets `tmp_path()`'s value).
+const PROVIDES: u8 = 4;
 /// The longest name or qualified name a definition keeps, in bytes: its texts' spans are 16
 /// bits, and the two names and the other three texts at their longest fit.
 const MAX_NAME: usize = 16 << 10;
@@ -176,6 +179,11 @@ impl Def {
     /// The innermost enclosing definition, as an index into the file's `defs`.
     pub fn parent(&self) -> Option<u32> {
         (self.parent != u32::MAX).then_some(self.parent)
+    }
+
+    /// Whether a test framework hands what it makes to the parameters of its name ([`PROVIDES`]).
+    pub fn provides(&self) -> bool {
+        self.flags & PROVIDES != 0
     }
 
     /// Whether these spans and flags read within texts of `len` bytes at character starts
@@ -331,6 +339,13 @@ impl Defs {
         if let Some(last) = self.list.last_mut() {
             last.end_line = last.end_line.max(end_line);
             last.end_byte = last.end_byte.max(end_byte);
+        }
+    }
+
+    /// Marks the last definition as one a test framework hands to parameters of its name.
+    pub(crate) fn mark_last_provides(&mut self) {
+        if let Some(last) = self.list.last_mut() {
+            last.flags |= PROVIDES;
         }
     }
 

@@ -221,6 +221,19 @@ pub(crate) trait Language: Sync {
     /// a function in a type's body is a method.
     fn refine_kind(&self, up: [Option<Node>; 3], kind: DefKind) -> DefKind;
 
+    /// Whether a test framework hands what definition `def` makes to the parameters of its name
+    /// (a pytest fixture), given its parent, grandparent and great-grandparent. Never by default.
+    fn provides_by_name(&self, _def: Node, _up: [Option<Node>; 3], _bytes: &[u8]) -> bool {
+        false
+    }
+
+    /// Whether a test framework fills `function`'s parameters by name with what the definitions
+    /// that provide make ([`Def::provides`](crate::symbols::Def::provides)): a use of such a
+    /// parameter means the provider. Never by default.
+    fn fills_parameters(&self, _function: DefRef<'_>) -> bool {
+        false
+    }
+
     /// A name that a definition's qualified name passes through but that is no definition
     /// itself (Rust's `impl Type` for the items inside it, a Go method's receiver type).
     fn container_name(&self, _def: Node, _up: [Option<Node>; 3], _bytes: &[u8]) -> Option<String> {

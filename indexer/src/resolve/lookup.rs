@@ -71,6 +71,11 @@ impl Resolver {
                 None => self.lookup_lexical(file, pos, name, 0),
             };
             let resolved: Vec<Target> = dedup(found.iter().map(|f| f.target));
+            if let [Target::Binding { file: f, binding }] = resolved[..]
+                && let Some(provided) = self.provided(f, binding, name)
+            {
+                return provided;
+            }
             if resolved.is_empty()
                 && lang.spec().rules.external_globs_give_candidates
                 && self.has_external_glob(file)
@@ -111,6 +116,67 @@ impl Resolver {
             Value::Module(..) => Resolution::default(),
             _ => Resolution { candidates: self.candidates(file, r, most), ..Default::default() },
         }
+    }
+
+    /// What a parameter means when a test framework fills it by name (a pytest test's or
+    /// fixture's `tmp_path`): the definitions of its name that provide one, the nearest as
+    /// the framework looks them up. Those in the parameter's own file first; else those in
+    /// the nearest folder above it (a `conftest.py`); else the rest (a plugin's), resolved
+    /// when there is one and candidates when more. `None` for any other binding, or when
+    /// nothing of the name provides.
+    fn provided(&self, file: u32, binding: u32, name: &str) -> Option<Resolution> {
+        let symbols = self.symbols(file);
+        let b = symbols.bindings.get(binding as usize)?;
+        if b.kind != BindKind::Param {
+            return None;
+        }
+        let function = symbols.scopes.get(b.scope as usize).map(|s| s.def).filter(|&d| d != NONE)?;
+        if !self.lang(file).language().fills_parameters(self.def(file, function)) {
+            return None;
+        }
+        let family = self.lang(file).spec().family;
+        let providers: Vec<(u32, u32)> = self
+            .defs_by_name
+            .get(name)
+            .iter()
+            .copied()
+            .filter(|&(f, d)| {
+                (f, d) != (file, function)
+                    && self.lang(f).spec().family == family
+                    && self.def(f, d).provides()
+            })
+            .collect();
+        if providers.is_empty() {
+            return None;
+        }
+        let folder = |f: u32| self.path(f).rsplit_once('/').map_or("", |(dir, _)| dir);
+        let own = folder(file);
+        // How near a provider's folder is: its own file, then a folder holding the parameter's
+        // (the deeper the nearer), then any other.
+        let nearness = |&(f, _): &(u32, u32)| -> usize {
+            let dir = folder(f);
+            if f == file {
+                usize::MAX
+            } else if dir.is_empty()
+                || own == dir
+                || own.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+            {
+                1 + dir.len()
+            } else {
+                0
+            }
+        };
+        let nearest = providers.iter().map(nearness).max()?;
+        let targets: Vec<Target> = providers
+            .iter()
+            .filter(|p| nearness(p) == nearest)
+            .map(|&(f, d)| Target::Def { file: f, def: d })
+            .collect();
+        Some(if nearest > 0 || targets.len() == 1 {
+            Resolution { resolved: targets, ..Default::default() }
+        } else {
+            Resolution { candidates: targets, ..Default::default() }
+        })
     }
 
     /// The parameter `name` of the function (or the class's `__init__`) a callee names.

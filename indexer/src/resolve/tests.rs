@@ -517,6 +517,150 @@ def f(thing):
 }
 
 #[test]
+fn py_test_parameter_means_the_nearest_fixture_of_its_name() {
+    // pytest hands a test the fixture its parameter names: the conftest.py of its own folder
+    // before the one above it, never another folder's or a plain function of the name.
+    let files = r#"
+//- conftest.py
+import pytest
+
+@pytest.fixture
+def store(tmp_path):
+    return tmp_path
+//- tests/conftest.py
+from pytest import fixture
+
+@fixture(scope="module")
+def store():
+    return {}
+//- other/conftest.py
+import pytest
+
+@pytest.fixture
+def store():
+    return []
+//- app/store.py
+def store():
+    return None
+//- tests/test_save.py
+def test_save(store):
+    sto$0re["a"] = 1
+"#;
+    check(
+        files,
+        expect![[r#"
+            store
+            function store (tests/conftest.py:4)
+        "#]],
+    );
+    // The folder above, when its own has none.
+    check(
+        &files.replace("//- tests/conftest.py", "//- tests/unit/conftest.py"),
+        expect![[r#"
+            store
+            function store (conftest.py:4)
+        "#]],
+    );
+    // A fixture in the test's own module comes first.
+    check(
+        &format!("{files}\n@fixture\ndef store():\n    return 0\n")
+            .replace("def test_save(store):", "from pytest import fixture\ndef test_save(store):"),
+        expect![[r#"
+            store
+            function store (tests/test_save.py:6)
+        "#]],
+    );
+}
+
+#[test]
+fn py_test_parameter_means_a_plugins_fixture_and_two_plugins_are_candidates() {
+    let plugin = r#"
+//- src/plug/tmpdir.py
+import pytest
+
+@pytest.fixture
+def tmp_path(request):
+    return request
+//- testing/test_paths.py
+class TestPaths:
+    def test_join(self, tmp_path):
+        assert tmp_p$0ath
+"#;
+    check(
+        plugin,
+        expect![[r#"
+            tmp_path
+            function tmp_path (src/plug/tmpdir.py:4)
+        "#]],
+    );
+    check(
+        &format!(
+            "{plugin}//- src/other/paths.py\nimport pytest\n@pytest.fixture\ndef tmp_path():\n    pass\n"
+        ),
+        expect![[r#"
+            tmp_path
+            candidates:
+            function tmp_path (src/other/paths.py:3)
+            function tmp_path (src/plug/tmpdir.py:4)
+        "#]],
+    );
+}
+
+#[test]
+fn py_references_of_a_fixture_are_the_uses_of_the_parameters_it_fills() {
+    check_refs(
+        r#"
+//- tests/conftest.py
+import pytest
+
+@pytest.fixture
+def cart():
+    return []
+
+@pytest.fixture
+def full_cart(cart):
+    cart.append(1)
+    return cart
+//- tests/test_cart.py
+def test_empty(cart):
+    assert not ca$0rt
+
+def helper(cart):
+    return cart
+"#,
+        expect![[r#"
+            tests/conftest.py:4 definition in cart
+            tests/conftest.py:8 reference in full_cart
+            tests/conftest.py:9 reference in full_cart
+            tests/conftest.py:10 reference in full_cart
+            tests/test_cart.py:1 reference in test_empty
+            tests/test_cart.py:2 reference in test_empty
+        "#]],
+    );
+}
+
+#[test]
+fn py_parameter_outside_a_test_or_fixture_is_its_own() {
+    check(
+        r#"
+//- conftest.py
+import pytest
+
+@pytest.fixture
+def store():
+    return {}
+//- app.py
+def save(store):
+    sto$0re["a"] = 1
+"#,
+        expect![[r#"
+            store
+            parameter store (app.py:1)
+        "#]],
+    );
+}
+
+#[test]
 fn py_import_of_outside_module_says_so() {
     check(
         r#"

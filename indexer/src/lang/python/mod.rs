@@ -164,6 +164,28 @@ impl Language for Python {
         if container.is_some_and(|c| c.kind() == "class_definition") { DefKind::Method } else { kind }
     }
 
+    /// A function under `@fixture`, `@pytest.fixture` or `@pytest.fixture(scope=...)`.
+    fn provides_by_name(&self, def: Node, up: [Option<Node>; 3], bytes: &[u8]) -> bool {
+        let Some(decorated) = up[0].filter(|p| p.kind() == "decorated_definition") else {
+            return false;
+        };
+        if def.kind() != "function_definition" {
+            return false;
+        }
+        let mut cursor = decorated.walk();
+        decorated.children(&mut cursor).filter(|c| c.kind() == "decorator").any(|decorator| {
+            let text = decorator.utf8_text(bytes).unwrap_or("");
+            let callee = text.trim_start_matches('@').split('(').next().unwrap_or("").trim();
+            callee.rsplit('.').next() == Some("fixture")
+        })
+    }
+
+    /// pytest fills a test function's parameters (`test_*`, in a module or a class) and a
+    /// fixture's with the fixtures of their names.
+    fn fills_parameters(&self, function: DefRef<'_>) -> bool {
+        function.provides() || function.name().starts_with("test")
+    }
+
     fn trim_signature<'s>(&self, signature: &'s str) -> &'s str {
         signature.trim_end_matches(':').trim_end()
     }
