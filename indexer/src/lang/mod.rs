@@ -175,6 +175,17 @@ pub(crate) struct Rules {
     pub module_scope_is_closed: bool,
 }
 
+/// Whom the providers of a file serve ([`Language::provider_reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// The file's own functions (a test module's fixtures).
+    File,
+    /// The functions of every file in its folder and below (a `conftest.py`'s).
+    Folder,
+    /// Any function that names them (a plugin's).
+    Anywhere,
+}
+
 /// What one file's documentation lookups remember: the parents whose children's doc comments
 /// were read in one pass, and those comments' first lines by child node id.
 #[derive(Default)]
@@ -232,6 +243,12 @@ pub(crate) trait Language: Sync {
     /// parameter means the provider. Never by default.
     fn fills_parameters(&self, _function: DefRef<'_>) -> bool {
         false
+    }
+
+    /// Whom the providers at the top of a file named `file_name` serve beyond the file itself.
+    /// Nobody, by default.
+    fn provider_reach(&self, _file_name: &str) -> Reach {
+        Reach::File
     }
 
     /// A name that a definition's qualified name passes through but that is no definition

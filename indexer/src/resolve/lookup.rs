@@ -5,6 +5,7 @@
 
 use super::queries::Resolution;
 use super::{Key, Resolver, dedup};
+use crate::lang::Reach;
 use crate::meaning::{
     Bound, Entry, Following, Found, MAX_DEPTH, Target, Value, is_marker, step, step_following,
 };
@@ -119,11 +120,13 @@ impl Resolver {
     }
 
     /// What a parameter means when a test framework fills it by name (a pytest test's or
-    /// fixture's `tmp_path`): the definitions of its name that provide one, the nearest as
-    /// the framework looks them up. Those in the parameter's own file first; else those in
-    /// the nearest folder above it (a `conftest.py`); else the rest (a plugin's), resolved
-    /// when there is one and candidates when more. `None` for any other binding, or when
-    /// nothing of the name provides.
+    /// fixture's `tmp_path`): the definitions of its name that provide one and that it can
+    /// see, the nearest as the framework looks them up. In its own file, those of a class
+    /// around the function, then those at the top; else those of the files that provide to
+    /// their folder ([`Reach::Folder`], a `conftest.py`) in the nearest folder holding its
+    /// file; else those of the files that provide anywhere (a plugin's), resolved when there
+    /// is one and candidates when more. `None` for any other binding, or when nothing it can
+    /// see of the name provides.
     fn provided(&self, file: u32, binding: u32, name: &str) -> Option<Resolution> {
         let symbols = self.symbols(file);
         let b = symbols.bindings.get(binding as usize)?;
@@ -131,11 +134,45 @@ impl Resolver {
             return None;
         }
         let function = symbols.scopes.get(b.scope as usize).map(|s| s.def).filter(|&d| d != NONE)?;
-        if !self.lang(file).language().fills_parameters(self.def(file, function)) {
+        let language = self.lang(file).language();
+        if !language.fills_parameters(self.def(file, function)) {
             return None;
         }
         let family = self.lang(file).spec().family;
-        let providers: Vec<(u32, u32)> = self
+        // The definitions around the function, innermost first: a class's providers serve the
+        // tests inside it.
+        let mut around: Vec<u32> = Vec::new();
+        let mut at = self.def(file, function).parent();
+        while let Some(p) = at {
+            around.push(p);
+            at = self.def(file, p).parent();
+        }
+        let folder = |f: u32| self.path(f).rsplit_once('/').map_or("", |(dir, _)| dir);
+        let own = folder(file);
+        let holds_own = |dir: &str| {
+            dir.is_empty() || own == dir || own.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+        };
+        // How near a provider is; 0 for one the parameter cannot see.
+        let nearness = |f: u32, d: u32| -> usize {
+            let parent = self.def(f, d).parent();
+            if f == file {
+                match parent {
+                    None => usize::MAX - around.len() - 1,
+                    Some(p) => around.iter().position(|&a| a == p).map_or(0, |i| usize::MAX - i),
+                }
+            } else if parent.is_some() {
+                0
+            } else {
+                let path = self.path(f);
+                let name = path.rsplit('/').next().unwrap_or(path);
+                match self.lang(f).language().provider_reach(name) {
+                    Reach::Folder if holds_own(folder(f)) => 2 + folder(f).len(),
+                    Reach::Anywhere => 1,
+                    _ => 0,
+                }
+            }
+        };
+        let providers: Vec<(u32, u32, usize)> = self
             .defs_by_name
             .get(name)
             .iter()
@@ -145,34 +182,16 @@ impl Resolver {
                     && self.lang(f).spec().family == family
                     && self.def(f, d).provides()
             })
+            .map(|(f, d)| (f, d, nearness(f, d)))
+            .filter(|p| p.2 > 0)
             .collect();
-        if providers.is_empty() {
-            return None;
-        }
-        let folder = |f: u32| self.path(f).rsplit_once('/').map_or("", |(dir, _)| dir);
-        let own = folder(file);
-        // How near a provider's folder is: its own file, then a folder holding the parameter's
-        // (the deeper the nearer), then any other.
-        let nearness = |&(f, _): &(u32, u32)| -> usize {
-            let dir = folder(f);
-            if f == file {
-                usize::MAX
-            } else if dir.is_empty()
-                || own == dir
-                || own.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
-            {
-                1 + dir.len()
-            } else {
-                0
-            }
-        };
-        let nearest = providers.iter().map(nearness).max()?;
+        let nearest = providers.iter().map(|p| p.2).max()?;
         let targets: Vec<Target> = providers
             .iter()
-            .filter(|p| nearness(p) == nearest)
-            .map(|&(f, d)| Target::Def { file: f, def: d })
+            .filter(|p| p.2 == nearest)
+            .map(|&(f, d, _)| Target::Def { file: f, def: d })
             .collect();
-        Some(if nearest > 0 || targets.len() == 1 {
+        Some(if nearest > 1 || targets.len() == 1 {
             Resolution { resolved: targets, ..Default::default() }
         } else {
             Resolution { candidates: targets, ..Default::default() }

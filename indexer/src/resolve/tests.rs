@@ -573,6 +573,54 @@ def test_save(store):
 }
 
 #[test]
+fn py_a_class_fixture_serves_its_class_and_a_test_modules_serve_it_alone() {
+    let files = r#"
+//- tests/conftest.py
+import pytest
+
+@pytest.fixture
+def db():
+    return "conftest"
+//- tests/test_other.py
+import pytest
+
+@pytest.fixture
+def db():
+    return "other module"
+//- tests/test_db.py
+import pytest
+
+class TestWithOwn:
+    @pytest.fixture
+    def db(self):
+        return "class"
+
+    def test_in_class(self, db):
+        assert d$0b
+
+def test_outside(db):
+    assert db
+"#;
+    check(
+        files,
+        expect![[r#"
+            db
+            method TestWithOwn.db (tests/test_db.py:5)
+        "#]],
+    );
+    // Outside the class: neither the class's fixture nor the other test module's.
+    check(
+        &files
+            .replace("assert d$0b", "assert db")
+            .replace("def test_outside(db):\n    assert db", "def test_outside(db):\n    assert d$0b"),
+        expect![[r#"
+            db
+            function db (tests/conftest.py:4)
+        "#]],
+    );
+}
+
+#[test]
 fn py_test_parameter_means_a_plugins_fixture_and_two_plugins_are_candidates() {
     let plugin = r#"
 //- src/plug/tmpdir.py

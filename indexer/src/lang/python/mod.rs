@@ -5,7 +5,8 @@ use std::sync::Arc;
 use tree_sitter::Node;
 
 use super::{
-    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Rules, node_text, simple_chain, squash,
+    Comments, DocCache, Lang, LangSpec, Language, Nodes, RawImport, Reach, Rules, node_text, simple_chain,
+    squash,
 };
 use crate::meaning::{Bound, Entry, Tables};
 use crate::names::{BindKind, Pos, ScopeKind};
@@ -184,6 +185,20 @@ impl Language for Python {
     /// fixture's with the fixtures of their names.
     fn fills_parameters(&self, function: DefRef<'_>) -> bool {
         function.provides() || function.name().starts_with("test")
+    }
+
+    /// A `conftest.py` serves its folder and below; a test module (`test_*.py`, `*_test.py`)
+    /// itself; any other module is a plugin's, which pytest loads for every test.
+    fn provider_reach(&self, file_name: &str) -> Reach {
+        if self.spec().test_file_names.contains(&file_name) {
+            Reach::Folder
+        } else if file_name.starts_with("test_")
+            || self.spec().test_file_suffixes.iter().any(|suffix| file_name.ends_with(suffix))
+        {
+            Reach::File
+        } else {
+            Reach::Anywhere
+        }
     }
 
     fn trim_signature<'s>(&self, signature: &'s str) -> &'s str {
