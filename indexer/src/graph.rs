@@ -332,8 +332,11 @@ fn changed_given_names(old: &FileEntry, new: &FileEntry, out: &mut FxHashSet<Str
         given_names(new, out);
         return;
     }
+    // A definition that starts or stops providing (a fixture's decorator added or taken off)
+    // changes what the parameters of its name mean elsewhere.
     let same = |x: crate::symbols::DefRef, y: crate::symbols::DefRef| {
-        (&x.name(), x.kind, x.parent(), x.signature()) == (&y.name(), y.kind, y.parent(), y.signature())
+        (&x.name(), x.kind, x.parent(), x.signature(), x.provides())
+            == (&y.name(), y.kind, y.parent(), y.signature(), y.provides())
     };
     let first =
         a.defs.iter().zip(&b.defs).position(|(x, y)| !same(x, y)).unwrap_or(a.defs.len().min(b.defs.len()));
@@ -1800,19 +1803,8 @@ mod tests {
     /// fills (the map ranks it by them), not from a function that only shares the name.
     #[test]
     fn a_fixture_is_referenced_from_the_tests_it_fills() {
-        use crate::snapshot::{FileEntry, Snapshot};
-        let file = |path: &str, text: &str| {
-            let lang = crate::Lang::from_path(std::path::Path::new(path)).unwrap();
-            FileEntry {
-                path: path.to_string(),
-                lang,
-                size: text.len() as u64,
-                mtime_ns: 0,
-                hash: [0; 16],
-                lines: text.lines().count() as u32,
-                symbols: crate::extract::extract(lang, text),
-            }
-        };
+        use crate::snapshot::Snapshot;
+        use crate::test_support::entry as file;
         let snapshot = Snapshot::from_entries(vec![
             file("tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef cart():\n    return []\n"),
             file("tests/test_cart.py", "def test_empty(cart):\n    assert not cart\n"),
@@ -1829,6 +1821,33 @@ mod tests {
             })
             .collect();
         assert_eq!(users, [("tests/test_cart.py".to_string(), 1), ("tests/test_cart.py".to_string(), 2)]);
+    }
+
+    /// A decorator added to a function that keeps its name and signature makes it a fixture:
+    /// the graph updated by that change holds the test's edges to it, as one built afresh does.
+    #[test]
+    fn a_graph_updated_by_a_new_fixture_decorator_holds_the_tests_edges() {
+        use super::SymbolGraph;
+        use crate::snapshot::Snapshot;
+        use crate::test_support::entry;
+        use std::sync::Arc;
+        let plain = "import pytest\n\ndef cart():\n    return []\n";
+        let before = Snapshot::from_entries(vec![
+            entry("tests/conftest.py", plain),
+            entry("tests/test_cart.py", "def test_empty(cart):\n    assert not cart\n"),
+        ]);
+        let mut files = before.files.clone();
+        let fixture = plain.replace("def cart", "@pytest.fixture\ndef cart");
+        files.insert("tests/conftest.py".into(), Arc::new(entry("tests/conftest.py", &fixture)));
+        let after = Snapshot::new(files, Default::default(), 1);
+        let users = |graph: &SymbolGraph| {
+            graph.references_to(graph.file_index("tests/conftest.py").unwrap(), 0).len()
+        };
+        let old = before.graph();
+        assert_eq!(users(&old), 0);
+        let updated = SymbolGraph::update(&old, &before, &after).expect("an update of one file");
+        let fresh = Snapshot::new(after.files.clone(), Default::default(), 1).graph();
+        assert_eq!((users(&updated), users(&fresh)), (2, 2));
     }
 
     /// A key asked again on one graph (a map of another budget; a focus that names nothing,

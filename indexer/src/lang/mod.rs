@@ -238,10 +238,11 @@ pub(crate) trait Language: Sync {
         false
     }
 
-    /// Whether a test framework fills `function`'s parameters by name with what the definitions
-    /// that provide make ([`Def::provides`](crate::symbols::Def::provides)): a use of such a
-    /// parameter means the provider. Never by default.
-    fn fills_parameters(&self, _function: DefRef<'_>) -> bool {
+    /// Whether a test framework fills the parameters of `function`, in the file at `path`, by
+    /// name with what the definitions that provide make
+    /// ([`Def::provides`](crate::symbols::Def::provides)): a use of such a parameter means the
+    /// provider. Never by default.
+    fn fills_parameters(&self, _path: &str, _function: DefRef<'_>) -> bool {
         false
     }
 

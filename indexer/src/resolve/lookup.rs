@@ -73,7 +73,7 @@ impl Resolver {
             };
             let resolved: Vec<Target> = dedup(found.iter().map(|f| f.target));
             if let [Target::Binding { file: f, binding }] = resolved[..]
-                && let Some(provided) = self.provided(f, binding, name)
+                && let Some(provided) = self.provided(f, binding, name, most)
             {
                 return provided;
             }
@@ -127,15 +127,18 @@ impl Resolver {
     /// file; else those of the files that provide anywhere (a plugin's), resolved when there
     /// is one and candidates when more. `None` for any other binding, or when nothing it can
     /// see of the name provides.
-    fn provided(&self, file: u32, binding: u32, name: &str) -> Option<Resolution> {
+    fn provided(&self, file: u32, binding: u32, name: &str, most: usize) -> Option<Resolution> {
         let symbols = self.symbols(file);
         let b = symbols.bindings.get(binding as usize)?;
         if b.kind != BindKind::Param {
             return None;
         }
+        let providers = self.providers_by_name.get(name);
+        if providers.is_empty() {
+            return None;
+        }
         let function = symbols.scopes.get(b.scope as usize).map(|s| s.def).filter(|&d| d != NONE)?;
-        let language = self.lang(file).language();
-        if !language.fills_parameters(self.def(file, function)) {
+        if !self.lang(file).language().fills_parameters(self.path(file), self.def(file, function)) {
             return None;
         }
         let family = self.lang(file).spec().family;
@@ -172,16 +175,10 @@ impl Resolver {
                 }
             }
         };
-        let providers: Vec<(u32, u32, usize)> = self
-            .defs_by_name
-            .get(name)
+        let providers: Vec<(u32, u32, usize)> = providers
             .iter()
             .copied()
-            .filter(|&(f, d)| {
-                (f, d) != (file, function)
-                    && self.lang(f).spec().family == family
-                    && self.def(f, d).provides()
-            })
+            .filter(|&(f, d)| (f, d) != (file, function) && self.lang(f).spec().family == family)
             .map(|(f, d)| (f, d, nearness(f, d)))
             .filter(|p| p.2 > 0)
             .collect();
@@ -190,6 +187,7 @@ impl Resolver {
             .iter()
             .filter(|p| p.2 == nearest)
             .map(|&(f, d, _)| Target::Def { file: f, def: d })
+            .take(most.saturating_add(1))
             .collect();
         Some(if nearest > 1 || targets.len() == 1 {
             Resolution { resolved: targets, ..Default::default() }

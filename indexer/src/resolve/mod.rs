@@ -56,6 +56,12 @@ pub struct Resolver {
     defs_by_name: NameTable<(u32, u32)>,
     /// Python class-body bindings by name (attributes): (file, binding).
     attrs_by_name: NameTable<(u32, u32)>,
+    /// The definitions that provide to parameters of their name ([`Def::provides`], pytest's
+    /// fixtures), by name: a parameter's use looks here before it looks at every definition of
+    /// its name.
+    ///
+    /// [`Def::provides`]: crate::symbols::Def::provides
+    providers_by_name: NameTable<(u32, u32)>,
     /// The files whose references include a name: only updates and `references` read it, so
     /// a graph built whole with a resolver of its own leaves it to first use (24 MB at 30,000
     /// files, at the peak of a cold index).
@@ -290,12 +296,18 @@ impl Resolver {
     pub(crate) fn for_resolving(snapshot: &Snapshot) -> Resolver {
         let files = with_file_scopes(snapshot);
         let by_path = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i as u32)).collect();
-        let (mut defs, mut attrs) = (PackedBuilder::new(), PackedBuilder::new());
+        let (mut defs, mut attrs, mut providers) =
+            (PackedBuilder::new(), PackedBuilder::new(), PackedBuilder::new());
         for (i, file) in files.iter().enumerate() {
             each_defined_name(
                 i as u32,
                 &file.symbols,
-                |name, v| defs.push(name, v),
+                |name, v| {
+                    if file.symbols.defs[v.1 as usize].provides() {
+                        providers.push(name, v);
+                    }
+                    defs.push(name, v)
+                },
                 |name, v| attrs.push(name, v),
             );
         }
@@ -309,6 +321,7 @@ impl Resolver {
             by_path: Arc::new(by_path),
             defs_by_name: NameTable::whole(defs_by_name),
             attrs_by_name: NameTable::whole(attrs_by_name),
+            providers_by_name: NameTable::whole(providers.finish()),
             files_by_ref: OnceLock::new(),
             tables,
         }
@@ -339,7 +352,8 @@ impl Resolver {
         let files = with_file_scopes(snapshot);
         let mut stale_files: Vec<u32> = stale.iter().copied().collect();
         stale_files.sort_unstable();
-        let (mut defs, mut attrs, mut refs) = (
+        let (mut defs, mut attrs, mut refs, mut providers) = (
+            HashMap::<String, Vec<_>>::new(),
             HashMap::<String, Vec<_>>::new(),
             HashMap::<String, Vec<_>>::new(),
             HashMap::<String, Vec<_>>::new(),
@@ -350,7 +364,12 @@ impl Resolver {
             each_defined_name(
                 i,
                 symbols,
-                |name, v| defs.entry(name.to_string()).or_default().push(v),
+                |name, v| {
+                    if symbols.defs[v.1 as usize].provides() {
+                        providers.entry(name.to_string()).or_default().push(v);
+                    }
+                    defs.entry(name.to_string()).or_default().push(v)
+                },
                 |name, v| attrs.entry(name.to_string()).or_default().push(v),
             );
             if previous_refs.is_some() {
@@ -374,6 +393,7 @@ impl Resolver {
             by_path: previous.by_path.clone(),
             defs_by_name: table(&previous.defs_by_name, defs),
             attrs_by_name: table(&previous.attrs_by_name, attrs),
+            providers_by_name: table(&previous.providers_by_name, providers),
             // Not made yet before: made whole from these files when first asked for.
             files_by_ref: match previous_refs {
                 Some(table) => {

@@ -688,6 +688,69 @@ def helper(cart):
 }
 
 #[test]
+fn py_a_fixture_that_overrides_one_of_its_name_takes_the_one_above() {
+    check(
+        r#"
+//- conftest.py
+import pytest
+
+@pytest.fixture
+def db():
+    return {}
+//- tests/conftest.py
+import pytest
+
+@pytest.fixture
+def db(db):
+    return d$0b
+"#,
+        expect![[r#"
+            db
+            function db (conftest.py:4)
+        "#]],
+    );
+}
+
+#[test]
+fn py_a_renamed_fixture_and_a_test_outside_a_test_module_fill_nothing() {
+    // `name="store"` is called up as `store`, not by the function's name.
+    check(
+        r#"
+//- conftest.py
+import pytest
+
+@pytest.fixture(name="store")
+def make_store():
+    return {}
+//- tests/test_save.py
+def test_save(make_store):
+    assert make_st$0ore
+"#,
+        expect![[r#"
+            make_store
+            parameter make_store (tests/test_save.py:1)
+        "#]],
+    );
+    check(
+        r#"
+//- conftest.py
+import pytest
+
+@pytest.fixture
+def url():
+    return "x"
+//- src/net.py
+def test_connection(url):
+    return u$0rl
+"#,
+        expect![[r#"
+            url
+            parameter url (src/net.py:1)
+        "#]],
+    );
+}
+
+#[test]
 fn py_parameter_outside_a_test_or_fixture_is_its_own() {
     check(
         r#"

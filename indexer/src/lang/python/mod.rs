@@ -165,7 +165,8 @@ impl Language for Python {
         if container.is_some_and(|c| c.kind() == "class_definition") { DefKind::Method } else { kind }
     }
 
-    /// A function under `@fixture`, `@pytest.fixture` or `@pytest.fixture(scope=...)`.
+    /// A function under `@fixture`, `@pytest.fixture` or `@pytest.fixture(scope=...)`; not one
+    /// that takes another name (`@pytest.fixture(name="db")`), which its own does not call up.
     fn provides_by_name(&self, def: Node, up: [Option<Node>; 3], bytes: &[u8]) -> bool {
         let Some(decorated) = up[0].filter(|p| p.kind() == "decorated_definition") else {
             return false;
@@ -175,26 +176,37 @@ impl Language for Python {
         }
         let mut cursor = decorated.walk();
         decorated.children(&mut cursor).filter(|c| c.kind() == "decorator").any(|decorator| {
-            let text = decorator.utf8_text(bytes).unwrap_or("");
-            let callee = text.trim_start_matches('@').split('(').next().unwrap_or("").trim();
-            callee.rsplit('.').next() == Some("fixture")
+            let text = decorator.utf8_text(bytes).unwrap_or("").trim_start_matches('@');
+            let (callee, arguments) = text.split_once('(').unwrap_or((text, ""));
+            let renamed = arguments.split(',').any(|a| {
+                a.trim_start().strip_prefix("name").is_some_and(|r| r.trim_start().starts_with('='))
+            });
+            callee.trim().rsplit('.').next() == Some("fixture") && !renamed
         })
     }
 
-    /// pytest fills a test function's parameters (`test_*`, in a module or a class) and a
-    /// fixture's with the fixtures of their names.
-    fn fills_parameters(&self, function: DefRef<'_>) -> bool {
-        function.provides() || function.name().starts_with("test")
+    /// pytest fills a fixture's parameters with the fixtures of their names, and a test
+    /// function's (`test*`, in a module or a class) in a module it collects: one named as its
+    /// default `python_files` says (`test_*.py`, `*_test.py`), or any module of a test folder
+    /// (`tests/`, `testing/`: projects widen `python_files` there, pytest's own to
+    /// `testing/python/*.py`). A `test_connection(url)` helper in `src/` is no test.
+    fn fills_parameters(&self, path: &str, function: DefRef<'_>) -> bool {
+        if function.provides() {
+            return true;
+        }
+        let (folders, file_name) = path.rsplit_once('/').unwrap_or(("", path));
+        function.name().starts_with("test")
+            && (is_test_module(file_name)
+                || folders.split('/').any(|f| matches!(f, "test" | "tests" | "testing")))
     }
 
-    /// A `conftest.py` serves its folder and below; a test module (`test_*.py`, `*_test.py`)
-    /// itself; any other module is a plugin's, which pytest loads for every test.
+    /// A `conftest.py` serves its folder and below; a test module itself; any other module is
+    /// taken for a plugin's, which pytest loads for every test once it is registered
+    /// (`pytest_plugins`, `-p`, an entry point; tack does not check which are).
     fn provider_reach(&self, file_name: &str) -> Reach {
-        if self.spec().test_file_names.contains(&file_name) {
+        if file_name == CONFTEST {
             Reach::Folder
-        } else if file_name.starts_with("test_")
-            || self.spec().test_file_suffixes.iter().any(|suffix| file_name.ends_with(suffix))
-        {
+        } else if is_test_module(file_name) {
             Reach::File
         } else {
             Reach::Anywhere
@@ -446,4 +458,12 @@ fn python_checks(dir: &std::path::Path) -> Vec<super::ProjectCheck> {
         out.push(check("flake8", "flake8".into(), "diagnostics"));
     }
     out
+}
+
+/// The file whose fixtures pytest hands to the tests of its folder and below.
+const CONFTEST: &str = "conftest.py";
+
+/// Whether pytest collects tests from a module of this name (its default `python_files`).
+fn is_test_module(file_name: &str) -> bool {
+    file_name.ends_with(".py") && (file_name.starts_with("test_") || file_name.ends_with("_test.py"))
 }
