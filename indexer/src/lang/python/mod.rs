@@ -166,7 +166,8 @@ impl Language for Python {
     }
 
     /// A function under `@fixture`, `@pytest.fixture` or `@pytest.fixture(scope=...)`; not one
-    /// that takes another name (`@pytest.fixture(name="db")`), which its own does not call up.
+    /// that takes another name (`@pytest.fixture(name="db")`): tests ask for it by that name,
+    /// not by the function's.
     fn provides_by_name(&self, def: Node, up: [Option<Node>; 3], bytes: &[u8]) -> bool {
         let Some(decorated) = up[0].filter(|p| p.kind() == "decorated_definition") else {
             return false;
