@@ -296,6 +296,22 @@ fn a_member_named_like_an_everyday_method_comes_after_the_types_own_methods() {
     assert!(position(&order, "Headers.add_header:5") < position(&order, "Headers.get:2"), "{order:?}");
 }
 
+/// The same in Rust, whose methods sit in an `impl` block that is no definition around them:
+/// `Queue::len` is called through a typed receiver as often as `Queue::drain_ready`, and comes
+/// after it.
+#[test]
+fn a_rust_method_named_like_an_everyday_method_comes_after_the_types_own_methods() {
+    let (_dir, index) = index_of(&[
+        ("Cargo.toml", "[package]\nname = \"jobs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "src/lib.rs",
+            "pub struct Queue;\n\nimpl Queue {\n    pub fn len(&self) -> usize {\n        0\n    }\n\n    pub fn drain_ready(&self) {}\n}\n\npub fn run(q: &Queue) -> usize {\n    q.drain_ready();\n    q.drain_ready();\n    q.len() + q.len() + q.len()\n}\n",
+        ),
+    ]);
+    let order = map_order(&index);
+    assert!(position(&order, "Queue::drain_ready:8") < position(&order, "Queue::len:4"), "{order:?}");
+}
+
 /// A function the package offers is called from outside the repository, which the graph does
 /// not see; a type it offers is named by the package's own signatures. The function is not
 /// ranked below the type for that.

@@ -1487,8 +1487,10 @@ fn is_auxiliary(file: &FileEntry) -> bool {
 }
 
 /// Which of a file's definitions are methods that fill in a protocol rather than say what the
-/// code does: those the language names so (Python's `__repr__`), a member named like a method
-/// of the standard library's everyday types (a mapping's `get`, `items`; a `Vec`'s `push`), and
+/// code does: those the language names so (Python's `__repr__`), a member or method named like
+/// a method of the standard library's everyday types (a mapping's `get`, `items`; a `Vec`'s
+/// `push`; Rust's and Go's methods have no parent, their type not being a definition around
+/// them), and
 /// every method of an `impl` of a trait the repository does not define (`impl fmt::Display`).
 fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
     let symbols = &file.symbols;
@@ -1513,7 +1515,8 @@ fn protocol_methods(file: &FileEntry, interfaces: &HashSet<&str>) -> Vec<bool> {
             let method = matches!(def.kind, DefKind::Method | DefKind::Function);
             method
                 && (spec.is_protocol_method(def.name())
-                    || (def.parent().is_some() && everyday.contains(&def.name()))
+                    || ((def.parent().is_some() || def.kind == DefKind::Method)
+                        && everyday.contains(&def.name()))
                     || external_impls.iter().any(|&(start, end)| start <= def.line && def.line <= end))
         })
         .collect()

@@ -16,7 +16,7 @@ use crate::snapshot::Snapshot;
 
 /// Bumped whenever what the map's tables hold, or how PageRank ranks, changes in a way the
 /// constants in [`constants`] do not show: a copy saved by another version is not read.
-const SAVED_VERSION: u32 = 2;
+const SAVED_VERSION: u32 = 3;
 
 /// The constants the tables are made with: a copy made with other values is not read, so
 /// tuning one needs no bump of [`SAVED_VERSION`].
