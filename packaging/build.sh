@@ -27,7 +27,7 @@ stage="$out/mcpb-stage"
 rm -rf "$stage"
 mkdir -p "$stage/server"
 sed "s/@VERSION@/$version/g" packaging/mcpb/manifest.json > "$stage/manifest.json"
-cp "target/$dir/tack" "$stage/server/tack"
+cp "${CARGO_TARGET_DIR:-target}/$dir/tack" "$stage/server/tack"
 if command -v strip > /dev/null; then strip "$stage/server/tack"; fi
 bundle="$out/tack-$version.mcpb"
 rm -f "$bundle"
