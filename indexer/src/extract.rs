@@ -498,7 +498,7 @@ fn make_bindings<'a>(
     for (node, kind, hint) in bind_nodes {
         idents.clear();
         match kind {
-            BindKind::SelfParam => idents.push(*node),
+            BindKind::SelfParam | BindKind::Field => idents.push(*node),
             _ => pattern_identifiers(lang, *node, bytes, &mut idents),
         }
         let hint = if idents.len() == 1 { hint.as_deref() } else { None };
@@ -930,7 +930,7 @@ class Cart(Base):
             bind 10:38 n Param in 2
             bind 10:44 args Param in 2
             bind 10:52 kw Param in 2
-            bind 11:14 owner Attribute in 1
+            bind 11:14 owner Attribute in 1 : =owner
             bind 12:14 items Attribute in 1 : list
             bind 13:14 clock Attribute in 1 : Clock()
             bind 14:13 self Param in 3

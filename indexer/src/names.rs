@@ -74,6 +74,9 @@ pub(crate) enum BindKind {
     /// Python `self.x = …` in a method: an attribute of the class (the binding's scope is the
     /// class body).
     Attribute,
+    /// A field a type's body declares with its type (Rust's `shape: Circle` in a struct): what
+    /// `self.shape` holds. The captured node is the field's name.
+    Field,
 }
 
 impl BindKind {
@@ -90,6 +93,7 @@ impl BindKind {
             "local.global" => BindKind::Global,
             "local.nonlocal" => BindKind::Nonlocal,
             "local.attribute" => BindKind::Attribute,
+            "local.field" => BindKind::Field,
             _ => return None,
         })
     }

@@ -11,7 +11,7 @@ use crate::snapshot::{FileEntry, MAX_PARSE_BYTES, Snapshot};
 
 /// Bumped whenever the saved layout or the extractor's code changes; an index saved with another
 /// version is rebuilt. Query files need no bump: their hash is part of the saved header.
-pub(crate) const FORMAT_VERSION: u32 = 18;
+pub(crate) const FORMAT_VERSION: u32 = 19;
 pub(crate) const MAGIC: &[u8; 8] = b"TACKIDX\0";
 /// The default place for a root's index: the user's cache directory, keyed by the root's path,
 /// so opening a repository never writes into it.

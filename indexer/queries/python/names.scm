@@ -42,7 +42,9 @@
 (global_statement (identifier) @local.global)
 (nonlocal_statement (identifier) @local.nonlocal)
 
-; Attributes set through the receiver (`self.items = []`) belong to the class.
+; Attributes set through the receiver (`self.items = []`) belong to the class; `self.cart = cart`
+; makes the attribute another name for what `cart` names where it is assigned (an annotated
+; parameter).
 (assignment
   left: (attribute object: (identifier) @local.receiver attribute: (identifier) @local.attribute))
 (assignment
@@ -51,6 +53,9 @@
 (assignment
   left: (attribute object: (identifier) @local.receiver attribute: (identifier) @local.attribute)
   right: (call function: [(identifier) (attribute)] @local.hint.call))
+(assignment
+  left: (attribute object: (identifier) @local.receiver attribute: (identifier) @local.attribute)
+  right: [(identifier) (attribute)] @local.hint.alias)
 
 ; Imports, decoded by the extractor (their spans also mark which names are imports).
 (import_statement) @import

@@ -7,6 +7,8 @@
 (closure_expression) @scope
 (block) @scope
 (mod_item body: (_)) @scope
+; A struct's body holds its fields.
+(struct_item body: (field_declaration_list)) @scope
 ; A pattern's names live in its arm, its `if let`, its loop.
 (match_arm) @scope
 (if_expression) @scope
@@ -27,6 +29,10 @@
 (let_declaration
   pattern: (_) @local.let
   value: (struct_expression name: (_) @local.hint))
+
+; A struct's fields with their types: `self.shape.area()` is `Circle::area` when the struct
+; declares `shape: Circle`.
+(field_declaration name: (field_identifier) @local.field type: (_) @local.hint)
 
 ; Loops and patterns.
 (for_expression pattern: (_) @local.loop)

@@ -481,9 +481,10 @@ pub(crate) fn first_local_else_items(entries: &[Entry], symbols: &FileSymbols, p
 
 fn local_else_items(entries: &[Entry], symbols: &FileSymbols, pos: Pos, first: bool) -> Vec<Entry> {
     let is_local = |e: &Entry| match e.bound() {
-        crate::meaning::Bound::Binding(b) => {
-            !matches!(symbols.bindings[b as usize].kind, crate::names::BindKind::Attribute)
-        }
+        crate::meaning::Bound::Binding(b) => !matches!(
+            symbols.bindings[b as usize].kind,
+            crate::names::BindKind::Attribute | crate::names::BindKind::Field
+        ),
         _ => false,
     };
     let mut before = entries.iter().filter(|e| is_local(e) && e.pos(symbols) <= pos);

@@ -89,11 +89,16 @@ impl Resolver {
         if let Some(callee) = symbols.text(r.qualifier).strip_suffix('(') {
             return Resolution { resolved: self.parameter_of(file, pos, callee, name), ..Default::default() };
         }
-        // Where an attribute is a field, which the index does not keep, it is never a method.
-        if !lang.spec().rules.attribute_names_members && r.kind() == RefKind::Attribute {
-            return Resolution::default();
-        }
         let qualifier = symbols.text(r.qualifier);
+        // Where an attribute is a field it is never a method: it is the field its receiver's
+        // type declares in its body (a Rust struct's, a Java class's), when that type is known.
+        if !lang.spec().rules.attribute_names_members && r.kind() == RefKind::Attribute {
+            let Some(Value::Instance(f, d) | Value::Class(f, d)) = self.eval_chain(file, pos, qualifier, 0)
+            else {
+                return Resolution::default();
+            };
+            return Resolution { resolved: self.fields_named(f, d, name), ..Default::default() };
+        }
         let base = match self.tables(file).import_base(self, file, qualifier, name, r.kind()) {
             Some(Ok(base)) => Some(base),
             Some(Err(note)) => return Resolution { note: Some(note), ..Default::default() },
@@ -117,6 +122,22 @@ impl Resolver {
             Value::Module(..) => Resolution::default(),
             _ => Resolution { candidates: self.candidates(file, r, most), ..Default::default() },
         }
+    }
+
+    /// The fields named `name` that type `def` of `file` declares in its body (a binding in the
+    /// type's own scope, as Rust's struct fields and Java's fields are).
+    fn fields_named(&self, file: u32, def: u32, name: &str) -> Vec<Target> {
+        let scope = self.ctx(file).own_scope.at(def as usize);
+        let symbols = self.symbols(file);
+        let Some(id) = self.name_id(file, name).filter(|_| scope != NONE) else { return Vec::new() };
+        if symbols.scopes[scope as usize].kind != ScopeKind::Class {
+            return Vec::new();
+        }
+        let fields = self.ctx(file).entries_of(scope, id).iter().filter_map(|e| match e.bound() {
+            Bound::Binding(binding) => Some(Target::Binding { file, binding }),
+            _ => None,
+        });
+        dedup(fields)
     }
 
     /// What a parameter means when a test framework fills it by name (a pytest test's or

@@ -291,6 +291,7 @@ impl Resolver {
                 let what = match b.kind {
                     BindKind::Param | BindKind::SelfParam => "parameter",
                     BindKind::Attribute => "attribute",
+                    BindKind::Field => "field",
                     _ if symbols.scopes[b.scope as usize].kind == ScopeKind::Class => "attribute",
                     _ if b.scope == 0 => "variable",
                     _ => "local variable",

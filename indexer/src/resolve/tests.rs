@@ -327,6 +327,29 @@ class Cart:
     );
 }
 
+/// `self.shape = shape` makes the attribute what the annotated parameter names.
+#[test]
+fn py_an_attribute_set_from_an_annotated_parameter() {
+    check(
+        r#"
+//- a.py
+class Circle:
+    def area(self): return 1
+class Square:
+    def area(self): return 2
+class Scene:
+    def __init__(self, shape: Circle):
+        self.shape = shape
+    def f(self):
+        return self.shape.ar$0ea()
+"#,
+        expect![[r#"
+            area
+            method Circle.area (a.py:2)
+        "#]],
+    );
+}
+
 #[test]
 fn py_module_attribute() {
     check(
@@ -1018,6 +1041,37 @@ fn f() {
     );
 }
 
+/// A struct's field says what `self.shape` holds, through an `Arc` too, and a parameter's
+/// field as well: the method called on it is that type's, not every method of its name.
+#[test]
+fn rs_method_call_through_a_typed_field() {
+    let shapes = "//- src/lib.rs\npub struct Circle;\nimpl Circle { pub fn area(&self) -> f64 { 1.0 } }\npub struct Square;\nimpl Square { pub fn area(&self) -> f64 { 2.0 } }\npub struct Scene { shape: Circle, shared: std::sync::Arc<Square> }\n";
+    check(
+        &format!("{shapes}impl Scene {{\n    fn f(&self) -> f64 {{ self.shape.ar$0ea() }}\n}}\n"),
+        expect![[r#"
+            area
+            method Circle::area (src/lib.rs:2)
+        "#]],
+    );
+    check(
+        &format!("{shapes}fn g(s: &Scene) -> f64 {{ s.shared.ar$0ea() }}\n"),
+        expect![[r#"
+            area
+            method Square::area (src/lib.rs:4)
+        "#]],
+    );
+    // A field of no type the repository defines leaves the call to its candidates.
+    check(
+        "//- src/lib.rs\npub struct Circle;\nimpl Circle { pub fn area(&self) -> f64 { 1.0 } }\npub struct Square;\nimpl Square { pub fn area(&self) -> f64 { 2.0 } }\npub struct Scene { items: Vec<Circle> }\nfn g(s: &Scene) -> f64 { s.items.ar$0ea() }\n",
+        expect![[r#"
+            area
+            candidates:
+            method Circle::area (src/lib.rs:2)
+            method Square::area (src/lib.rs:4)
+        "#]],
+    );
+}
+
 #[test]
 fn rs_trait_method_through_impl_and_self() {
     check(
@@ -1212,7 +1266,7 @@ def f(s):
 }
 
 #[test]
-fn rs_field_access_is_not_a_method() {
+fn rs_field_access_is_the_field_not_the_method_of_its_name() {
     check(
         r#"
 //- src/lib.rs
@@ -1223,6 +1277,7 @@ impl Entry {
 "#,
         expect![[r#"
             path
+            field path (src/lib.rs:1)
         "#]],
     );
 }
@@ -1748,6 +1803,19 @@ fn java_a_fields_declared_type_and_a_loop_variable() {
         expect![[r#"
         subtotal
         method Item.subtotal (src/main/java/shop/Item.java:4)
+    "#]],
+    );
+}
+
+/// A field access is the field its receiver's class declares.
+#[test]
+fn java_a_field_access_is_the_field() {
+    let main = "//- src/main/java/shop/Main.java\npackage shop;\n\nclass Main {\n    private Item item;\n    double f() { return this.it$0em.subtotal(); }\n}\n";
+    check(
+        &format!("{JAVA_SHOP}{main}"),
+        expect![[r#"
+        item
+        attribute item (src/main/java/shop/Main.java:4)
     "#]],
     );
 }

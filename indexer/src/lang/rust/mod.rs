@@ -169,6 +169,7 @@ impl Language for Rust {
             "function_item" => ScopeKind::Function,
             "closure_expression" => ScopeKind::Lambda,
             "mod_item" => ScopeKind::Module,
+            "struct_item" => ScopeKind::Class,
             _ => ScopeKind::Block,
         }
     }
@@ -230,7 +231,7 @@ impl Language for Rust {
     }
 
     /// References, lifetimes, `mut`, `dyn`, `impl` and generics dropped: `&'a mut Foo<T>` →
-    /// `Foo`; `crate::geo::Point` stays.
+    /// `Foo`; `crate::geo::Point` stays; `Arc<Foo>`, `Rc<Foo>` and `Box<Foo>` are `Foo`.
     fn type_hint(&self, text: &str) -> Option<String> {
         let mut text = text.trim();
         loop {
@@ -245,6 +246,13 @@ impl Language for Rust {
             if text == before {
                 break;
             }
+        }
+        // What a `Box`, `Rc` or `Arc` holds answers its methods through `Deref`.
+        if let Some((outer, inner)) = text.split_once('<')
+            && matches!(outer.trim().rsplit("::").next(), Some("Box" | "Rc" | "Arc"))
+            && let Some(inner) = inner.trim_end().strip_suffix('>')
+        {
+            return self.type_hint(inner);
         }
         let base = text.split('<').next().unwrap_or("").trim_end_matches("::");
         let ok = !base.is_empty()

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::lang::common::changed_alike;
 use crate::meaning::{Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value};
-use crate::names::{NONE, Pos, ScopeKind};
+use crate::names::{BindKind, NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
 use crate::snapshot::Lang;
 use crate::symbols::{DefKind, FileSymbols, RefKind, innermost_scope};
@@ -756,7 +756,8 @@ impl Tables for Modules {
     }
 
     /// An associated item of a type: from its inherent impls, then its trait impls, then the
-    /// default methods of those traits; for a trait, its own items. A type has no bases.
+    /// default methods of those traits; for a trait, its own items; else a field its body
+    /// declares (what `self.shape` holds). A type has no bases.
     fn type_member(
         &self,
         r: &dyn Binder,
@@ -786,7 +787,18 @@ impl Tables for Modules {
         }
         traits.sort();
         traits.dedup();
-        traits.into_iter().flat_map(|(f, d)| r.children_named(f, d, name)).collect()
+        let found: Vec<Found> = traits.into_iter().flat_map(|(f, d)| r.children_named(f, d, name)).collect();
+        if !found.is_empty() {
+            return found;
+        }
+        let scope = r.own_scope(file, def);
+        let Some(id) = r.name_id(file, name).filter(|_| scope != NONE) else { return Vec::new() };
+        let symbols = r.symbols(file);
+        r.entries_of(file, scope, id)
+            .iter()
+            .filter(|e| matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Field))
+            .flat_map(|e| r.entry_found(file, *e, depth))
+            .collect()
     }
 }
 
