@@ -1113,20 +1113,24 @@ impl Shape for Circle {
     fn go_scopes_bindings_and_imports() {
         expect_test::expect![[r#"
             scope 0 File parent - def -
-            scope 1 Function parent 0 def New
-            scope 2 Block parent 1 def -
-            scope 3 Function parent 0 def Cart.Add
-            scope 4 Block parent 3 def -
-            scope 5 Function parent 0 def Cart.Total
-            scope 6 Block parent 5 def -
+            scope 1 Class parent 0 def Cart
+            scope 2 Function parent 0 def New
+            scope 3 Block parent 2 def -
+            scope 4 Function parent 0 def Cart.Add
+            scope 5 Block parent 4 def -
+            scope 6 Function parent 0 def Cart.Total
             scope 7 Block parent 6 def -
             scope 8 Block parent 7 def -
-            bind 19:10 owner Param in 1 : string
-            bind 24:7 c Param in 3 : Cart
-            bind 24:20 item Param in 3 : Item
-            bind 29:7 c Param in 5 : Cart
-            bind 30:2 raw Let in 6
-            bind 31:9 item Loop in 7
+            scope 9 Block parent 8 def -
+            bind 13:2 Owner Field in 1 : string
+            bind 14:2 Items Field in 1
+            bind 15:2 Code Field in 1 : string
+            bind 19:10 owner Param in 2 : string
+            bind 24:7 c Param in 4 : Cart
+            bind 24:20 item Param in 4 : Item
+            bind 29:7 c Param in 6 : Cart
+            bind 30:2 raw Let in 7
+            bind 31:9 item Loop in 8
             import 5:2 module="example.com/shop/pricing" item="" bound="pricing" alias=false glob=false in 0
             ref 25:4 c.Items
             ref 25:21 c.Items

@@ -15,6 +15,12 @@
 (type_case) @scope
 (communication_case) @scope
 (default_case) @scope
+; A struct type's body holds its fields.
+(type_spec type: (struct_type)) @scope
+
+; A struct's named fields with their types: `s.db.Update()` is `DB.Update` when the struct
+; declares `db *DB`.
+(field_declaration name: (field_identifier) @local.field type: (_) @local.hint)
 
 ; Parameters and receivers, with their type as a hint.
 (parameter_declaration name: (identifier) @local.param type: (_) @local.hint)

@@ -302,7 +302,14 @@ impl Resolver {
             // A class body may be invisible from the functions nested in it.
             let visible = !(rules.class_body_closed && s.kind == ScopeKind::Class && scope != start);
             if visible {
-                let entries = self.ctx(file).entries_of(scope, id);
+                let mut entries = std::borrow::Cow::Borrowed(self.ctx(file).entries_of(scope, id));
+                // A field is reached through its type, never by its bare name (Go's `Owner Owner`
+                // names the type `Owner` in the struct's body).
+                let field = |e: &Entry| matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Field);
+                if entries.iter().any(field) {
+                    entries =
+                        std::borrow::Cow::Owned(entries.iter().filter(|e| !field(e)).copied().collect());
+                }
                 if !entries.is_empty() {
                     let marker = entries.iter().find_map(|e| match e.bound() {
                         Bound::Binding(b) if is_marker(symbols.bindings[b as usize].kind) => {
@@ -321,7 +328,7 @@ impl Resolver {
                         scope = s.parent;
                         continue;
                     }
-                    let chosen = lang.language().visible(entries, symbols, pos, scope == start);
+                    let chosen = lang.language().visible(&entries, symbols, pos, scope == start);
                     let found: Vec<Found> =
                         chosen.iter().flat_map(|e| self.entry_found(file, *e, depth)).collect();
                     if !found.is_empty() || rules.first_binding_scope_wins {

@@ -2261,3 +2261,32 @@ pub fn home_dir() -> Option<String> { None }
         "#]],
     );
 }
+
+/// A Go struct's field says what `s.shape` holds: the method called on it is that type's, and
+/// the field access is the field.
+#[test]
+fn go_method_call_through_a_typed_field() {
+    let shapes = "//- a.go\npackage m\n\ntype Circle struct{}\n\nfunc (c *Circle) Area() float64 { return 1 }\n\ntype Square struct{}\n\nfunc (s *Square) Area() float64 { return 2 }\n\ntype Scene struct {\n\tshape *Circle\n}\n\n";
+    check(
+        &format!("{shapes}func (s *Scene) F() float64 {{ return s.shape.Ar$0ea() }}\n"),
+        expect![[r#"
+            Area
+            method Circle.Area (a.go:5)
+        "#]],
+    );
+    // A field named as its type: the type in the struct's body is the type, not the field.
+    check(
+        "//- a.go\npackage m\n\ntype Owner struct{}\n\ntype Cart struct {\n\tOwner Own$0er\n}\n",
+        expect![[r#"
+            Owner
+            class Owner (a.go:3)
+        "#]],
+    );
+    check(
+        &format!("{shapes}func (s *Scene) F() float64 {{ return s.sha$0pe.Area() }}\n"),
+        expect![[r#"
+        shape
+        field shape (a.go:12)
+    "#]],
+    );
+}

@@ -126,6 +126,7 @@ impl Language for Go {
         match node_kind {
             "function_declaration" | "method_declaration" => ScopeKind::Function,
             "func_literal" => ScopeKind::Lambda,
+            "type_spec" => ScopeKind::Class,
             _ => ScopeKind::Block,
         }
     }
