@@ -1424,6 +1424,8 @@ impl Shape for Circle {
             scope 7 Block parent 6 def -
             scope 8 Lambda parent 7 def -
             bind 4:14 TAX_RATE Let in 0
+            bind 8:3 items Field in 1
+            bind 9:3 code Field in 1 : string
             bind 11:22 owner Param in 2 : string
             bind 14:7 item Param in 4 : Item
             bind 19:11 raw Let in 7 : this.items.reduce()

@@ -314,7 +314,8 @@ pub(crate) trait Tables: Send + Sync {
     }
 
     /// A member of type `def` of `file` (or of an instance of it); `skip_own`: only what its
-    /// bases have (`super`). By default: the definitions in its body, else its bases'.
+    /// bases have (`super`). By default: the definitions in its body, else the fields it
+    /// declares, else its bases'.
     fn type_member(
         &self,
         r: &dyn Binder,
@@ -324,7 +325,13 @@ pub(crate) trait Tables: Send + Sync {
         depth: u32,
         skip_own: bool,
     ) -> Vec<Found> {
-        r.member_through_bases(file, def, depth, skip_own, &|file, def, _| r.children_named(file, def, name))
+        r.member_through_bases(file, def, depth, skip_own, &|file, def, depth| {
+            let own = r.children_named(file, def, name);
+            if !own.is_empty() {
+                return own;
+            }
+            declared_fields(r, file, def, name, depth)
+        })
     }
 
     /// A member of a value of this language: a module's name, a class's or type's member.
@@ -480,6 +487,20 @@ pub(crate) trait Binder {
 }
 
 /// Whether a binding only says where a name lives (Python's `global x`, `nonlocal x`).
+/// The fields named `name` that type `def` of `file` declares in its body with their types
+/// (`@local.field`: Rust's and Go's struct fields, TypeScript's class properties): what
+/// `x.name` holds.
+pub(crate) fn declared_fields(r: &dyn Binder, file: u32, def: u32, name: &str, depth: u32) -> Vec<Found> {
+    let scope = r.own_scope(file, def);
+    let Some(id) = r.name_id(file, name).filter(|_| scope != NONE) else { return Vec::new() };
+    let symbols = r.symbols(file);
+    r.entries_of(file, scope, id)
+        .iter()
+        .filter(|e| matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Field))
+        .flat_map(|e| r.entry_found(file, *e, depth))
+        .collect()
+}
+
 pub(crate) fn is_marker(kind: BindKind) -> bool {
     matches!(kind, BindKind::Global | BindKind::Nonlocal)
 }

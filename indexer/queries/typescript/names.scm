@@ -11,3 +11,9 @@
 (variable_declarator
   name: (identifier) @local.let
   type: (type_annotation (_) @local.hint))
+
+; A class's properties with their types: `this.shape.area()` is `Circle.area` when the class
+; declares `shape: Circle`.
+(public_field_definition
+  name: (property_identifier) @local.field
+  type: (type_annotation (_) @local.hint))

@@ -2290,3 +2290,15 @@ fn go_method_call_through_a_typed_field() {
     "#]],
     );
 }
+
+/// A TypeScript class's typed property says what `this.shape` holds.
+#[test]
+fn ts_method_call_through_a_typed_property() {
+    check(
+        "//- a.ts\nclass Circle { area(): number { return 1 } }\nclass Square { area(): number { return 2 } }\nclass Scene {\n  shape: Circle\n  constructor(s: Circle) { this.shape = s }\n  f(): number { return this.shape.ar$0ea() }\n}\n",
+        expect![[r#"
+            area
+            method Circle.area (a.ts:1)
+        "#]],
+    );
+}

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::lang::common::changed_alike;
-use crate::meaning::{Binder, Bound, Found, MAX_DEPTH, Tables, Target, Value};
-use crate::names::{BindKind, NONE};
+use crate::meaning::{Binder, Found, MAX_DEPTH, Tables, Target, Value, declared_fields};
+use crate::names::NONE;
 use crate::snapshot::FileEntry;
 use crate::snapshot::Lang;
 use crate::symbols::DefKind;
@@ -213,13 +213,6 @@ impl Tables for Packages {
         if !found.is_empty() {
             return found;
         }
-        let scope = r.own_scope(file, def);
-        let Some(id) = r.name_id(file, name).filter(|_| scope != NONE) else { return found };
-        let symbols = r.symbols(file);
-        r.entries_of(file, scope, id)
-            .iter()
-            .filter(|e| matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Field))
-            .flat_map(|e| r.entry_found(file, *e, depth))
-            .collect()
+        declared_fields(r, file, def, name, depth)
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::lang::common::changed_alike;
 use crate::meaning::{Binder, Bound, Found, Lookup, MAX_DEPTH, Tables, Target, Value};
-use crate::names::{BindKind, NONE, Pos, ScopeKind};
+use crate::names::{NONE, Pos, ScopeKind};
 use crate::snapshot::FileEntry;
 use crate::snapshot::Lang;
 use crate::symbols::{DefKind, FileSymbols, RefKind, innermost_scope};
@@ -791,14 +791,7 @@ impl Tables for Modules {
         if !found.is_empty() {
             return found;
         }
-        let scope = r.own_scope(file, def);
-        let Some(id) = r.name_id(file, name).filter(|_| scope != NONE) else { return Vec::new() };
-        let symbols = r.symbols(file);
-        r.entries_of(file, scope, id)
-            .iter()
-            .filter(|e| matches!(e.bound(), Bound::Binding(b) if symbols.bindings[b as usize].kind == BindKind::Field))
-            .flat_map(|e| r.entry_found(file, *e, depth))
-            .collect()
+        crate::meaning::declared_fields(r, file, def, name, depth)
     }
 }
 
