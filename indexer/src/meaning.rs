@@ -486,7 +486,6 @@ pub(crate) trait Binder {
     ) -> Vec<Found>;
 }
 
-/// Whether a binding only says where a name lives (Python's `global x`, `nonlocal x`).
 /// The fields named `name` that type `def` of `file` declares in its body with their types
 /// (`@local.field`: Rust's and Go's struct fields, TypeScript's class properties): what
 /// `x.name` holds.
@@ -501,6 +500,7 @@ pub(crate) fn declared_fields(r: &dyn Binder, file: u32, def: u32, name: &str, d
         .collect()
 }
 
+/// Whether a binding only says where a name lives (Python's `global x`, `nonlocal x`).
 pub(crate) fn is_marker(kind: BindKind) -> bool {
     matches!(kind, BindKind::Global | BindKind::Nonlocal)
 }
