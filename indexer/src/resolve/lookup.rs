@@ -126,8 +126,8 @@ impl Resolver {
 
     /// The fields named `name` that type `def` of `file` declares in its body, as targets: any
     /// binding of the type's own scope, since Java's fields are its class's variables where
-    /// Rust's, Go's and TypeScript's are `@local.field` bindings ([`crate::meaning::declared_fields`] finds
-    /// those with their values, for a member).
+    /// Rust's, Go's and TypeScript's are `@local.field` bindings
+    /// ([`crate::meaning::declared_fields`] finds those with their values, for a member).
     fn fields_named(&self, file: u32, def: u32, name: &str) -> Vec<Target> {
         let scope = self.ctx(file).own_scope.at(def as usize);
         let symbols = self.symbols(file);
