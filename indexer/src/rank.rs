@@ -388,15 +388,16 @@ impl QueryNames {
 
     /// How well the query's names fit the file at `path`: its best qualified name's fit
     /// ([`Qualified::ends_at`]), else [`IN_SCOPE`] when the title's scope is a folder of its path
-    /// or the module the file is (`LaTeX: …` names `writers/latex.py` as well as `latex/`).
+    /// or the module the file is, leading underscores aside (`LaTeX: …` names `writers/latex.py`
+    /// as well as `latex/`, `bashcomplete: …` names `_bashcomplete.py`).
     fn fit(&self, path: &str, entry: Option<&FileEntry>) -> f64 {
         let best = self.qualified.iter().map(|q| q.ends_at(path, entry)).fold(0.0, f64::max);
         let folders = path.rsplit_once('/').map_or("", |(dirs, _)| dirs);
         let module = crate::lang::module_name(path);
-        let in_scope = self
-            .scopes
-            .iter()
-            .any(|s| module.eq_ignore_ascii_case(s) || folders.split('/').any(|d| d.eq_ignore_ascii_case(s)));
+        let in_scope = self.scopes.iter().any(|s| {
+            module.trim_start_matches('_').eq_ignore_ascii_case(s)
+                || folders.split('/').any(|d| d.trim_start_matches('_').eq_ignore_ascii_case(s))
+        });
         let best = if in_scope { best.max(IN_SCOPE) } else { best };
         if best < 1.0 && !self.pairs.is_empty() {
             // The module's folder and name, a keyword's `_` dropped (`overlay/use_.rs`).
@@ -1705,6 +1706,11 @@ mod tests {
         assert_eq!(names.fit("sphinx/writers/latex.py", None), IN_SCOPE, "the module the scope names");
         assert_eq!(names.fit("sphinx/builders/latex/transforms.py", None), IN_SCOPE);
         assert_eq!(names.fit("sphinx/writers/text.py", None), 0.0);
+        // A private module or folder is named without its leading underscore.
+        let names = QueryNames::of("bashcomplete: adapt to changes for chain commands");
+        assert_eq!(names.fit("click/_bashcomplete.py", None), IN_SCOPE, "{names:?}");
+        assert_eq!(names.fit("src/_bashcomplete/core.py", None), IN_SCOPE);
+        assert_eq!(names.fit("click/core.py", None), 0.0);
     }
 
     #[test]
