@@ -222,6 +222,47 @@ fn a_files_fifth_function_waits_for_the_next_files_best_and_the_tail_shows_its_b
 }
 
 #[test]
+fn a_reports_first_file_shows_its_weakly_matching_function_and_the_next_files_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("refunds.py"),
+        "def refund_order_total(order):\n    # refund the order total\n    return order.total\n\n\n\
+         def audit(entries):\n    kept = [e for e in entries if e.valid]\n    kept.sort()\n    \
+         return [e.order for e in kept]\n\n\n\
+         class Book:\n    order_id = 0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ledger.py"),
+        "def post_total(rows):\n    return sum(rows)\n\n\n\
+         def close(book):\n    book.shut()\n    return book.order\n",
+    )
+    .unwrap();
+    let shown = |task: &str| {
+        let obs = context(dir.path(), json!({"task": task}));
+        let data = obs.structured.unwrap();
+        let shown: Vec<String> = data["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["symbol"].as_str().unwrap()))
+            .collect();
+        (shown, obs.text)
+    };
+    // `audit` names the order once, in passing, as `close` does: the first file's is shown,
+    // the next file's is not, nor the class whose field names it.
+    let (report, text) = shown("Refund the order total\n\nThe total is refunded twice.");
+    assert_eq!(
+        report,
+        ["refunds.py:refund_order_total", "refunds.py:audit", "ledger.py:post_total"],
+        "{text}"
+    );
+    // A question is precise: a function that names it only in passing is not shown.
+    let (question, text) = shown("refund the order total");
+    assert_eq!(question, ["refunds.py:refund_order_total", "ledger.py:post_total"], "{text}");
+}
+
+#[test]
 fn a_weak_function_past_the_third_gives_its_place_to_the_next_files() {
     let dir = tempfile::tempdir().unwrap();
     let mut strong = String::new();
