@@ -257,6 +257,21 @@ fn a_reports_first_file_shows_its_weakly_matching_function_and_the_next_files_do
         ["refunds.py:refund_order_total", "refunds.py:audit", "ledger.py:post_total"],
         "{text}"
     );
+    expect![[r#"
+        3 functions for the task, best first (3 whole; ⋮ marks lines left out; ← caller, → callee, test: a test calling it)
+        refunds.py:1-3 refund_order_total (function)
+        1	def refund_order_total(order):
+        2	    # refund the order total
+        3	    return order.total
+        refunds.py:6-9 audit (function)
+        6	def audit(entries):
+        7	    kept = [e for e in entries if e.valid]
+        8	    kept.sort()
+        9	    return [e.order for e in kept]
+        ledger.py:1-2 post_total (function)
+        1	def post_total(rows):
+        2	    return sum(rows)
+    "#]].assert_eq(&text);
     // A question is precise: a function that names it only in passing is not shown.
     let (question, text) = shown("refund the order total");
     assert_eq!(question, ["refunds.py:refund_order_total", "ledger.py:post_total"], "{text}");

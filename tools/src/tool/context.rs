@@ -202,18 +202,20 @@ fn weak_tail_dropped(functions: Vec<Function>) -> Vec<Function> {
 /// may match only so; the next files' best are more often not it. A question is precise, and a
 /// type's own lines (its header, its fields) say less than the method of it shown already.
 fn keep_hits(snapshot: &Snapshot, top: &[&str], hits: &mut Vec<Vec<HitLine>>, report: bool) {
+    if !report {
+        keep_strong_hits(hits);
+        return;
+    }
     let mut strong = hits.clone();
     keep_strong_hits(&mut strong);
-    if report {
-        for ((path, all), kept) in top.iter().zip(hits.iter()).zip(strong.iter_mut()).take(WHOLE_FILES) {
-            let Some(entry) = snapshot.files.get(*path) else { continue };
-            let function = |h: &HitLine| {
-                h.def.and_then(|d| entry.symbols.defs.get(d as usize)).is_some_and(|d| {
-                    matches!(d.kind, tack_indexer::DefKind::Function | tack_indexer::DefKind::Method)
-                })
-            };
-            *kept = all.iter().filter(|h| kept.contains(h) || function(h)).cloned().collect();
-        }
+    for ((path, all), kept) in top.iter().zip(hits.iter()).zip(strong.iter_mut()).take(WHOLE_FILES) {
+        let Some(entry) = snapshot.files.get(*path) else { continue };
+        let function = |h: &HitLine| {
+            h.def.and_then(|d| entry.symbols.defs.get(d as usize)).is_some_and(|d| {
+                matches!(d.kind, tack_indexer::DefKind::Function | tack_indexer::DefKind::Method)
+            })
+        };
+        *kept = all.iter().filter(|h| kept.contains(h) || function(h)).cloned().collect();
     }
     *hits = strong;
 }
